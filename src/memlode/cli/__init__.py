@@ -1,0 +1,86 @@
+"""The ``memlode`` command line.
+
+Subcommands live in their own modules and are imported only when invoked, so that a quick
+command (or a hook) does not pay for the imports of the heavy ones. A capability adds its
+commands with one line in ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from typing import Any
+
+import click
+
+from memlode import __version__
+
+__all__ = ["COMMANDS", "main"]
+
+# command name -> "module:attribute" (a click.Command)
+COMMANDS: dict[str, str] = {
+    "store": "memlode.cli.memory_cmds:store",
+    "get": "memlode.cli.memory_cmds:get",
+    "update": "memlode.cli.memory_cmds:update",
+    "delete": "memlode.cli.memory_cmds:delete",
+    "list": "memlode.cli.memory_cmds:list_",
+    "search": "memlode.cli.memory_cmds:search",
+    "stats": "memlode.cli.admin_cmds:stats",
+    "namespaces": "memlode.cli.admin_cmds:namespaces",
+    "sessions": "memlode.cli.admin_cmds:sessions",
+    "associate": "memlode.cli.memory_cmds:associate",
+    "neighbors": "memlode.cli.memory_cmds:neighbors",
+    "export": "memlode.cli.admin_cmds:export",
+    "import": "memlode.cli.admin_cmds:import_",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(super().list_commands(ctx)))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module_name, attr = target.split(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="memlode")
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False),
+    envvar="MEMLODE_DB",
+    help="Database file (default: $MEMLODE_HOME/memlode.db).",
+)
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False),
+    envvar="MEMLODE_HOME",
+    help="memlode's home folder (default: ~/.memlode).",
+)
+@click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
+@click.pass_context
+def cli(ctx: click.Context, db_path: str | None, home: str | None, verbose: int) -> None:
+    """memlode: persistent, local-first memory for AI coding assistants.
+
+    Memories live in one SQLite file. The namespace defaults to the current project (git top
+    level or nearest project marker); pass --namespace '*' to a read command for all of them.
+    """
+    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    logging.basicConfig(stream=sys.stderr, level=level, format="memlode: %(levelname)s %(message)s")
+    overrides: dict[str, Any] = {"db_path": db_path, "home": home}
+    ctx.obj = overrides
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: run the CLI, turning expected errors into one line on stderr."""
+    from memlode.cli.common import run_cli
+
+    run_cli(cli, argv)

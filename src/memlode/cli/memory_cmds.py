@@ -1,0 +1,323 @@
+"""Commands on memories: store, get, update, delete, list, search, associate, neighbors."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from memlode.cli.common import echo_json, json_option, namespace_option, open_engine
+from memlode.types import Memory, MemoryType, Relationship
+
+TYPE_CHOICES = [t.value for t in MemoryType]
+
+
+def _short(text: str, width: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _render_memory_line(memory: Memory, score: float | None = None) -> str:
+    tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
+    head = f"{memory.id}  {memory.memory_type:<10} {memory.created_at[:16]}"
+    if score is not None:
+        head += f"  score={score:.3f}"
+    return f"{head}{tags}\n    {_short(memory.content)}"
+
+
+@click.command()
+@click.argument("content")
+@click.option(
+    "-t",
+    "--type",
+    "memory_type",
+    default="context",
+    show_default=True,
+    help=f"Memory type: {', '.join(TYPE_CHOICES)}.",
+)
+@click.option("--importance", default=0.5, show_default=True, type=float, help="0 to 1.")
+@click.option("--confidence", default=1.0, show_default=True, type=float, help="0 to 1.")
+@click.option("--tags", default=None, help="Comma-separated tags or a JSON array.")
+@click.option("--metadata", default=None, help="A JSON object.")
+@click.option("--source", default="memory", show_default=True, help="Where the memory came from.")
+@namespace_option
+@json_option
+@click.pass_context
+def store(
+    ctx: click.Context,
+    content: str,
+    memory_type: str,
+    importance: float,
+    confidence: float,
+    tags: str | None,
+    metadata: str | None,
+    source: str,
+    namespace: str | None,
+    as_json: bool,
+) -> None:
+    """Store CONTENT as a memory and print its id ('-' reads CONTENT from stdin).
+
+    Storing content that already exists in the namespace prints the existing id.
+    """
+    if content == "-":
+        content = sys.stdin.read()
+    with open_engine(ctx) as engine:
+        result = engine.store(
+            content,
+            memory_type,
+            importance,
+            confidence,
+            tags,
+            namespace,
+            metadata,
+            source=source,
+        )
+    if as_json:
+        echo_json({"id": result.id, "created": result.created})
+    else:
+        click.echo(result.id)
+
+
+@click.command()
+@click.argument("memory_id")
+@json_option
+@click.pass_context
+def get(ctx: click.Context, memory_id: str, as_json: bool) -> None:
+    """Show one memory (and count the access)."""
+    with open_engine(ctx) as engine:
+        memory = engine.get(memory_id)
+    if as_json:
+        echo_json(memory.to_dict())
+        return
+    click.echo(f"id:          {memory.id}")
+    click.echo(f"type:        {memory.memory_type}")
+    click.echo(f"namespace:   {memory.namespace or '(none)'}")
+    click.echo(f"source:      {memory.source}")
+    click.echo(f"importance:  {memory.importance}   confidence: {memory.confidence}")
+    click.echo(f"tags:        {', '.join(memory.tags) or '-'}")
+    click.echo(f"created:     {memory.created_at}   accessed {memory.access_count}x")
+    if memory.metadata:
+        click.echo(f"metadata:    {memory.metadata}")
+    click.echo("")
+    click.echo(memory.content)
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--content", default=None, help="New text.")
+@click.option("-t", "--type", "memory_type", default=None, help="New memory type.")
+@click.option("--importance", default=None, type=float, help="0 to 1.")
+@click.option("--confidence", default=None, type=float, help="0 to 1.")
+@click.option("--tags", default=None, help="Replace the tags (comma-separated or JSON array).")
+@click.option("--metadata", default=None, help="Replace the metadata (a JSON object).")
+@json_option
+@click.pass_context
+def update(
+    ctx: click.Context,
+    memory_id: str,
+    content: str | None,
+    memory_type: str | None,
+    importance: float | None,
+    confidence: float | None,
+    tags: str | None,
+    metadata: str | None,
+    as_json: bool,
+) -> None:
+    """Change fields of a memory."""
+    with open_engine(ctx) as engine:
+        memory = engine.update(
+            memory_id,
+            content=content,
+            memory_type=memory_type,
+            importance=importance,
+            confidence=confidence,
+            tags=tags,
+            metadata=metadata,
+        )
+    if as_json:
+        echo_json(memory.to_dict())
+    else:
+        click.echo(f"updated {memory.id}")
+
+
+@click.command()
+@click.argument("memory_ids", nargs=-1, required=True)
+@click.pass_context
+def delete(ctx: click.Context, memory_ids: tuple[str, ...]) -> None:
+    """Delete memories (their embeddings and graph links go too)."""
+    with open_engine(ctx) as engine:
+        for memory_id in memory_ids:
+            engine.delete(memory_id)
+            click.echo(f"deleted {memory_id}")
+
+
+def _filter_options(fn: Any) -> Any:
+    for option in reversed(
+        [
+            click.option(
+                "-t",
+                "--type",
+                "memory_types",
+                default=None,
+                help="Only these types (comma-separated).",
+            ),
+            click.option("--tags", default=None, help="Only memories with all these tags."),
+            click.option(
+                "--source",
+                "sources",
+                multiple=True,
+                help="Only this source (memory, transcript, doc, hook, ...); repeatable.",
+            ),
+        ]
+    ):
+        fn = option(fn)
+    return fn
+
+
+@click.command("list")
+@namespace_option
+@_filter_options
+@click.option("--since", default=None, help="Created at or after (ISO date/time).")
+@click.option("--until", default=None, help="Created before (ISO date/time).")
+@click.option("--limit", default=50, show_default=True, type=int)
+@click.option("--offset", default=0, show_default=True, type=int)
+@json_option
+@click.pass_context
+def list_(
+    ctx: click.Context,
+    namespace: str | None,
+    memory_types: str | None,
+    tags: str | None,
+    sources: tuple[str, ...],
+    since: str | None,
+    until: str | None,
+    limit: int,
+    offset: int,
+    as_json: bool,
+) -> None:
+    """List memories, newest first."""
+    with open_engine(ctx) as engine:
+        found = engine.list_memories(
+            namespace=namespace,
+            memory_types=memory_types,
+            tags=tags,
+            sources=sources,
+            since=since,
+            until=until,
+            limit=limit,
+            offset=offset,
+        )
+    if as_json:
+        echo_json([m.to_dict() for m in found])
+        return
+    if not found:
+        click.echo("no memories")
+    for memory in found:
+        click.echo(_render_memory_line(memory))
+
+
+@click.command()
+@click.argument("query")
+@click.option("-k", "--k", "k", default=10, show_default=True, type=int, help="How many results.")
+@namespace_option
+@_filter_options
+@click.option("--explain", is_flag=True, help="Show each signal's contribution to the score.")
+@json_option
+@click.pass_context
+def search(
+    ctx: click.Context,
+    query: str,
+    k: int,
+    namespace: str | None,
+    memory_types: str | None,
+    tags: str | None,
+    sources: tuple[str, ...],
+    explain: bool,
+    as_json: bool,
+) -> None:
+    """Search memories for QUERY, best first."""
+    with open_engine(ctx) as engine:
+        hits = engine.search(
+            query, k, namespace=namespace, memory_types=memory_types, tags=tags, sources=sources
+        )
+    if as_json:
+        echo_json([hit.to_dict(explain=explain) for hit in hits])
+        return
+    if not hits:
+        click.echo("no matches")
+    for hit in hits:
+        click.echo(_render_memory_line(hit.memory, hit.score))
+        if explain:
+            parts = ", ".join(f"{name}={value:.3f}" for name, value in hit.signals.items())
+            click.echo(f"    signals: {parts}")
+
+
+@click.command()
+@click.argument("source_id")
+@click.argument("target_id")
+@click.option(
+    "-r",
+    "--relationship",
+    default="RELATES_TO",
+    show_default=True,
+    help=f"One of: {', '.join(r.value for r in Relationship)}.",
+)
+@click.option("--weight", default=1.0, show_default=True, type=float)
+@click.option("--properties", default=None, help="A JSON object stored on the edge.")
+@json_option
+@click.pass_context
+def associate(
+    ctx: click.Context,
+    source_id: str,
+    target_id: str,
+    relationship: str,
+    weight: float,
+    properties: str | None,
+    as_json: bool,
+) -> None:
+    """Link two memories with a typed edge SOURCE_ID -> TARGET_ID."""
+    with open_engine(ctx) as engine:
+        edge = engine.associate(source_id, target_id, relationship, weight, properties)
+    if as_json:
+        echo_json(edge.to_dict())
+    else:
+        click.echo(f"{edge.source_id} -{edge.relationship}-> {edge.target_id}")
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option(
+    "-r",
+    "--relationship",
+    "relationships",
+    multiple=True,
+    help="Only these relationships; repeatable.",
+)
+@click.option(
+    "--direction", type=click.Choice(["in", "out", "both"]), default="both", show_default=True
+)
+@json_option
+@click.pass_context
+def neighbors(
+    ctx: click.Context,
+    memory_id: str,
+    relationships: tuple[str, ...],
+    direction: str,
+    as_json: bool,
+) -> None:
+    """Show what a memory is linked to."""
+    with open_engine(ctx) as engine:
+        found = engine.neighbors(memory_id, relationships, direction)
+    if as_json:
+        echo_json(found)
+        return
+    if not found:
+        click.echo("no neighbors")
+    for item in found:
+        arrow = (
+            f"-{item['relationship']}->"
+            if item["direction"] == "out"
+            else (f"<-{item['relationship']}-")
+        )
+        click.echo(f"{arrow} {item['node_id']}  {_short(item['name'], 80)}")

@@ -1,0 +1,165 @@
+"""Settings: one object built at the edge (CLI, MCP server, hook) and passed down.
+
+Precedence for every field: explicit flag > ``MEMLODE_*`` environment > ``config.toml`` in the
+home > default. L0: stdlib only.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from memlode.errors import InvalidInput
+
+__all__ = ["DEFAULT_WEIGHTS", "Settings", "normalise_weights"]
+
+# Recall signal weights from DESIGN.md ("a starting point; the LoCoMo evaluation decides").
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "vector": 0.25,
+    "graph": 0.25,
+    "bm25": 0.15,
+    "temporal": 0.10,
+    "tags": 0.10,
+    "importance": 0.05,
+    "confidence": 0.05,
+    "recency": 0.05,
+}
+
+
+def normalise_weights(weights: Mapping[str, float]) -> dict[str, float]:
+    """Validate signal weights and scale them to sum 1. Unknown names and negatives are refused."""
+    unknown = sorted(set(weights) - set(DEFAULT_WEIGHTS))
+    if unknown:
+        known = ", ".join(DEFAULT_WEIGHTS)
+        raise InvalidInput(f"unknown scoring signal(s) {', '.join(unknown)}; known: {known}")
+    merged = {name: float(weights.get(name, 0.0)) for name in DEFAULT_WEIGHTS}
+    if any(v < 0 or v != v for v in merged.values()):
+        raise InvalidInput("scoring weights must be non-negative numbers")
+    total = sum(merged.values())
+    if total <= 0:
+        raise InvalidInput("at least one scoring weight must be positive")
+    return {name: value / total for name, value in merged.items()}
+
+
+def _default_home() -> Path:
+    return Path.home() / ".memlode"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    home: Path = field(default_factory=_default_home)
+    db_path: Path | None = None  # None means <home>/memlode.db
+    namespace: str | None = None  # None means detect from the working directory
+    embed_provider: str = "local"  # local | ollama | openai | hash | none
+    embed_model: str | None = None
+    embed_url: str | None = None
+    embed_api_key: str | None = None
+    embed_dimensions: int | None = None
+    weights: dict[str, float] | None = None  # None means the defaults
+    log_level: str = "WARNING"
+
+    @property
+    def database(self) -> Path:
+        return self.db_path if self.db_path is not None else self.home / "memlode.db"
+
+    @property
+    def config_file(self) -> Path:
+        return self.home / "config.toml"
+
+    @property
+    def log_file(self) -> Path:
+        return self.home / "memlode.log"
+
+    @classmethod
+    def load(
+        cls,
+        overrides: Mapping[str, Any] | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> Settings:
+        """Build settings from flags (``overrides``), the environment and the config file."""
+        env = os.environ if environ is None else environ
+        flags = {k: v for k, v in (overrides or {}).items() if v is not None}
+        home_raw = flags.get("home") or env.get("MEMLODE_HOME")
+        home = Path(home_raw).expanduser() if home_raw else _default_home()
+        values: dict[str, Any] = {"home": home}
+        values.update(_read_config_file(home / "config.toml"))
+        values.update(_from_env(env))
+        values.update(flags)
+        values["home"] = home
+        return cls._coerce(values)
+
+    @classmethod
+    def _coerce(cls, values: Mapping[str, Any]) -> Settings:
+        names = {f.name for f in fields(cls)}
+        kwargs: dict[str, Any] = {}
+        for key, value in values.items():
+            if key not in names:
+                continue
+            if key in ("home", "db_path") and value is not None:
+                value = Path(str(value)).expanduser()
+            elif key == "embed_dimensions" and value is not None:
+                try:
+                    value = int(value)
+                except (TypeError, ValueError):
+                    raise InvalidInput(
+                        f"embed dimensions must be an integer, got {value!r}"
+                    ) from None
+            elif key == "weights" and value is not None:
+                if not isinstance(value, Mapping):
+                    raise InvalidInput("weights must be a table of signal = number")
+                value = normalise_weights(value)
+            kwargs[key] = value
+        return cls(**kwargs)
+
+    def with_(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+    @property
+    def effective_weights(self) -> dict[str, float]:
+        return dict(self.weights) if self.weights else normalise_weights(DEFAULT_WEIGHTS)
+
+
+_ENV_KEYS = {
+    "MEMLODE_DB": "db_path",
+    "MEMLODE_NAMESPACE": "namespace",
+    "MEMLODE_EMBED_PROVIDER": "embed_provider",
+    "MEMLODE_EMBED_MODEL": "embed_model",
+    "MEMLODE_EMBED_URL": "embed_url",
+    "MEMLODE_EMBED_API_KEY": "embed_api_key",
+    "MEMLODE_EMBED_DIMENSIONS": "embed_dimensions",
+    "MEMLODE_LOG_LEVEL": "log_level",
+}
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    return {field_name: env[key] for key, field_name in _ENV_KEYS.items() if env.get(key)}
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    """Read ``config.toml``: top-level field names plus ``[weights]`` and ``[embed]`` tables."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise InvalidInput(f"cannot read config file {path}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"config file {path} is not valid TOML: {exc}") from None
+    out: dict[str, Any] = {}
+    for key in ("db_path", "namespace", "log_level"):
+        if key in data:
+            out[key] = data[key]
+    embed = data.get("embed", {})
+    if isinstance(embed, Mapping):
+        for key in ("provider", "model", "url", "api_key", "dimensions"):
+            if key in embed:
+                out[f"embed_{key}"] = embed[key]
+    if "weights" in data:
+        out["weights"] = data["weights"]
+    return out

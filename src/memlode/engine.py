@@ -1,0 +1,452 @@
+"""The engine: every operation a user names, composed from the storage and search layers.
+
+Every interface (CLI, MCP, hooks, dashboard) calls these methods and nothing below them, so the
+same request gives the same answer everywhere.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memlode import validate
+from memlode.config import Settings
+from memlode.errors import InvalidInput, NotFound, StorageError
+from memlode.project import detect_namespace
+from memlode.search.fts import bm25_search
+from memlode.storage import graph as graph_repo
+from memlode.storage import memories as memory_repo
+from memlode.storage import sessions as session_repo
+from memlode.storage.db import Database
+from memlode.storage.memories import MemoryFilter, NewMemory
+from memlode.types import Edge, Memory, MemoryType, Relationship, Session
+
+__all__ = ["ALL_NAMESPACES", "Engine", "SearchHit", "StoreResult"]
+
+# Sentinel for "every namespace" in list/search/stats filters.
+ALL_NAMESPACES = "*"
+
+
+@dataclass(slots=True, frozen=True)
+class StoreResult:
+    id: str
+    created: bool  # False: the same content was already stored; id is the existing one
+
+
+@dataclass(slots=True)
+class SearchHit:
+    memory: Memory
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        out = self.memory.to_dict()
+        out["score"] = round(self.score, 6)
+        if explain:
+            out["signals"] = {k: round(v, 6) for k, v in self.signals.items()}
+        return out
+
+
+class Engine:
+    """One open store plus the settings it was opened with."""
+
+    def __init__(self, settings: Settings, *, cwd: Path | None = None) -> None:
+        self.settings = settings
+        self.db = Database(settings.database)
+        if settings.namespace is not None:
+            self.namespace = settings.namespace
+        else:
+            self.namespace = detect_namespace(cwd or Path.cwd())
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self.db.conn
+
+    # ---- namespaces -------------------------------------------------------------------------
+
+    def resolve_namespace(self, namespace: str | None) -> str | None:
+        """None -> the current project; '*' -> every namespace (returned as None)."""
+        if namespace is None:
+            return self.namespace
+        if namespace == ALL_NAMESPACES:
+            return None
+        return namespace.strip()
+
+    # ---- memories ---------------------------------------------------------------------------
+
+    def store(
+        self,
+        content: str,
+        memory_type: MemoryType | str = MemoryType.CONTEXT,
+        importance: float = 0.5,
+        confidence: float = 1.0,
+        tags: Sequence[str] | str | None = None,
+        namespace: str | None = None,
+        metadata: dict[str, Any] | str | None = None,
+        *,
+        source: str = "memory",
+        session_id: str | None = None,
+        created_at: str | None = None,
+    ) -> StoreResult:
+        new = self.new_memory(
+            content,
+            memory_type,
+            importance,
+            confidence,
+            tags,
+            namespace,
+            metadata,
+            source=source,
+            session_id=session_id,
+            created_at=created_at,
+        )
+        return self.store_many([new])[0]
+
+    def new_memory(
+        self,
+        content: str,
+        memory_type: MemoryType | str = MemoryType.CONTEXT,
+        importance: float = 0.5,
+        confidence: float = 1.0,
+        tags: Sequence[str] | str | None = None,
+        namespace: str | None = None,
+        metadata: dict[str, Any] | str | None = None,
+        *,
+        source: str = "memory",
+        session_id: str | None = None,
+        created_at: str | None = None,
+    ) -> NewMemory:
+        """Validate a memory to store (used by ``store`` and by batch ingesters)."""
+        ns = self.resolve_namespace(namespace)
+        if ns is None:
+            raise InvalidInput("store into one namespace, not '*'")
+        return NewMemory(
+            content=validate.content(content),
+            memory_type=validate.memory_type(memory_type),
+            importance=validate.unit_interval(importance, "importance"),
+            confidence=validate.unit_interval(confidence, "confidence"),
+            tags=validate.tags(list(tags) if isinstance(tags, tuple) else tags),
+            metadata=validate.metadata(metadata),
+            namespace=ns,
+            source=source,
+            session_id=session_id,
+            created_at=validate.timestamp(created_at, "created_at") if created_at else None,
+        )
+
+    def store_many(self, items: Sequence[NewMemory]) -> list[StoreResult]:
+        """Store validated memories in one transaction (dedup applies to each)."""
+        results: list[StoreResult] = []
+        with self.db.write() as conn:
+            for item in items:
+                memory_id, created = memory_repo.insert(conn, item)
+                results.append(StoreResult(memory_id, created))
+        return results
+
+    def get(self, memory_id: str, *, touch: bool = True) -> Memory:
+        if touch:
+            with self.db.write() as conn:
+                memory_repo.touch(conn, [memory_id])
+        memory = memory_repo.fetch(self.conn, memory_id)
+        if memory is None:
+            raise NotFound(f"no memory with id {memory_id!r}")
+        return memory
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        memory_type: MemoryType | str | None = None,
+        importance: float | None = None,
+        confidence: float | None = None,
+        tags: Sequence[str] | str | None = None,
+        metadata: dict[str, Any] | str | None = None,
+    ) -> Memory:
+        changes: dict[str, Any] = {}
+        if content is not None:
+            changes["content"] = validate.content(content)
+        if memory_type is not None:
+            changes["memory_type"] = validate.memory_type(memory_type)
+        if importance is not None:
+            changes["importance"] = validate.unit_interval(importance, "importance")
+        if confidence is not None:
+            changes["confidence"] = validate.unit_interval(confidence, "confidence")
+        if tags is not None:
+            changes["tags"] = validate.tags(list(tags) if isinstance(tags, tuple) else tags)
+        if metadata is not None:
+            changes["metadata"] = validate.metadata(metadata)
+        if not changes:
+            raise InvalidInput("nothing to update; give at least one field to change")
+        with self.db.write() as conn:
+            current = memory_repo.fetch(conn, memory_id)
+            if current is None:
+                raise NotFound(f"no memory with id {memory_id!r}")
+            if "content" in changes:
+                dup = memory_repo.find_duplicate(
+                    conn, current.namespace, current.source, changes["content"]
+                )
+                if dup is not None and dup != memory_id:
+                    raise InvalidInput(f"memory {dup} already has that content in this namespace")
+            memory_repo.update(conn, memory_id, changes)
+            if "content" in changes:  # the old vector no longer describes the text
+                conn.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
+        return self.get(memory_id, touch=False)
+
+    def delete(self, memory_id: str) -> None:
+        with self.db.write() as conn:
+            if memory_repo.delete(conn, [memory_id]) == 0:
+                raise NotFound(f"no memory with id {memory_id!r}")
+
+    def list_memories(
+        self,
+        *,
+        namespace: str | None = None,
+        memory_types: Sequence[MemoryType | str] | str | None = None,
+        tags: Sequence[str] | str | None = None,
+        sources: Sequence[str] = (),
+        session_id: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int | None = 50,
+        offset: int = 0,
+    ) -> list[Memory]:
+        flt = self.filter(namespace, memory_types, tags, sources, session_id, since, until)
+        if limit is not None and limit < 1:
+            raise InvalidInput("limit must be at least 1")
+        if offset < 0:
+            raise InvalidInput("offset must be 0 or more")
+        return memory_repo.select(self.conn, flt, limit=limit, offset=offset)
+
+    def filter(
+        self,
+        namespace: str | None = None,
+        memory_types: Sequence[MemoryType | str] | str | None = None,
+        tags: Sequence[str] | str | None = None,
+        sources: Sequence[str] = (),
+        session_id: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> MemoryFilter:
+        return MemoryFilter(
+            namespace=self.resolve_namespace(namespace),
+            memory_types=validate.memory_types(
+                list(memory_types) if isinstance(memory_types, tuple) else memory_types
+            ),
+            tags=validate.tags(list(tags) if isinstance(tags, tuple) else tags),
+            sources=[s.strip() for s in sources if s.strip()],
+            session_id=session_id,
+            since=validate.timestamp(since, "since") if since else None,
+            until=validate.timestamp(until, "until") if until else None,
+        )
+
+    # ---- search -----------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        namespace: str | None = None,
+        memory_types: Sequence[MemoryType | str] | str | None = None,
+        tags: Sequence[str] | str | None = None,
+        sources: Sequence[str] = (),
+    ) -> list[SearchHit]:
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query is empty; give words to search for")
+        if k < 1 or k > 1000:
+            raise InvalidInput("k must be between 1 and 1000")
+        flt = self.filter(namespace, memory_types, tags, sources)
+        hits = bm25_search(self.conn, query, flt, k)
+        found = memory_repo.fetch_many(self.conn, [h.id for h in hits])
+        return [SearchHit(found[h.id], h.rank, {"bm25": h.rank}) for h in hits if h.id in found]
+
+    # ---- graph ------------------------------------------------------------------------------
+
+    def associate(
+        self,
+        source_id: str,
+        target_id: str,
+        relationship: Relationship | str = Relationship.RELATES_TO,
+        weight: float = 1.0,
+        properties: dict[str, Any] | str | None = None,
+    ) -> Edge:
+        rel = validate.relationship(relationship)
+        props = validate.metadata(properties)
+        try:
+            weight = float(weight)
+        except (TypeError, ValueError):
+            raise InvalidInput(f"weight must be a number, got {weight!r}") from None
+        if source_id == target_id:
+            raise InvalidInput("a memory cannot be associated with itself")
+        with self.db.write() as conn:
+            for memory_id in (source_id, target_id):
+                memory = memory_repo.fetch(conn, memory_id)
+                if memory is None:
+                    raise NotFound(f"no memory with id {memory_id!r}")
+                graph_repo.ensure_memory_node(conn, memory.id, memory.content, memory.namespace)
+            edge = Edge(source_id, target_id, rel, weight, props)
+            graph_repo.add_edge(conn, edge)
+        return edge
+
+    def neighbors(
+        self,
+        memory_id: str,
+        relationships: Sequence[Relationship | str] = (),
+        direction: str = "both",
+    ) -> list[dict[str, Any]]:
+        if direction not in ("in", "out", "both"):
+            raise InvalidInput("direction must be in, out or both")
+        if memory_repo.fetch(self.conn, memory_id) is None:
+            raise NotFound(f"no memory with id {memory_id!r}")
+        rels = [validate.relationship(r) for r in relationships]
+        found = graph_repo.neighbors(self.conn, memory_id, rels, direction)
+        memories = memory_repo.fetch_many(self.conn, [n.memory_id for n in found if n.memory_id])
+        out: list[dict[str, Any]] = []
+        for n in found:
+            item: dict[str, Any] = {
+                "node_id": n.node_id,
+                "kind": n.kind,
+                "name": n.name,
+                "relationship": n.relationship,
+                "direction": n.direction,
+                "weight": n.weight,
+            }
+            if n.memory_id and n.memory_id in memories:
+                item["memory"] = memories[n.memory_id].to_dict()
+            out.append(item)
+        return out
+
+    # ---- sessions ---------------------------------------------------------------------------
+
+    def start_session(
+        self,
+        session_id: str | None = None,
+        *,
+        namespace: str | None = None,
+        source: str = "cli",
+        metadata: dict[str, Any] | None = None,
+    ) -> Session:
+        ns = self.resolve_namespace(namespace) or ""
+        with self.db.write() as conn:
+            session, _ = session_repo.start(
+                conn, session_id or str(uuid.uuid4()), ns, source, metadata
+            )
+        return session
+
+    def end_session(self, session_id: str, summary: str | None = None) -> Session:
+        with self.db.write() as conn:
+            if not session_repo.end(conn, session_id, summary):
+                raise NotFound(f"no session with id {session_id!r}")
+            session = session_repo.fetch(conn, session_id)
+        assert session is not None
+        return session
+
+    def sessions(self, *, namespace: str | None = None, limit: int = 50) -> list[Session]:
+        return session_repo.list_sessions(self.conn, self.resolve_namespace(namespace), limit)
+
+    # ---- stats and namespaces ---------------------------------------------------------------
+
+    def stats(self, namespace: str | None = ALL_NAMESPACES) -> dict[str, Any]:
+        ns = self.resolve_namespace(namespace)
+        where, params = MemoryFilter(namespace=ns).where("m")
+        conn = self.conn
+        total = conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
+        by_type = dict(
+            conn.execute(
+                f"SELECT memory_type, count(*) FROM memories m WHERE {where} GROUP BY 1 ORDER BY 1",
+                params,
+            ).fetchall()
+        )
+        by_source = dict(
+            conn.execute(
+                f"SELECT source, count(*) FROM memories m WHERE {where} GROUP BY 1 ORDER BY 1",
+                params,
+            ).fetchall()
+        )
+        embedded = conn.execute(
+            f"SELECT count(*) FROM memories m JOIN memory_embeddings e ON e.memory_id = m.id"
+            f" WHERE {where}",
+            params,
+        ).fetchone()[0]
+        node_where = "" if ns is None else " WHERE namespace = ?"
+        node_params: list[object] = [] if ns is None else [ns]
+        nodes = conn.execute(
+            f"SELECT count(*) FROM graph_nodes{node_where}", node_params
+        ).fetchone()
+        edges = conn.execute(
+            "SELECT count(*) FROM graph_edges e JOIN graph_nodes n ON n.id = e.source_id"
+            + (" WHERE n.namespace = ?" if ns is not None else ""),
+            node_params,
+        ).fetchone()
+        sessions = conn.execute(
+            f"SELECT count(*) FROM sessions{node_where}", node_params
+        ).fetchone()
+        last = conn.execute(f"SELECT max(created_at) FROM memories m WHERE {where}", params)
+        return {
+            "namespace": "*" if ns is None else ns,
+            "memories": total,
+            "by_type": by_type,
+            "by_source": by_source,
+            "embedded": embedded,
+            "pending_embeddings": total - embedded,
+            "graph_nodes": nodes[0],
+            "graph_edges": edges[0],
+            "sessions": sessions[0],
+            "last_memory_at": last.fetchone()[0],
+            "database": str(self.db.path),
+            "database_bytes": _file_size(self.db.path),
+        }
+
+    def namespaces(self) -> list[dict[str, Any]]:
+        rows = self.conn.execute(
+            "SELECT namespace, count(*), min(created_at), max(created_at) FROM memories"
+            " GROUP BY namespace ORDER BY namespace"
+        ).fetchall()
+        return [
+            {"namespace": r[0], "memories": r[1], "first_at": r[2], "last_at": r[3]} for r in rows
+        ]
+
+    def delete_namespace(self, namespace: str) -> int:
+        if namespace == ALL_NAMESPACES:
+            raise InvalidInput("delete one namespace at a time, not '*'")
+        with self.db.write() as conn:
+            ids = [
+                r[0]
+                for r in conn.execute("SELECT id FROM memories WHERE namespace = ?", (namespace,))
+            ]
+            if (
+                not ids
+                and not conn.execute(
+                    "SELECT 1 FROM graph_nodes WHERE namespace = ? LIMIT 1", (namespace,)
+                ).fetchone()
+            ):
+                raise NotFound(f"no namespace {namespace!r}")
+            deleted = memory_repo.delete(conn, ids)
+            conn.execute("DELETE FROM graph_nodes WHERE namespace = ?", (namespace,))
+            conn.execute("DELETE FROM sessions WHERE namespace = ?", (namespace,))
+        return deleted
+
+
+def _file_size(path: Path) -> int:
+    try:
+        total = path.stat().st_size
+        for suffix in ("-wal", "-shm"):
+            extra = path.with_name(path.name + suffix)
+            if extra.exists():
+                total += extra.stat().st_size
+        return total
+    except OSError as exc:
+        raise StorageError(f"cannot stat {path}: {exc.strerror}") from None

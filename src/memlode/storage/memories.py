@@ -1,0 +1,295 @@
+"""The ``memories`` table: insert with dedup, fetch, update, delete, filter.
+
+Functions take a ``sqlite3.Connection`` so that callers compose several of them in one
+transaction (``Database.write()``). Validation of user input happens in the engine; this layer
+trusts its arguments and enforces only what SQLite enforces.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memlode.textutil import content_hash, search_terms
+from memlode.types import Memory, MemoryType, format_ts, utcnow
+
+__all__ = [
+    "MEMORY_COLUMNS",
+    "MemoryFilter",
+    "NewMemory",
+    "count",
+    "delete",
+    "fetch",
+    "fetch_many",
+    "find_duplicate",
+    "insert",
+    "insert_exact",
+    "row_to_memory",
+    "select",
+    "touch",
+    "update",
+]
+
+MEMORY_COLUMNS = (
+    "id, content, memory_type, importance, confidence, access_count, content_hash, tags, "
+    "metadata, namespace, source, session_id, created_at, updated_at, last_accessed_at"
+)
+
+
+@dataclass(slots=True)
+class NewMemory:
+    """A memory about to be stored. ``id``/``created_at`` are filled in when left empty."""
+
+    content: str
+    memory_type: MemoryType = MemoryType.CONTEXT
+    importance: float = 0.5
+    confidence: float = 1.0
+    tags: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    namespace: str = ""
+    source: str = "memory"
+    session_id: str | None = None
+    created_at: str | None = None
+    id: str | None = None
+
+
+@dataclass(slots=True)
+class MemoryFilter:
+    namespace: str | None = None  # None = every namespace
+    memory_types: Sequence[MemoryType] = ()
+    tags: Sequence[str] = ()  # all must be present
+    sources: Sequence[str] = ()
+    session_id: str | None = None
+    since: str | None = None  # inclusive, stored timestamp format
+    until: str | None = None  # exclusive
+
+    def where(self, alias: str = "m") -> tuple[str, list[object]]:
+        clauses: list[str] = []
+        params: list[object] = []
+        if self.namespace is not None:
+            clauses.append(f"{alias}.namespace = ?")
+            params.append(self.namespace)
+        if self.memory_types:
+            clauses.append(f"{alias}.memory_type IN ({','.join('?' * len(self.memory_types))})")
+            params.extend(str(t) for t in self.memory_types)
+        for tag in self.tags:
+            clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
+            params.append(tag)
+        if self.sources:
+            clauses.append(f"{alias}.source IN ({','.join('?' * len(self.sources))})")
+            params.extend(self.sources)
+        if self.session_id is not None:
+            clauses.append(f"{alias}.session_id = ?")
+            params.append(self.session_id)
+        if self.since is not None:
+            clauses.append(f"{alias}.created_at >= ?")
+            params.append(self.since)
+        if self.until is not None:
+            clauses.append(f"{alias}.created_at < ?")
+            params.append(self.until)
+        return (" AND ".join(clauses) if clauses else "1"), params
+
+
+def row_to_memory(row: sqlite3.Row) -> Memory:
+    return Memory(
+        id=row["id"],
+        content=row["content"],
+        memory_type=MemoryType(row["memory_type"]),
+        importance=row["importance"],
+        confidence=row["confidence"],
+        access_count=row["access_count"],
+        content_hash=row["content_hash"],
+        tags=json.loads(row["tags"]),
+        metadata=json.loads(row["metadata"]),
+        namespace=row["namespace"],
+        source=row["source"],
+        session_id=row["session_id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        last_accessed_at=row["last_accessed_at"],
+    )
+
+
+def insert(conn: sqlite3.Connection, new: NewMemory) -> tuple[str, bool]:
+    """Insert unless the same content exists in the namespace and source.
+
+    Returns ``(id, created)``; on a duplicate the existing id comes back and nothing changes.
+    """
+    digest = content_hash(new.content)
+    existing = conn.execute(
+        "SELECT id FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
+        (new.namespace, new.source, digest),
+    ).fetchone()
+    if existing is not None:
+        return str(existing[0]), False
+    now = format_ts(utcnow())
+    memory_id = new.id or str(uuid.uuid4())
+    created = new.created_at or now
+    conn.execute(
+        "INSERT INTO memories (id, content, memory_type, importance, confidence, content_hash,"
+        " tags, metadata, namespace, source, session_id, created_at, updated_at, search_terms)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            memory_id,
+            new.content,
+            str(new.memory_type),
+            new.importance,
+            new.confidence,
+            digest,
+            json.dumps(new.tags, ensure_ascii=False),
+            json.dumps(new.metadata, ensure_ascii=False, sort_keys=True),
+            new.namespace,
+            new.source,
+            new.session_id,
+            created,
+            now,
+            search_terms(new.content),
+        ),
+    )
+    return memory_id, True
+
+
+def fetch(conn: sqlite3.Connection, memory_id: str) -> Memory | None:
+    row = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?", (memory_id,)
+    ).fetchone()
+    return row_to_memory(row) if row is not None else None
+
+
+def fetch_many(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Memory]:
+    wanted = list(dict.fromkeys(ids))
+    out: dict[str, Memory] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        rows = conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk,
+        )
+        for row in rows:
+            out[row["id"]] = row_to_memory(row)
+    return out
+
+
+def touch(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
+    """Record an access: bump access_count and last_accessed_at."""
+    now = format_ts(utcnow())
+    conn.executemany(
+        "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?",
+        [(now, memory_id) for memory_id in memory_ids],
+    )
+
+
+_UPDATABLE = {
+    "content",
+    "memory_type",
+    "importance",
+    "confidence",
+    "tags",
+    "metadata",
+    "session_id",
+}
+
+
+def update(conn: sqlite3.Connection, memory_id: str, changes: dict[str, Any]) -> bool:
+    """Apply ``changes`` (already validated); returns False if the id does not exist."""
+    unknown = set(changes) - _UPDATABLE
+    if unknown:
+        raise ValueError(f"not updatable: {sorted(unknown)}")
+    sets: list[str] = []
+    params: list[object] = []
+    for key, value in changes.items():
+        if key in ("tags", "metadata"):
+            value = json.dumps(value, ensure_ascii=False, sort_keys=key == "metadata")
+        elif key == "memory_type":
+            value = str(value)
+        sets.append(f"{key} = ?")
+        params.append(value)
+        if key == "content":
+            sets.append("content_hash = ?")
+            params.append(content_hash(str(changes["content"])))
+            sets.append("search_terms = ?")
+            params.append(search_terms(str(changes["content"])))
+    sets.append("updated_at = ?")
+    params.append(format_ts(utcnow()))
+    params.append(memory_id)
+    cur = conn.execute(f"UPDATE memories SET {', '.join(sets)} WHERE id = ?", params)
+    return cur.rowcount > 0
+
+
+def delete(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> int:
+    """Delete memories; embeddings, memory nodes and their edges go with them (cascades)."""
+    total = 0
+    for start in range(0, len(memory_ids), 500):
+        chunk = list(memory_ids[start : start + 500])
+        marks = ",".join("?" * len(chunk))
+        total += conn.execute(f"DELETE FROM memories WHERE id IN ({marks})", chunk).rowcount
+    return total
+
+
+def select(
+    conn: sqlite3.Connection,
+    flt: MemoryFilter,
+    *,
+    limit: int | None = None,
+    offset: int = 0,
+    newest_first: bool = True,
+) -> list[Memory]:
+    where, params = flt.where()
+    order = "DESC" if newest_first else "ASC"
+    sql = (
+        f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} ORDER BY m.created_at {order}, m.id"
+    )
+    if limit is not None:
+        sql += " LIMIT ? OFFSET ?"
+        params = [*params, limit, offset]
+    return [row_to_memory(r) for r in conn.execute(sql, params)]
+
+
+def count(conn: sqlite3.Connection, flt: MemoryFilter) -> int:
+    where, params = flt.where()
+    row = conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()
+    return int(row[0])
+
+
+def insert_exact(conn: sqlite3.Connection, memory: Memory) -> bool:
+    """Insert a memory with every field as given (import). False if the id or content exists."""
+    digest = content_hash(memory.content)
+    cur = conn.execute(
+        "INSERT OR IGNORE INTO memories (id, content, memory_type, importance, confidence,"
+        " access_count, content_hash, tags, metadata, namespace, source, session_id, created_at,"
+        " updated_at, last_accessed_at, search_terms)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            memory.id,
+            memory.content,
+            str(memory.memory_type),
+            memory.importance,
+            memory.confidence,
+            memory.access_count,
+            digest,
+            json.dumps(memory.tags, ensure_ascii=False),
+            json.dumps(memory.metadata, ensure_ascii=False, sort_keys=True),
+            memory.namespace,
+            memory.source,
+            memory.session_id,
+            memory.created_at,
+            memory.updated_at,
+            memory.last_accessed_at,
+            search_terms(memory.content),
+        ),
+    )
+    return cur.rowcount > 0
+
+
+def find_duplicate(
+    conn: sqlite3.Connection, namespace: str, source: str, content: str
+) -> str | None:
+    row = conn.execute(
+        "SELECT id FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
+        (namespace, source, content_hash(content)),
+    ).fetchone()
+    return str(row[0]) if row is not None else None

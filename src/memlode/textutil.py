@@ -1,0 +1,50 @@
+"""Text helpers shared by storage and search: hashing and code-aware word splitting.
+
+L0: stdlib only. FTS5 (unicode61) already splits ``snake_case`` on the underscore; what it
+cannot do is split ``getUserName`` or ``HTTPServer``. ``identifier_parts`` produces those parts,
+which storage indexes in a side column so that ``user name`` finds ``getUserName`` while the
+whole identifier stays searchable too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+__all__ = ["content_hash", "identifier_parts", "search_terms", "words"]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def identifier_parts(token: str) -> list[str]:
+    """Split one identifier into lower-case parts; [] when it has only one part."""
+    pieces: list[str] = []
+    for chunk in token.split("_"):
+        if chunk:
+            pieces.extend(_CAMEL.findall(chunk))
+    lowered = [p.lower() for p in pieces if p]
+    if len(lowered) < 2:
+        return []
+    return lowered
+
+
+def search_terms(text: str, limit: int = 2000) -> str:
+    """Extra FTS tokens for the camelCase identifiers in ``text`` (bounded, de-duplicated)."""
+    seen: dict[str, None] = {}
+    for token in _WORD.findall(text):
+        if token.islower() or token.isupper() or token.isdigit() or "_" in token:
+            continue  # unicode61 handles these already
+        for part in identifier_parts(token):
+            seen.setdefault(part, None)
+            if len(seen) >= limit:
+                return " ".join(seen)
+    return " ".join(seen)
