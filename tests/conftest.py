@@ -1,0 +1,82 @@
+"""Shared fixtures: every test gets its own memlode home, so nothing touches ~/.memlode."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from memlode.config import Settings
+from memlode.engine import Engine
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED_DATA = SHARED / "data"
+
+
+@pytest.fixture(autouse=True)
+def memlode_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "memlode-home"
+    monkeypatch.setenv("MEMLODE_HOME", str(home))
+    for name in list(os.environ):
+        if name.startswith("MEMLODE_") and name != "MEMLODE_HOME":
+            monkeypatch.delenv(name, raising=False)
+    # Tests use the deterministic embedder unless they ask for the real model.
+    monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "hash")
+    return home
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder (with a marker) as the working directory: namespace 'proj'."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    monkeypatch.chdir(proj)
+    return proj
+
+
+@pytest.fixture
+def engine(memlode_home: Path) -> Iterator[Engine]:
+    eng = Engine(Settings.load({"namespace": "test"}))
+    try:
+        yield eng
+    finally:
+        eng.close()
+
+
+@dataclass
+class CliResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> object:
+        return json.loads(self.stdout)
+
+
+def run_memlode(
+    *args: str, input: str | None = None, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> CliResult:
+    """Run the real CLI entry point as a subprocess (``python -m memlode``)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "memlode", *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def cli() -> object:
+    """``cli("store", "text", input=..., cwd=...)`` runs the real entry point; a CliResult."""
+    return run_memlode
