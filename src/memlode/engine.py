@@ -6,29 +6,34 @@ same request gives the same answer everywhere.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memlode import validate
-from memlode.config import Settings
+from memlode.config import Settings, normalise_weights
+from memlode.embedding import EmbeddingService
 from memlode.errors import InvalidInput, NotFound, StorageError
 from memlode.project import detect_namespace
-from memlode.search.fts import bm25_search
+from memlode.search.hybrid import RecallParams, recall
 from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
 from memlode.storage import sessions as session_repo
 from memlode.storage.db import Database
 from memlode.storage.memories import MemoryFilter, NewMemory
-from memlode.types import Edge, Memory, MemoryType, Relationship, Session
+from memlode.types import Edge, Memory, MemoryType, Relationship, Session, utcnow
 
 __all__ = ["ALL_NAMESPACES", "Engine", "SearchHit", "StoreResult"]
 
 # Sentinel for "every namespace" in list/search/stats filters.
 ALL_NAMESPACES = "*"
+# Rows a search embeds first when hooks left some without vectors: bounded so that a search
+# never stalls on a large backlog (``memlode embed`` or the MCP server work that off).
+SEARCH_CATCH_UP = 64
 
 
 @dataclass(slots=True, frozen=True)
@@ -61,6 +66,7 @@ class Engine:
             self.namespace = settings.namespace
         else:
             self.namespace = detect_namespace(cwd or Path.cwd())
+        self.embeddings = EmbeddingService(settings, self.db)
 
     def close(self) -> None:
         self.db.close()
@@ -263,15 +269,174 @@ class Engine:
         memory_types: Sequence[MemoryType | str] | str | None = None,
         tags: Sequence[str] | str | None = None,
         sources: Sequence[str] = (),
+        explain: bool = False,
+        catch_up: int = SEARCH_CATCH_UP,
     ) -> list[SearchHit]:
+        """Hybrid recall (see ``memlode.search.hybrid``); ``explain`` is accepted for symmetry
+        with the interfaces, every hit always carries its signal contributions."""
+        del explain
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query is empty; give words to search for")
-        if k < 1 or k > 1000:
-            raise InvalidInput("k must be between 1 and 1000")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1 or k > 1000:
+            raise InvalidInput("k must be a whole number between 1 and 1000")
         flt = self.filter(namespace, memory_types, tags, sources)
-        hits = bm25_search(self.conn, query, flt, k)
-        found = memory_repo.fetch_many(self.conn, [h.id for h in hits])
-        return [SearchHit(found[h.id], h.rank, {"bm25": h.rank}) for h in hits if h.id in found]
+        index = None
+        query_vector = None
+        if self.embeddings.enabled and self.embeddings.embedder is not None:
+            if catch_up > 0:
+                self.embeddings.embed_pending(limit=catch_up)
+            index = self.embeddings.index
+            if index is not None and len(index) > 0:
+                query_vector = self.embeddings.embed_query(query)
+        hits = recall(
+            self.conn,
+            query,
+            flt,
+            k,
+            self.recall_params(),
+            now=utcnow(),
+            query_vector=query_vector,
+            index=index,
+        )
+        return [SearchHit(h.memory, h.score, h.signals) for h in hits]
+
+    def recall_params(self) -> RecallParams:
+        return RecallParams(weights=self.get_weights())
+
+    def get_weights(self) -> dict[str, float]:
+        """Effective signal weights: set at run time (stored) > config/env > defaults."""
+        row = self.conn.execute("SELECT value FROM store_settings WHERE key = 'weights'").fetchone()
+        if row is not None:
+            try:
+                return normalise_weights(json.loads(row[0]))
+            except (InvalidInput, ValueError, TypeError):
+                pass  # a damaged setting falls back to the configured weights
+        return self.settings.effective_weights
+
+    def set_weights(self, weights: dict[str, float], *, merge: bool = True) -> dict[str, float]:
+        """Store new weights (merged over the current ones unless ``merge`` is False)."""
+        if not isinstance(weights, dict) or not weights:
+            raise InvalidInput('give weights as {"signal": number}, e.g. {"bm25": 0.4}')
+        try:
+            numbers = {str(k): float(v) for k, v in weights.items()}
+        except (TypeError, ValueError):
+            raise InvalidInput("every weight must be a number") from None
+        base = self.get_weights() if merge else {}
+        effective = normalise_weights({**base, **numbers})
+        with self.db.write() as conn:
+            conn.execute(
+                "INSERT INTO store_settings (key, value) VALUES ('weights', ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (json.dumps(effective),),
+            )
+        return effective
+
+    def reset_weights(self) -> dict[str, float]:
+        with self.db.write() as conn:
+            conn.execute("DELETE FROM store_settings WHERE key = 'weights'")
+        return self.get_weights()
+
+    def describe_config(self) -> dict[str, Any]:
+        """The settings that decide a ranking (recorded with every evaluation)."""
+        return {
+            "embed_provider": self.settings.embed_provider,
+            "embed_model": self.embeddings.model_name(),
+            "recall": self.recall_params().describe(),
+        }
+
+    def embed_pending(
+        self,
+        limit: int | None = None,
+        batch_size: int = 64,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        return self.embeddings.embed_pending(limit, batch_size, progress)
+
+    def pending_embeddings(self) -> int:
+        return self.embeddings.pending()
+
+    def health(self) -> dict[str, Any]:
+        """What works and what does not: storage, embedder, vectors, graph, pending rows."""
+        conn = self.conn
+        fts = conn.execute("SELECT count(*) FROM memories_fts").fetchone()[0]
+        embedder = self.embeddings.embedder
+        index = self.embeddings.index if embedder is not None else None
+        return {
+            "storage": {
+                "database": str(self.db.path),
+                "bytes": _file_size(self.db.path),
+                "sqlite_version": sqlite3.sqlite_version,
+                "journal_mode": conn.execute("PRAGMA journal_mode").fetchone()[0],
+                "schema_version": conn.execute(
+                    "SELECT max(version) FROM schema_migrations"
+                ).fetchone()[0],
+                "fts_rows": fts,
+                "ok": conn.execute("PRAGMA quick_check").fetchone()[0] == "ok",
+            },
+            "embedder": {
+                "provider": self.settings.embed_provider,
+                "model": embedder.name if embedder is not None else None,
+                "dim": embedder.dim if embedder is not None else None,
+                "available": embedder is not None,
+                "error": self.embeddings.error,
+            },
+            "vectors": {
+                "indexed": len(index) if index is not None else 0,
+                "models": self.embeddings.models_in_store(),
+            },
+            "graph": {
+                "nodes": conn.execute("SELECT count(*) FROM graph_nodes").fetchone()[0],
+                "edges": conn.execute("SELECT count(*) FROM graph_edges").fetchone()[0],
+            },
+            "pending_embeddings": self.embeddings.pending(),
+        }
+
+    def recall_with_expansion(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        depth: int = 1,
+        namespace: str | None = None,
+        memory_types: Sequence[MemoryType | str] | str | None = None,
+        tags: Sequence[str] | str | None = None,
+        sources: Sequence[str] = (),
+    ) -> list[dict[str, Any]]:
+        """Hits plus the memories linked to them, up to ``depth`` hops, each once."""
+        if depth < 0 or depth > 5:
+            raise InvalidInput("depth must be between 0 and 5")
+        hits = self.search(
+            query, k, namespace=namespace, memory_types=memory_types, tags=tags, sources=sources
+        )
+        seen = {h.memory.id for h in hits}
+        out: list[dict[str, Any]] = []
+        for hit in hits:
+            item = hit.to_dict(explain=True)
+            item["expanded"] = []
+            frontier = [hit.memory.id]
+            for hop in range(1, depth + 1):
+                next_frontier: list[str] = []
+                for node_id in frontier:
+                    for n in graph_repo.neighbors(self.conn, node_id):
+                        if not n.memory_id or n.memory_id in seen:
+                            continue
+                        seen.add(n.memory_id)
+                        linked = memory_repo.fetch(self.conn, n.memory_id)
+                        if linked is None:
+                            continue
+                        item["expanded"].append(
+                            {
+                                **linked.to_dict(),
+                                "hop": hop,
+                                "via": node_id,
+                                "relationship": n.relationship,
+                                "direction": n.direction,
+                            }
+                        )
+                        next_frontier.append(n.memory_id)
+                frontier = next_frontier
+            out.append(item)
+        return out
 
     # ---- graph ------------------------------------------------------------------------------
 

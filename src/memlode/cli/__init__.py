@@ -33,6 +33,19 @@ COMMANDS: dict[str, str] = {
     "neighbors": "memlode.cli.memory_cmds:neighbors",
     "export": "memlode.cli.admin_cmds:export",
     "import": "memlode.cli.admin_cmds:import_",
+    "docs": "memlode.cli.docs_cmds:docs",
+    "memory": "memlode.cli.docs_cmds:memory",
+    "watch": "memlode.cli.docs_cmds:watch",
+    "ingest": "memlode.cli.ingest_cmds:ingest",
+    "embed": "memlode.cli.recall_cmds:embed",
+    "reembed": "memlode.cli.recall_cmds:reembed",
+    "config": "memlode.cli.recall_cmds:config",
+    "eval": "memlode.cli.eval_cmds:eval_",
+    "mcp": "memlode.cli.mcp_cmds:mcp",
+    "init": "memlode.cli.claude_cmds:init",
+    "disable": "memlode.cli.claude_cmds:disable",
+    "doctor": "memlode.cli.claude_cmds:doctor",
+    "hook": "memlode.cli.claude_cmds:hook",
 }
 
 

@@ -1,0 +1,144 @@
+"""Hybrid recall benchmark: search latency with vectors and ingest throughput with embeddings.
+
+    python bench/bench_recall.py --sizes 10000,100000 --queries 200 [--provider local] [--json]
+
+Prints, per size: build time, then warm search p50/p95 (query embedding included) over the
+queries; and once: ingest throughput with embeddings (store + embed_pending) against the raw
+embedder's throughput on the same enriched texts in the same run (the ratio is the figure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from corpus import corpus, queries  # noqa: E402
+
+from memlode.config import Settings  # noqa: E402
+from memlode.embed import enrich  # noqa: E402
+from memlode.engine import Engine  # noqa: E402
+
+
+def _percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
+
+
+def build(engine: Engine, n: int, batch: int = 2000) -> tuple[float, float]:
+    items = corpus(n)
+    start = time.perf_counter()
+    for i in range(0, n, batch):
+        engine.store_many(
+            [engine.new_memory(text, kind, tags=tags) for text, kind, tags in items[i : i + batch]]
+        )
+    stored = time.perf_counter() - start
+    start = time.perf_counter()
+    engine.embed_pending(batch_size=128)
+    return stored, time.perf_counter() - start
+
+
+def search_latency(engine: Engine, qs: list[str], k: int = 10) -> dict[str, float]:
+    engine.search(qs[0], k=k)  # warm: index loaded, model loaded
+    times = []
+    for q in qs:
+        start = time.perf_counter()
+        engine.search(q, k=k, catch_up=0)
+        times.append((time.perf_counter() - start) * 1000)
+    return {
+        "p50_ms": round(_percentile(times, 50), 2),
+        "p95_ms": round(_percentile(times, 95), 2),
+        "mean_ms": round(statistics.fmean(times), 2),
+    }
+
+
+def ingest_ratio(provider: str, n: int) -> dict[str, float]:
+    """Store + embed through the engine vs the raw embedder on the same enriched texts."""
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = Engine(
+            Settings.load({"home": tmp, "namespace": "bench", "embed_provider": provider})
+        )
+        embedder = engine.embeddings.embedder
+        assert embedder is not None, engine.embeddings.error
+        items = corpus(n, seed=99)
+        texts = [enrich(t, memory_type=k, namespace="bench", tags=g) for t, k, g in items]
+        embedder.embed(texts[:32])  # load the model outside both timings
+        start = time.perf_counter()
+        raw_batch = 128
+        for i in range(0, n, raw_batch):
+            embedder.embed(texts[i : i + raw_batch])
+        raw = n / (time.perf_counter() - start)
+        # a fresh embedder instance so the engine does not hit the raw run's cache
+        engine.close()
+        engine = Engine(
+            Settings.load({"home": tmp, "namespace": "bench2", "embed_provider": provider})
+        )
+        start = time.perf_counter()
+        stored, embedded = build_items(engine, items)
+        total = time.perf_counter() - start
+        engine.close()
+        return {
+            "n": n,
+            "raw_embedder_per_s": round(raw, 1),
+            "ingest_with_embeddings_per_s": round(n / total, 1),
+            "ratio": round((n / total) / raw, 3),
+        }
+
+
+def build_items(engine: Engine, items: list[tuple[str, str, list[str]]]) -> tuple[float, float]:
+    start = time.perf_counter()
+    engine.store_many([engine.new_memory(t, k, tags=g) for t, k, g in items])
+    stored = time.perf_counter() - start
+    start = time.perf_counter()
+    engine.embed_pending(batch_size=128)
+    return stored, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--provider", default="local")
+    parser.add_argument("--ingest-n", type=int, default=2000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    results: dict[str, object] = {"provider": args.provider}
+    results["ingest"] = ingest_ratio(args.provider, args.ingest_n)
+    if not args.json:
+        print(f"ingest: {results['ingest']}", flush=True)
+    qs = queries(args.queries)
+    for n in [int(s) for s in args.sizes.split(",") if s]:
+        with tempfile.TemporaryDirectory() as tmp:
+            engine = Engine(
+                Settings.load({"home": tmp, "namespace": "bench", "embed_provider": args.provider})
+            )
+            stored_s, embed_s = build(engine, n)
+            latency = search_latency(engine, qs)
+            bm25_only = Engine(
+                Settings.load({"home": tmp, "namespace": "bench", "embed_provider": "none"})
+            )
+            latency_bm25 = search_latency(bm25_only, qs)
+            bm25_only.close()
+            engine.close()
+        row = {
+            "n": n,
+            "store_s": round(stored_s, 1),
+            "embed_s": round(embed_s, 1),
+            "hybrid": latency,
+            "bm25_only": latency_bm25,
+        }
+        results[str(n)] = row
+        if not args.json:
+            print(json.dumps(row), flush=True)
+    if args.json:
+        print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

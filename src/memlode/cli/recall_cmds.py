@@ -1,0 +1,142 @@
+"""Commands around recall: embedding upkeep and scoring weights."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+from memlode.cli.common import echo_json, json_option, open_engine
+from memlode.errors import InvalidInput
+
+
+def _progress_printer(label: str) -> Callable[[int, int], None]:
+    def show(done: int, total: int) -> None:
+        click.echo(f"\r{label}: {done}/{total}", err=True, nl=False)
+
+    return show
+
+
+@click.command()
+@click.option("--limit", type=int, default=None, help="Embed at most this many rows.")
+@click.option("--batch-size", type=int, default=64, show_default=True)
+@json_option
+@click.pass_context
+def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool) -> None:
+    """Embed memories stored without a vector (hooks leave them for this)."""
+    if batch_size < 1:
+        raise InvalidInput("batch size must be at least 1")
+    with open_engine(ctx) as engine:
+        if engine.embeddings.embedder is None:
+            raise InvalidInput(
+                f"no embedder: {engine.embeddings.error or 'embeddings are turned off'}"
+            )
+        done = engine.embed_pending(limit, batch_size, _progress_printer("embedding"))
+        if done:
+            click.echo("", err=True)
+        pending = engine.pending_embeddings()
+        model = engine.embeddings.model_name()
+    if as_json:
+        echo_json({"embedded": done, "pending": pending, "model": model})
+    else:
+        click.echo(f"embedded {done} memories with {model}; {pending} pending")
+
+
+@click.command()
+@click.option("--yes", is_flag=True, help="Do not ask first.")
+@json_option
+@click.pass_context
+def reembed(ctx: click.Context, yes: bool, as_json: bool) -> None:
+    """Re-embed every memory with the current model (after a model change)."""
+    with open_engine(ctx) as engine:
+        if engine.embeddings.embedder is None:
+            raise InvalidInput(
+                f"no embedder: {engine.embeddings.error or 'embeddings are turned off'}"
+            )
+        model = engine.embeddings.model_name()
+        others = {m: n for m, n in engine.embeddings.models_in_store().items() if m != model}
+        if others and not yes:
+            listing = ", ".join(f"{m} ({n})" for m, n in others.items())
+            if not click.confirm(f"Replace vectors from {listing} with {model}?"):
+                raise click.exceptions.Abort()
+        dropped = engine.embeddings.drop_other_models()
+        done = engine.embed_pending(None, 64, _progress_printer("re-embedding"))
+        if done:
+            click.echo("", err=True)
+    if as_json:
+        echo_json({"model": model, "dropped": dropped, "embedded": done})
+    else:
+        click.echo(f"re-embedded {done} memories with {model} (dropped {dropped} old vectors)")
+
+
+@click.group()
+def config() -> None:
+    """Show or change run-time settings stored with the data (scoring weights)."""
+
+
+@config.command("show")
+@json_option
+@click.pass_context
+def config_show(ctx: click.Context, as_json: bool) -> None:
+    """The effective configuration: paths, embedder, recall parameters."""
+    with open_engine(ctx) as engine:
+        data = {
+            "home": str(engine.settings.home),
+            "database": str(engine.db.path),
+            "namespace": engine.namespace,
+            "config_file": str(engine.settings.config_file),
+            **engine.describe_config(),
+        }
+    if as_json:
+        echo_json(data)
+        return
+    for key, value in data.items():
+        click.echo(f"{key}: {value}")
+
+
+@config.command("get-weights")
+@json_option
+@click.pass_context
+def get_weights(ctx: click.Context, as_json: bool) -> None:
+    """The recall signal weights in effect (normalised to sum 1)."""
+    with open_engine(ctx) as engine:
+        weights = engine.get_weights()
+    _print_weights(weights, as_json)
+
+
+@config.command("set-weights")
+@click.argument("assignments", nargs=-1, required=True, metavar="SIGNAL=WEIGHT...")
+@click.option("--replace", is_flag=True, help="Unnamed signals get 0 instead of keeping theirs.")
+@json_option
+@click.pass_context
+def set_weights(
+    ctx: click.Context, assignments: tuple[str, ...], replace: bool, as_json: bool
+) -> None:
+    """Set recall signal weights, e.g. `bm25=0.4 vector=0.4`; they are normalised.
+
+    Signals: vector, graph, bm25, temporal, tags, importance, confidence, recency.
+    `set-weights reset` restores the configured defaults.
+    """
+    with open_engine(ctx) as engine:
+        if assignments == ("reset",):
+            weights = engine.reset_weights()
+        else:
+            parsed: dict[str, float] = {}
+            for item in assignments:
+                name, sep, value = item.partition("=")
+                if not sep:
+                    raise InvalidInput(f"expected SIGNAL=WEIGHT, got {item!r}")
+                try:
+                    parsed[name.strip()] = float(value)
+                except ValueError:
+                    raise InvalidInput(f"weight for {name!r} is not a number: {value!r}") from None
+            weights = engine.set_weights(parsed, merge=not replace)
+    _print_weights(weights, as_json)
+
+
+def _print_weights(weights: dict[str, float], as_json: bool) -> None:
+    if as_json:
+        echo_json(weights)
+        return
+    for name, value in weights.items():
+        click.echo(f"{name:<11} {value:.4f}")

@@ -1,0 +1,191 @@
+"""Embedding upkeep: which rows need vectors, filling them in batches, and the vector index.
+
+Embedding never happens in a hook process: hooks store rows without vectors and whatever
+long-lived process runs next (the MCP server, ``memlode embed``, a search's bounded catch-up)
+fills them here. A row is *pending* when it has no vector from the current model; changing the
+model therefore makes every row pending, which ``memlode reembed`` works off.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from memlode.config import Settings
+from memlode.storage.db import Database
+from memlode.textutil import content_hash
+from memlode.types import format_ts, utcnow
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from memlode.embed import Embedder
+    from memlode.vector.index import VectorIndex
+
+__all__ = ["EmbeddingService"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BATCH = 64
+# Relationships prepended to a memory's text before embedding (DESIGN: up to 8).
+MAX_ENRICH_RELATIONSHIPS = 8
+
+
+class EmbeddingService:
+    """Owns the embedder (created lazily) and the vector index of one database."""
+
+    def __init__(self, settings: Settings, db: Database) -> None:
+        self.settings = settings
+        self.db = db
+        self._embedder: Embedder | None = None
+        self._index: VectorIndex | None = None
+        self._loaded = False
+        self.error: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.embed_provider != "none"
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedder, or None when disabled or unavailable (then ``error`` says why)."""
+        if not self._loaded:
+            self._loaded = True
+            if self.enabled:
+                from memlode.embed import make_embedder
+                from memlode.errors import MemlodeError
+
+                try:
+                    self._embedder = make_embedder(self.settings, self.settings.home / "models")
+                except MemlodeError as exc:
+                    self.error = str(exc)
+                    log.warning("embeddings unavailable, using text search only: %s", exc)
+        return self._embedder
+
+    @property
+    def index(self) -> VectorIndex | None:
+        embedder = self.embedder
+        if embedder is None:
+            return None
+        if self._index is None:
+            from memlode.vector.index import VectorIndex
+
+            self._index = VectorIndex(embedder.name, embedder.dim, self.settings.home / "cache")
+        self._index.refresh(self.db.conn)
+        return self._index
+
+    def model_name(self) -> str | None:
+        embedder = self.embedder
+        return embedder.name if embedder is not None else None
+
+    def pending(self) -> int:
+        model = self.model_name()
+        if model is None:
+            return int(self.db.conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+        row = self.db.conn.execute(
+            "SELECT count(*) FROM memories m WHERE NOT EXISTS (SELECT 1 FROM memory_embeddings e"
+            " WHERE e.memory_id = m.id AND e.model = ?)",
+            (model,),
+        ).fetchone()
+        return int(row[0])
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32] | None:
+        embedder = self.embedder
+        if embedder is None:
+            return None
+        vector: npt.NDArray[np.float32] = embedder.embed([text])[0]
+        return vector
+
+    def _enriched(self, rows: list[Any]) -> list[str]:
+        from memlode.embed import enrich
+
+        texts: list[str] = []
+        conn = self.db.conn
+        for row in rows:
+            rels = conn.execute(
+                "SELECT e.relationship, n.name FROM graph_edges e JOIN graph_nodes n"
+                " ON n.id = CASE WHEN e.source_id = ? THEN e.target_id ELSE e.source_id END"
+                " WHERE e.source_id = ? OR e.target_id = ? ORDER BY e.id LIMIT ?",
+                (row["id"], row["id"], row["id"], MAX_ENRICH_RELATIONSHIPS),
+            ).fetchall()
+            texts.append(
+                enrich(
+                    row["content"],
+                    memory_type=row["memory_type"],
+                    namespace=row["namespace"] or None,
+                    tags=json.loads(row["tags"]),
+                    relationships=[(r[0], r[1]) for r in rels],
+                )
+            )
+        return texts
+
+    def embed_pending(
+        self,
+        limit: int | None = None,
+        batch_size: int = DEFAULT_BATCH,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """Embed rows that have no vector from the current model; returns how many were done."""
+        embedder = self.embedder
+        if embedder is None:
+            return 0
+        model = embedder.name
+        todo = self.pending()
+        if limit is not None:
+            todo = min(todo, limit)
+        done = 0
+        while done < todo:
+            take = min(batch_size, todo - done)
+            rows = self.db.conn.execute(
+                "SELECT m.id, m.content, m.memory_type, m.namespace, m.tags FROM memories m"
+                " WHERE NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id"
+                " AND e.model = ?) ORDER BY m.rowid LIMIT ?",
+                (model, take),
+            ).fetchall()
+            if not rows:
+                break
+            texts = self._enriched(rows)
+            vectors = embedder.embed(texts)
+            now = format_ts(utcnow())
+            with self.db.write() as conn:
+                conn.executemany(
+                    "INSERT INTO memory_embeddings (memory_id, model, dim, vector, text_hash,"
+                    " created_at) SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS"
+                    " (SELECT 1 FROM memories WHERE id = ?)"
+                    " ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model,"
+                    " dim = excluded.dim, vector = excluded.vector, text_hash = excluded.text_hash,"
+                    " created_at = excluded.created_at",
+                    [
+                        (
+                            row["id"],
+                            model,
+                            embedder.dim,
+                            vectors[i].astype("<f4").tobytes(),
+                            content_hash(texts[i]),
+                            now,
+                            row["id"],
+                        )
+                        for i, row in enumerate(rows)
+                    ],
+                )
+            done += len(rows)
+            if progress is not None:
+                progress(done, todo)
+        return done
+
+    def drop_other_models(self) -> int:
+        """Delete vectors made by any model other than the current one (before a re-embed)."""
+        model = self.model_name()
+        if model is None:
+            return 0
+        with self.db.write() as conn:
+            return conn.execute("DELETE FROM memory_embeddings WHERE model != ?", (model,)).rowcount
+
+    def models_in_store(self) -> dict[str, int]:
+        rows = self.db.conn.execute(
+            "SELECT model, count(*) FROM memory_embeddings GROUP BY model ORDER BY model"
+        ).fetchall()
+        return {r[0]: r[1] for r in rows}

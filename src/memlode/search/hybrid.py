@@ -1,0 +1,328 @@
+"""Hybrid recall: candidates from BM25, vectors and the graph, scored by weighted signals.
+
+Pipeline for one query:
+
+1. candidates: the BM25 top ``candidates`` (FTS5), the vector top ``candidates`` (exact
+   cosine), and the graph neighbours of the best few of those;
+2. signals per candidate, each on a 0..1 scale: ``bm25`` and ``vector`` (max-normalised over
+   the candidates), ``graph`` (cached centrality, or degree), ``temporal`` (closeness to a time
+   the query names), ``tags`` (query terms found in tags), ``importance``, ``confidence``,
+   ``recency`` (exponential decay with a half-life; evergreen files do not decay);
+3. score = the weighted sum over the signals that exist for this query (a signal nobody can
+   have — no vectors, no graph, no time in the query — drops out and the remaining weights are
+   re-normalised), so scores stay comparable with the minimum score;
+4. session context: a memory's relevance is lifted by the relevance of its neighbours in the
+   same session (conversation turns answer questions together);
+5. MMR re-ranking for diversity (cosine between vectors; Jaccard over words without vectors),
+   then the minimum score.
+
+Every hit carries the weighted contribution of each signal (``--explain``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from memlode.search.fts import bm25_search, query_terms
+from memlode.search.signals import (
+    DEFAULT_HALF_LIFE_DAYS,
+    EVERGREEN_NAMES,
+    decay,
+    is_evergreen,
+    jaccard,
+    mmr,
+    tag_match,
+    temporal_alignment,
+    time_hint,
+    token_set,
+)
+from memlode.storage.memories import MemoryFilter, fetch_many
+from memlode.types import Memory, parse_ts
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from memlode.vector.index import VectorIndex
+
+__all__ = ["RecallParams", "ScoredHit", "recall"]
+
+# DESIGN.md defaults: MMR lambda 0.7, minimum score 0.1.
+DEFAULT_MMR_LAMBDA = 0.7
+DEFAULT_MIN_SCORE = 0.1
+# How many candidates each index contributes before scoring.
+DEFAULT_CANDIDATES = 100
+# Share of a neighbour turn's relevance added to a memory in the same session (0 = off).
+DEFAULT_CONTEXT_WEIGHT = 0.0
+# Graph strength mix from DESIGN.md: PageRank 40% + betweenness 30% + degree 20% + cluster 10%.
+GRAPH_MIX = (0.4, 0.3, 0.2, 0.1)
+
+
+@dataclass(slots=True)
+class RecallParams:
+    weights: dict[str, float]
+    half_life_days: float = DEFAULT_HALF_LIFE_DAYS
+    evergreen: frozenset[str] = EVERGREEN_NAMES
+    mmr_lambda: float = DEFAULT_MMR_LAMBDA
+    min_score: float = DEFAULT_MIN_SCORE
+    candidates: int = DEFAULT_CANDIDATES
+    context_weight: float = DEFAULT_CONTEXT_WEIGHT
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "weights": dict(self.weights),
+            "half_life_days": self.half_life_days,
+            "evergreen": sorted(self.evergreen),
+            "mmr_lambda": self.mmr_lambda,
+            "min_score": self.min_score,
+            "candidates": self.candidates,
+            "context_weight": self.context_weight,
+        }
+
+
+@dataclass(slots=True)
+class ScoredHit:
+    memory: Memory
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Candidate:
+    id: str
+    bm25: float = 0.0
+    cosine: float | None = None
+
+
+def recall(
+    conn: sqlite3.Connection,
+    query: str,
+    flt: MemoryFilter,
+    k: int,
+    params: RecallParams,
+    *,
+    now: datetime,
+    query_vector: npt.NDArray[np.float32] | None = None,
+    index: VectorIndex | None = None,
+) -> list[ScoredHit]:
+    pool = max(params.candidates, k * 2)
+    cands: dict[str, _Candidate] = {}
+    for hit in bm25_search(conn, query, flt, pool):
+        cands[hit.id] = _Candidate(hit.id, bm25=hit.rank)
+    use_vectors = query_vector is not None and index is not None and len(index) > 0
+    if use_vectors:
+        assert index is not None and query_vector is not None
+        for memory_id, cosine in index.search(query_vector, pool * 2, flt.namespace):
+            cands.setdefault(memory_id, _Candidate(memory_id)).cosine = cosine
+    graph_available = _add_graph_neighbours(conn, cands, flt.namespace)
+    memories = fetch_many(conn, list(cands))
+    memories = _apply_filter(conn, memories, flt)
+    if not memories:
+        return []
+    ids = list(memories)
+    if use_vectors:
+        assert index is not None and query_vector is not None
+        for memory_id in ids:
+            cand = cands[memory_id]
+            if cand.cosine is None:
+                vec = index.vector_of(memory_id)
+                cand.cosine = float(vec @ query_vector) if vec is not None else 0.0
+
+    terms = query_terms(query)
+    hint = time_hint(query, now)
+    weights = dict(params.weights)
+    if not use_vectors:
+        weights["vector"] = 0.0
+    if not graph_available:
+        weights["graph"] = 0.0
+    if hint is None:
+        weights["temporal"] = 0.0
+    total = sum(weights.values()) or 1.0
+    weights = {name: w / total for name, w in weights.items()}
+
+    max_bm25 = max((cands[i].bm25 for i in ids), default=0.0) or 1.0
+    max_cos = max((max(cands[i].cosine or 0.0, 0.0) for i in ids), default=0.0) or 1.0
+    graph_strength = _graph_strength(conn, ids) if graph_available else {}
+
+    raw: dict[str, dict[str, float]] = {}
+    for memory_id in ids:
+        memory = memories[memory_id]
+        cand = cands[memory_id]
+        created = parse_ts(memory.created_at)
+        path = memory.metadata.get("path") if isinstance(memory.metadata, dict) else None
+        evergreen = bool(memory.metadata.get("evergreen")) or is_evergreen(
+            path if isinstance(path, str) else None, params.evergreen
+        )
+        age_days = (now - created).total_seconds() / 86400.0
+        raw[memory_id] = {
+            "bm25": cand.bm25 / max_bm25,
+            "vector": max(cand.cosine or 0.0, 0.0) / max_cos,
+            "graph": graph_strength.get(memory_id, 0.0),
+            "temporal": temporal_alignment(created, hint),
+            "tags": tag_match(terms, memory.tags),
+            "importance": memory.importance,
+            "confidence": memory.confidence,
+            "recency": 1.0 if evergreen else decay(age_days, params.half_life_days),
+        }
+
+    if params.context_weight > 0:
+        _session_context(conn, raw, memories, params.context_weight)
+
+    scored: list[tuple[str, float, dict[str, float]]] = []
+    for memory_id in ids:
+        contributions = {
+            name: weights[name] * value for name, value in raw[memory_id].items() if weights[name]
+        }
+        scored.append((memory_id, sum(contributions.values()), contributions))
+    scored.sort(key=lambda item: (-item[1], item[0]))
+
+    ranked_ids = [s[0] for s in scored]
+    if params.mmr_lambda < 1.0 and len(scored) > 1:
+        window = scored[: max(k * 3, k + 10)]
+        top = window[0][1] or 1.0
+        similarity = _similarity(memories, index if use_vectors else None)
+        picked = mmr(
+            [s[0] for s in window], [s[1] / top for s in window], similarity, k, params.mmr_lambda
+        )
+        ranked_ids = picked + [s[0] for s in scored if s[0] not in set(picked)]
+    by_id = {s[0]: s for s in scored}
+    out: list[ScoredHit] = []
+    for memory_id in ranked_ids:
+        _, score, contributions = by_id[memory_id]
+        if score < params.min_score:
+            continue
+        out.append(ScoredHit(memories[memory_id], score, contributions))
+        if len(out) >= k:
+            break
+    return out
+
+
+def _apply_filter(
+    conn: sqlite3.Connection, memories: dict[str, Memory], flt: MemoryFilter
+) -> dict[str, Memory]:
+    """Keep only the memories that pass ``flt`` (vector and graph candidates are unfiltered)."""
+    if not memories:
+        return memories
+    where, params = flt.where("m")
+    if where == "1":
+        return memories
+    keep: set[str] = set()
+    ids = list(memories)
+    for start in range(0, len(ids), 400):
+        chunk = ids[start : start + 400]
+        rows = conn.execute(
+            f"SELECT m.id FROM memories m WHERE m.id IN ({','.join('?' * len(chunk))}) AND {where}",
+            [*chunk, *params],
+        )
+        keep.update(r[0] for r in rows)
+    return {i: m for i, m in memories.items() if i in keep}
+
+
+def _add_graph_neighbours(
+    conn: sqlite3.Connection, cands: dict[str, _Candidate], namespace: str | None
+) -> bool:
+    """Add memories linked to the strongest candidates; True if the namespace has memory edges."""
+    sql = (
+        "SELECT 1 FROM graph_nodes n JOIN graph_edges e ON e.source_id = n.id"
+        " WHERE n.kind = 'memory'"
+    )
+    params: list[object] = []
+    if namespace is not None:
+        sql += " AND n.namespace = ?"
+        params.append(namespace)
+    if conn.execute(sql + " LIMIT 1", params).fetchone() is None:
+        return False
+    seeds = sorted(cands.values(), key=lambda c: (-(c.bm25 + (c.cosine or 0.0)), c.id))[:10]
+    if not seeds:
+        return True
+    marks = ",".join("?" * len(seeds))
+    seed_ids = [c.id for c in seeds]
+    rows = conn.execute(
+        "SELECT n.memory_id FROM graph_edges e JOIN graph_nodes n"
+        f" ON n.id = CASE WHEN e.source_id IN ({marks}) THEN e.target_id ELSE e.source_id END"
+        f" WHERE (e.source_id IN ({marks}) OR e.target_id IN ({marks}))"
+        " AND n.memory_id IS NOT NULL",
+        [*seed_ids, *seed_ids, *seed_ids],
+    )
+    for (memory_id,) in rows:
+        cands.setdefault(memory_id, _Candidate(memory_id))
+    return True
+
+
+def _graph_strength(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, float]:
+    """Centrality mix from the cache when present, else normalised degree."""
+    marks = ",".join("?" * len(ids))
+    cached = conn.execute(
+        "SELECT n.memory_id, c.pagerank, c.betweenness, c.degree, c.cluster FROM graph_centrality c"
+        f" JOIN graph_nodes n ON n.id = c.node_id WHERE n.memory_id IN ({marks})",
+        list(ids),
+    ).fetchall()
+    strength: dict[str, float] = {}
+    if cached:
+        max_pr = max(r[1] for r in cached) or 1.0
+        max_bt = max(r[2] for r in cached) or 1.0
+        max_dg = max(r[3] for r in cached) or 1.0
+        top_cluster = cached[0][4]
+        for memory_id, pr, bt, dg, cluster in cached:
+            strength[memory_id] = (
+                GRAPH_MIX[0] * pr / max_pr
+                + GRAPH_MIX[1] * bt / max_bt
+                + GRAPH_MIX[2] * dg / max_dg
+                + GRAPH_MIX[3] * (1.0 if cluster is not None and cluster == top_cluster else 0.0)
+            )
+        return strength
+    rows = conn.execute(
+        "SELECT n.memory_id, count(e.id) FROM graph_nodes n JOIN graph_edges e"
+        " ON e.source_id = n.id OR e.target_id = n.id"
+        f" WHERE n.memory_id IN ({marks}) GROUP BY n.memory_id",
+        list(ids),
+    ).fetchall()
+    if not rows:
+        return {}
+    top = max(r[1] for r in rows) or 1
+    return {r[0]: r[1] / top for r in rows}
+
+
+def _session_context(
+    conn: sqlite3.Connection,
+    raw: dict[str, dict[str, float]],
+    memories: dict[str, Memory],
+    weight: float,
+) -> None:
+    """Lift each memory's text relevance by its previous and next memory in the same session."""
+    relevance = {i: max(s["bm25"], s["vector"]) for i, s in raw.items()}
+    for memory_id, memory in memories.items():
+        if not memory.session_id:
+            continue
+        row = conn.execute("SELECT rowid FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        if row is None:
+            continue
+        neighbours = conn.execute(
+            "SELECT id FROM (SELECT id FROM memories WHERE session_id = ? AND rowid < ?"
+            " ORDER BY rowid DESC LIMIT 1) UNION ALL SELECT id FROM (SELECT id FROM memories"
+            " WHERE session_id = ? AND rowid > ? ORDER BY rowid LIMIT 1)",
+            (memory.session_id, row[0], memory.session_id, row[0]),
+        ).fetchall()
+        lift = sum(relevance.get(n[0], 0.0) for n in neighbours)
+        if lift:
+            raw[memory_id]["bm25"] = min(1.0, raw[memory_id]["bm25"] + weight * lift / 2)
+
+
+def _similarity(
+    memories: dict[str, Memory], index: VectorIndex | None
+) -> Callable[[str, str], float]:
+    if index is not None:
+
+        def cosine(a: str, b: str) -> float:
+            va, vb = index.vector_of(a), index.vector_of(b)
+            if va is None or vb is None:
+                return jaccard(token_set(memories[a].content), token_set(memories[b].content))
+            return float(va @ vb)
+
+        return cosine
+    tokens = {i: token_set(m.content) for i, m in memories.items()}
+    return lambda a, b: jaccard(tokens[a], tokens[b])

@@ -1,0 +1,208 @@
+"""Exact vector search over a float32 matrix rebuilt from SQLite when stale.
+
+The source of truth is ``memory_embeddings``; this index is derived. It is held in memory by a
+long-lived process and mirrored to ``<cache_dir>/vectors-<model>.npy`` (+ ids) so that a fresh
+process memory-maps it instead of decoding 100k BLOBs. Staleness is one query: the per-model
+change counter that triggers keep in ``vector_state``. Inserts since the last load are appended;
+deletions or updates trigger a full rebuild.
+
+Exact search is a single matrix-vector product: at 100k x 384 it costs a few milliseconds, so
+no approximate index is needed at the sizes this tool targets (recall against exact is 1.0).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = ["VectorIndex"]
+
+log = logging.getLogger(__name__)
+
+
+def _model_version(conn: sqlite3.Connection, model: str) -> int:
+    row = conn.execute("SELECT version FROM vector_state WHERE model = ?", (model,)).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+class VectorIndex:
+    """All vectors of one model, with their memory ids and namespaces."""
+
+    def __init__(self, model: str, dim: int, cache_dir: Path | None = None) -> None:
+        self.model = model
+        self.dim = dim
+        self.cache_dir = cache_dir
+        self.version = -1
+        self.max_rowid = 0
+        self.ids: list[str] = []
+        self.namespaces: list[str] = []
+        self._matrix: npt.NDArray[np.float32] | None = None
+        self._ns_codes: npt.NDArray[np.int32] | None = None
+        self._ns_table: dict[str, int] = {}
+        self._row_of: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    # ---- loading ---------------------------------------------------------------------------
+
+    def refresh(self, conn: sqlite3.Connection) -> None:
+        """Bring the index up to date with the database (cheap when nothing changed)."""
+        version = _model_version(conn, self.model)
+        if version == self.version:
+            return
+        if self.version < 0 and self._load_cache(version):
+            return
+        if self.version >= 0 and self._append_new(conn):
+            self.version = version
+            self._save_cache()
+            return
+        self._rebuild(conn)
+        self.version = version
+        self._save_cache()
+
+    def _rows(self, conn: sqlite3.Connection, after_rowid: int) -> list[sqlite3.Row]:
+        return conn.execute(
+            "SELECT e.rowid, e.memory_id, e.vector, m.namespace FROM memory_embeddings e"
+            " JOIN memories m ON m.id = e.memory_id"
+            " WHERE e.model = ? AND e.dim = ? AND e.rowid > ? ORDER BY e.rowid",
+            (self.model, self.dim, after_rowid),
+        ).fetchall()
+
+    def _rebuild(self, conn: sqlite3.Connection) -> None:
+        import numpy as np
+
+        rows = self._rows(conn, 0)
+        self.ids = [r[1] for r in rows]
+        self.namespaces = [r[3] for r in rows]
+        buf = b"".join(r[2] for r in rows)
+        self._matrix = np.frombuffer(buf, dtype=np.float32).reshape(len(rows), self.dim).copy()
+        self.max_rowid = int(rows[-1][0]) if rows else 0
+        self._reindex()
+
+    def _append_new(self, conn: sqlite3.Connection) -> bool:
+        """Append rows inserted since the last load; False when rows were deleted/updated."""
+        import numpy as np
+
+        total = conn.execute(
+            "SELECT count(*) FROM memory_embeddings WHERE model = ? AND dim = ?",
+            (self.model, self.dim),
+        ).fetchone()[0]
+        rows = self._rows(conn, self.max_rowid)
+        if len(self.ids) + len(rows) != total or any(r[1] in self._row_of for r in rows):
+            return False
+        if rows:
+            extra = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
+            extra = extra.reshape(len(rows), self.dim)
+            base = self._matrix if self._matrix is not None else np.zeros((0, self.dim), np.float32)
+            self._matrix = np.vstack([base, extra])
+            self.ids.extend(r[1] for r in rows)
+            self.namespaces.extend(r[3] for r in rows)
+            self.max_rowid = int(rows[-1][0])
+            self._reindex()
+        return True
+
+    def _reindex(self) -> None:
+        import numpy as np
+
+        self._row_of = {memory_id: i for i, memory_id in enumerate(self.ids)}
+        self._ns_table = {}
+        codes = [self._ns_table.setdefault(ns, len(self._ns_table)) for ns in self.namespaces]
+        self._ns_codes = np.asarray(codes, dtype=np.int32)
+
+    # ---- on-disk mirror --------------------------------------------------------------------
+
+    def _cache_paths(self) -> tuple[Path, Path] | None:
+        if self.cache_dir is None:
+            return None
+        key = hashlib.sha256(self.model.encode()).hexdigest()[:16]
+        return (self.cache_dir / f"vectors-{key}.npy", self.cache_dir / f"vectors-{key}.json")
+
+    def _load_cache(self, version: int) -> bool:
+        import numpy as np
+
+        paths = self._cache_paths()
+        if paths is None or not paths[0].exists() or not paths[1].exists():
+            return False
+        try:
+            meta = json.loads(paths[1].read_text(encoding="utf-8"))
+            if meta.get("version") != version or meta.get("model") != self.model:
+                return False
+            matrix = np.load(paths[0], mmap_mode="r")
+            if matrix.shape != (len(meta["ids"]), self.dim) or matrix.dtype != np.float32:
+                return False
+        except (OSError, ValueError, KeyError) as exc:
+            log.info("vector cache unusable, rebuilding: %s", exc)
+            return False
+        self._matrix = matrix
+        self.ids = list(meta["ids"])
+        self.namespaces = list(meta["namespaces"])
+        self.max_rowid = int(meta["max_rowid"])
+        self.version = version
+        self._reindex()
+        return True
+
+    def _save_cache(self) -> None:
+        import numpy as np
+
+        paths = self._cache_paths()
+        if paths is None or self._matrix is None:
+            return
+        meta: dict[str, Any] = {
+            "model": self.model,
+            "version": self.version,
+            "max_rowid": self.max_rowid,
+            "ids": self.ids,
+            "namespaces": self.namespaces,
+        }
+        try:
+            paths[0].parent.mkdir(parents=True, exist_ok=True)
+            tmp_npy = paths[0].with_suffix(f".{os.getpid()}.tmp.npy")
+            tmp_json = paths[1].with_suffix(f".{os.getpid()}.tmp")
+            np.save(tmp_npy, np.ascontiguousarray(self._matrix))
+            tmp_json.write_text(json.dumps(meta), encoding="utf-8")
+            tmp_npy.replace(paths[0])
+            tmp_json.replace(paths[1])
+        except OSError as exc:  # a cache that cannot be written is only slower
+            log.info("cannot write vector cache: %s", exc)
+
+    # ---- search ----------------------------------------------------------------------------
+
+    def vector_of(self, memory_id: str) -> npt.NDArray[np.float32] | None:
+        row = self._row_of.get(memory_id)
+        if row is None or self._matrix is None:
+            return None
+        vector: npt.NDArray[np.float32] = self._matrix[row]
+        return vector
+
+    def search(
+        self,
+        query: npt.NDArray[np.float32],
+        k: int,
+        namespace: str | None = None,
+    ) -> list[tuple[str, float]]:
+        """Top ``k`` (memory id, cosine) for an L2-normalised query, optionally in one namespace."""
+        import numpy as np
+
+        if self._matrix is None or not self.ids or k <= 0:
+            return []
+        scores = self._matrix @ query.astype(np.float32)
+        if namespace is not None:
+            code = self._ns_table.get(namespace)
+            if code is None:
+                return []
+            assert self._ns_codes is not None
+            scores = np.where(self._ns_codes == code, scores, -np.inf)
+        k = min(k, len(self.ids))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(self.ids[i], float(scores[i])) for i in top if np.isfinite(scores[i])]
