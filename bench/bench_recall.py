@@ -19,16 +19,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import corpus, queries  # noqa: E402
-
-from memlode.config import Settings  # noqa: E402
-from memlode.embed import enrich  # noqa: E402
-from memlode.engine import Engine  # noqa: E402
+from corpus import corpus, queries
+from memlode.config import Settings
+from memlode.embed import enrich
+from memlode.engine import Engine
 
 
 def _percentile(values: list[float], pct: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))]
 
 
 def build(engine: Engine, n: int, batch: int = 2000) -> tuple[float, float]:
@@ -80,7 +79,7 @@ def ingest_ratio(provider: str, n: int) -> dict[str, float]:
             Settings.load({"home": tmp, "namespace": "bench2", "embed_provider": provider})
         )
         start = time.perf_counter()
-        stored, embedded = build_items(engine, items)
+        build_items(engine, items)
         total = time.perf_counter() - start
         engine.close()
         return {
