@@ -21,6 +21,10 @@ def _short(text: str, width: int = 100) -> str:
 def _render_memory_line(memory: Memory, score: float | None = None) -> str:
     tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
     head = f"{memory.id}  {memory.memory_type:<10} {memory.created_at[:16]}"
+    meta = memory.metadata
+    if memory.source == "transcript" and meta.get("session_id"):  # where in which conversation
+        where = f"turn {meta['turn']}" if "turn" in meta else str(meta.get("kind", ""))
+        head += f"  session {str(meta['session_id'])[:8]} {where}"
     if score is not None:
         head += f"  score={score:.3f}"
     return f"{head}{tags}\n    {_short(memory.content)}"
@@ -147,6 +151,8 @@ def update(
 def delete(ctx: click.Context, memory_ids: tuple[str, ...]) -> None:
     """Delete memories (their embeddings and graph links go too)."""
     with open_engine(ctx) as engine:
+        for memory_id in memory_ids:  # all or nothing: an unknown id deletes none of them
+            engine.get(memory_id, touch=False)
         for memory_id in memory_ids:
             engine.delete(memory_id)
             click.echo(f"deleted {memory_id}")

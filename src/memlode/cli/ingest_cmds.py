@@ -1,0 +1,152 @@
+"""``memlode ingest``: bring conversation transcripts into memory.
+
+``ingest transcript PATH...`` reads the given Claude Code transcript files; ``ingest transcripts
+--project DIR`` reads every session of a project (subagent files included) from Claude Code's
+projects folder. Both are incremental: a file already read is only re-read where it grew.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from memlode.cli.common import echo_json, json_option, namespace_option, open_engine
+from memlode.errors import InvalidInput, NotFound
+
+__all__ = ["ingest"]
+
+
+@click.group()
+def ingest() -> None:
+    """Ingest external records (Claude Code transcripts) as searchable memories."""
+
+
+def _run(
+    ctx: click.Context, paths: Sequence[Path], namespace: str | None, force: bool, as_json: bool
+) -> None:
+    from memlode.transcripts import IngestReport, ingest_transcript
+
+    reports: list[IngestReport] = []
+    with (
+        open_engine(ctx) as engine,
+        click.progressbar(
+            paths,
+            label="ingesting transcripts",
+            file=sys.stderr,
+            hidden=not sys.stderr.isatty(),  # a log or a pipe gets the summary only
+            show_pos=True,
+            item_show_func=lambda p: p.name if p is not None else None,
+        ) as bar,
+    ):
+        for path in bar:
+            reports.append(ingest_transcript(engine, path, namespace=namespace, force=force))
+    summary = _summary(reports)
+    if as_json:
+        echo_json({**summary, "files": [r.to_dict() for r in reports]})
+        return
+    for r in reports:
+        if r.status == "unchanged":
+            click.echo(f"{r.path}: unchanged")
+            continue
+        extra = f", {r.malformed} malformed lines skipped" if r.malformed else ""
+        click.echo(
+            f"{r.path}: {r.turns} turns ({r.sidechain_turns} in subagents), "
+            f"+{r.units_added} new, {r.units_replaced} updated, {r.units_removed} removed; "
+            f"{r.chunks_added} chunks added, {r.chunks_removed} removed "
+            f"[namespace {r.namespace or '-'}]{extra}"
+        )
+    click.echo(
+        f"{summary['files_read']} of {summary['files_total']} files read, "
+        f"{summary['chunks_added']} chunks added, {summary['chunks_removed']} removed"
+    )
+
+
+def _summary(reports: Sequence[Any]) -> dict[str, int]:
+    def total(name: str) -> int:
+        return sum(int(getattr(r, name)) for r in reports)
+
+    return {
+        "files_total": len(reports),
+        "files_read": sum(1 for r in reports if r.status != "unchanged"),
+        "turns": total("turns"),
+        "sidechain_turns": total("sidechain_turns"),
+        "units_added": total("units_added"),
+        "units_replaced": total("units_replaced"),
+        "units_removed": total("units_removed"),
+        "chunks_added": total("chunks_added"),
+        "chunks_removed": total("chunks_removed"),
+        "malformed_lines": total("malformed"),
+    }
+
+
+def _check_paths(raw: Sequence[str]) -> list[Path]:
+    """Every path must be a file before anything is stored."""
+    paths: list[Path] = []
+    for item in raw:
+        path = Path(item).expanduser()
+        if not path.exists():
+            raise NotFound(f"no transcript at {item}; give the path of a .jsonl file")
+        if not path.is_file():
+            raise InvalidInput(
+                f"{item} is not a file; give transcript .jsonl files, or use "
+                "`memlode ingest transcripts --project DIR` for a whole project"
+            )
+        paths.append(path)
+    return paths
+
+
+_force_option = click.option(
+    "--force", is_flag=True, help="Re-read files even if unchanged since the last run."
+)
+
+
+@ingest.command("transcript")
+@click.argument("paths", nargs=-1, required=True)
+@namespace_option
+@_force_option
+@json_option
+@click.pass_context
+def transcript_cmd(
+    ctx: click.Context, paths: tuple[str, ...], namespace: str | None, force: bool, as_json: bool
+) -> None:
+    """Ingest Claude Code transcript files (.jsonl) as turns.
+
+    The namespace defaults to the project of the transcript's working directory.
+    """
+    _run(ctx, _check_paths(paths), namespace, force, as_json)
+
+
+@ingest.command("transcripts")
+@click.option(
+    "--project",
+    "project",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="The project folder whose Claude Code sessions to ingest.",
+)
+@click.option(
+    "--claude-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Claude Code's projects folder (default: ~/.claude/projects).",
+)
+@namespace_option
+@_force_option
+@json_option
+@click.pass_context
+def transcripts_cmd(
+    ctx: click.Context,
+    project: str,
+    claude_dir: str | None,
+    namespace: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Ingest every session of a project (subagent files included)."""
+    from memlode.transcripts import project_transcripts
+
+    _run(ctx, project_transcripts(project, claude_dir), namespace, force, as_json)

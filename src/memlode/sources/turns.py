@@ -1,0 +1,513 @@
+"""Turns and chunks: what of a conversation is stored and searched, and in what pieces.
+
+A turn is one prompt and everything the assistant did about it. The stored text of Turn[n] is
+User[n] + Assistant[n] + User[n+1]: the next prompt is forward context, because it often says
+whether the answer worked ("that fixed it", "no, still failing"). A turn longer than the
+embedder's window is split on its markdown structure into sub-chunks that each carry the tail
+of the previous one. Turns that used tools also yield *action* chunks ("used Edit on auth.py to
+...") dated and on their branch, so that "when did we change X" finds them. Compaction summaries
+and session titles become *summary* chunks.
+
+Stdlib only (the Stop hook runs this).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import Any
+
+from memlode.sources.transcript import Block, Event, EventKind, Thread, ToolCall, Transcript
+
+__all__ = [
+    "ACTION_MIN_TOOLS",
+    "CHUNK_WORDS",
+    "OVERLAP_RATIO",
+    "Chunk",
+    "Summary",
+    "Turn",
+    "build_turns",
+    "chunk_metadata",
+    "chunk_text",
+    "namespace_hint",
+    "summaries",
+    "summary_chunks",
+    "turn_chunks",
+]
+
+# The default local embedder reads 256 word pieces; English prose and code average about 1.4
+# pieces per word, so 180 words fill the window without being cut off.
+CHUNK_WORDS = 180
+# Each sub-chunk repeats the last ~15% of the previous one, so that a sentence cut at a
+# boundary is whole in at least one chunk.
+OVERLAP_RATIO = 0.15
+# A turn is "tool-heavy" (gets action chunks) with this many tool calls, or any file change.
+ACTION_MIN_TOOLS = 3
+_CHANGING_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+# How much of a prompt heads each later sub-chunk of a long turn, and of a tool argument.
+_HEADER_WORDS = 12
+_ARG_WORDS = 14
+# The next prompt is context for this turn, not its content: only its start is kept.
+_NEXT_USER_WORDS = 50
+
+
+@dataclass(slots=True)
+class Turn:
+    thread: str
+    index: int
+    sidechain: bool
+    user_text: str  # the prompt or "/command args"; "" when the thread starts mid-response
+    user_kind: str  # "prompt", "command" or "" (none)
+    user_uuid: str | None
+    offset: int  # byte offset of the turn's first line
+    line: int
+    started_at: str | None
+    ended_at: str | None
+    session_id: str | None
+    cwd: str | None
+    git_branch: str | None
+    blocks: list[Block] = field(default_factory=list)
+    uuids: list[str] = field(default_factory=list)
+    next_user_text: str = ""
+    complete: bool = False  # ended with end_turn or a turn_duration record
+    interrupted: bool = False
+    provisional: bool = False  # the last turn of its thread: the next prompt may still come
+
+    @property
+    def tools(self) -> list[ToolCall]:
+        return [b.tool for b in self.blocks if b.tool is not None]
+
+
+@dataclass(slots=True)
+class Summary:
+    kind: str  # "compaction" or "title"
+    text: str
+    uuids: list[str]
+    timestamp: str | None
+    line: int
+
+
+@dataclass(slots=True)
+class Chunk:
+    kind: str  # "turn", "action" or "summary"
+    text: str
+    uuids: list[str]
+    part: int = 0
+    parts: int = 1
+
+
+# ---- turns ----------------------------------------------------------------------------------
+
+
+def _new_turn(thread: Thread, index: int, ev: Event, user: Event | None) -> Turn:
+    head = user or ev
+    return Turn(
+        thread=thread.key,
+        index=index,
+        sidechain=thread.sidechain,
+        user_text=user.text if user else "",
+        user_kind=str(user.kind) if user else "",
+        user_uuid=user.uuids[0] if user and user.uuids else None,
+        offset=head.offset,
+        line=head.line,
+        started_at=head.timestamp,
+        ended_at=head.end_timestamp,
+        session_id=head.session_id,
+        cwd=head.cwd,
+        git_branch=head.git_branch,
+        uuids=list(user.uuids) if user else [],
+    )
+
+
+def build_turns(thread: Thread) -> list[Turn]:
+    """Group a thread's events into turns; the last one is marked provisional.
+
+    A prompt starts a turn. A slash command starts one only when the assistant answers it
+    (``/model`` or ``/mcp`` only print local output). Everything else joins the current turn.
+    """
+    turns: list[Turn] = []
+    current: Turn | None = None
+    pending_command: Event | None = None
+    for ev in thread.events:
+        kind = ev.kind
+        if kind is EventKind.PROMPT:
+            pending_command = None
+            current = _new_turn(thread, len(turns), ev, ev)
+            turns.append(current)
+            continue
+        if kind is EventKind.COMMAND:
+            pending_command = ev
+            continue
+        if kind is EventKind.ASSISTANT:
+            if pending_command is not None or current is None:
+                current = _new_turn(thread, len(turns), ev, pending_command)
+                turns.append(current)
+                pending_command = None
+            current.blocks.extend(ev.blocks)
+            current.uuids.extend(ev.uuids)
+            current.ended_at = ev.end_timestamp or current.ended_at
+            if ev.stop_reason == "end_turn":
+                current.complete = True
+            continue
+        if current is None:
+            continue
+        if kind is EventKind.TOOL_RESULTS:
+            current.uuids.extend(ev.uuids)
+        elif kind is EventKind.INTERRUPT:
+            current.interrupted = True
+            current.uuids.extend(ev.uuids)
+        elif kind is EventKind.TURN_END:
+            current.complete = True
+    turns = [t for t in turns if t.user_text or t.blocks]
+    for i, turn in enumerate(turns):
+        turn.index = i
+        if i + 1 < len(turns):
+            turn.next_user_text = turns[i + 1].user_text
+    if turns:
+        turns[-1].provisional = True
+    return turns
+
+
+def summaries(transcript: Transcript) -> list[Summary]:
+    """Compaction summaries on the main thread, then session titles (deduplicated)."""
+    out: list[Summary] = []
+    seen: set[str] = set()
+    for ev in transcript.main.events:
+        if ev.kind is EventKind.COMPACT_SUMMARY and ev.text and ev.text not in seen:
+            seen.add(ev.text)
+            out.append(Summary("compaction", ev.text, list(ev.uuids), ev.timestamp, ev.line))
+    for title in transcript.titles:
+        if title.text not in seen:
+            seen.add(title.text)
+            uuids = [title.leaf_uuid] if title.leaf_uuid else []
+            out.append(Summary("title", title.text, uuids, None, title.line))
+    return out
+
+
+# ---- rendering ------------------------------------------------------------------------------
+
+
+def _clip(text: str, words: int) -> str:
+    parts = text.split()
+    flat = " ".join(parts[:words])
+    return flat + " …" if len(parts) > words else flat
+
+
+def _short_path(path: str, cwd: str | None) -> str:
+    """A path relative to the session's cwd when it lies inside it."""
+    if cwd:
+        base = cwd.rstrip("/\\")
+        if path.startswith(base) and path[len(base) : len(base) + 1] in ("/", "\\"):
+            return path[len(base) + 1 :] or path
+    return path
+
+
+def _tool_target(call: ToolCall, cwd: str | None) -> str:
+    args = call.input
+    for key in ("file_path", "notebook_path", "path"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return _short_path(value, cwd)
+    for key in ("command", "pattern", "url", "query", "description", "prompt", "skill"):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return _clip(value, _ARG_WORDS)
+    if call.name == "TodoWrite" and isinstance(args.get("todos"), list):
+        items = [t.get("content") for t in args["todos"] if isinstance(t, dict)]
+        return _clip("; ".join(str(i) for i in items if i), _ARG_WORDS)
+    for value in args.values():
+        if isinstance(value, str) and value:
+            return _clip(value, _ARG_WORDS)
+    return ""
+
+
+def _tool_line(call: ToolCall, cwd: str | None) -> str:
+    target = _tool_target(call, cwd)
+    line = f"[{call.name}] {target}".rstrip()
+    if call.is_error and call.result:
+        line += f" (failed: {_clip(call.result, _ARG_WORDS)})"
+    return line
+
+
+def _turn_blocks(turn: Turn) -> list[tuple[str, list[str]]]:
+    """The turn as (markdown text, uuids) pieces in order, consecutive tool calls grouped."""
+    pieces: list[tuple[str, list[str]]] = []
+    if turn.user_text:
+        pieces.append((f"User: {turn.user_text}", [turn.user_uuid] if turn.user_uuid else []))
+    tool_lines: list[str] = []
+    tool_uuids: list[str] = []
+    first_text = True
+
+    def flush() -> None:
+        if tool_lines:
+            pieces.append(("\n".join(tool_lines), list(tool_uuids)))
+            tool_lines.clear()
+            tool_uuids.clear()
+
+    for block in turn.blocks:
+        if block.tool is not None:
+            tool_lines.append(_tool_line(block.tool, turn.cwd))
+            tool_uuids.extend(u for u in (block.uuid, block.tool.result_uuid) if u)
+        elif block.text:
+            flush()
+            prefix = "Assistant: " if first_text else ""
+            first_text = False
+            pieces.append((prefix + block.text, [block.uuid]))
+    flush()
+    if turn.next_user_text:
+        nxt = _clip(turn.next_user_text, _NEXT_USER_WORDS)
+        pieces.append((f"Next user message: {nxt}", []))
+    return pieces
+
+
+# ---- chunking -------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+
+
+def _markdown_units(text: str) -> list[str]:
+    """Split markdown into paragraphs, keeping code fences whole and headings as breaks.
+
+    A heading stays with what follows it, so that no chunk ends on a bare heading.
+    """
+    units: list[str] = []
+    buf: list[str] = []
+    in_fence = False
+
+    def heading_only() -> bool:
+        lines = [line for line in buf if line.strip()]
+        return bool(lines) and all(_HEADING.match(line) for line in lines)
+
+    def flush() -> None:
+        if buf and any(line.strip() for line in buf):
+            units.append("\n".join(buf).strip("\n"))
+        buf.clear()
+
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            if not in_fence:
+                if not heading_only():
+                    flush()
+                in_fence = True
+                buf.append(line)
+                continue
+            buf.append(line)
+            in_fence = False
+            flush()
+            continue
+        if in_fence:
+            buf.append(line)
+            continue
+        if _HEADING.match(line) or (not line.strip() and not heading_only()):
+            flush()
+        if line.strip():
+            buf.append(line)
+        elif buf:
+            buf.append("")  # the blank line after a heading
+    flush()
+    return units
+
+
+def _fit(unit: str, budget: int) -> list[str]:
+    """Cut a unit longer than ``budget`` words at line ends, and at words when a line is huge."""
+    if len(unit.split()) <= budget:
+        return [unit]
+    out: list[str] = []
+    cur: list[str] = []
+    size = 0
+    for line in unit.split("\n"):
+        n = len(line.split())
+        if n > budget:
+            if cur:
+                out.append("\n".join(cur))
+                cur, size = [], 0
+            words = line.split()
+            out.extend(" ".join(words[i : i + budget]) for i in range(0, len(words), budget))
+            continue
+        if size + n > budget and cur:
+            out.append("\n".join(cur))
+            cur, size = [], 0
+        cur.append(line)
+        size += n
+    if cur:
+        out.append("\n".join(cur))
+    return out
+
+
+def chunk_text(
+    pieces: Iterable[tuple[str, list[str]]],
+    *,
+    budget: int = CHUNK_WORDS,
+    overlap: float = OVERLAP_RATIO,
+    header: str = "",
+) -> list[tuple[str, list[str]]]:
+    """Pack (text, uuids) pieces into chunks of at most ``budget`` words.
+
+    One chunk when everything fits. Otherwise each chunk after the first starts with
+    ``header`` (what the turn was about) and the last ``overlap`` share of the previous chunk.
+    """
+    units: list[tuple[str, list[str]]] = []
+    for text, uuids in pieces:
+        for unit in _markdown_units(text):
+            units.extend((part, uuids) for part in _fit(unit, budget))
+    if not units:
+        return []
+    if sum(len(u.split()) for u, _ in units) <= budget:
+        return [("\n\n".join(u for u, _ in units), _merge(u for _, u in units))]
+    carry_words = max(1, int(budget * overlap))
+    head = f"({_clip(header, _HEADER_WORDS)})" if header else ""
+    # what precedes each later body: the header, "…", and the carried words
+    lead_words = len(head.split()) + 1 + carry_words
+    body_budget = max(budget - lead_words, budget // 2)
+    bodies: list[tuple[list[str], list[str]]] = []
+    cur: list[str] = []
+    cur_uuids: list[str] = []
+    size = 0
+    for unit, uuids in units:
+        for part in _fit(unit, body_budget):
+            n = len(part.split())
+            if size + n > body_budget and cur:
+                bodies.append((cur, cur_uuids))
+                cur, cur_uuids, size = [], [], 0
+            cur.append(part)
+            cur_uuids = _merge([cur_uuids, uuids])
+            size += n
+    if cur:
+        bodies.append((cur, cur_uuids))
+    chunks: list[tuple[str, list[str]]] = []
+    prev_tail = ""
+    for i, (parts, uuids) in enumerate(bodies):
+        body = "\n\n".join(parts)
+        lead: list[str] = []
+        if i > 0:
+            if head:
+                lead.append(head)
+            lead.append("… " + prev_tail)
+        chunks.append(("\n\n".join([*lead, body]), uuids))
+        prev_tail = " ".join(body.split()[-carry_words:])
+    return chunks
+
+
+def _merge(lists: Iterable[list[str]]) -> list[str]:
+    out: dict[str, None] = {}
+    for items in lists:
+        for item in items:
+            out[item] = None
+    return list(out)
+
+
+def _date(ts: str | None) -> str:
+    if not ts:
+        return ""
+    return ts[:16].replace("T", " ")
+
+
+def _action(call: ToolCall, cwd: str | None) -> str:
+    args = call.input
+    target = _tool_target(call, cwd)
+    name = call.name
+    if name in ("Edit", "MultiEdit") and isinstance(args.get("old_string"), str):
+        old = _clip(str(args.get("old_string")), _ARG_WORDS)
+        new = _clip(str(args.get("new_string") or ""), _ARG_WORDS)
+        text = f"used {name} on {target} to change `{old}` to `{new}`"
+    elif name == "Bash":
+        desc = args.get("description")
+        text = f"ran `{target}`" + (f" to {str(desc)[:1].lower()}{str(desc)[1:]}" if desc else "")
+    else:
+        text = f"used {name}" + (f" on {target}" if target else "")
+    if call.is_error:
+        text += " (it failed"
+        text += f": {_clip(call.result, _ARG_WORDS)})" if call.result else ")"
+    return text
+
+
+def _action_pieces(turn: Turn) -> list[tuple[str, list[str]]]:
+    tools = turn.tools
+    if not tools:
+        return []
+    if len(tools) < ACTION_MIN_TOOLS and not any(t.name in _CHANGING_TOOLS for t in tools):
+        return []
+    when = _date(turn.started_at)
+    where = f" on branch {turn.git_branch}" if turn.git_branch else ""
+    head = f"On {when}{where}" if when else f"In this session{where}"
+    asked = f', asked "{_clip(turn.user_text, _HEADER_WORDS)}",' if turn.user_text else ""
+    pieces: list[tuple[str, list[str]]] = [(f"{head}{asked} the assistant:", [])]
+    for block in turn.blocks:
+        if block.tool is not None:
+            uuids = [u for u in (block.uuid, block.tool.result_uuid) if u]
+            pieces.append(("- " + _action(block.tool, turn.cwd), uuids))
+    return pieces
+
+
+def turn_chunks(turn: Turn, *, budget: int = CHUNK_WORDS) -> list[Chunk]:
+    """The turn's chunks (sub-chunks when long), then its action chunks if it used tools."""
+    out: list[Chunk] = []
+    header = f"User: {turn.user_text}" if turn.user_text else ""
+    parts = chunk_text(_turn_blocks(turn), budget=budget, header=header)
+    for i, (text, uuids) in enumerate(parts):
+        out.append(Chunk("turn", text, uuids, i, len(parts)))
+    actions = _action_pieces(turn)
+    if actions:
+        # action lists are packed line by line; one line per tool call, never split
+        packed = _pack_lines(actions, budget)
+        for i, (text, uuids) in enumerate(packed):
+            out.append(Chunk("action", text, uuids, i, len(packed)))
+    return out
+
+
+def _pack_lines(pieces: list[tuple[str, list[str]]], budget: int) -> list[tuple[str, list[str]]]:
+    head, _ = pieces[0]
+    out: list[tuple[str, list[str]]] = []
+    lines: list[str] = [head]
+    uuids: list[str] = []
+    size = len(head.split())
+    for text, ids in pieces[1:]:
+        n = len(text.split())
+        if size + n > budget and len(lines) > 1:
+            out.append(("\n".join(lines), uuids))
+            lines, uuids, size = [head + " (continued)"], [], len(head.split()) + 1
+        lines.append(text)
+        uuids = _merge([uuids, ids])
+        size += n
+    if len(lines) > 1:
+        out.append(("\n".join(lines), uuids))
+    return out
+
+
+def summary_chunks(summary: Summary, *, budget: int = CHUNK_WORDS) -> list[Chunk]:
+    label = "Session summary" if summary.kind == "compaction" else "Session title"
+    parts = chunk_text([(f"{label}: {summary.text}", summary.uuids)], budget=budget, header=label)
+    return [Chunk("summary", text, uuids, i, len(parts)) for i, (text, uuids) in enumerate(parts)]
+
+
+def namespace_hint(cwd: str) -> str:
+    """The last folder name of a transcript's cwd, Windows paths included."""
+    pure = PureWindowsPath(cwd) if "\\" in cwd or re.match(r"^[A-Za-z]:", cwd) else None
+    name = pure.name if pure is not None else PurePosixPath(cwd).name
+    return name
+
+
+def chunk_metadata(turn: Turn, chunk: Chunk, transcript_path: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "kind": chunk.kind,
+        "session_id": turn.session_id,
+        "thread": turn.thread,
+        "turn": turn.index,
+        "part": chunk.part,
+        "parts": chunk.parts,
+        "uuids": chunk.uuids,
+        "started_at": turn.started_at,
+        "ended_at": turn.ended_at,
+        "git_branch": turn.git_branch,
+        "cwd": turn.cwd,
+        "transcript": transcript_path,
+    }
+    if turn.sidechain:
+        meta["sidechain"] = True
+        meta["agent_id"] = turn.thread
+    if turn.interrupted:
+        meta["interrupted"] = True
+    return {k: v for k, v in meta.items() if v is not None}

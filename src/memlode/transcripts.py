@@ -1,0 +1,577 @@
+"""Conversation memory: ingest Claude Code transcripts into the store, incrementally.
+
+Each transcript file is parsed (:mod:`memlode.sources.transcript`), grouped into turns and
+chunks (:mod:`memlode.sources.turns`), and reconciled with what an earlier run stored for the
+same file. A *unit* (one turn of one thread, or one summary) is stored with a fingerprint of its
+chunks; a later run leaves unchanged units alone, replaces changed ones (the provisional last
+turn, once its next prompt arrives), adds new ones and removes units that are gone (a branch
+abandoned by a rewind). One file's step is one write transaction, so a crash or a concurrent
+ingest of the same file never leaves half a turn or a duplicate. A file whose size and mtime
+have not moved since the last run costs one ``stat`` and one row lookup.
+
+Chunk memories whose text survives a replacement keep their id (and so their embedding).
+Embeddings for new rows are filled later by a long-lived process: this module imports nothing
+heavy, so the Stop hook can call :func:`ingest_transcript` directly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memlode.errors import InvalidInput, NotFound
+from memlode.project import detect_namespace
+from memlode.sources.transcript import MAIN_THREAD, EventKind, Transcript, parse_transcript
+from memlode.sources.turns import (
+    Chunk,
+    Turn,
+    build_turns,
+    chunk_metadata,
+    namespace_hint,
+    summaries,
+    summary_chunks,
+    turn_chunks,
+)
+from memlode.storage import memories as memory_repo
+from memlode.storage.memories import NewMemory
+from memlode.textutil import content_hash
+from memlode.types import MemoryType, format_ts, parse_ts, utcnow
+
+if TYPE_CHECKING:
+    from memlode.engine import Engine
+
+__all__ = [
+    "SOURCE",
+    "IngestReport",
+    "claude_projects_dir",
+    "encode_project_dir",
+    "ingest_transcript",
+    "project_transcripts",
+]
+
+SOURCE = "transcript"
+SUMMARY_THREAD = "summary"
+SESSION_SOURCE = "claude-code"
+# A compaction summary says what a whole session was about: ranked a little above a turn.
+SUMMARY_IMPORTANCE = 0.6
+TURN_IMPORTANCE = 0.5
+_SESSION_SUMMARY_CHARS = 4000
+_ENCODE = re.compile(r"[^A-Za-z0-9]")
+
+
+@dataclass(slots=True)
+class IngestReport:
+    path: str
+    status: str  # "ingested", "unchanged" or "empty"
+    session_id: str | None = None
+    namespace: str = ""
+    lines: int = 0
+    malformed: int = 0
+    partial_tail: bool = False
+    read_offset: int = 0
+    turns: int = 0  # main-thread turns in the file
+    sidechain_turns: int = 0
+    summaries: int = 0
+    provisional_turn: int | None = None
+    units_added: int = 0
+    units_replaced: int = 0
+    units_removed: int = 0
+    units_unchanged: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    incremental: bool = False  # only the tail from the provisional turn on was read
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class _Unit:
+    thread: str
+    index: int
+    provisional: bool
+    items: list[NewMemory]
+    fingerprint: str = ""
+
+
+# ---- locating transcripts -------------------------------------------------------------------
+
+
+def encode_project_dir(path: Path | str) -> str:
+    """Claude Code's folder name for a cwd: every char outside [A-Za-z0-9] becomes '-'."""
+    return _ENCODE.sub("-", str(path))
+
+
+def claude_projects_dir() -> Path:
+    """``$CLAUDE_CONFIG_DIR/projects`` when set, else ``~/.claude/projects``."""
+    config = os.environ.get("CLAUDE_CONFIG_DIR")
+    base = Path(config).expanduser() if config else Path.home() / ".claude"
+    return base / "projects"
+
+
+def project_transcripts(project: Path | str, claude_dir: Path | str | None = None) -> list[Path]:
+    """Every session of a project, subagent files included, oldest first."""
+    root = Path(claude_dir).expanduser() if claude_dir else claude_projects_dir()
+    folder = root / encode_project_dir(Path(project).expanduser().resolve())
+    if not folder.is_dir():
+        raise NotFound(
+            f"no Claude Code transcripts for {project} (looked in {folder}); "
+            "pass --claude-dir if they live elsewhere"
+        )
+    found = [p for p in folder.glob("*.jsonl") if p.is_file()]
+    found += [p for p in folder.glob("*/subagents/*.jsonl") if p.is_file()]
+    return sorted(found, key=lambda p: (p.stat().st_mtime_ns, str(p)))
+
+
+# ---- ingest ---------------------------------------------------------------------------------
+
+
+def _override(engine: Engine, namespace: str | None) -> str | None:
+    if namespace is None:
+        return None
+    ns = engine.resolve_namespace(namespace)
+    if ns is None:
+        raise InvalidInput("ingest into one namespace, not '*'")
+    return ns
+
+
+def _namespace(transcript: Transcript, engine: Engine, override: str | None) -> str:
+    if override is not None:
+        return override
+    cwd = transcript.cwd
+    if not cwd:
+        return engine.namespace
+    try:
+        exists = Path(cwd).is_dir()
+    except OSError:
+        exists = False
+    return detect_namespace(cwd) if exists else namespace_hint(cwd)
+
+
+def _timestamp(value: str | None) -> str | None:
+    if not value:
+        return None
+    try:
+        return format_ts(parse_ts(value))
+    except ValueError:
+        return None
+
+
+def _subagent_file_exists(path: Path, session_id: str | None, agent_id: str) -> bool:
+    """Whether a subagent's own file exists (then its agent_progress copy is not needed)."""
+    candidates = [path.parent / f"agent-{agent_id}.jsonl"]
+    if session_id:
+        candidates.append(path.parent / session_id / "subagents" / f"agent-{agent_id}.jsonl")
+    return any(c.is_file() for c in candidates)
+
+
+def _fingerprint(items: list[NewMemory]) -> str:
+    digest = hashlib.sha256()
+    for item in items:
+        digest.update(
+            json.dumps(
+                [
+                    item.content,
+                    item.metadata,
+                    str(item.memory_type),
+                    item.created_at,
+                    item.namespace,
+                ],
+                sort_keys=True,
+                ensure_ascii=False,
+            ).encode("utf-8")
+        )
+    return digest.hexdigest()
+
+
+def _units(
+    engine: Engine,
+    transcript: Transcript,
+    path: Path,
+    namespace: str,
+    report: IngestReport,
+    *,
+    first_turn: int = 0,
+) -> list[_Unit]:
+    """Every unit of a parsed file (or file tail, whose first main turn is ``first_turn``)."""
+    units: list[_Unit] = []
+
+    def memory(chunk: Chunk, meta: dict[str, Any], created: str | None) -> NewMemory:
+        summary = chunk.kind == "summary"
+        return engine.new_memory(
+            chunk.text,
+            MemoryType.INSIGHT if summary else MemoryType.CONTEXT,
+            SUMMARY_IMPORTANCE if summary else TURN_IMPORTANCE,
+            namespace=namespace,
+            metadata=meta,
+            source=SOURCE,
+            session_id=transcript.session_id,
+            created_at=created,
+        )
+
+    for thread in transcript.threads:
+        if thread.origin == "progress" and _subagent_file_exists(
+            path, transcript.session_id, thread.key
+        ):
+            continue
+        turns: list[Turn] = build_turns(thread)
+        if thread.key == MAIN_THREAD:
+            for turn in turns:
+                turn.index += first_turn
+            report.turns = first_turn + len(turns)
+            report.provisional_turn = turns[-1].index if turns else None
+        else:
+            report.sidechain_turns += len(turns)
+        for turn in turns:
+            created = _timestamp(turn.started_at)
+            items = [
+                memory(chunk, chunk_metadata(turn, chunk, str(path)), created)
+                for chunk in turn_chunks(turn)
+            ]
+            if items:
+                units.append(_Unit(thread.key, turn.index, turn.provisional, items))
+    for i, summary in enumerate(summaries(transcript)):
+        report.summaries += 1
+        items = []
+        for chunk in summary_chunks(summary):
+            meta: dict[str, Any] = {
+                "kind": "summary",
+                "summary": summary.kind,
+                "session_id": transcript.session_id,
+                "part": chunk.part,
+                "parts": chunk.parts,
+                "uuids": chunk.uuids,
+                "transcript": str(path),
+            }
+            if summary.timestamp:
+                meta["started_at"] = summary.timestamp
+            items.append(memory(chunk, meta, _timestamp(summary.timestamp)))
+        units.append(_Unit(SUMMARY_THREAD, i, False, items))
+    for unit in units:
+        unit.fingerprint = _fingerprint(unit.items)
+    return units
+
+
+def _stat(path: Path | str) -> tuple[Path, os.stat_result]:
+    file = Path(path).expanduser()
+    try:
+        file = file.resolve()
+        stat = file.stat()
+    except FileNotFoundError:
+        raise NotFound(f"no transcript at {path}; give the path of a .jsonl file") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
+    if not file.is_file():
+        raise InvalidInput(
+            f"{path} is not a file; give a transcript .jsonl file "
+            "(or use `memlode ingest transcripts --project DIR` for a whole project)"
+        )
+    return file, stat
+
+
+def _read_tail(
+    engine: Engine, file: Path, stat: os.stat_result, row: sqlite3.Row
+) -> Transcript | None:
+    """The file from its provisional turn on, when that alone is enough to update the store.
+
+    Anything a tail cannot show whole sends the caller back to a full read: a file that
+    shrank, a provisional turn that moved or was edited, a fork or compaction (their parents
+    lie before the tail), a new summary, or more lines of a subagent already stored.
+    """
+    offset, line, uuid = row["provisional_offset"], row["provisional_line"], row["provisional_uuid"]
+    if offset is None or line is None or not uuid or stat.st_size < row["file_size"]:
+        return None
+    tail = parse_transcript(file, start=offset, first_line=line)
+    turns = build_turns(tail.main)
+    if not turns or turns[0].user_uuid != uuid or turns[0].offset != offset:
+        return None
+    if tail.abandoned or tail.external_parents > 1 or tail.titles or tail.compact_boundaries:
+        return None
+    if any(ev.kind is EventKind.COMPACT_SUMMARY for ev in tail.main.events):
+        return None
+    stored_threads = {
+        r[0]
+        for r in engine.conn.execute(
+            "SELECT DISTINCT thread FROM transcript_units WHERE path = ?", (str(file),)
+        )
+    }
+    if any(t.key in stored_threads for t in tail.sidechains):
+        return None
+    return tail
+
+
+def ingest_transcript(
+    engine: Engine, path: Path | str, *, namespace: str | None = None, force: bool = False
+) -> IngestReport:
+    """Bring the store up to date with one transcript file (the Stop hook's entry point).
+
+    Unchanged since the last run (same size and mtime): no work. Grown by appends: only the
+    tail from the provisional turn on is read and its units reconciled. Otherwise (first read,
+    rewrite, rewind, compaction, ``force``) the whole file is read and every unit reconciled.
+    Either way one file is one transaction, and a unit whose chunks did not change is left
+    alone.
+    """
+    file, stat = _stat(path)
+    key = str(file)
+    row = engine.conn.execute("SELECT * FROM transcript_files WHERE path = ?", (key,)).fetchone()
+    override = _override(engine, namespace)
+    if row is not None and not force and override in (None, row["namespace"]):
+        if row["file_size"] == stat.st_size and row["mtime_ns"] == stat.st_mtime_ns:
+            return IngestReport(
+                path=key,
+                status="unchanged",
+                session_id=row["session_id"],
+                namespace=row["namespace"],
+                lines=row["read_lines"],
+                malformed=row["malformed_lines"],
+                read_offset=row["read_offset"],
+                turns=row["turns"],
+                sidechain_turns=row["sidechain_turns"],
+            )
+        try:
+            tail = _read_tail(engine, file, stat, row)
+        except OSError as exc:
+            raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
+        if tail is not None:
+            return _ingest_tail(engine, file, stat, row, tail)
+    try:
+        transcript = parse_transcript(file)
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
+    recognised = transcript.lines - transcript.malformed
+    if transcript.lines and recognised == 0:
+        raise InvalidInput(
+            f"{path} is not a Claude Code transcript: none of its {transcript.lines} lines is "
+            "a JSON record with a type"
+        )
+    ns = _namespace(transcript, engine, override)
+    report = IngestReport(
+        path=key,
+        status="ingested" if transcript.lines else "empty",
+        session_id=transcript.session_id,
+        namespace=ns,
+        lines=transcript.lines,
+        malformed=transcript.malformed,
+        partial_tail=transcript.partial_tail,
+        read_offset=transcript.consumed_bytes,
+    )
+    units = _units(engine, transcript, file, ns, report)
+    _store(engine, file, stat, transcript, units, report, prefix_malformed=0, scope=None)
+    return report
+
+
+def _ingest_tail(
+    engine: Engine, file: Path, stat: os.stat_result, row: sqlite3.Row, tail: Transcript
+) -> IngestReport:
+    first_turn = int(row["turns"]) - 1  # the stored provisional turn is re-read
+    report = IngestReport(
+        path=str(file),
+        status="ingested",
+        session_id=row["session_id"] or tail.session_id,
+        namespace=row["namespace"],
+        lines=int(row["provisional_line"]) + tail.lines,
+        malformed=int(row["prefix_malformed"]) + tail.malformed,
+        partial_tail=tail.partial_tail,
+        read_offset=tail.consumed_bytes,
+        incremental=True,
+    )
+    units = _units(engine, tail, file, report.namespace, report, first_turn=first_turn)
+    report.sidechain_turns += int(row["sidechain_turns"])
+    new_threads = {t.key for t in tail.sidechains}
+
+    def scope(thread: str, unit: int) -> bool:
+        return (thread == MAIN_THREAD and unit >= first_turn) or thread in new_threads
+
+    _store(
+        engine,
+        file,
+        stat,
+        tail,
+        units,
+        report,
+        prefix_malformed=int(row["prefix_malformed"]),
+        scope=scope,
+    )
+    return report
+
+
+def _store(
+    engine: Engine,
+    file: Path,
+    stat: os.stat_result,
+    transcript: Transcript,
+    units: list[_Unit],
+    report: IngestReport,
+    *,
+    prefix_malformed: int,
+    scope: Callable[[str, int], bool] | None,
+) -> None:
+    """One transaction: the file's row, its units reconciled, its session."""
+    turns = build_turns(transcript.main)
+    last = turns[-1] if turns else None
+    prov_line = last.line if last is not None else None
+    if prov_line is not None:
+        prefix_malformed += sum(1 for n in transcript.malformed_at if n < prov_line)
+    with engine.db.write() as conn:
+        conn.execute(
+            "INSERT INTO transcript_files (path, session_id, namespace, file_size, mtime_ns,"
+            " read_offset, read_lines, malformed_lines, provisional_offset, provisional_line,"
+            " provisional_uuid, prefix_malformed, turns, sidechain_turns, ingested_at)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id,"
+            " namespace = excluded.namespace, file_size = excluded.file_size,"
+            " mtime_ns = excluded.mtime_ns, read_offset = excluded.read_offset,"
+            " read_lines = excluded.read_lines, malformed_lines = excluded.malformed_lines,"
+            " provisional_offset = excluded.provisional_offset,"
+            " provisional_line = excluded.provisional_line,"
+            " provisional_uuid = excluded.provisional_uuid,"
+            " prefix_malformed = excluded.prefix_malformed, turns = excluded.turns,"
+            " sidechain_turns = excluded.sidechain_turns, ingested_at = excluded.ingested_at",
+            (
+                str(file),
+                report.session_id,
+                report.namespace,
+                stat.st_size,
+                stat.st_mtime_ns,
+                report.read_offset,
+                report.lines,
+                report.malformed,
+                last.offset if last is not None else None,
+                prov_line,
+                last.user_uuid if last is not None else None,
+                prefix_malformed,
+                report.turns,
+                report.sidechain_turns,
+                format_ts(utcnow()),
+            ),
+        )
+        _reconcile(conn, str(file), units, report, scope)
+        _record_session(conn, transcript, report.namespace)
+
+
+def _links(conn: sqlite3.Connection, path: str) -> dict[tuple[str, int], list[str]]:
+    out: dict[tuple[str, int], list[str]] = {}
+    rows = conn.execute(
+        "SELECT thread, unit, memory_id FROM transcript_chunks WHERE path = ?"
+        " ORDER BY thread, unit, chunk",
+        (path,),
+    )
+    for row in rows:
+        out.setdefault((row[0], row[1]), []).append(row[2])
+    return out
+
+
+def _chunked(ids: list[str], size: int = 500) -> Iterator[list[str]]:
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
+def _reconcile(
+    conn: sqlite3.Connection,
+    path: str,
+    units: list[_Unit],
+    report: IngestReport,
+    scope: Callable[[str, int], bool] | None = None,
+) -> None:
+    """Make the stored units (those ``scope`` covers; all by default) equal ``units``."""
+    stored = {
+        (r[0], r[1]): r[2]
+        for r in conn.execute(
+            "SELECT thread, unit, fingerprint FROM transcript_units WHERE path = ?", (path,)
+        )
+        if scope is None or scope(r[0], r[1])
+    }
+    wanted = {(u.thread, u.index): u for u in units}
+    stale = [k for k in stored if k not in wanted]
+    changed = [u for k, u in wanted.items() if stored.get(k) != u.fingerprint]
+    report.units_unchanged = len(wanted) - len(changed)
+    report.units_removed = len(stale)
+    report.units_replaced = sum(1 for u in changed if (u.thread, u.index) in stored)
+    report.units_added = len(changed) - report.units_replaced
+    if not stale and not changed:
+        return
+    links = _links(conn, path)
+    released: list[str] = []
+    for key in [*stale, *((u.thread, u.index) for u in changed)]:
+        if key in stored:
+            released.extend(links.get(key, []))
+            conn.execute(
+                "DELETE FROM transcript_units WHERE path = ? AND thread = ? AND unit = ?",
+                (path, key[0], key[1]),
+            )
+    # Memories of replaced units whose text comes back keep their id (and embedding).
+    pool: dict[str, str] = {}
+    for ids in _chunked(list(dict.fromkeys(released))):
+        marks = ",".join("?" * len(ids))
+        for row in conn.execute(
+            f"SELECT id, content_hash FROM memories WHERE id IN ({marks}) AND namespace = ?",
+            [*ids, report.namespace],
+        ):
+            pool.setdefault(row[1], row[0])
+    for unit in changed:
+        conn.execute(
+            "INSERT INTO transcript_units (path, thread, unit, fingerprint, provisional)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (path, unit.thread, unit.index, unit.fingerprint, int(unit.provisional)),
+        )
+        for n, item in enumerate(unit.items):
+            reused = pool.pop(content_hash(item.content), None)
+            if reused is not None:
+                memory_repo.update(conn, reused, {"metadata": item.metadata})
+                memory_id = reused
+            else:
+                memory_id, created = memory_repo.insert(conn, item)
+                report.chunks_added += int(created)
+            conn.execute(
+                "INSERT INTO transcript_chunks (path, thread, unit, chunk, memory_id)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (path, unit.thread, unit.index, n, memory_id),
+            )
+    # Released memories no unit links any more go (their embeddings and nodes cascade).
+    orphans = [
+        memory_id
+        for memory_id in dict.fromkeys(released)
+        if conn.execute(
+            "SELECT 1 FROM transcript_chunks WHERE memory_id = ? LIMIT 1", (memory_id,)
+        ).fetchone()
+        is None
+    ]
+    report.chunks_removed = memory_repo.delete(conn, orphans)
+
+
+def _record_session(conn: sqlite3.Connection, transcript: Transcript, namespace: str) -> None:
+    """The Claude Code session as a ``sessions`` row; its compaction summary as the summary."""
+    if not transcript.session_id:
+        return
+    started = None
+    for thread in transcript.threads:
+        for ev in thread.events:
+            started = _timestamp(ev.timestamp)
+            if started:
+                break
+        if started:
+            break
+    conn.execute(
+        "INSERT OR IGNORE INTO sessions (id, namespace, source, started_at, metadata)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (
+            transcript.session_id,
+            namespace,
+            SESSION_SOURCE,
+            started or format_ts(utcnow()),
+            json.dumps({"transcript": transcript.path}),
+        ),
+    )
+    compactions = [s for s in summaries(transcript) if s.kind == "compaction"]
+    if compactions:
+        conn.execute(
+            "UPDATE sessions SET summary = ? WHERE id = ? AND summary IS NULL",
+            (compactions[-1].text[:_SESSION_SUMMARY_CHARS], transcript.session_id),
+        )
