@@ -58,6 +58,10 @@ DEFAULT_MIN_SCORE = 0.1
 DEFAULT_CANDIDATES = 100
 # Share of a neighbour turn's relevance added to a memory in the same session (0 = off).
 DEFAULT_CONTEXT_WEIGHT = 0.0
+# Sources whose score decays with age (memory files: issue 7); others only get the recency
+# signal. The floor keeps a stale note findable instead of erasing it.
+DECAY_SOURCES = frozenset({"doc"})
+DECAY_FLOOR = 0.2
 # Graph strength mix from DESIGN.md: PageRank 40% + betweenness 30% + degree 20% + cluster 10%.
 GRAPH_MIX = (0.4, 0.3, 0.2, 0.1)
 
@@ -71,6 +75,7 @@ class RecallParams:
     min_score: float = DEFAULT_MIN_SCORE
     candidates: int = DEFAULT_CANDIDATES
     context_weight: float = DEFAULT_CONTEXT_WEIGHT
+    decay_sources: frozenset[str] = DECAY_SOURCES
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -81,6 +86,7 @@ class RecallParams:
             "min_score": self.min_score,
             "candidates": self.candidates,
             "context_weight": self.context_weight,
+            "decay_sources": sorted(self.decay_sources),
         }
 
 
@@ -177,7 +183,13 @@ def recall(
         contributions = {
             name: weights[name] * value for name, value in raw[memory_id].items() if weights[name]
         }
-        scored.append((memory_id, sum(contributions.values()), contributions))
+        total_score = sum(contributions.values())
+        if memories[memory_id].source in params.decay_sources:
+            factor = max(raw[memory_id]["recency"], DECAY_FLOOR)
+            if factor < 1.0:
+                contributions["decay"] = total_score * (factor - 1.0)
+                total_score *= factor
+        scored.append((memory_id, total_score, contributions))
     scored.sort(key=lambda item: (-item[1], item[0]))
 
     ranked_ids = [s[0] for s in scored]

@@ -1,0 +1,554 @@
+"""Memory files and docs: indexing them into the store, and the operations on them.
+
+Sources, and the namespace each is indexed into:
+
+- ``MEMORY.md``, ``SOUL.md``, ``USER.md`` and ``memory/*.md`` at the project root, and
+  ``.memlode/docs/`` in the project: the project's namespace (``engine.namespace``);
+- the same four shapes in ``$MEMLODE_HOME/global/``: the namespace ``global``
+  (``GLOBAL_NAMESPACE``), shared by every project;
+- folders added with ``memlode docs add DIR``: the namespace that was current when they were
+  added (``global`` outside a project or with ``--global``).
+
+A project's memory search covers its own namespace and ``global``. Outside a project (no
+project marker) memlode runs in *docs-only mode*: the global files and global folders are still
+indexed and searched, and ``docs_status`` says ``docs_only: true``.
+
+Each chunk is a memory with ``source='doc'``; its metadata carries ``path`` (relative to its
+root), ``root``, ``scope``, ``file`` (absolute), ``chunk``, ``chunks``, ``headings``, ``lines``,
+``evergreen`` and, for the four memory-file shapes, ``ref`` (what ``memory_get`` accepts).
+``created_at`` is the file's modification time when the chunk's text first appeared, which is
+what recall decays (evergreen files excepted). A changed file has its chunks replaced in one
+transaction: chunks whose text did not change keep their id, age and embedding.
+
+Every public function takes plain arguments and returns JSON-able values, so that a CLI command
+or an MCP tool is a thin adapter.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memlode.engine import Engine, SearchHit
+from memlode.errors import InvalidInput, NotFound
+from memlode.project import find_project_root
+from memlode.search.fts import STOPWORDS, query_terms
+from memlode.sources.docfiles import DocRoot, discover, relative_to_root
+from memlode.sources.docindex import (
+    DOC_SOURCE,
+    MAX_FILE_BYTES,
+    IndexReport,
+    Progress,
+    display_path,
+    drop_file,
+    index_file,
+    mtime_ts,
+    scan_root,
+)
+from memlode.sources.pathguard import ROOT_FILES, note_name, resolve_memory_path
+from memlode.types import format_ts, utcnow
+
+__all__ = [
+    "DEFAULT_EVERGREEN",
+    "DOC_SOURCE",
+    "GLOBAL_NAMESPACE",
+    "add_folder",
+    "append_compaction_summary",
+    "doc_roots",
+    "docs_status",
+    "gated_context",
+    "index_docs",
+    "list_folders",
+    "memory_get",
+    "memory_search",
+    "memory_store",
+    "reindex_paths",
+    "remove_folder",
+    "render_context",
+]
+
+log = logging.getLogger(__name__)
+
+GLOBAL_NAMESPACE = "global"
+# DESIGN.md: MEMORY.md, SOUL.md and USER.md never decay (by file name, wherever they are).
+DEFAULT_EVERGREEN = frozenset(ROOT_FILES)
+
+# The injection gate. A chunk is injected only if the recall score reaches the design's minimum
+# score and the chunk shares enough of the prompt's content words: at least GATE_MIN_TERMS of
+# them (all of them for a one-word prompt) and either GATE_MIN_COVERAGE of them or
+# GATE_ENOUGH_TERMS outright (long prompts rarely share a quarter of their words with a note).
+GATE_MIN_SCORE = 0.1
+GATE_MIN_TERMS = 2
+GATE_MIN_COVERAGE = 0.25
+GATE_ENOUGH_TERMS = 4
+DEFAULT_BUDGET_CHARS = 2000
+# A chunk that does not fit is cut to the remaining budget only if this much room is left.
+_MIN_PARTIAL_CHARS = 200
+
+
+# ---- roots ------------------------------------------------------------------------------------
+
+
+def _project_root(cwd: Path | None) -> Path | None:
+    root = find_project_root(cwd if cwd is not None else Path.cwd())
+    if root is None or root == root.parent:
+        return None
+    return root
+
+
+def _global_root(engine: Engine) -> Path:
+    return (engine.settings.home / "global").expanduser().resolve()
+
+
+def _project_namespace(engine: Engine) -> str:
+    return engine.namespace or GLOBAL_NAMESPACE
+
+
+def _namespaces(engine: Engine, project: Path | None) -> list[str]:
+    if project is None:
+        return [GLOBAL_NAMESPACE]
+    return list(dict.fromkeys([_project_namespace(engine), GLOBAL_NAMESPACE]))
+
+
+def doc_roots(engine: Engine, *, cwd: Path | None = None) -> list[DocRoot]:
+    """Every root indexed from ``cwd``: global, the project's (if any), the added folders."""
+    project = _project_root(cwd)
+    roots = [DocRoot(_global_root(engine), GLOBAL_NAMESPACE, "global", True)]
+    if project is not None:
+        ns = _project_namespace(engine)
+        roots.append(DocRoot(project, ns, "project", True))
+        roots.append(DocRoot(project / ".memlode" / "docs", ns, "docs", False))
+    wanted = _namespaces(engine, project)
+    rows = engine.conn.execute("SELECT path, namespace FROM doc_folders ORDER BY path").fetchall()
+    roots += [DocRoot(Path(r[0]), r[1], "folder", False) for r in rows if r[1] in wanted]
+    return roots
+
+
+def index_docs(
+    engine: Engine,
+    *,
+    cwd: Path | None = None,
+    progress: Progress | None = None,
+    evergreen: Iterable[str] = DEFAULT_EVERGREEN,
+) -> dict[str, Any]:
+    """Index every source once: unchanged files skipped, changed ones replaced, gone ones dropped.
+
+    ``progress(done, total, path)`` is called after each file.
+    """
+    names = frozenset(evergreen)
+    roots = doc_roots(engine, cwd=cwd)
+    found = {root: discover(root) for root in roots}
+    total = sum(len(files) for files in found.values())
+    report = IndexReport()
+    counter = [0]
+    for root in roots:
+        scan_root(engine.db, root, names, report, progress, counter, total)
+    project = _project_root(cwd)
+    return {
+        "docs_only": project is None,
+        "project_root": str(project) if project else None,
+        "namespaces": _namespaces(engine, project),
+        "roots": [r.to_dict() | {"exists": r.path.is_dir()} for r in roots],
+        **report.to_dict(),
+    }
+
+
+def reindex_paths(
+    engine: Engine,
+    paths: Iterable[Path | str],
+    *,
+    cwd: Path | None = None,
+    evergreen: Iterable[str] = DEFAULT_EVERGREEN,
+) -> dict[str, Any]:
+    """Bring the index up to date for changed paths (the watcher's entry point).
+
+    A changed file that a root indexes is re-indexed; anything else under a root (a deletion,
+    a folder event) rescans that root, which drops what is gone.
+    """
+    names = frozenset(evergreen)
+    roots = doc_roots(engine, cwd=cwd)
+    report = IndexReport()
+    rescan: list[DocRoot] = []
+    for raw in paths:
+        path = Path(raw)
+        for root in roots:
+            if root.path != path and root.path not in path.parents:
+                continue
+            if path.is_file() and relative_to_root(root, path) is not None:
+                index_file(engine.db, root, path, names, report)
+            elif root not in rescan:
+                rescan.append(root)
+    for root in rescan:
+        scan_root(engine.db, root, names, report)
+    return report.to_dict()
+
+
+# ---- folders ----------------------------------------------------------------------------------
+
+
+def _folder_path(folder: Path | str) -> Path:
+    if not isinstance(folder, str | Path) or not str(folder).strip():
+        raise InvalidInput("give a folder, e.g. memlode docs add ./docs")
+    if "\0" in str(folder):
+        raise InvalidInput("a folder path cannot contain a NUL character")
+    return Path(str(folder).strip()).expanduser().resolve()
+
+
+def add_folder(
+    engine: Engine,
+    folder: Path | str,
+    *,
+    cwd: Path | None = None,
+    global_: bool = False,
+    index: bool = True,
+) -> dict[str, Any]:
+    """Add a folder of markdown docs (into the project's namespace, or ``global``) and index it."""
+    path = _folder_path(folder)
+    if not path.is_dir():
+        raise InvalidInput(f"{folder} is not a folder; give an existing folder of markdown files")
+    if path == path.parent:
+        raise InvalidInput("refusing to index the whole file system; give a folder of docs")
+    project = _project_root(cwd)
+    ns = GLOBAL_NAMESPACE if global_ or project is None else _project_namespace(engine)
+    with engine.db.write() as conn:
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO doc_folders (path, namespace, added_at) VALUES (?, ?, ?)",
+            (str(path), ns, format_ts(utcnow())),
+        )
+    out: dict[str, Any] = {"path": str(path), "namespace": ns, "added": cur.rowcount > 0}
+    if index:
+        report = IndexReport()
+        scan_root(engine.db, DocRoot(path, ns, "folder", False), DEFAULT_EVERGREEN, report)
+        out["index"] = report.to_dict()
+    return out
+
+
+def remove_folder(engine: Engine, folder: Path | str) -> dict[str, Any]:
+    """Forget an added folder (in every namespace it was added to) and drop its chunks."""
+    path = _folder_path(folder)
+    rows = engine.conn.execute(
+        "SELECT namespace FROM doc_folders WHERE path = ?", (str(path),)
+    ).fetchall()
+    if not rows:
+        raise NotFound(f"{path} is not an added folder; see memlode docs list")
+    removed_files = removed_chunks = 0
+    with engine.db.write() as conn:
+        for (ns,) in rows:
+            ids = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM doc_files WHERE root = ? AND namespace = ?"
+                    " AND scope = 'folder'",
+                    (str(path), ns),
+                )
+            ]
+            for file_id in ids:
+                removed_chunks += drop_file(conn, file_id)
+            removed_files += len(ids)
+        conn.execute("DELETE FROM doc_folders WHERE path = ?", (str(path),))
+    return {
+        "path": str(path),
+        "namespaces": [r[0] for r in rows],
+        "files_removed": removed_files,
+        "chunks_removed": removed_chunks,
+    }
+
+
+def list_folders(engine: Engine) -> list[dict[str, Any]]:
+    rows = engine.conn.execute(
+        "SELECT f.path, f.namespace, f.added_at, count(d.id), coalesce(sum(d.chunks), 0)"
+        " FROM doc_folders f LEFT JOIN doc_files d ON d.root = f.path AND d.namespace = f.namespace"
+        " GROUP BY f.path, f.namespace ORDER BY f.path, f.namespace"
+    ).fetchall()
+    return [
+        {
+            "path": r[0],
+            "namespace": r[1],
+            "added_at": r[2],
+            "exists": Path(r[0]).is_dir(),
+            "files": r[3],
+            "chunks": r[4],
+        }
+        for r in rows
+    ]
+
+
+def docs_status(engine: Engine, *, cwd: Path | None = None) -> dict[str, Any]:
+    """What is indexed from ``cwd`` and whether memlode runs in docs-only mode."""
+    project = _project_root(cwd)
+    roots: list[dict[str, Any]] = []
+    lasts: list[str] = []
+    for root in doc_roots(engine, cwd=cwd):
+        files, chunks, last = engine.conn.execute(
+            "SELECT count(*), coalesce(sum(chunks), 0), max(indexed_at) FROM doc_files"
+            " WHERE root = ? AND namespace = ?",
+            (str(root.path), root.namespace),
+        ).fetchone()
+        roots.append(
+            root.to_dict()
+            | {"exists": root.path.is_dir(), "files": files, "chunks": chunks, "last": last}
+        )
+        if last:
+            lasts.append(last)
+    return {
+        "docs_only": project is None,
+        "project_root": str(project) if project else None,
+        "namespace": _project_namespace(engine) if project else GLOBAL_NAMESPACE,
+        "namespaces": _namespaces(engine, project),
+        "global_root": str(_global_root(engine)),
+        "roots": roots,
+        "files": sum(int(r["files"]) for r in roots),
+        "chunks": sum(int(r["chunks"]) for r in roots),
+        "last_indexed_at": max(lasts, default=None),
+    }
+
+
+# ---- memory files -----------------------------------------------------------------------------
+
+
+def _memory_root(engine: Engine, ref: str, cwd: Path | None) -> tuple[DocRoot, str]:
+    """The root a memory-file reference points into, and the path within it."""
+    if not isinstance(ref, str):
+        raise InvalidInput("a memory file path must be text, e.g. MEMORY.md")
+    text = ref.strip()
+    project = _project_root(cwd)
+    if text.startswith("global/") or project is None:
+        rel = text.removeprefix("global/") if text.startswith("global/") else text
+        return DocRoot(_global_root(engine), GLOBAL_NAMESPACE, "global", True), rel
+    return DocRoot(project, _project_namespace(engine), "project", True), text
+
+
+def memory_get(engine: Engine, path: str, *, cwd: Path | None = None) -> dict[str, Any]:
+    """A whole memory file: ``MEMORY.md``, ``memory/x.md``, ``global/SOUL.md``, ..."""
+    root, rel = _memory_root(engine, path, cwd)
+    real = resolve_memory_path(root.path, rel)
+    try:
+        data = real.read_bytes()
+        mtime = real.stat().st_mtime
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
+    return {
+        "ref": display_path(root, rel.removeprefix("./")),
+        "path": str(real),
+        "scope": root.scope,
+        "namespace": root.namespace,
+        "content": data.decode("utf-8", errors="replace").lstrip("\ufeff"),
+        "bytes": len(data),
+        "modified_at": mtime_ts(mtime),
+    }
+
+
+def _hit_dict(hit: SearchHit) -> dict[str, Any]:
+    memory = hit.memory
+    meta = memory.metadata
+    return {
+        "id": memory.id,
+        "ref": meta.get("ref"),
+        "path": meta.get("path"),
+        "file": meta.get("file"),
+        "scope": meta.get("scope"),
+        "namespace": memory.namespace,
+        "headings": meta.get("headings", []),
+        "chunk": meta.get("chunk"),
+        "lines": meta.get("lines"),
+        "evergreen": meta.get("evergreen", False),
+        "score": round(float(hit.score), 6),
+        "text": memory.content,
+    }
+
+
+def memory_search(
+    engine: Engine, query: str, k: int = 5, *, cwd: Path | None = None
+) -> dict[str, Any]:
+    """Search memory files and docs only (the project's namespace and ``global``)."""
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 100:
+        raise InvalidInput("k must be a whole number between 1 and 100")
+    project = _project_root(cwd)
+    namespaces = _namespaces(engine, project)
+    hits: list[SearchHit] = []
+    for ns in namespaces:
+        hits += engine.search(query, k, namespace=ns, sources=(DOC_SOURCE,))
+    hits.sort(key=lambda h: -h.score)
+    return {
+        "query": query,
+        "docs_only": project is None,
+        "namespaces": namespaces,
+        "results": [_hit_dict(h) for h in hits[:k]],
+    }
+
+
+def _write_note(path: Path, text: str, mode: str) -> None:
+    body = text if text.endswith("\n") else text + "\n"
+    if mode == "append":
+        try:
+            existing = path.read_bytes()
+        except FileNotFoundError:
+            existing = b""
+        if existing:
+            body = ("\n" if existing.endswith(b"\n") else "\n\n") + body
+            if existing.endswith(b"\n\n"):
+                body = body[1:]
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(path, flags, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(body)
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(body, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def memory_store(
+    engine: Engine,
+    name: str,
+    text: str,
+    *,
+    mode: str = "append",
+    scope: str | None = None,
+    cwd: Path | None = None,
+) -> dict[str, Any]:
+    """Append to (or with ``mode='write'`` replace) a memory file and index it at once.
+
+    ``name`` is a note ('auth' -> ``memory/auth.md``) or one of ``MEMORY.md``, ``SOUL.md``,
+    ``USER.md``. ``scope`` is ``project`` (the default in a project) or ``global``.
+    """
+    if mode not in ("append", "write"):
+        raise InvalidInput("mode must be 'append' or 'write'")
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput("nothing to store; give the text of the note")
+    if len(text) > MAX_FILE_BYTES // 2:
+        raise InvalidInput(f"a note is at most {MAX_FILE_BYTES // 2} characters; split it")
+    if scope not in (None, "project", "global"):
+        raise InvalidInput("scope must be 'project' or 'global'")
+    bare = name.strip() if isinstance(name, str) else name
+    root_file = next(
+        (f for f in ROOT_FILES if isinstance(bare, str) and bare in (f, f.removesuffix(".md"))),
+        None,
+    )
+    rel = root_file or f"memory/{note_name(name)}"
+    project = _project_root(cwd)
+    if scope == "global" or project is None:
+        if scope == "project":
+            raise InvalidInput("no project here (docs-only mode); store with scope 'global'")
+        root = DocRoot(_global_root(engine), GLOBAL_NAMESPACE, "global", True)
+    else:
+        root = DocRoot(project, _project_namespace(engine), "project", True)
+    root.path.mkdir(parents=True, exist_ok=True)
+    target = resolve_memory_path(root.path, rel, must_exist=False)
+    target.parent.mkdir(exist_ok=True)
+    target = resolve_memory_path(root.path, rel, must_exist=False)
+    _write_note(target, text, mode)
+    report = IndexReport()
+    index_file(engine.db, root, root.path / rel, DEFAULT_EVERGREEN, report)
+    return {
+        "ref": display_path(root, rel),
+        "path": str(target),
+        "scope": root.scope,
+        "namespace": root.namespace,
+        "mode": mode,
+        "bytes": target.stat().st_size,
+        "chunks_added": report.chunks_added,
+        "chunks_removed": report.chunks_removed,
+    }
+
+
+def append_compaction_summary(
+    engine: Engine,
+    summary: str,
+    *,
+    session_id: str | None = None,
+    when: datetime | None = None,
+    cwd: Path | None = None,
+) -> dict[str, Any]:
+    """Append a compaction summary to MEMORY.md under a dated heading, and index it."""
+    if not isinstance(summary, str) or not summary.strip():
+        raise InvalidInput("the compaction summary is empty")
+    stamp = (when or utcnow()).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [f"## Compaction summary, {stamp}", ""]
+    if session_id:
+        lines += [f"Session: {session_id}", ""]
+    lines.append(summary.strip())
+    return memory_store(engine, "MEMORY.md", "\n".join(lines), mode="append", cwd=cwd)
+
+
+# ---- retrieval-gated injection ----------------------------------------------------------------
+
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def _stem(term: str) -> str:
+    """A light stem so that 'tests'/'testing' meet 'test' (the FTS side uses porter)."""
+    for suffix in _SUFFIXES:
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+            return term[: -len(suffix)]
+    return term
+
+
+def _term_set(text: str) -> set[str]:
+    return {_stem(t) for t in query_terms(text, drop_stopwords=False)}
+
+
+def gated_context(
+    engine: Engine,
+    prompt: str,
+    budget_chars: int = DEFAULT_BUDGET_CHARS,
+    *,
+    k: int = 5,
+    min_score: float = GATE_MIN_SCORE,
+    cwd: Path | None = None,
+) -> list[dict[str, Any]]:
+    """The memory-file chunks worth injecting for ``prompt``, best first, within a budget.
+
+    Nothing is returned unless a chunk passes the gate (score and term overlap, see the
+    constants above); an empty prompt or one with no content words returns nothing.
+    """
+    if not isinstance(prompt, str) or budget_chars <= 0:
+        return []
+    wanted = {
+        _stem(t)
+        for t in query_terms(prompt, drop_stopwords=False)
+        if len(t) > 1 and t not in STOPWORDS
+    }
+    if not wanted:
+        return []
+    try:
+        found = memory_search(engine, prompt, k, cwd=cwd)["results"]
+    except InvalidInput:
+        return []
+    out: list[dict[str, Any]] = []
+    room = budget_chars
+    needed = min(GATE_MIN_TERMS, len(wanted))
+    for item in found:
+        if item["score"] < min_score:
+            continue
+        matched = wanted & _term_set(item["text"])
+        coverage = len(matched) / len(wanted)
+        if len(matched) < needed or (
+            coverage < GATE_MIN_COVERAGE and len(matched) < GATE_ENOUGH_TERMS
+        ):
+            continue
+        text: str = item["text"]
+        if len(text) > room:
+            if room < _MIN_PARTIAL_CHARS:
+                break
+            text = text[: room - 1].rsplit(None, 1)[0] + "…"
+        out.append(item | {"text": text, "matched_terms": sorted(matched)})
+        room -= len(text)
+        if room <= 0:
+            break
+    return out
+
+
+def render_context(items: Sequence[dict[str, Any]], title: str = "Relevant memory files") -> str:
+    """The injected text for ``gated_context`` items ('' when there are none)."""
+    if not items:
+        return ""
+    parts = [f"## {title}"]
+    for item in items:
+        source = item.get("ref") or item.get("file") or item.get("path") or "?"
+        parts.append(f"From {source}:\n{item['text']}")
+    return "\n\n".join(parts)
