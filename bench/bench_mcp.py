@@ -1,0 +1,213 @@
+"""MCP server latency: start to first answered ``tools/list``, and ``recall_memory`` round trips.
+
+Start-up is what a client waits for when it launches ``memlode mcp`` (Claude Code does on every
+session): the time from spawning the process to the answer of the first ``tools/list``, through
+the SDK's real stdio client (so it includes ``initialize``). Each run is a fresh process on a
+fresh home. The import share is measured separately: a process that only imports and builds
+what ``memlode mcp`` does before it serves, next to a bare interpreter.
+
+Round trips are ``recall_memory`` calls on one warm server over a store of N memories, with the
+deterministic embedder by default (``--embed local`` for the real model), after the background
+embedder has caught up.
+
+    python bench/bench_mcp.py                  # 10 starts, 200 recalls over 2,000 memories
+    python bench/bench_mcp.py --starts 20 --memories 10000 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from memlode import __version__
+from memlode.config import Settings
+from memlode.engine import Engine
+
+_VOCABULARY = """
+auth token session cache redis postgres migration schema index query deploy release rollback
+flag staging traffic balancer retry timeout queue worker cron backup restore logging metrics
+tracing alert budget latency pool lock
+"""
+WORDS = _VOCABULARY.split()
+QUERIES = [
+    "how do we refresh auth tokens",
+    "postgres migration rollback",
+    "redis cache timeout",
+    "deploy release flag",
+    "queue worker retry",
+]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    return {
+        "n": len(values),
+        "p50_ms": round(statistics.median(values) * 1000, 1),
+        "p90_ms": round(_percentile(values, 0.9) * 1000, 1),
+        "min_ms": round(min(values) * 1000, 1),
+        "max_ms": round(max(values) * 1000, 1),
+    }
+
+
+def _params(home: Path, project: Path, embed: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memlode", "mcp"],
+        env={"MEMLODE_HOME": str(home), "MEMLODE_EMBED_PROVIDER": embed},
+        cwd=str(project),
+    )
+
+
+def _project(root: Path) -> Path:
+    project = root / "proj"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    return project
+
+
+async def _one_start(home: Path, project: Path, embed: str) -> float:
+    with open(os.devnull, "w") as devnull:
+        started = time.perf_counter()
+        async with (
+            stdio_client(_params(home, project, embed), errlog=devnull) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await session.list_tools()
+            return time.perf_counter() - started
+
+
+def bench_start(runs: int, embed: str) -> dict[str, Any]:
+    times: list[float] = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="memlode-bench-mcp-") as tmp:
+            root = Path(tmp)
+            times.append(anyio.run(_one_start, root / "home", _project(root), embed))
+    return _summary(times)
+
+
+def bench_imports(runs: int) -> dict[str, Any]:
+    """A process that imports what ``memlode mcp`` needs before it serves, then exits."""
+    code = (
+        "import memlode.cli, memlode.cli.mcp_cmds\n"
+        "from memlode.config import Settings\n"
+        "from memlode.mcp.server import build_server\n"
+        "build_server(Settings.load({}), embed_in_background=False)\n"
+    )
+    bare: list[float] = []
+    full: list[float] = []
+    for _ in range(runs):
+        for target, script in ((bare, "pass"), (full, code)):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", script], check=True)
+            target.append(time.perf_counter() - started)
+    return {"bare_interpreter": _summary(bare), "build_server": _summary(full)}
+
+
+def _fill(home: Path, project: Path, count: int, embed: str) -> None:
+    settings = Settings.load({"home": str(home), "embed_provider": embed})
+    with Engine(settings, cwd=project) as engine:
+        items = []
+        for i in range(count):
+            words = [WORDS[(i * 7 + j * 13) % len(WORDS)] for j in range(12)]
+            text = f"memory {i}: " + " ".join(words)
+            items.append(engine.new_memory(text, tags=[WORDS[i % len(WORDS)]]))
+        engine.store_many(items)
+        engine.embed_pending()
+
+
+async def _recalls(home: Path, project: Path, embed: str, calls: int) -> dict[str, Any]:
+    with open(os.devnull, "w") as devnull:
+        async with (
+            stdio_client(_params(home, project, embed), errlog=devnull) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            first_started = time.perf_counter()
+            first = await session.call_tool("recall_memory", {"query": QUERIES[0], "k": 10})
+            first_time = time.perf_counter() - first_started
+            assert not first.is_error, first.content
+            times: list[float] = []
+            for i in range(calls):
+                started = time.perf_counter()
+                result = await session.call_tool(
+                    "recall_memory", {"query": QUERIES[i % len(QUERIES)], "k": 10}
+                )
+                times.append(time.perf_counter() - started)
+                assert not result.is_error, result.content
+            return {"first_call_ms": round(first_time * 1000, 1), "warm": _summary(times)}
+
+
+def bench_recall(memories: int, calls: int, embed: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="memlode-bench-mcp-") as tmp:
+        root = Path(tmp)
+        project = _project(root)
+        _fill(root / "home", project, memories, embed)
+        out: dict[str, Any] = anyio.run(_recalls, root / "home", project, embed, calls)
+        out["memories"] = memories
+        return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--starts", type=int, default=10, help="server starts to time")
+    parser.add_argument("--memories", type=int, default=2000, help="store size for recall")
+    parser.add_argument("--calls", type=int, default=200, help="recall_memory calls to time")
+    parser.add_argument("--embed", default="hash", help="embed provider (hash, local, none)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args()
+
+    results: dict[str, Any] = {
+        "memlode": __version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "embed": args.embed,
+        "start_to_tools_list": bench_start(args.starts, args.embed),
+        "imports": bench_imports(max(3, args.starts // 2)),
+        "recall_memory": bench_recall(args.memories, args.calls, args.embed),
+    }
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    start = results["start_to_tools_list"]
+    imports = results["imports"]
+    recall = results["recall_memory"]
+    print(f"memlode {results['memlode']}  python {results['python']}  {results['platform']}")
+    print(f"embedder: {args.embed}")
+    print(
+        f"start -> first tools/list answered: p50 {start['p50_ms']} ms, "
+        f"p90 {start['p90_ms']} ms (n={start['n']}, min {start['min_ms']} ms)"
+    )
+    print(
+        f"  of which: bare interpreter p50 {imports['bare_interpreter']['p50_ms']} ms, "
+        f"imports + build_server p50 {imports['build_server']['p50_ms']} ms"
+    )
+    warm = recall["warm"]
+    print(
+        f"recall_memory round trip over {recall['memories']} memories (k=10): "
+        f"p50 {warm['p50_ms']} ms, p90 {warm['p90_ms']} ms (n={warm['n']}); "
+        f"first call {recall['first_call_ms']} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""``memlode mcp``: serve the engine to MCP clients over stdio (default) or streamable HTTP.
+
+Nothing heavy is imported until the command runs, and the SDK is imported with stdout pointed
+at stderr: over stdio, stdout belongs to the protocol.
+"""
+
+from __future__ import annotations
+
+import click
+
+from memlode.cli.common import settings_from
+
+__all__ = ["mcp"]
+
+DEFAULT_HOST = "127.0.0.1"  # same as memlode.mcp.server.DEFAULT_HOST (not imported: start time)
+DEFAULT_PORT = 8765
+
+
+@click.command("mcp")
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option(
+    "--host",
+    default=DEFAULT_HOST,
+    show_default=True,
+    help="Address to bind with --http (keep 127.0.0.1 unless you know why).",
+)
+@click.option(
+    "--port",
+    default=DEFAULT_PORT,
+    show_default=True,
+    type=click.IntRange(1, 65535),
+    help="Port with --http.",
+)
+@click.option(
+    "--no-background-embed",
+    "no_embed",
+    is_flag=True,
+    help="Do not embed pending rows in the background.",
+)
+@click.option(
+    "-n",
+    "--namespace",
+    default=None,
+    help="The tools' default namespace (default: the project of the working directory).",
+)
+@click.pass_context
+def mcp(
+    ctx: click.Context,
+    use_http: bool,
+    host: str,
+    port: int,
+    no_embed: bool,
+    namespace: str | None,
+) -> None:
+    """Run the MCP server (stdio by default; --http for http://HOST:PORT/mcp).
+
+    Register it with a client, e.g. `claude mcp add memlode -- memlode mcp`.
+    """
+    settings = settings_from(ctx, namespace=namespace)
+    from memlode.mcp.server import serve_http, serve_stdio
+
+    if use_http:
+        serve_http(settings, host=host, port=port, embed_in_background=not no_embed)
+    else:
+        serve_stdio(settings, embed_in_background=not no_embed)

@@ -1,0 +1,322 @@
+"""Graph walks over memories: BFS/DFS traversal and decision chains.
+
+These are operations a user names ("what follows from this decision?", "how did our choice about
+auth evolve?"), composed straight from the persisted ``graph_nodes`` / ``graph_edges`` tables, so
+they need no graph library and answer in a few queries on a warm connection. L3: takes an
+``Engine`` and reads through ``engine.conn``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memlode import validate
+from memlode.errors import InvalidInput, NotFound
+from memlode.search.fts import query_terms
+from memlode.storage import graph as graph_repo
+from memlode.storage import memories as memory_repo
+from memlode.storage.memories import MemoryFilter
+from memlode.types import Edge, Memory, MemoryType, Relationship
+
+if TYPE_CHECKING:
+    from memlode.engine import Engine
+
+__all__ = [
+    "CHAIN_RELATIONSHIPS",
+    "DIRECTIONS",
+    "MAX_TRAVERSE_DEPTH",
+    "STRATEGIES",
+    "DecisionChain",
+    "TraversalStep",
+    "get_decision_chain",
+    "graph_traverse",
+]
+
+DIRECTIONS = ("out", "in", "both")
+STRATEGIES = ("bfs", "dfs")
+MAX_TRAVERSE_DEPTH = 10
+MAX_TRAVERSE_NODES = 10_000
+
+# Knowledge edges that make decisions a chain: one decision evolving into, replacing or leading
+# to another. A decision linked to a matched one by these is part of the same story.
+CHAIN_RELATIONSHIPS = (
+    Relationship.EVOLVED_INTO,
+    Relationship.SUPERSEDES,
+    Relationship.LEADS_TO,
+    Relationship.PRECEDED_BY,
+    Relationship.DERIVED_FROM,
+    Relationship.INVALIDATED_BY,
+    Relationship.CONTRADICTS,
+)
+
+
+@dataclass(slots=True)
+class TraversalStep:
+    """One node reached by a walk, with the edge it was reached through."""
+
+    node_id: str
+    kind: str
+    name: str
+    depth: int
+    parent: str | None = None
+    relationship: str | None = None
+    direction: str | None = None  # "out": parent -> node; "in": node -> parent
+    weight: float | None = None
+    memory: Memory | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "node_id": self.node_id,
+            "kind": self.kind,
+            "name": self.name,
+            "depth": self.depth,
+            "parent": self.parent,
+            "relationship": self.relationship,
+            "direction": self.direction,
+            "weight": self.weight,
+            "memory": self.memory.to_dict() if self.memory is not None else None,
+        }
+
+
+@dataclass(slots=True)
+class DecisionChain:
+    topic: str
+    namespace: str | None  # None: every namespace
+    decisions: list[Memory]  # oldest first
+    links: list[Edge]  # edges between the decisions in the chain
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "topic": self.topic,
+            "namespace": "*" if self.namespace is None else self.namespace,
+            "decisions": [m.to_dict() for m in self.decisions],
+            "links": [e.to_dict() for e in self.links],
+        }
+
+
+# ---- traversal --------------------------------------------------------------------------------
+
+
+def _adjacent(
+    conn: sqlite3.Connection,
+    node_id: str,
+    relationships: Sequence[Relationship],
+    direction: str,
+    memories_only: bool,
+) -> list[tuple[str, str, str, str | None, str, str, float]]:
+    """(node id, kind, name, memory id, relationship, direction, weight) of each neighbour."""
+    extra = ""
+    params: list[object] = []
+    if relationships:
+        extra += f" AND e.relationship IN ({','.join('?' * len(relationships))})"
+        params += [str(r) for r in relationships]
+    if memories_only:
+        extra += " AND n.kind = 'memory'"
+    out: list[tuple[str, str, str, str | None, str, str, float]] = []
+    sides = (("out", "target_id", "source_id"), ("in", "source_id", "target_id"))
+    for side, far, near in sides:
+        if direction not in (side, "both"):
+            continue
+        rows = conn.execute(
+            "SELECT n.id, n.kind, n.name, n.memory_id, e.relationship, e.weight"
+            f" FROM graph_edges e JOIN graph_nodes n ON n.id = e.{far}"
+            f" WHERE e.{near} = ?{extra} ORDER BY e.id",
+            [node_id, *params],
+        )
+        out += [(r[0], r[1], r[2], r[3], r[4], side, r[5]) for r in rows]
+    return out
+
+
+def graph_traverse(
+    engine: Engine,
+    start_id: str,
+    *,
+    depth: int = 2,
+    relationships: Sequence[Relationship | str] = (),
+    direction: str = "both",
+    strategy: str = "bfs",
+    limit: int = 100,
+    memories_only: bool = True,
+) -> list[TraversalStep]:
+    """Walk the graph from ``start_id`` (a memory id or any node id) up to ``depth`` hops.
+
+    The start comes first (depth 0); every other node appears once, at the first place the walk
+    reached it, with the edge it came through. BFS lists nodes by distance; DFS follows each
+    branch to the depth limit before the next one. ``memories_only`` keeps the walk on memory
+    nodes (code and file nodes are skipped, not walked through).
+    """
+    if direction not in DIRECTIONS:
+        raise InvalidInput("direction must be out, in or both")
+    if strategy not in STRATEGIES:
+        raise InvalidInput("strategy must be bfs or dfs")
+    if not 0 <= depth <= MAX_TRAVERSE_DEPTH:
+        raise InvalidInput(f"depth must be between 0 and {MAX_TRAVERSE_DEPTH}")
+    if not 1 <= limit <= MAX_TRAVERSE_NODES:
+        raise InvalidInput(f"limit must be between 1 and {MAX_TRAVERSE_NODES}")
+    rels = [validate.relationship(r) for r in relationships]
+    conn = engine.conn
+    start = _start_step(conn, start_id)
+    steps = [start]
+    seen = {start.node_id}
+    if strategy == "bfs":
+        queue: deque[TraversalStep] = deque([start])
+        while queue and len(steps) < limit:
+            current = queue.popleft()
+            if current.depth >= depth:
+                continue
+            for step in _children(conn, current, rels, direction, memories_only):
+                if step.node_id in seen:
+                    continue
+                seen.add(step.node_id)
+                steps.append(step)
+                queue.append(step)
+                if len(steps) >= limit:
+                    break
+    else:
+        stack: list[TraversalStep] = [start]
+        while stack and len(steps) < limit:
+            current = stack.pop()
+            if current is not start:
+                if current.node_id in seen:
+                    continue
+                seen.add(current.node_id)
+                steps.append(current)
+            if current.depth >= depth:
+                continue
+            fresh = [
+                s
+                for s in _children(conn, current, rels, direction, memories_only)
+                if s.node_id not in seen
+            ]
+            stack.extend(reversed(fresh))  # first neighbour is explored first
+    _attach_memories(conn, steps)
+    return steps
+
+
+def _start_step(conn: sqlite3.Connection, start_id: str) -> TraversalStep:
+    row = conn.execute(
+        "SELECT id, kind, name FROM graph_nodes WHERE id = ?", (start_id,)
+    ).fetchone()
+    if row is not None:
+        return TraversalStep(row[0], row[1], row[2], 0)
+    memory = memory_repo.fetch(conn, start_id)
+    if memory is None:
+        raise NotFound(f"no memory or graph node with id {start_id!r}")
+    # A memory that was never linked has no node yet: a walk from it finds only itself.
+    return TraversalStep(memory.id, "memory", memory.content[:80], 0)
+
+
+def _children(
+    conn: sqlite3.Connection,
+    parent: TraversalStep,
+    rels: Sequence[Relationship],
+    direction: str,
+    memories_only: bool,
+) -> Iterable[TraversalStep]:
+    for node_id, kind, name, _memory_id, rel, side, weight in _adjacent(
+        conn, parent.node_id, rels, direction, memories_only
+    ):
+        yield TraversalStep(
+            node_id, kind, name, parent.depth + 1, parent.node_id, rel, side, weight
+        )
+
+
+def _attach_memories(conn: sqlite3.Connection, steps: list[TraversalStep]) -> None:
+    ids = [s.node_id for s in steps if s.kind == "memory"]
+    found = memory_repo.fetch_many(conn, ids)
+    for step in steps:
+        step.memory = found.get(step.node_id)
+
+
+# ---- decision chains --------------------------------------------------------------------------
+
+
+def _looks_like_path(topic: str) -> bool:
+    name = topic.rsplit("/", 1)[-1]
+    return "/" in topic or "\\" in topic or ("." in name and not name.endswith("."))
+
+
+def get_decision_chain(
+    engine: Engine,
+    topic: str,
+    *,
+    namespace: str | None = None,
+    limit: int = 50,
+) -> DecisionChain:
+    """Decision memories about a file or a topic, oldest first: how the choice evolved.
+
+    A decision belongs to the chain when its text, tags or metadata mention ``topic`` (a file
+    path is matched literally, e.g. ``src/auth.py``), when a topic's words all occur in it (FTS,
+    stemmed), when it is linked in the graph to a node named ``topic`` (e.g. the file's node), or
+    when it is linked to such a decision by an evolution edge (EVOLVED_INTO, SUPERSEDES, ...).
+    With more than ``limit`` matches the most recent ``limit`` are kept.
+    """
+    if not isinstance(topic, str) or not topic.strip():
+        raise InvalidInput("topic is empty; give a file path or a topic")
+    if not 1 <= limit <= 1000:
+        raise InvalidInput("limit must be between 1 and 1000")
+    topic = topic.strip()
+    ns = engine.resolve_namespace(namespace)
+    conn = engine.conn
+    flt = MemoryFilter(namespace=ns, memory_types=[MemoryType.DECISION])
+    where, params = flt.where("m")
+    needle = topic.lower()
+    ids: set[str] = set()
+
+    # Literal mention in text, tags or metadata (file paths, identifiers, exact phrases).
+    rows = conn.execute(
+        f"SELECT m.id FROM memories m WHERE {where} AND (instr(lower(m.content), ?) > 0"
+        " OR instr(lower(m.tags), ?) > 0 OR instr(lower(m.metadata), ?) > 0)",
+        [*params, needle, needle, needle],
+    )
+    ids.update(r[0] for r in rows)
+
+    # Every word of a topic (stemmed): "auth tokens" finds "tokens for authentication".
+    if not _looks_like_path(topic):
+        terms = query_terms(topic)
+        if terms:
+            expression = " AND ".join('"' + t.replace('"', '""') + '"' for t in terms)
+            rows = conn.execute(
+                "SELECT m.id FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
+                f" WHERE memories_fts MATCH ? AND {where}",
+                [expression, *params],
+            )
+            ids.update(r[0] for r in rows)
+
+    # Decisions linked to a non-memory node for the topic (a file, a module, a symbol).
+    node_rows = conn.execute(
+        "SELECT id FROM graph_nodes WHERE kind != 'memory' AND (id = ? OR id = ? OR name = ?)",
+        (topic, f"file:{topic}", topic),
+    ).fetchall()
+    node_ids = [r[0] for r in node_rows]
+    if node_ids:
+        for edge in graph_repo.edges_of(conn, node_ids):
+            other = edge.target_id if edge.source_id in node_ids else edge.source_id
+            ids.add(other)
+
+    # One hop along evolution edges, so a chain does not lose the step that renamed things.
+    if ids:
+        for edge in graph_repo.edges_of(conn, sorted(ids)):
+            if edge.relationship in CHAIN_RELATIONSHIPS:
+                ids.update((edge.source_id, edge.target_id))
+
+    found = memory_repo.fetch_many(conn, sorted(ids))
+    decisions = [
+        m
+        for m in found.values()
+        if m.memory_type == MemoryType.DECISION and (ns is None or m.namespace == ns)
+    ]
+    decisions.sort(key=lambda m: (m.created_at, m.id))
+    decisions = decisions[-limit:]
+    chosen = {m.id for m in decisions}
+    links = [
+        e
+        for e in graph_repo.edges_of(conn, sorted(chosen))
+        if e.source_id in chosen and e.target_id in chosen
+    ]
+    links.sort(key=lambda e: (e.created_at, e.source_id, e.target_id, str(e.relationship)))
+    return DecisionChain(topic, ns, decisions, links)

@@ -1,0 +1,150 @@
+"""What every tool module gets: the settings, one engine behind a lock, and the error mapping.
+
+The SDK runs synchronous tools on worker threads, possibly several at once. One SQLite
+connection must not run two transactions at the same time, so tool calls take turns on the
+engine through a lock; the background embedder has its own connection and never waits for it.
+The engine is opened on first use, so the server answers ``initialize`` and ``tools/list``
+without touching the database.
+
+Errors: a ``MemlodeError`` (bad input, unknown id, storage failure) becomes a ``ToolError``
+whose text says what to change; the SDK turns it into an ``isError`` result the model reads.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+
+from memlode.config import Settings
+from memlode.errors import InvalidInput, MemlodeError, MissingDependency, NotFound, StorageError
+from memlode.project import detect_namespace
+
+if TYPE_CHECKING:
+    from memlode.engine import Engine
+
+__all__ = ["ToolContext", "tool_error"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def tool_error(exc: BaseException) -> ToolError:
+    """The ``ToolError`` a model can act on for an exception raised by the engine."""
+    if isinstance(exc, NotFound):
+        return ToolError(
+            f"{exc}. Check the id: recall_memory or get_decision_chain list ids, "
+            "list_namespaces lists namespaces."
+        )
+    if isinstance(exc, MissingDependency):
+        return ToolError(str(exc))
+    if isinstance(exc, InvalidInput):
+        return ToolError(f"invalid argument: {exc}")
+    if isinstance(exc, StorageError | sqlite3.Error):
+        return ToolError(
+            f"storage failure: {exc}. The call was not applied; retry it, and if it keeps "
+            "failing ask the user to run `memlode stats` (the database may be locked, "
+            "read-only or damaged)."
+        )
+    if isinstance(exc, MemlodeError):
+        return ToolError(str(exc))
+    return ToolError(f"{type(exc).__name__}: {exc}; the call was not applied")
+
+
+class ToolContext:
+    """Shared state of one server: settings, the current project, a lazily opened engine."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        cwd: Path | None = None,
+        on_write: Callable[[], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.cwd = cwd or Path.cwd()
+        # Same rule as Engine: an explicit namespace wins, else the project of the working dir.
+        self.namespace = (
+            settings.namespace if settings.namespace is not None else detect_namespace(self.cwd)
+        )
+        self._on_write = on_write
+        self._lock = threading.Lock()
+        self._engine: Engine | None = None
+        self._closed = False
+        self.extras: dict[str, Callable[[], object]] = {}  # status reporters (e.g. the embedder)
+
+    @property
+    def namespace_label(self) -> str:
+        return self.namespace or "(no project)"
+
+    def set_write_listener(self, listener: Callable[[], None] | None) -> None:
+        self._on_write = listener
+
+    @contextmanager
+    def engine(self) -> Iterator[Engine]:
+        """The engine, held exclusively for the block."""
+        with self._lock:
+            if self._closed:
+                raise StorageError("the server is shutting down; no more calls are served")
+            if self._engine is None:
+                from memlode.engine import Engine
+
+                self._engine = Engine(self.settings, cwd=self.cwd)
+            yield self._engine
+
+    def run(self, fn: Callable[[Engine], T], *, writes: bool = False) -> T:
+        """``fn(engine)`` with engine errors turned into tool errors the model can act on."""
+        try:
+            with self.engine() as engine:
+                result = fn(engine)
+        except ToolError:
+            raise
+        except (MemlodeError, sqlite3.Error) as exc:
+            raise tool_error(exc) from exc
+        except Exception as exc:
+            # A bug, not bad input: keep the traceback in the log, tell the model what happened
+            # (a local server; the text helps the user report it) and that retrying won't help.
+            log.exception("MCP tool call failed unexpectedly")
+            raise ToolError(
+                f"internal error in memlode ({type(exc).__name__}: {exc}); the call was not "
+                "applied and retrying will not help; tell the user"
+            ) from exc
+        if writes and self._on_write is not None:
+            self._on_write()
+        return result
+
+    def read_resource(self, fn: Callable[[Engine], T]) -> T:
+        """Like ``run`` for resources: unknown ids are "not found", the rest resource errors."""
+        try:
+            with self.engine() as engine:
+                return fn(engine)
+        except NotFound as exc:
+            raise ResourceNotFoundError(str(exc)) from exc
+        except (MemlodeError, sqlite3.Error) as exc:
+            raise ResourceError(str(tool_error(exc))) from exc
+
+    def warm_up(self) -> None:
+        """Open the engine and load its embedder now, so the first recall does not wait for it.
+
+        Runs on a background thread; a tool call that arrives meanwhile waits on the lock, as it
+        would have waited for the same loading anyway. Failures are left for the tools to report.
+        """
+        try:
+            with self.engine() as engine:
+                engine.pending_embeddings()  # loads the embedder (or records why it cannot)
+        except Exception as exc:
+            log.info("warm-up failed (the tools will report it): %s", exc)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._engine is not None:
+                self._engine.close()
+                self._engine = None

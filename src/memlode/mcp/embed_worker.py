@@ -1,0 +1,169 @@
+"""Background embedding: the long-lived server fills in vectors for rows stored without one.
+
+Hooks and quick CLI calls store text only; whatever long-lived process runs next embeds it. The
+worker is a daemon thread with its own ``Engine`` (its own SQLite connection: connections are not
+shared across threads). It works in small batches, each a short transaction, so tool calls on
+the server's connection are never held up for long, and sleeps between rounds. A store or update
+through the server wakes it at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memlode.config import Settings
+from memlode.errors import MissingDependency
+
+if TYPE_CHECKING:
+    from memlode.engine import Engine
+
+__all__ = ["BackgroundEmbedder"]
+
+log = logging.getLogger(__name__)
+
+# Batch size: large enough to amortise a model call, small enough that one round (and its write
+# transaction) takes well under a second with the local model.
+DEFAULT_BATCH_SIZE = 32
+# How long to sleep when nothing is pending; a write through the server wakes the worker early,
+# so this only bounds the delay for rows written by other processes (hooks, the CLI).
+DEFAULT_IDLE_SECONDS = 15.0
+# Let the server answer its first requests (initialize, tools/list) before loading a model.
+DEFAULT_START_DELAY = 1.0
+# Back-off after a failure (locked database, embedder down), doubling up to the maximum.
+_FAILURE_BACKOFF = 5.0
+_MAX_BACKOFF = 300.0
+
+
+class BackgroundEmbedder:
+    """Runs ``engine.embed_pending`` in batches on its own thread until stopped."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        cwd: Path | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        idle_seconds: float = DEFAULT_IDLE_SECONDS,
+        start_delay: float = DEFAULT_START_DELAY,
+    ) -> None:
+        self.settings = settings
+        self.cwd = cwd
+        self.batch_size = batch_size
+        self.idle_seconds = idle_seconds
+        self.start_delay = start_delay
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._state = "not started"
+        self._embedded = 0
+        self._rounds = 0
+        self._last_error: str | None = None
+        self._last_round_at: float | None = None
+
+    # ---- control ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="memlode-embedder", daemon=True)
+        self._set_state("starting")
+        self._thread.start()
+
+    def wake(self) -> None:
+        """Ask for a round now (new rows were written)."""
+        self._wake.set()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask the thread to finish and wait for it (once); a daemon thread cannot block exit."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                log.warning("background embedder still busy after %.0f s; leaving it", timeout)
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "state": self._state,
+                "embedded_since_start": self._embedded,
+                "rounds": self._rounds,
+                "last_error": self._last_error,
+                "seconds_since_last_round": (
+                    round(time.monotonic() - self._last_round_at, 1)
+                    if self._last_round_at is not None
+                    else None
+                ),
+                "batch_size": self.batch_size,
+            }
+
+    # ---- the thread -------------------------------------------------------------------------
+
+    def _set_state(self, state: str, error: str | None = None) -> None:
+        with self._lock:
+            self._state = state
+            if error is not None:
+                self._last_error = error
+
+    def _run(self) -> None:
+        if self._stop.wait(self.start_delay):
+            self._set_state("stopped")
+            return
+        try:
+            from memlode.engine import Engine
+
+            engine = Engine(self.settings, cwd=self.cwd)
+        except Exception as exc:  # the tools report storage problems; here we only stop
+            log.warning("background embedder cannot open the store: %s", exc)
+            self._set_state("failed", str(exc))
+            return
+        try:
+            self._loop(engine)
+        finally:
+            engine.close()
+            if self._state not in ("unavailable", "failed"):
+                self._set_state("stopped")
+
+    def _loop(self, engine: Engine) -> None:
+        backoff = _FAILURE_BACKOFF
+        while not self._stop.is_set():
+            self._wake.clear()
+            self._set_state("embedding")
+            try:
+                done = engine.embed_pending(limit=self.batch_size, batch_size=self.batch_size)
+            except MissingDependency as exc:
+                log.warning("background embedding is off: %s", exc)
+                self._set_state("unavailable", str(exc))
+                return
+            except Exception as exc:
+                log.warning("background embedding failed (retrying in %.0f s): %s", backoff, exc)
+                self._set_state("waiting after error", f"{type(exc).__name__}: {exc}")
+                self._wake.clear()  # a failure is not fixed by more writes; wait it out
+                if self._stop.wait(backoff):
+                    return
+                backoff = min(backoff * 2, _MAX_BACKOFF)
+                continue
+            backoff = _FAILURE_BACKOFF
+            if done == 0 and engine.embeddings.error is not None:
+                # No embedder (model missing, provider down): recall runs on text search alone.
+                self._set_state("unavailable", engine.embeddings.error)
+                return
+            with self._lock:
+                self._embedded += done
+                self._rounds += 1
+                self._last_round_at = time.monotonic()
+                self._last_error = None
+            if done >= self.batch_size:
+                # More may be pending: go on, but yield so tool calls get the database.
+                if self._stop.wait(0.05):
+                    return
+                continue
+            self._set_state("idle")
+            self._wake.wait(self.idle_seconds)

@@ -1,0 +1,216 @@
+"""Typed shapes of tool inputs and outputs: they become each tool's inputSchema / outputSchema.
+
+The vocabularies are spelled out as ``Literal`` types so a client sees the allowed values in the
+schema (an enum) instead of learning them from an error; a test keeps them equal to the enums in
+``memlode.types``.
+"""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memlode.types import Memory
+
+__all__ = [
+    "DecisionChainOut",
+    "DeleteOut",
+    "EdgeOut",
+    "ExpandedHitOut",
+    "ExpansionOut",
+    "ExportOut",
+    "HitOut",
+    "ImportOut",
+    "LinkedMemoryOut",
+    "MemoryOut",
+    "MemoryTypeName",
+    "NamespaceDeleteOut",
+    "NamespaceOut",
+    "NamespacesOut",
+    "RecallOut",
+    "RelationshipName",
+    "StatsOut",
+    "StoreOut",
+    "TraversalNodeOut",
+    "TraverseOut",
+    "WeightsOut",
+]
+
+MemoryTypeName = Literal[
+    "decision", "pattern", "preference", "style", "habit", "insight", "context"
+]
+
+RelationshipName = Literal[
+    "RELATES_TO",
+    "LEADS_TO",
+    "PART_OF",
+    "REINFORCES",
+    "CONTRADICTS",
+    "EVOLVED_INTO",
+    "DERIVED_FROM",
+    "INVALIDATED_BY",
+    "DEPENDS_ON",
+    "IMPORTS",
+    "EXTENDS",
+    "CALLS",
+    "CONTAINS",
+    "SUPERSEDES",
+    "BLOCKS",
+    "IMPLEMENTS",
+    "INHERITS",
+    "SIMILAR_TO",
+    "PRECEDED_BY",
+    "EXEMPLIFIES",
+    "EXPLAINS",
+    "SHARES_THEME",
+    "SUMMARIZES",
+]
+
+
+class MemoryOut(BaseModel):
+    id: str
+    content: str
+    memory_type: str
+    importance: float
+    confidence: float
+    access_count: int
+    tags: list[str]
+    metadata: dict[str, Any]
+    namespace: str
+    source: str
+    session_id: str | None
+    created_at: str
+    updated_at: str
+    last_accessed_at: str | None
+
+    @classmethod
+    def of(cls, memory: Memory) -> "MemoryOut":
+        return cls.model_validate(memory.to_dict())
+
+
+class HitOut(MemoryOut):
+    score: float
+    signals: dict[str, float] | None = Field(
+        default=None, description="Each signal's contribution (only with explain=true)"
+    )
+
+
+class StoreOut(BaseModel):
+    id: str
+    created: bool = Field(description="False: the same content was already stored under this id")
+    namespace: str
+
+
+class RecallOut(BaseModel):
+    query: str
+    namespace: str = Field(description="The namespace searched ('*' for all)")
+    hits: list[HitOut]
+
+
+class LinkedMemoryOut(MemoryOut):
+    hop: int = Field(description="Graph distance from the hit")
+    via: str = Field(description="The node this memory was reached from")
+    relationship: str
+    direction: str = Field(description="out: via -> this memory; in: this memory -> via")
+
+
+class ExpandedHitOut(HitOut):
+    expanded: list[LinkedMemoryOut] = Field(description="Memories linked to this hit")
+
+
+class ExpansionOut(BaseModel):
+    query: str
+    namespace: str
+    depth: int
+    hits: list[ExpandedHitOut]
+
+
+class DeleteOut(BaseModel):
+    id: str
+    deleted: bool
+
+
+class EdgeOut(BaseModel):
+    source_id: str
+    target_id: str
+    relationship: str
+    weight: float
+    properties: dict[str, Any]
+    created_at: str
+
+
+class TraversalNodeOut(BaseModel):
+    node_id: str
+    kind: str
+    name: str
+    depth: int
+    parent: str | None
+    relationship: str | None
+    direction: str | None
+    weight: float | None
+    memory: MemoryOut | None
+
+
+class TraverseOut(BaseModel):
+    start_id: str
+    strategy: str
+    depth: int
+    nodes: list[TraversalNodeOut]
+
+
+class DecisionChainOut(BaseModel):
+    topic: str
+    namespace: str
+    decisions: list[MemoryOut] = Field(description="Oldest first")
+    links: list[EdgeOut] = Field(description="Edges between decisions of the chain")
+
+
+class NamespaceOut(BaseModel):
+    namespace: str
+    memories: int
+    first_at: str | None
+    last_at: str | None
+
+
+class NamespacesOut(BaseModel):
+    current: str = Field(description="The server's own namespace (its project)")
+    namespaces: list[NamespaceOut]
+
+
+class NamespaceDeleteOut(BaseModel):
+    namespace: str
+    deleted_memories: int
+
+
+class StatsOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    namespace: str
+    memories: int
+    by_type: dict[str, int]
+    by_source: dict[str, int]
+    embedded: int
+    pending_embeddings: int
+    graph_nodes: int
+    graph_edges: int
+    sessions: int
+    last_memory_at: str | None
+    database: str
+    database_bytes: int
+
+
+class ExportOut(BaseModel):
+    namespace: str
+    records: int = Field(description="Memories, sessions and edges written (header excluded)")
+    jsonl: str = Field(description="One JSON object per line; give it to import_memories")
+
+
+class ImportOut(BaseModel):
+    memories_added: int
+    memories_skipped: int
+    edges_added: int
+    edges_skipped: int
+    sessions_added: int
+
+
+class WeightsOut(BaseModel):
+    weights: dict[str, float] = Field(description="Effective signal weights, summing to 1")

@@ -1,0 +1,50 @@
+"""Tool results: structured content for clients that read it, readable text for the rest.
+
+Every tool returns both. ``structuredContent`` carries the typed model (validated against the
+tool's outputSchema by the SDK); the text block is a compact rendering with every id a model needs
+for a follow-up call, since many clients show a model only the text.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel
+
+__all__ = ["memory_text", "respond", "short"]
+
+
+def respond(model: BaseModel, text: str) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=model.model_dump(mode="json"),
+    )
+
+
+def short(text: str, width: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def memory_text(memory: Mapping[str, Any], *, full: bool = True, prefix: str = "") -> str:
+    """One memory as a header line (id, type, date, score, tags) and its content."""
+    head = f"{prefix}{memory['id']}  {memory.get('memory_type', '')}"
+    created = memory.get("created_at") or ""
+    if created:
+        head += f"  {created[:16]}"
+    if memory.get("score") is not None:
+        head += f"  score={float(memory['score']):.3f}"
+    if memory.get("namespace"):
+        head += f"  ns={memory['namespace']}"
+    tags = memory.get("tags") or []
+    if tags:
+        head += f"  [{', '.join(tags)}]"
+    content = str(memory.get("content", ""))
+    body = content if full else short(content)
+    indented = "\n".join("    " + line for line in body.splitlines() or [""])
+    lines = [head, indented]
+    signals = memory.get("signals")
+    if signals:
+        parts = ", ".join(f"{k}={float(v):.3f}" for k, v in signals.items())
+        lines.append(f"    signals: {parts}")
+    return "\n".join(lines)

@@ -1,0 +1,174 @@
+"""Building and running the MCP server (official ``mcp`` SDK, 2.x: ``MCPServer``).
+
+``build_server`` wires a ``ToolContext`` (settings, one lazily opened engine), every registered
+tool module and, as the server's lifespan, the background embedder. ``serve_stdio`` and
+``serve_http`` run it. Over stdio, stdout carries protocol messages only: the SDK points fd 1 at
+stderr while it serves, and anything that may print while the server is being built is
+redirected to stderr here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memlode import __version__
+from memlode.config import Settings
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from memlode.mcp.context import ToolContext
+    from memlode.mcp.embed_worker import BackgroundEmbedder
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "MemlodeServer",
+    "build_server",
+    "serve_http",
+    "serve_stdio",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+HTTP_PATH = "/mcp"
+# Seconds after start before the engine and its embedder are loaded in the background: clients
+# send initialize and tools/list at once, and those should not compete with a model load.
+WARM_UP_DELAY = 0.5
+
+INSTRUCTIONS = """\
+memlode is this project's long-term memory: decisions and their reasons, patterns, preferences,
+insights, kept across sessions. Before deciding something, call recall_memory (or
+get_decision_chain for a file or topic) to see what was already decided. When a decision is made,
+a convention is agreed, or something non-obvious is learned, store it with store_memory (one
+self-contained memory each, with the right memory_type and a few tags), and link related memories
+with associate_memories. The default namespace is the current project: {project}."""
+
+
+@dataclass
+class MemlodeServer:
+    """The SDK server plus what it runs on; ``close`` releases the engine."""
+
+    server: MCPServer[Any]
+    context: ToolContext
+    embedder: BackgroundEmbedder | None
+    tool_modules: list[str]
+
+    def close(self) -> None:
+        if self.embedder is not None:
+            self.embedder.stop()
+        self.context.close()
+
+
+def build_server(
+    settings: Settings,
+    *,
+    cwd: Path | None = None,
+    embed_in_background: bool = True,
+    modules: list[str] | None = None,
+) -> MemlodeServer:
+    """The configured server (nothing is opened until the first tool call or the lifespan)."""
+    # Anything printed while the SDK and the tool modules import must not reach stdout.
+    with contextlib.redirect_stdout(sys.stderr):
+        from mcp.server.mcpserver import MCPServer
+
+        from memlode.mcp.context import ToolContext
+        from memlode.mcp.embed_worker import BackgroundEmbedder
+        from memlode.mcp.registry import register_all
+
+        ctx = ToolContext(settings, cwd=cwd)
+        embedder = BackgroundEmbedder(settings, cwd=ctx.cwd) if embed_in_background else None
+        if embedder is not None:
+            ctx.set_write_listener(embedder.wake)
+            ctx.extras["background_embedder"] = embedder.status
+
+        @contextlib.asynccontextmanager
+        async def lifespan(_: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
+            # After the client's opening requests (initialize, tools/list) have been answered.
+            warm_up = threading.Timer(WARM_UP_DELAY, ctx.warm_up)
+            warm_up.daemon = True
+            warm_up.start()
+            if embedder is not None:
+                embedder.start()
+            try:
+                yield {}
+            finally:
+                warm_up.cancel()
+                if embedder is not None:
+                    embedder.stop()
+                ctx.close()
+
+        server: MCPServer[Any] = MCPServer(
+            "memlode",
+            title="memlode",
+            description="Persistent, local-first memory for AI coding assistants",
+            instructions=INSTRUCTIONS.format(project=ctx.namespace_label),
+            version=__version__,
+            lifespan=lifespan,
+            log_level=_sdk_log_level(),
+        )
+        done = register_all(server, ctx, modules)
+    return MemlodeServer(server, ctx, embedder, done)
+
+
+def _sdk_log_level() -> Any:
+    """The SDK configures logging only when nothing else did; match the root logger's level."""
+    return logging.getLevelName(logging.getLogger().getEffectiveLevel())
+
+
+def serve_stdio(settings: Settings, *, embed_in_background: bool = True) -> None:
+    """Serve over stdin/stdout until the client closes the pipe."""
+    import anyio
+
+    built = build_server(settings, embed_in_background=embed_in_background)
+    try:
+        anyio.run(built.server.run_stdio_async)
+    finally:
+        built.close()
+
+
+def serve_http(
+    settings: Settings,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    embed_in_background: bool = True,
+) -> None:
+    """Serve streamable HTTP on ``http://host:port/mcp`` until interrupted."""
+    import anyio
+    import uvicorn
+
+    built = build_server(settings, embed_in_background=embed_in_background)
+    app = built.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
+    # log_config=None: uvicorn keeps to our stderr logging (its default sends access lines to
+    # stdout); access lines are off, requests are the client's business.
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+        log_level=logging.getLogger().getEffectiveLevel(),
+        lifespan="on",
+    )
+    if host not in _LOOPBACK:
+        log.warning(
+            "serving on %s: anyone who can reach this address can read and change your "
+            "memories (there is no authentication); prefer 127.0.0.1",
+            host,
+        )
+    print(f"memlode: MCP server on http://{host}:{port}{HTTP_PATH}", file=sys.stderr, flush=True)
+    try:
+        anyio.run(uvicorn.Server(config).serve)
+    finally:
+        built.close()

@@ -1,0 +1,95 @@
+"""Namespace tools: list them, count one, delete one (only with confirm=true)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from memlode.mcp.context import ToolContext
+from memlode.mcp.models import NamespaceDeleteOut, NamespaceOut, NamespacesOut, StatsOut
+from memlode.mcp.params import DESTRUCTIVE, MAX_ID_CHARS, READ_ONLY, ReadNamespace
+from memlode.mcp.render import respond
+
+if TYPE_CHECKING:
+    from memlode.engine import Engine
+
+__all__ = ["register", "stats_text"]
+
+
+def stats_text(out: StatsOut) -> str:
+    lines = [
+        f"namespace {out.namespace}: {out.memories} memories "
+        f"({out.embedded} embedded, {out.pending_embeddings} pending)",
+    ]
+    if out.by_type:
+        lines.append("by type: " + ", ".join(f"{k} {v}" for k, v in out.by_type.items()))
+    if out.by_source:
+        lines.append("by source: " + ", ".join(f"{k} {v}" for k, v in out.by_source.items()))
+    lines.append(f"graph: {out.graph_nodes} nodes, {out.graph_edges} edges")
+    lines.append(f"sessions: {out.sessions}; last memory at {out.last_memory_at or '-'}")
+    lines.append(f"database: {out.database} ({out.database_bytes} bytes)")
+    return "\n".join(lines)
+
+
+def register(server: MCPServer[Any], ctx: ToolContext) -> None:
+    @server.tool(
+        annotations=READ_ONLY,
+        description="Every namespace (one per project) with its memory count and time span.",
+    )
+    def list_namespaces() -> Annotated[CallToolResult, NamespacesOut]:
+        def call(engine: Engine) -> NamespacesOut:
+            return NamespacesOut(
+                current=engine.namespace,
+                namespaces=[NamespaceOut.model_validate(n) for n in engine.namespaces()],
+            )
+
+        out = ctx.run(call)
+        lines = [f"current namespace: {out.current or '(none)'}"]
+        if not out.namespaces:
+            lines.append("no namespaces yet")
+        for n in out.namespaces:
+            lines.append(
+                f"{n.namespace or '(none)'}: {n.memories} memories, "
+                f"{(n.first_at or '-')[:10]} .. {(n.last_at or '-')[:10]}"
+            )
+        return respond(out, "\n".join(lines))
+
+    @server.tool(
+        annotations=READ_ONLY,
+        description=(
+            "Counts for one namespace (default: this project; '*' for all): memories by type "
+            "and source, embedded and pending, graph size, sessions."
+        ),
+    )
+    def namespace_stats(namespace: ReadNamespace = None) -> Annotated[CallToolResult, StatsOut]:
+        out = ctx.run(lambda engine: StatsOut.model_validate(engine.stats(namespace)))
+        return respond(out, stats_text(out))
+
+    @server.tool(
+        annotations=DESTRUCTIVE,
+        description=(
+            "Delete a namespace and everything in it (memories, graph, sessions). Irreversible: "
+            "ask the user first, then call with confirm=true."
+        ),
+    )
+    def delete_namespace(
+        namespace: Annotated[
+            str,
+            Field(min_length=1, max_length=MAX_ID_CHARS, description="The namespace to delete"),
+        ],
+        confirm: Annotated[
+            bool, Field(description="Must be true: the user agreed to delete this namespace")
+        ] = False,
+    ) -> Annotated[CallToolResult, NamespaceDeleteOut]:
+        if not confirm:
+            raise ToolError(
+                f"not deleted: deleting namespace {namespace!r} cannot be undone; ask the user, "
+                "then call delete_namespace again with confirm=true"
+            )
+        deleted = ctx.run(lambda engine: engine.delete_namespace(namespace), writes=True)
+        out = NamespaceDeleteOut(namespace=namespace, deleted_memories=deleted)
+        return respond(out, f"deleted namespace {namespace!r} ({deleted} memories)")
