@@ -1,0 +1,649 @@
+"""Claude Code integration commands: ``init``, ``disable``, ``doctor`` and ``hook``.
+
+``init`` merges memlode's hook entries into a Claude Code settings file and registers the MCP
+server; it never touches anyone else's entries, and running it twice changes nothing. memlode's
+entries are recognised by their command (``... -m memlode.hooks <event>``), which carries the
+absolute path of the interpreter memlode is installed in, quoted, so that no shim or ``PATH``
+lookup is involved. ``disable`` removes exactly those entries and keeps the data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from memlode import __version__
+from memlode.cli.common import echo_json, json_option, settings_from
+from memlode.errors import InvalidInput
+
+__all__ = [
+    "HOOK_SPECS",
+    "disable",
+    "doctor",
+    "hook",
+    "hook_command",
+    "init",
+    "is_memlode_command",
+    "merge_hooks",
+    "remove_hooks",
+]
+
+MCP_NAME = "memlode"
+
+
+class HookSpec:
+    """One memlode hook: Claude Code event, our event name, matcher, timeout (s), async."""
+
+    __slots__ = ("async_", "event", "matcher", "name", "timeout")
+
+    def __init__(
+        self, event: str, name: str, matcher: str | None, timeout: int, async_: bool = False
+    ) -> None:
+        self.event = event
+        self.name = name
+        self.matcher = matcher
+        self.timeout = timeout
+        self.async_ = async_
+
+
+# Timeouts are seconds (values like 2000 have left other tools' hooks effectively uncapped).
+# PostToolUse runs async: Claude Code does not wait for it at all. The PostToolUse matcher
+# names the tools memlode has extractors for, which also leaves out memlode's own MCP tools.
+CAPTURED_TOOLS = "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|Grep|Glob|WebFetch|WebSearch"
+HOOK_SPECS = (
+    HookSpec("SessionStart", "session-start", None, 5),
+    HookSpec("UserPromptSubmit", "prompt", None, 5),
+    HookSpec("PostToolUse", "post-tool", CAPTURED_TOOLS, 10, async_=True),
+    HookSpec("Stop", "stop", None, 5),
+    HookSpec("PreCompact", "pre-compact", "auto|manual", 5),
+    HookSpec("SessionEnd", "session-end", None, 5),
+)
+
+_OURS = re.compile(r"-m\s+memlode\.hooks\b|(?:^|[\s/\\\"'])memlode\s+hook\s")
+
+
+def is_memlode_command(command: object) -> bool:
+    return isinstance(command, str) and _OURS.search(command) is not None
+
+
+def _quote(path: str) -> str:
+    """A shell word for ``path``: double quotes (works in sh, bash, Git Bash and cmd)."""
+    if os.name == "nt":
+        path = path.replace("\\", "/")
+    escaped = re.sub(r'(["\\$`])', r"\\\1", path)
+    return f'"{escaped}"'
+
+
+def hook_command(python: str, event: str, env: dict[str, str] | None = None) -> str:
+    prefix = ""
+    if env and os.name != "nt":
+        prefix = " ".join(f"{k}={_quote(v)}" for k, v in sorted(env.items())) + " "
+    return f"{prefix}{_quote(python)} -m memlode.hooks {event}"
+
+
+def _handler(spec: HookSpec, command: str) -> dict[str, Any]:
+    handler: dict[str, Any] = {"type": "command", "command": command, "timeout": spec.timeout}
+    if spec.async_:
+        handler["async"] = True
+    return handler
+
+
+def merge_hooks(
+    settings: dict[str, Any], python: str, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """``settings`` with memlode's hooks in place (a new dict; other entries untouched)."""
+    out = json.loads(json.dumps(settings))
+    hooks = out.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InvalidInput('"hooks" in the settings file is not an object; fix it by hand first')
+    for spec in HOOK_SPECS:
+        wanted = _handler(spec, hook_command(python, spec.name, env))
+        groups = hooks.get(spec.event)
+        if not isinstance(groups, list):
+            groups = []
+        placed = False
+        kept_groups: list[Any] = []
+        for group in groups:
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                kept_groups.append(group)
+                continue
+            handlers: list[Any] = []
+            ours_here = False
+            for handler in group["hooks"]:
+                if isinstance(handler, dict) and is_memlode_command(handler.get("command")):
+                    ours_here = True
+                    if not placed:
+                        handlers.append(wanted)
+                        placed = True
+                    continue  # a duplicate of ours: dropped
+                handlers.append(handler)
+            if not handlers:
+                continue
+            new_group = dict(group)
+            new_group["hooks"] = handlers
+            if ours_here and len(handlers) == 1:
+                _set_matcher(new_group, spec.matcher)
+            kept_groups.append(new_group)
+        if not placed:
+            group_new: dict[str, Any] = {}
+            _set_matcher(group_new, spec.matcher)
+            group_new["hooks"] = [wanted]
+            kept_groups.append(group_new)
+        hooks[spec.event] = kept_groups
+    return dict(out)
+
+
+def _set_matcher(group: dict[str, Any], matcher: str | None) -> None:
+    if matcher is None:
+        group.pop("matcher", None)
+    else:
+        group["matcher"] = matcher
+
+
+def remove_hooks(settings: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """``settings`` without memlode's hook handlers, and how many were removed."""
+    out = json.loads(json.dumps(settings))
+    hooks = out.get("hooks")
+    removed = 0
+    if not isinstance(hooks, dict):
+        return dict(out), 0
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept_groups: list[Any] = []
+        for group in groups:
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                kept_groups.append(group)
+                continue
+            handlers = [
+                h
+                for h in group["hooks"]
+                if not (isinstance(h, dict) and is_memlode_command(h.get("command")))
+            ]
+            removed += len(group["hooks"]) - len(handlers)
+            if handlers:
+                kept_groups.append({**group, "hooks": handlers})
+            elif not group["hooks"]:
+                kept_groups.append(group)  # someone else's empty group: not ours to drop
+        if kept_groups:
+            hooks[event] = kept_groups
+        else:
+            del hooks[event]
+    if not hooks:
+        del out["hooks"]
+    return dict(out), removed
+
+
+# ---- files -----------------------------------------------------------------------------------
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(
+            f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}); fix it, then run again"
+        ) from None
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{path} does not hold a JSON object; fix it, then run again")
+    return data
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.memlode-{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _update_json(path: Path, change: Any) -> bool:
+    """Apply ``change(data) -> data`` to a JSON file; write only if it changed. True if written."""
+    before = _read_json(path)
+    after = change(before)
+    if after == before and path.exists():
+        return False
+    _write_json(path, after)
+    return True
+
+
+def _project_root() -> Path:
+    from memlode.project import find_project_root
+
+    cwd = Path.cwd()
+    return find_project_root(cwd) or cwd
+
+
+def _paths(scope: str, settings_file: str | None, mcp_file: str | None) -> tuple[Path, Path, bool]:
+    """(settings file, MCP file, whether the MCP file is ~/.claude.json)."""
+    if scope == "user":
+        settings_path = Path.home() / ".claude" / "settings.json"
+        mcp_path = Path.home() / ".claude.json"
+        user_mcp = True
+    else:
+        root = _project_root()
+        settings_path = root / ".claude" / "settings.json"
+        mcp_path = root / ".mcp.json"
+        user_mcp = False
+    if settings_file:
+        settings_path = Path(settings_file).expanduser().resolve()
+    if mcp_file:
+        mcp_path = Path(mcp_file).expanduser().resolve()
+    return settings_path, mcp_path, user_mcp
+
+
+def _explicit_env(ctx: click.Context) -> dict[str, str]:
+    """MEMLODE_HOME / MEMLODE_DB as chosen for this run, to pin hooks and MCP to the same store."""
+    root = ctx.find_root().obj or {}
+    env: dict[str, str] = {}
+    home = root.get("home") or os.environ.get("MEMLODE_HOME")
+    db = root.get("db_path") or os.environ.get("MEMLODE_DB")
+    if home:
+        env["MEMLODE_HOME"] = str(Path(home).expanduser().resolve())
+    if db:
+        env["MEMLODE_DB"] = str(Path(db).expanduser().resolve())
+    return env
+
+
+def _mcp_entry(python: str, env: dict[str, str]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"type": "stdio", "command": python, "args": ["-m", "memlode", "mcp"]}
+    if env:
+        entry["env"] = dict(env)
+    return entry
+
+
+def _is_our_mcp(entry: object) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    args = entry.get("args")
+    command = str(entry.get("command") or "")
+    return "memlode" in command or (isinstance(args, list) and "memlode" in map(str, args))
+
+
+def _scope_option(fn: Any) -> Any:
+    fn = click.option(
+        "--mcp-file",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="MCP registration file (default: .mcp.json, or ~/.claude.json for --scope user).",
+    )(fn)
+    fn = click.option(
+        "--settings-file",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="Claude Code settings file to edit (default: the scope's settings.json).",
+    )(fn)
+    return click.option(
+        "--scope",
+        type=click.Choice(["project", "user"]),
+        default="project",
+        show_default=True,
+        help="project: .claude/settings.json and .mcp.json; user: ~/.claude/settings.json.",
+    )(fn)
+
+
+# ---- commands --------------------------------------------------------------------------------
+
+
+@click.command()
+@_scope_option
+@click.option("--no-mcp", is_flag=True, help="Install the hooks only; do not register MCP.")
+@click.pass_context
+def init(
+    ctx: click.Context,
+    scope: str,
+    settings_file: str | None,
+    mcp_file: str | None,
+    no_mcp: bool,
+) -> None:
+    """Install memlode's Claude Code hooks and register its MCP server.
+
+    Merges into the existing settings (other hooks are kept) and is safe to run again.
+    Restart Claude Code (or review /hooks) afterwards.
+    """
+    python = str(Path(sys.executable).absolute())
+    env = _explicit_env(ctx)
+    settings_path, mcp_path, user_mcp = _paths(scope, settings_file, mcp_file)
+    changed = _update_json(settings_path, lambda data: merge_hooks(data, python, env))
+    click.echo(f"hooks: {'installed in' if changed else 'already up to date in'} {settings_path}")
+    if not no_mcp:
+
+        def register(data: dict[str, Any]) -> dict[str, Any]:
+            out = json.loads(json.dumps(data))
+            servers = out.get("mcpServers")
+            if not isinstance(servers, dict):
+                servers = {}
+            servers[MCP_NAME] = _mcp_entry(python, env)
+            out["mcpServers"] = servers
+            return dict(out)
+
+        changed = _update_json(mcp_path, register)
+        where = f"{mcp_path}" + (" (user scope)" if user_mcp else "")
+        click.echo(f"mcp: {'registered in' if changed else 'already registered in'} {where}")
+    click.echo(f"interpreter: {python}")
+    click.echo("Restart Claude Code (or open /hooks) so it picks up the new hooks.")
+
+
+@click.command()
+@_scope_option
+@click.pass_context
+def disable(
+    ctx: click.Context, scope: str, settings_file: str | None, mcp_file: str | None
+) -> None:
+    """Remove memlode's hooks and MCP registration; the stored memories are kept."""
+    settings_path, mcp_path, _ = _paths(scope, settings_file, mcp_file)
+    removed = 0
+
+    def strip_hooks(data: dict[str, Any]) -> dict[str, Any]:
+        nonlocal removed
+        out, removed = remove_hooks(data)
+        return out
+
+    if settings_path.exists():
+        _update_json(settings_path, strip_hooks)
+    click.echo(f"hooks: removed {removed} memlode handler(s) from {settings_path}")
+    dropped = False
+
+    def unregister(data: dict[str, Any]) -> dict[str, Any]:
+        nonlocal dropped
+        out = json.loads(json.dumps(data))
+        servers = out.get("mcpServers")
+        if isinstance(servers, dict) and _is_our_mcp(servers.get(MCP_NAME)):
+            del servers[MCP_NAME]
+            dropped = True
+        return dict(out)
+
+    if mcp_path.exists():
+        _update_json(mcp_path, unregister)
+    click.echo(f"mcp: {'unregistered from' if dropped else 'not registered in'} {mcp_path}")
+    click.echo("Your memories are kept; run `memlode init` to turn capture back on.")
+
+
+@click.command()
+@click.argument("event")
+@click.pass_context
+def hook(ctx: click.Context, event: str) -> None:
+    """Run one Claude Code hook EVENT with its JSON payload on stdin (always exits 0).
+
+    Events: session-start, prompt, post-tool, stop, pre-compact, session-end. Installed hooks
+    call `python -m memlode.hooks EVENT` directly, which skips the CLI's start-up cost.
+    """
+    for key, value in _explicit_env(ctx).items():
+        os.environ[key] = value
+    from memlode.hooks.dispatch import main
+
+    main([event], exit_process=True)
+    ctx.exit(0)  # not reached: the hook ends the process with status 0
+
+
+def _interpreter_of(command: str) -> str | None:
+    import shlex
+
+    try:
+        words = shlex.split(command, posix=os.name != "nt")
+    except ValueError:
+        return None
+    for index, word in enumerate(words):
+        if word == "-m" and index + 1 < len(words) and words[index + 1] == "memlode.hooks":
+            return words[index - 1] if index > 0 else None
+    return None
+
+
+def _check_interpreter(python: str, cache: dict[str, str]) -> str:
+    if python in cache:
+        return cache[python]
+    if not os.path.isfile(python):
+        status = "missing"
+    else:
+        try:
+            proc = subprocess.run(
+                [python, "-c", "import memlode.hooks.dispatch"],
+                capture_output=True,
+                timeout=30,
+            )
+            status = "ok" if proc.returncode == 0 else "cannot import memlode"
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            status = f"cannot run ({exc})"
+    cache[python] = status
+    return status
+
+
+def _hooks_report(path: Path, cache: dict[str, str]) -> dict[str, Any]:
+    report: dict[str, Any] = {"file": str(path), "exists": path.exists(), "events": {}}
+    try:
+        data = _read_json(path)
+    except InvalidInput as exc:
+        report["error"] = str(exc)
+        return report
+    hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+    assert isinstance(hooks, dict)
+    for spec in HOOK_SPECS:
+        found = None
+        for group in hooks.get(spec.event) or []:
+            for handler in (group.get("hooks") or []) if isinstance(group, dict) else []:
+                if isinstance(handler, dict) and is_memlode_command(handler.get("command")):
+                    found = str(handler["command"])
+        if found is None:
+            continue
+        python = _interpreter_of(found)
+        report["events"][spec.event] = {
+            "command": found,
+            "interpreter": python,
+            "status": _check_interpreter(python, cache) if python else "shim (no interpreter)",
+        }
+    return report
+
+
+def _mcp_report(path: Path) -> dict[str, Any]:
+    report: dict[str, Any] = {"file": str(path), "registered": False}
+    try:
+        data = _read_json(path)
+    except InvalidInput as exc:
+        report["error"] = str(exc)
+        return report
+    servers = data.get("mcpServers")
+    if isinstance(servers, dict) and isinstance(servers.get(MCP_NAME), dict):
+        report["registered"] = True
+        report["command"] = servers[MCP_NAME].get("command")
+        report["args"] = servers[MCP_NAME].get("args")
+    return report
+
+
+def _fts5_available() -> bool:
+    try:
+        conn = sqlite3.connect(":memory:")
+        try:
+            conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+    return True
+
+
+def _embedder_report(settings: Any) -> dict[str, Any]:
+    import importlib
+    import importlib.util
+
+    report: dict[str, Any] = {"provider": settings.embed_provider}
+    if settings.embed_provider == "none":
+        report["status"] = "off (BM25 only)"
+        return report
+    try:
+        if importlib.util.find_spec("memlode.embed") is None:
+            report["status"] = "not available in this version"
+            return report
+        module = importlib.import_module("memlode.embed")
+        factory = getattr(module, "make_embedder", None)
+        if factory is None:
+            report["status"] = "not available in this version"
+            return report
+        embedder = factory(settings)
+        report["status"] = "ok"
+        for attr in ("name", "model", "model_id", "dimensions", "dim"):
+            value = getattr(embedder, attr, None)
+            if isinstance(value, str | int) and not isinstance(value, bool):
+                report[attr] = value
+    except Exception as exc:
+        report["status"] = f"error: {exc}"
+    return report
+
+
+def _log_report(home: Path) -> dict[str, Any]:
+    path = home / "hooks.log"
+    report: dict[str, Any] = {"file": str(path), "exists": path.exists()}
+    if path.exists():
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            lines = []
+        report["lines"] = len(lines)
+        report["last"] = lines[-1] if lines else None
+    return report
+
+
+@click.command()
+@json_option
+@click.option(
+    "--settings-file",
+    type=click.Path(dir_okay=False),
+    multiple=True,
+    help="Also check this settings file (repeatable).",
+)
+@click.pass_context
+def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...]) -> None:
+    """Check the Claude Code integration, the database and the embedder."""
+    settings = settings_from(ctx)
+    root = _project_root()
+    cache: dict[str, str] = {}
+    files = [root / ".claude" / "settings.json", Path.home() / ".claude" / "settings.json"]
+    files += [Path(f).expanduser().resolve() for f in settings_file]
+    files = list(dict.fromkeys(files))
+    hooks = [_hooks_report(f, cache) for f in files]
+    mcp = [_mcp_report(root / ".mcp.json"), _mcp_report(Path.home() / ".claude.json")]
+    database: dict[str, Any] = {
+        "path": str(settings.database),
+        "exists": settings.database.exists(),
+    }
+    problems: list[str] = []
+    if database["exists"]:
+        try:
+            from memlode.engine import Engine
+
+            with Engine(settings) as engine:
+                stats = engine.stats()
+            for key in (
+                "database_bytes",
+                "memories",
+                "by_source",
+                "embedded",
+                "pending_embeddings",
+                "graph_nodes",
+                "graph_edges",
+                "sessions",
+                "last_memory_at",
+            ):
+                database[key] = stats.get(key)
+        except Exception as exc:
+            database["error"] = str(exc)
+            problems.append(f"database: {exc}")
+    installed = [h for h in hooks if h["events"]]
+    if not installed:
+        problems.append("hooks: not installed; run `memlode init`")
+    for report in installed:
+        missing = [s.event for s in HOOK_SPECS if s.event not in report["events"]]
+        if missing:
+            problems.append(f"hooks: {report['file']} lacks {', '.join(missing)}")
+        for event, info in report["events"].items():
+            if info["status"] != "ok":
+                problems.append(f"hooks: {event} in {report['file']}: {info['status']}")
+    if not any(m["registered"] for m in mcp):
+        problems.append("mcp: memlode is not registered; run `memlode init`")
+    fts5 = _fts5_available()
+    if not fts5:
+        problems.append("sqlite: FTS5 is not available in this Python's SQLite")
+    from memlode.hooks._settings import HookSettings
+
+    hook_settings = HookSettings()
+    result = {
+        "version": __version__,
+        "python": sys.executable,
+        "hooks": hooks,
+        "hook_settings": {
+            "enabled": hook_settings.enabled,
+            "capture": hook_settings.capture,
+            "inject": hook_settings.inject,
+            "session_budget_tokens": hook_settings.session_budget_tokens,
+            "prompt_budget_tokens": hook_settings.prompt_budget_tokens,
+        },
+        "hooks_log": _log_report(settings.home),
+        "mcp": mcp,
+        "database": database,
+        "embedder": _embedder_report(settings),
+        "sqlite": {"version": sqlite3.sqlite_version, "fts5": fts5},
+        "problems": problems,
+        "ok": not problems,
+    }
+    if as_json:
+        echo_json(result)
+    else:
+        _print_doctor(result)
+    ctx.exit(0 if not problems else 1)
+
+
+def _print_doctor(result: dict[str, Any]) -> None:
+    click.echo(f"memlode {result['version']} ({result['python']})")
+    for report in result["hooks"]:
+        events = report["events"]
+        state = ", ".join(f"{e} [{i['status']}]" for e, i in events.items()) or "not installed"
+        click.echo(f"hooks   {report['file']}: {state}")
+    for report in result["mcp"]:
+        state = "registered" if report["registered"] else "not registered"
+        click.echo(f"mcp     {report['file']}: {state}")
+    db = result["database"]
+    if db["exists"]:
+        click.echo(
+            f"db      {db['path']}: {db.get('database_bytes')} bytes,"
+            f" {db.get('memories')} memories,"
+            f" {db.get('sessions')} sessions, {db.get('graph_nodes')} nodes,"
+            f" {db.get('graph_edges')} edges, {db.get('pending_embeddings')} pending embeddings"
+        )
+    else:
+        click.echo(f"db      {db['path']}: not created yet")
+    emb = result["embedder"]
+    click.echo(f"embed   provider {emb['provider']}: {emb.get('status')}")
+    click.echo(
+        f"sqlite  {result['sqlite']['version']}, FTS5 {'yes' if result['sqlite']['fts5'] else 'NO'}"
+    )
+    log = result["hooks_log"]
+    if log.get("last"):
+        click.echo(f"log     {log['file']}: {log['lines']} lines; last: {log['last']}")
+    hs = result["hook_settings"]
+    click.echo(
+        f"config  capture {'on' if hs['capture'] else 'off'},"
+        f" inject {'on' if hs['inject'] else 'off'},"
+        f" budgets {hs['session_budget_tokens']}/{hs['prompt_budget_tokens']} tokens"
+        + ("" if hs["enabled"] else " (hooks disabled)")
+    )
+    if result["problems"]:
+        click.echo("problems:")
+        for problem in result["problems"]:
+            click.echo(f"  - {problem}")
+    else:
+        click.echo("all good")

@@ -1,0 +1,176 @@
+"""Recall inside the UserPromptSubmit hook: BM25 from FTS5, a relevance gate, and optionally
+the vectors of a resident memlode process.
+
+The engine's ``search`` is the reference ranking, but importing it costs several times a
+hook's budget, so this module issues the same FTS5 query (same tokenisation, stopwords and
+column weights as ``memlode.search.fts``; ``tests/hooks/test_recall.py`` checks they agree)
+and then applies a gate tuned for injection, where silence is better than noise:
+
+- the prompt needs at least ``MIN_QUERY_TERMS`` content words ("ok", "continue" recall nothing);
+- a memory must contain at least ``MIN_MATCHED_TERMS`` of them and ``MIN_COVERAGE`` of all;
+- memories of the current session are skipped (they are already in the context), and so are
+  stored prompts (a question is not an answer).
+
+If a resident memlode process (the MCP server) listens on ``$MEMLODE_HOME/memlode.sock``, its
+vector hits are merged in, provided it answers within ``resident_timeout_ms``; see
+``memlode.hooks._resident``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memlode.hooks._lean import loads
+from memlode.textutil import identifier_parts, words
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+
+__all__ = ["Recalled", "query_terms", "recall"]
+
+# Same list as memlode.search.fts.STOPWORDS (kept in step by a test).
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t don didn doesn isn wasn weren won wouldn shouldn couldn ll re ve d m o y""".split()  # noqa: SIM905
+)
+_BM25_WEIGHTS = "1.0, 0.5, 0.4"  # memlode.search.fts._BM25_WEIGHTS: content, tags, identifiers
+
+MIN_QUERY_TERMS = 2
+MIN_MATCHED_TERMS = 2
+MIN_COVERAGE = 0.3
+CANDIDATES = 30
+# Minimum cosine similarity for a vector-only hit from the resident process (no shared words).
+MIN_VECTOR_SCORE = 0.55
+# Final order: mostly how much of the prompt a memory covers, then BM25, then importance.
+W_COVERAGE, W_BM25, W_IMPORTANCE = 0.6, 0.25, 0.15
+
+_SUFFIX = re.compile(r"(?:ies|es|s|ed|ing|ly)$")
+
+
+def query_terms(text: str, *, drop_stopwords: bool = True) -> list[str]:
+    """Lower-cased search terms: words, plus the parts of camelCase/snake_case identifiers."""
+    terms: dict[str, None] = {}
+    for token in words(text):
+        if not any(ch.isalnum() for ch in token):
+            continue
+        lowered = token.lower()
+        terms.setdefault(lowered, None)
+        for part in identifier_parts(token):
+            terms.setdefault(part, None)
+    out = list(terms)
+    if drop_stopwords:
+        kept = [t for t in out if t not in STOPWORDS]
+        if kept:
+            return kept
+    return out
+
+
+def _content_terms(text: str) -> set[str]:
+    """The words of a candidate memory, lower-cased, with the parts of snake_case and
+    camelCase identifiers (the same terms ``query_terms`` gives, without its stopword pass)."""
+    out: set[str] = set()
+    for token in words(text):
+        lowered = token.lower()
+        out.add(lowered)
+        if "_" in token or not (token.islower() or token.isupper() or token.isdigit()):
+            out.update(identifier_parts(token))
+    return out
+
+
+def _stem(term: str) -> str:
+    return _SUFFIX.sub("", term) if len(term) > 4 else term
+
+
+class Recalled:
+    __slots__ = ("content", "created_at", "id", "memory_type", "score")
+
+    def __init__(
+        self, memory_id: str, content: str, memory_type: str, created_at: str, score: float
+    ) -> None:
+        self.id = memory_id
+        self.content = content
+        self.memory_type = memory_type
+        self.created_at = created_at
+        self.score = score
+
+
+def _gate_terms(prompt: str) -> list[str]:
+    return [t for t in query_terms(prompt) if t not in STOPWORDS and len(t) > 1]
+
+
+def recall(
+    conn: sqlite3.Connection,
+    prompt: str,
+    namespace: str,
+    session_id: str,
+    *,
+    limit: int,
+    vector_hits: dict[str, float] | None = None,
+) -> list[Recalled]:
+    """The few memories worth injecting for ``prompt``, best first (may be empty)."""
+    terms = _gate_terms(prompt)
+    if len(terms) < MIN_QUERY_TERMS or limit <= 0:
+        return []
+    expression = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:64])
+    rows = conn.execute(
+        "SELECT m.id, m.content, m.memory_type, m.importance, m.created_at, m.tags,"
+        f" bm25(memories_fts, {_BM25_WEIGHTS}) AS score"
+        " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
+        " WHERE memories_fts MATCH ? AND m.namespace = ?"
+        " AND (m.session_id IS NULL OR m.session_id != ?)"
+        " ORDER BY score LIMIT ?",
+        (expression, namespace, session_id, CANDIDATES),
+    ).fetchall()
+    vectors = dict(vector_hits or {})
+    if vectors:
+        known = {r[0] for r in rows}
+        missing = [i for i in vectors if i not in known][:CANDIDATES]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            rows += conn.execute(
+                "SELECT m.id, m.content, m.memory_type, m.importance, m.created_at, m.tags, 0.0"
+                f" FROM memories m WHERE m.id IN ({marks}) AND m.namespace = ?"
+                " AND (m.session_id IS NULL OR m.session_id != ?)",
+                (*missing, namespace, session_id),
+            ).fetchall()
+    wanted = {_stem(t) for t in terms}
+    best_bm25 = max((-float(r[6]) for r in rows), default=0.0) or 1.0
+    scored: list[Recalled] = []
+    seen_heads: set[str] = set()
+    for memory_id, content, memory_type, importance, created_at, tags_json, raw in rows:
+        if _is_prompt(tags_json):
+            continue
+        have = {_stem(t) for t in _content_terms(content)}
+        matched = len(wanted & have)
+        coverage = matched / len(wanted)
+        vector = vectors.get(memory_id, 0.0)
+        lexical_ok = matched >= MIN_MATCHED_TERMS and coverage >= MIN_COVERAGE
+        if not lexical_ok and vector < MIN_VECTOR_SCORE:
+            continue
+        head = " ".join(content.split())[:60].lower()
+        if head in seen_heads:
+            continue
+        seen_heads.add(head)
+        score = (
+            W_COVERAGE * max(coverage, vector)
+            + W_BM25 * (-float(raw) / best_bm25)
+            + W_IMPORTANCE * float(importance)
+        )
+        scored.append(Recalled(memory_id, content, memory_type, created_at, score))
+    scored.sort(key=lambda r: -r.score)
+    return scored[:limit]
+
+
+def _is_prompt(tags_json: str) -> bool:
+    try:
+        tags = loads(tags_json)
+    except ValueError:
+        return False
+    return isinstance(tags, list) and "prompt" in tags

@@ -1,0 +1,142 @@
+"""The few settings a hook needs, read without importing ``memlode.config``.
+
+``memlode.config.Settings`` pulls in dataclasses (and through it ``inspect``), which costs more
+than a whole hook should. This module follows the same precedence (``MEMLODE_*`` environment >
+``config.toml`` in the home > default) for the fields hooks use, plus a ``[hooks]`` table:
+
+```toml
+[hooks]
+enabled = true                 # MEMLODE_HOOKS=0 turns every hook into a no-op
+capture = true                 # MEMLODE_HOOKS_CAPTURE=0: store nothing from tools or prompts
+inject = true                  # MEMLODE_HOOKS_INJECT=0: print no context at all
+capture_prompts = true
+tools = ["Read", "Edit", ...]  # capture only these tools (default: every tool with an extractor)
+session_budget_tokens = 1500   # MEMLODE_HOOKS_SESSION_BUDGET
+prompt_budget_tokens = 600     # MEMLODE_HOOKS_PROMPT_BUDGET
+prompt_max_memories = 4
+bash_output_chars = 1200
+resident_timeout_ms = 150
+```
+
+``tests/hooks/test_settings.py`` checks that home, database and namespace agree with
+``Settings.load`` so the two readers cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+__all__ = ["CHARS_PER_TOKEN", "HookSettings"]
+
+# Rough size of a token in English text and code; budgets are given in tokens, cut in chars.
+CHARS_PER_TOKEN = 4
+
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _flag(value: object, default: bool) -> bool:
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() not in _FALSE
+
+
+def _int(value: object, default: int, low: int, high: int) -> int:
+    if value is None or isinstance(value, bool):
+        return default
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        return default
+    return max(low, min(high, number))
+
+
+class HookSettings:
+    """What a hook reads from the environment and ``config.toml``; never raises."""
+
+    __slots__ = (
+        "bash_output_chars",
+        "capture",
+        "capture_prompts",
+        "config_error",
+        "db_path",
+        "enabled",
+        "home",
+        "inject",
+        "namespace",
+        "prompt_budget_tokens",
+        "prompt_max_memories",
+        "resident_timeout_ms",
+        "session_budget_tokens",
+        "tools",
+    )
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        env = os.environ if environ is None else environ
+        home_raw = env.get("MEMLODE_HOME")
+        self.home = os.path.expanduser(home_raw) if home_raw else _default_home()
+        self.config_error: str | None = None
+        data = self._read_config(os.path.join(self.home, "config.toml"))
+        hooks = data.get("hooks")
+        table: dict[str, Any] = hooks if isinstance(hooks, dict) else {}
+
+        db_raw = env.get("MEMLODE_DB") or data.get("db_path")
+        self.db_path = (
+            os.path.expanduser(str(db_raw)) if db_raw else os.path.join(self.home, "memlode.db")
+        )
+        ns = env.get("MEMLODE_NAMESPACE") or data.get("namespace")
+        self.namespace: str | None = str(ns) if ns else None
+
+        self.enabled = _flag(env.get("MEMLODE_HOOKS"), _flag(table.get("enabled"), True))
+        self.capture = _flag(env.get("MEMLODE_HOOKS_CAPTURE"), _flag(table.get("capture"), True))
+        self.inject = _flag(env.get("MEMLODE_HOOKS_INJECT"), _flag(table.get("inject"), True))
+        self.capture_prompts = _flag(table.get("capture_prompts"), True)
+        tools = table.get("tools")
+        self.tools: frozenset[str] | None = (
+            frozenset(str(t) for t in tools) if isinstance(tools, list) else None
+        )
+        self.session_budget_tokens = _int(
+            env.get("MEMLODE_HOOKS_SESSION_BUDGET", table.get("session_budget_tokens")),
+            1500,
+            0,
+            20000,
+        )
+        self.prompt_budget_tokens = _int(
+            env.get("MEMLODE_HOOKS_PROMPT_BUDGET", table.get("prompt_budget_tokens")),
+            600,
+            0,
+            8000,
+        )
+        self.prompt_max_memories = _int(table.get("prompt_max_memories"), 4, 0, 20)
+        self.bash_output_chars = _int(table.get("bash_output_chars"), 1200, 0, 20000)
+        self.resident_timeout_ms = _int(table.get("resident_timeout_ms"), 150, 0, 2000)
+
+    def _read_config(self, path: str) -> dict[str, Any]:
+        if not os.path.isfile(path):
+            return {}
+        try:
+            import tomllib
+
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except Exception as exc:  # a broken config file must not break the assistant
+            self.config_error = f"cannot read {path}: {exc}"
+            return {}
+        return data
+
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.home, "hooks.log")
+
+    def budget_chars(self, tokens: int) -> int:
+        return tokens * CHARS_PER_TOKEN
+
+
+def _default_home() -> str:
+    return os.path.join(os.path.expanduser("~"), ".memlode")

@@ -1,0 +1,318 @@
+"""The hooks' own narrow path into the database: open, check the schema, write a few rows.
+
+A hook is a fresh process per tool call, so this module avoids ``memlode.storage`` and
+``memlode.engine`` (they import ``dataclasses``/``inspect``, ``importlib.resources`` and
+``logging``, which together cost more than the hook's real work). It writes the same rows the
+storage layer writes, with the same rules:
+
+- pragmas in the order ``busy_timeout`` -> WAL -> ``synchronous=NORMAL`` -> foreign keys;
+- every write in one short ``BEGIN IMMEDIATE`` transaction, retried with jitter on SQLITE_BUSY;
+- memories deduplicated on (namespace, source, SHA-256 of the content), with the same
+  ``content_hash`` and ``search_terms`` as ``memlode.storage.memories.insert``.
+
+A missing database or pending migrations take the slow path once: ``memlode.storage.db.connect``
+creates and migrates the file. ``tests/hooks/test_store_parity.py`` checks that rows written here
+read back through the engine exactly like rows the engine wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+
+from memlode.hooks._lean import content_hash, dumps, loads, search_terms
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from typing import Any
+
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "add_edge",
+    "end_session",
+    "ensure_memory_node",
+    "file_node_id",
+    "insert_memory",
+    "new_id",
+    "now_ts",
+    "open_db",
+    "session_metadata",
+    "start_session",
+    "update_memory_content",
+    "update_session_metadata",
+    "upsert_file_node",
+    "write",
+]
+
+BUSY_TIMEOUT_MS = 5000  # the same as memlode.storage.db
+_RETRIES = 8
+_MIGRATIONS_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "storage", "migrations")
+
+
+def now_ts() -> str:
+    """The stored timestamp format (``memlode.types.format_ts``): fixed width ISO-8601 UTC."""
+    t = time.time()
+    micros = int((t % 1) * 1_000_000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{micros:06d}Z"
+
+
+def new_id() -> str:
+    """A random UUID4 string, without importing ``uuid`` (which imports ``platform``)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _latest_migration() -> int:
+    try:
+        names = os.listdir(_MIGRATIONS_DIR)
+    except OSError:
+        return -1  # unknown: take the slow path, which knows
+    # NNNN_name.sql, as memlode.storage.migrations names them
+    versions = [
+        int(n[:4]) for n in names if n.endswith(".sql") and n[:4].isdigit() and n[4:5] == "_"
+    ]
+    return max(versions, default=0)
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def _retry(conn: sqlite3.Connection, sql: str) -> None:
+    for attempt in range(_RETRIES):
+        try:
+            conn.execute(sql)
+            return
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc) or attempt == _RETRIES - 1:
+                raise
+            import random  # only on contention: not worth importing on every hook
+
+            time.sleep(0.01 * (2**attempt) * (0.5 + random.random()))
+
+
+def open_db(path: str) -> sqlite3.Connection:
+    """Open the database for a hook; create or migrate it through the storage layer if needed."""
+    if os.path.isfile(path) and os.path.getsize(path) > 0:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            _retry(conn, "PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            row = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+            current = int(row[0]) if row and row[0] is not None else 0
+            latest = _latest_migration()
+            if latest >= 0 and current >= latest:
+                return conn
+        except sqlite3.DatabaseError:
+            pass
+        conn.close()
+    from memlode.storage.db import connect  # slow path: create, or apply pending migrations
+
+    return connect(path)
+
+
+@contextlib.contextmanager
+def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One short ``BEGIN IMMEDIATE`` transaction, retried on busy, rolled back on error."""
+    if conn.in_transaction:
+        yield conn
+        return
+    _retry(conn, "BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    else:
+        _retry(conn, "COMMIT")
+
+
+# ---- memories --------------------------------------------------------------------------------
+
+
+def insert_memory(
+    conn: sqlite3.Connection,
+    *,
+    content: str,
+    memory_type: str,
+    importance: float,
+    tags: Sequence[str],
+    metadata: dict[str, Any],
+    namespace: str,
+    source: str,
+    session_id: str | None,
+) -> tuple[str, bool]:
+    """Insert unless the same content exists in (namespace, source); returns (id, created)."""
+    digest = content_hash(content)
+    existing = conn.execute(
+        "SELECT id FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
+        (namespace, source, digest),
+    ).fetchone()
+    if existing is not None:
+        return str(existing[0]), False
+    memory_id = new_id()
+    now = now_ts()
+    conn.execute(
+        "INSERT INTO memories (id, content, memory_type, importance, confidence, content_hash,"
+        " tags, metadata, namespace, source, session_id, created_at, updated_at, search_terms)"
+        " VALUES (?, ?, ?, ?, 1.0, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            memory_id,
+            content,
+            memory_type,
+            importance,
+            digest,
+            dumps(list(dict.fromkeys(tags)), ensure_ascii=False),
+            dumps(metadata, ensure_ascii=False, sort_keys=True),
+            namespace,
+            source,
+            session_id,
+            now,
+            now,
+            search_terms(content),
+        ),
+    )
+    return memory_id, True
+
+
+def update_memory_content(
+    conn: sqlite3.Connection, memory_id: str, content: str, metadata: dict[str, Any]
+) -> bool:
+    """Replace a memory's text (as ``memlode.storage.memories.update`` does); drop its vector."""
+    cur = conn.execute(
+        "UPDATE memories SET content = ?, content_hash = ?, search_terms = ?, metadata = ?,"
+        " updated_at = ? WHERE id = ?",
+        (
+            content,
+            content_hash(content),
+            search_terms(content),
+            dumps(metadata, ensure_ascii=False, sort_keys=True),
+            now_ts(),
+            memory_id,
+        ),
+    )
+    conn.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
+    return cur.rowcount > 0
+
+
+# ---- graph -----------------------------------------------------------------------------------
+
+
+def file_node_id(path: str) -> str:
+    return "file:" + path
+
+
+def ensure_memory_node(conn: sqlite3.Connection, memory_id: str, name: str, namespace: str) -> None:
+    now = now_ts()
+    conn.execute(
+        "INSERT OR IGNORE INTO graph_nodes (id, kind, name, namespace, memory_id, created_at,"
+        " updated_at) VALUES (?, 'memory', ?, ?, ?, ?, ?)",
+        (memory_id, name[:80], namespace, memory_id, now, now),
+    )
+
+
+def upsert_file_node(conn: sqlite3.Connection, path: str, namespace: str, name: str) -> str:
+    """The file's node (kind ``file``, id ``file:<abs path>``); existing properties are kept."""
+    node_id = file_node_id(path)
+    now = now_ts()
+    conn.execute(
+        "INSERT INTO graph_nodes (id, kind, name, namespace, properties, created_at, updated_at)"
+        " VALUES (?, 'file', ?, ?, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at",
+        (node_id, name, namespace, dumps({"path": path}), now, now),
+    )
+    return node_id
+
+
+def add_edge(
+    conn: sqlite3.Connection,
+    source_id: str,
+    target_id: str,
+    relationship: str,
+    properties: dict[str, Any] | None = None,
+    weight: float = 1.0,
+) -> bool:
+    cur = conn.execute(
+        "INSERT INTO graph_edges (source_id, target_id, relationship, weight, properties,"
+        " created_at) VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (source_id, target_id, relationship) DO NOTHING",
+        (
+            source_id,
+            target_id,
+            relationship,
+            weight,
+            dumps(properties or {}, sort_keys=True),
+            now_ts(),
+        ),
+    )
+    return cur.rowcount > 0
+
+
+# ---- sessions --------------------------------------------------------------------------------
+
+
+def start_session(
+    conn: sqlite3.Connection,
+    session_id: str,
+    namespace: str,
+    source: str,
+    metadata: dict[str, Any] | None = None,
+) -> bool:
+    """Start or resume (clear ``ended_at``) a session, merging ``metadata``; True when new."""
+    cur = conn.execute(
+        "INSERT OR IGNORE INTO sessions (id, namespace, source, started_at, metadata)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (session_id, namespace, source, now_ts(), dumps(metadata or {}, sort_keys=True)),
+    )
+    if cur.rowcount > 0:
+        return True
+    if metadata:
+        conn.execute(
+            "UPDATE sessions SET ended_at = NULL, metadata = json_patch(metadata, ?) WHERE id = ?",
+            (dumps(metadata, sort_keys=True), session_id),
+        )
+    else:
+        conn.execute(
+            "UPDATE sessions SET ended_at = NULL WHERE id = ? AND ended_at IS NOT NULL",
+            (session_id,),
+        )
+    return False
+
+
+def end_session(conn: sqlite3.Connection, session_id: str, summary: str | None) -> bool:
+    cur = conn.execute(
+        "UPDATE sessions SET ended_at = ?, summary = COALESCE(?, summary) WHERE id = ?",
+        (now_ts(), summary, session_id),
+    )
+    return cur.rowcount > 0
+
+
+def session_metadata(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
+    row = conn.execute("SELECT metadata FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if row is None:
+        return None
+    try:
+        value = loads(row[0])
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def update_session_metadata(
+    conn: sqlite3.Connection, session_id: str, changes: dict[str, Any]
+) -> None:
+    """Set top-level keys of the session's metadata (each value replaced whole)."""
+    for key, value in changes.items():
+        conn.execute(
+            "UPDATE sessions SET metadata = json_set(metadata, ?, json(?)) WHERE id = ?",
+            ('$."' + key.replace('"', "") + '"', dumps(value, sort_keys=True), session_id),
+        )

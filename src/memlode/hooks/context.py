@@ -1,0 +1,191 @@
+"""What the hooks put into the assistant's context, always within a character budget.
+
+- ``session_context``: the SessionStart block: recent session summaries, curated
+  decisions/insights/patterns, recent changes, file hotspots and a line of stats for the
+  project; '' for a project with nothing stored.
+- ``prompt_context``: the UserPromptSubmit block: the few recalled memories that passed the gate.
+
+Every line is redacted again before it is injected (secrets may predate the redactor, or have
+been stored through another path). Lines are added in priority order until the budget is spent;
+a line that does not fit is clipped once and then the block ends.
+"""
+
+from __future__ import annotations
+
+from memlode.hooks._lean import dumps
+from memlode.redact import redact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Sequence
+
+    from memlode.hooks._recall import Recalled
+
+__all__ = ["hook_output", "prompt_context", "session_context"]
+
+# How far back file hotspots look, in days: long enough to span a few sessions of a project.
+HOTSPOT_DAYS = 30
+MAX_SESSIONS = 3
+MAX_KEY_MEMORIES = 10
+MAX_RECENT_EDITS = 5
+MAX_HOTSPOTS = 8
+_KEY_TYPES = ("decision", "insight", "pattern", "preference", "style", "habit")
+HOOK_SOURCE = "hook"
+
+
+def hook_output(event_name: str, text: str) -> str:
+    """The JSON Claude Code reads from SessionStart/UserPromptSubmit to add context."""
+    return dumps(
+        {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}},
+        ensure_ascii=False,
+    )
+
+
+class _Block:
+    """Lines under a character budget."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.lines: list[str] = []
+        self.used = 0
+        self.full = budget <= 0
+
+    def add(self, line: str, *, clip: bool = True) -> bool:
+        if self.full:
+            return False
+        line = redact(line)
+        cost = len(line) + 1
+        if self.used + cost > self.budget:
+            room = self.budget - self.used - 1
+            if clip and room >= 40:
+                self.lines.append(line[: room - 1] + "…")
+            self.full = True
+            return False
+        self.lines.append(line)
+        self.used += cost
+        return True
+
+    def room(self) -> int:
+        return 0 if self.full else self.budget - self.used
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _day(ts: str | None) -> str:
+    return (ts or "")[:10]
+
+
+def _session_digest(summary: str) -> str:
+    """The most telling lines of a stored session summary, on one line."""
+    keep: list[str] = []
+    for line in summary.splitlines()[1:]:
+        if line.startswith(("Prompts", "Edited", "Outcome", "Noted")):
+            keep.append(line)
+    return _one_line(" | ".join(keep) if keep else summary, 360)
+
+
+def session_context(
+    conn: sqlite3.Connection, namespace: str, current_session: str, budget_chars: int
+) -> str:
+    if budget_chars <= 0:
+        return ""
+    rows = conn.execute(
+        "SELECT memory_type, count(*), max(created_at) FROM memories WHERE namespace = ?"
+        " GROUP BY 1 ORDER BY 2 DESC",
+        (namespace,),
+    ).fetchall()
+    if not rows:
+        return ""
+    by_type = {r[0]: int(r[1]) for r in rows}
+    count = sum(by_type.values())
+    last_at = max(str(r[2]) for r in rows)
+    sessions_total = conn.execute(
+        "SELECT count(*) FROM sessions WHERE namespace = ?", (namespace,)
+    ).fetchone()[0]
+    types = ", ".join(f"{n} {t}" for t, n in list(by_type.items())[:5])
+    stats = (
+        f"{count} memories ({types}), {sessions_total} sessions, last activity {_day(last_at)}."
+        " Use the memlode tools to search or store more."
+    )
+    title = f"## memlode: what I remember about {namespace or 'this folder'}"
+    block = _Block(budget_chars - len(stats) - 12)
+
+    block.add(title)
+    sessions = conn.execute(
+        "SELECT started_at, summary FROM sessions WHERE namespace = ? AND id != ?"
+        " AND summary IS NOT NULL AND summary != '' ORDER BY started_at DESC LIMIT ?",
+        (namespace, current_session, MAX_SESSIONS),
+    ).fetchall()
+    if sessions:
+        block.add("### Recent sessions")
+        for started_at, summary in sessions:
+            block.add(f"- {_day(started_at)}: {_session_digest(summary)}")
+
+    marks = ",".join("?" * len(_KEY_TYPES))
+    key = conn.execute(
+        "SELECT memory_type, content, created_at FROM memories WHERE namespace = ?"
+        f" AND source != ? AND memory_type IN ({marks})"
+        " ORDER BY importance DESC, created_at DESC LIMIT ?",
+        (namespace, HOOK_SOURCE, *_KEY_TYPES, MAX_KEY_MEMORIES),
+    ).fetchall()
+    if key and block.room() > 80:
+        block.add("### Decisions, insights and patterns")
+        for memory_type, content, created_at in key:
+            block.add(f"- [{memory_type}, {_day(created_at)}] {_one_line(content, 300)}")
+
+    edits = conn.execute(
+        "SELECT content, created_at FROM memories WHERE namespace = ? AND source = ?"
+        " AND memory_type = 'decision' AND session_id IS NOT ? ORDER BY created_at DESC LIMIT ?",
+        (namespace, HOOK_SOURCE, current_session, MAX_RECENT_EDITS),
+    ).fetchall()
+    if edits and block.room() > 80:
+        block.add("### Recent changes")
+        for content, created_at in edits:
+            block.add(f"- {_day(created_at)}: {_one_line(content.split(chr(10), 1)[0], 200)}")
+
+    hot = conn.execute(
+        "SELECT n.name,"
+        " sum(CASE WHEN json_extract(e.properties, '$.action') = 'edit' THEN 1 ELSE 0 END),"
+        " sum(CASE WHEN json_extract(e.properties, '$.action') = 'read' THEN 1 ELSE 0 END)"
+        " FROM graph_edges e JOIN graph_nodes n ON n.id = e.target_id"
+        " WHERE n.kind = 'file' AND n.namespace = ? AND e.relationship = 'RELATES_TO'"
+        " AND e.created_at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)"
+        " GROUP BY n.id ORDER BY 3 * sum(CASE WHEN json_extract(e.properties, '$.action')"
+        " = 'edit' THEN 1 ELSE 0 END) + count(*) DESC, max(e.id) DESC LIMIT ?",
+        (namespace, f"-{HOTSPOT_DAYS} days", MAX_HOTSPOTS),
+    ).fetchall()
+    if hot and block.room() > 60:
+        block.add("### File hotspots")
+        block.add(
+            "- "
+            + "; ".join(
+                f"{name} ({edits_n} edits, {reads_n} reads)" for name, edits_n, reads_n in hot
+            )
+        )
+    if len(block.lines) <= 1:
+        block.lines = [title]
+    return block.text() + "\n### Stats\n" + stats
+
+
+def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:
+    if not found or budget_chars <= 0:
+        return ""
+    block = _Block(budget_chars)
+    block.add("## memlode: possibly relevant memories")
+    per_item = max(120, budget_chars // max(len(found), 1) - 40)
+    added = 0
+    for item in found:
+        line = (
+            f"- [{item.memory_type}, {_day(item.created_at)}] {_one_line(item.content, per_item)}"
+        )
+        if not block.add(line):
+            break
+        added += 1
+    return block.text() if added else ""

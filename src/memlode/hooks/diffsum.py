@@ -1,0 +1,158 @@
+"""Short summaries of edits: lines added and removed, hunks, and the symbols touched.
+
+An Edit/Write payload carries the whole file (``originalFile``, ``content``); memlode stores
+a few lines about the change instead. Symbols come from a cheap regex for the definition
+keywords of common languages (``def``, ``class``, ``function``, ``func``, ``fn``, ...), run
+over the changed lines and the context lines of each hunk; no parser is loaded in a hook.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from typing import Any
+
+__all__ = ["DiffSummary", "summarize_patch", "summarize_strings", "symbols_in"]
+
+MAX_EXCERPT_LINES = 12
+MAX_LINE_CHARS = 160
+MAX_SYMBOLS = 12
+
+_DEFINITION_SOURCE = (
+    r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:static\s+)?"
+    r"(?:def|class|function\*?|func|fn|struct|enum|trait|interface|impl|type|module|object)"
+    r"\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
+    r"|^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?"
+    r"(?:function|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"
+)
+_compiled: list[re.Pattern[str]] = []  # compiled on first use: most hooks never need it
+
+
+def _definition() -> re.Pattern[str]:
+    if not _compiled:
+        import re
+
+        _compiled.append(re.compile(_DEFINITION_SOURCE, re.MULTILINE))
+    return _compiled[0]
+
+
+def symbols_in(text: str, limit: int = MAX_SYMBOLS) -> list[str]:
+    found: dict[str, None] = {}
+    for match in _definition().finditer(text):
+        name = match.group(1) or match.group(2)
+        if name:
+            found.setdefault(name, None)
+            if len(found) >= limit:
+                break
+    return list(found)
+
+
+class DiffSummary:
+    __slots__ = ("added", "excerpt", "hunks", "line_ranges", "removed", "symbols")
+
+    def __init__(self) -> None:
+        self.added = 0
+        self.removed = 0
+        self.hunks = 0
+        self.line_ranges: list[str] = []
+        self.symbols: list[str] = []
+        self.excerpt: list[str] = []
+
+    def headline(self) -> str:
+        hunks = f"{self.hunks} hunk" + ("" if self.hunks == 1 else "s")
+        text = f"+{self.added} -{self.removed} lines in {hunks}"
+        if self.line_ranges:
+            text += " (lines " + ", ".join(self.line_ranges[:6]) + ")"
+        if self.symbols:
+            text += "; symbols: " + ", ".join(self.symbols)
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "added": self.added,
+            "removed": self.removed,
+            "hunks": self.hunks,
+            "symbols": list(self.symbols),
+        }
+
+
+def _clip(line: str) -> str:
+    line = line.rstrip()
+    return line if len(line) <= MAX_LINE_CHARS else line[: MAX_LINE_CHARS - 1] + "…"
+
+
+def summarize_patch(patch: object) -> DiffSummary | None:
+    """Summarise a ``structuredPatch`` (list of hunks with prefixed lines); None if unusable."""
+    if not isinstance(patch, list) or not patch:
+        return None
+    out = DiffSummary()
+    changed_text: list[str] = []
+    context_text: list[str] = []
+    for hunk in patch:
+        if not isinstance(hunk, dict):
+            continue
+        lines = hunk.get("lines")
+        if not isinstance(lines, list):
+            continue
+        out.hunks += 1
+        start = hunk.get("newStart")
+        count = hunk.get("newLines")
+        if isinstance(start, int) and isinstance(count, int):
+            out.line_ranges.append(
+                f"{start}-{start + max(count - 1, 0)}" if count > 1 else str(start)
+            )
+        for line in lines:
+            if not isinstance(line, str) or not line:
+                continue
+            mark, body = line[0], line[1:]
+            if mark == "+":
+                out.added += 1
+                changed_text.append(body)
+            elif mark == "-":
+                out.removed += 1
+                changed_text.append(body)
+            else:
+                context_text.append(body)
+                continue
+            if len(out.excerpt) < MAX_EXCERPT_LINES:
+                out.excerpt.append(_clip(line))
+    if out.hunks == 0:
+        return None
+    symbols = symbols_in("\n".join(changed_text))
+    for name in symbols_in("\n".join(context_text)):
+        if name not in symbols and len(symbols) < MAX_SYMBOLS:
+            symbols.append(name)
+    out.symbols = symbols
+    return out
+
+
+def summarize_strings(old: str, new: str) -> DiffSummary:
+    """Summarise an old -> new replacement without a patch: trim common lines, count the rest."""
+    old_lines = old.splitlines()
+    new_lines = new.splitlines()
+    head = 0
+    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < min(len(old_lines), len(new_lines)) - head
+        and old_lines[-1 - tail] == new_lines[-1 - tail]
+    ):
+        tail += 1
+    removed = old_lines[head : len(old_lines) - tail]
+    added = new_lines[head : len(new_lines) - tail]
+    out = DiffSummary()
+    out.hunks = 1 if (removed or added) else 0
+    out.removed = len(removed)
+    out.added = len(added)
+    for prefix, block in (("-", removed), ("+", added)):
+        for line in block:
+            if len(out.excerpt) < MAX_EXCERPT_LINES:
+                out.excerpt.append(_clip(prefix + line))
+    symbols = symbols_in("\n".join(removed + added))
+    for name in symbols_in(old + "\n" + new):
+        if name not in symbols and len(symbols) < MAX_SYMBOLS:
+            symbols.append(name)
+    out.symbols = symbols
+    return out

@@ -1,0 +1,215 @@
+"""The hooks keep their own lean copies of a few rules (settings, namespace, the FTS query,
+the memory row). These tests hold each copy to the original, so they cannot drift apart."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memlode import project, textutil
+from memlode.config import Settings
+from memlode.engine import Engine
+from memlode.hooks import _lean, _project, _recall, _store
+from memlode.hooks._settings import HookSettings
+from memlode.search import fts
+
+
+def test_project_markers_and_namespace_agree(tmp_path: Path) -> None:
+    assert _project.PROJECT_MARKERS == project.PROJECT_MARKERS
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "pkg" / "deep").mkdir(parents=True)
+    (tmp_path / "repo" / "pkg" / "package.json").write_text("{}")
+    (tmp_path / "plain" / "sub").mkdir(parents=True)
+    (tmp_path / "marked" / "x").mkdir(parents=True)
+    (tmp_path / "marked" / "Cargo.toml").write_text("")
+    (tmp_path / "link").symlink_to(tmp_path / "repo" / "pkg")
+    for folder in (
+        tmp_path / "repo" / "pkg" / "deep",
+        tmp_path / "repo",
+        tmp_path / "plain" / "sub",
+        tmp_path / "marked" / "x",
+        tmp_path / "link",
+        tmp_path / "missing" / "dir",
+        Path("/"),
+    ):
+        assert _project.detect_namespace(str(folder)) == project.detect_namespace(folder)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Why does login 401?",
+        "getUserName in HTTPServer_config and the snake_case_name",
+        "what about the the of and",
+        'quotes " and NEAR * ^ : ( ) operators',
+        "ünïcödé wörds and 数字 42",
+    ],
+)
+def test_query_terms_agree_with_fts(text: str) -> None:
+    assert _recall.STOPWORDS == fts.STOPWORDS
+    assert _recall.query_terms(text) == fts.query_terms(text)
+
+
+def test_settings_agree(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    cases: list[tuple[dict[str, str], str]] = [
+        ({"MEMLODE_HOME": str(home)}, ""),
+        ({"MEMLODE_HOME": str(home), "MEMLODE_DB": str(tmp_path / "x.db")}, ""),
+        ({"MEMLODE_HOME": str(home), "MEMLODE_NAMESPACE": "ns1"}, 'namespace = "cfg"\n'),
+        ({"MEMLODE_HOME": str(home)}, f'namespace = "cfg"\ndb_path = "{tmp_path / "c.db"}"\n'),
+    ]
+    for env, config in cases:
+        (home / "config.toml").write_text(config)
+        ours = HookSettings(env)
+        theirs = Settings.load(environ=env)
+        assert Path(ours.home) == theirs.home
+        assert Path(ours.db_path) == theirs.database
+        assert ours.namespace == theirs.namespace
+
+
+def test_hook_settings_table_and_bad_config(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        "[hooks]\ncapture = false\nprompt_budget_tokens = 99\ntools = ['Edit']\n"
+    )
+    settings = HookSettings({"MEMLODE_HOME": str(home)})
+    assert (settings.capture, settings.inject, settings.prompt_budget_tokens) == (False, True, 99)
+    assert settings.tools == frozenset({"Edit"})
+    assert HookSettings({"MEMLODE_HOME": str(home), "MEMLODE_HOOKS_CAPTURE": "1"}).capture
+    (home / "config.toml").write_text("not [valid toml")
+    broken = HookSettings({"MEMLODE_HOME": str(home)})
+    assert broken.config_error and broken.capture and broken.enabled
+
+
+def test_rows_written_by_hooks_read_back_through_the_engine(memlode_home: Path) -> None:
+    settings = Settings.load({"namespace": "p", "embed_provider": "none"})
+    with Engine(settings) as engine:
+        conn = _store.open_db(str(settings.database))
+        with _store.write(conn):
+            memory_id, created = _store.insert_memory(
+                conn,
+                content="Edited src/authService.py: getUserToken expiry",
+                memory_type="decision",
+                importance=0.45,
+                tags=["edit", "file:src/authService.py"],
+                metadata={"tool": "Edit"},
+                namespace="p",
+                source="hook",
+                session_id="s1",
+            )
+            _store.start_session(conn, "s1", "p", "claude-code", {"transcript_path": "/t"})
+        conn.close()
+        assert created
+        memory = engine.get(memory_id, touch=False)
+        assert memory.tags == ["edit", "file:src/authService.py"]
+        assert memory.metadata == {"tool": "Edit"}
+        assert memory.created_at == memory.updated_at and len(memory.created_at) == 27
+        # the same content stored through the engine is the same memory (same hash rule)
+        again = engine.store(memory.content, "decision", namespace="p", source="hook")
+        assert (again.id, again.created) == (memory_id, False)
+        # identifier parts are searchable, as for rows the engine writes
+        assert [h.memory.id for h in engine.search("user token", namespace="p")] == [memory_id]
+        session = engine.sessions(namespace="p")[0]
+        assert (session.id, session.source, session.metadata) == (
+            "s1",
+            "claude-code",
+            {"transcript_path": "/t"},
+        )
+
+
+def test_open_db_creates_and_migrates_a_missing_database(tmp_path: Path) -> None:
+    path = tmp_path / "fresh" / "m.db"
+    conn = _store.open_db(str(path))
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"memories", "sessions", "graph_nodes", "graph_edges"} <= tables
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == _store.BUSY_TIMEOUT_MS
+    conn.close()
+    # an existing file without memlode's schema (or behind it) goes through the migrations
+    other = tmp_path / "other.db"
+    raw = sqlite3.connect(other)
+    raw.execute("CREATE TABLE unrelated (x)")
+    raw.commit()
+    raw.close()
+    conn = _store.open_db(str(other))
+    assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+    conn.close()
+    assert json.dumps(_store.new_id()).count("-") == 4
+
+
+JSON_VALUES = [
+    {"b": 1, "a": ["é", 1.5, None, True, False, -3], "c": {"z": '\u2028 " \\ \n'}},
+    ["x", "y"],
+    "plain",
+    {},
+    [],
+    123456789012345678901234567890,
+    0.1,
+]
+
+
+@pytest.mark.parametrize("value", JSON_VALUES)
+def test_lean_json_matches_json(value: object) -> None:
+    for sort_keys in (True, False):
+        for ensure_ascii in (True, False):
+            expected = json.dumps(value, sort_keys=sort_keys, ensure_ascii=ensure_ascii)
+            got = _lean.dumps(value, sort_keys=sort_keys, ensure_ascii=ensure_ascii)
+            assert got == expected
+            assert _lean.loads(" \n" + expected + "\t ") == json.loads(expected)
+
+
+@pytest.mark.parametrize("text", ["", "not json", "{1", "[1] x", '{"a": }', "\ufeff{}", "nul"])
+def test_lean_loads_rejects_what_json_rejects(text: str) -> None:
+    with pytest.raises(ValueError):
+        json.loads(text)
+    with pytest.raises(ValueError):
+        _lean.loads(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Read auth.py lines 1-3 of 3; defines login",
+        "getUserName HTTPServer parseJSON2 x86_64",
+        "Python3 and abc2 and ABC2 and Read2",
+        "Ünïcode Straße ΑΒΓ",
+        "a_Foo and _Bar and foo_Bar",
+        "exp=3600 exp=60",
+        "$ pytest -q\n[stdout]\n3 passed",
+        "",
+    ],
+)
+def test_lean_text_helpers_match_textutil(text: str) -> None:
+    assert _lean.content_hash(text) == textutil.content_hash(text)
+    assert _lean.search_terms(text) == textutil.search_terms(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZbY09_ .-é\nQx"), max_size=40) | st.text(max_size=40))
+def test_lean_search_terms_fuzz(text: str) -> None:
+    assert _lean.search_terms(text) == textutil.search_terms(text)
+
+
+def test_lean_loads_errors_in_a_fresh_interpreter() -> None:
+    """In a hook process json.decoder is not imported; syntax errors must still be ValueErrors."""
+    import subprocess
+    import sys
+
+    script = (
+        "from memlode.hooks._lean import loads\n"
+        "for bad in ['{truncated', '{\"a\": }', 'nul', '[1,', '\"abc', 'x']:\n"
+        "    try:\n"
+        "        loads(bad)\n"
+        "    except ValueError:\n"
+        "        continue\n"
+        "    raise SystemExit('parsed ' + bad)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (proc.returncode, proc.stderr) == (0, "")

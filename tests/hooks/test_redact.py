@@ -1,0 +1,118 @@
+"""Secret redaction: a planted set of real-shaped secrets must all disappear, while ordinary
+prose and code stay as they were."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlode.redact import redact, redact_value, strip_private
+
+# (text, the secret part that must not survive)
+PLANTED = [
+    ("ANTHROPIC_KEY sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_xyz", "AbCdEfGhIjKlMnOp"),
+    ("key: sk-proj-abcdefghijklmnopqrstuvwxyzABCD1234", "abcdefghijklmnopqrstuvwxyz"),
+    ("old style sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEF", "abcdefghijklmnopqrstuvwxyz0123"),
+    ("git remote token ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ", "ghp_abcdefghijklmnop"),
+    ("oauth gho_16C7e42F292c6912E7710c838347Ae178B4a", "gho_16C7e42F292c"),
+    ("fine-grained github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "11ABCDEFG0123456"),
+    ("gitlab glpat-xxxxXXXXyyyyYYYY1234", "glpat-xxxxXXXX"),
+    ("aws AKIAIOSFODNN7EXAMPLE in config", "AKIAIOSFODNN7EXAMPLE"),
+    ("session ASIAY34FZKBOKMUTVV7A creds", "ASIAY34FZKBOKMUTVV7A"),
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
+    ("slack xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "1234567890123-AbCd"),
+    ("user token xoxp-123456789012-123456789012-123456789012-abcdef", "xoxp-1234567"),
+    ("hook https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXX", "T000/B000"),
+    ("maps AIzaSyD-1234567890abcdefghijklmnopqrstu used", "AIzaSyD-1234567890"),
+    ("stripe sk_live_51H8abcdefghijklmnopqrstuv", "51H8abcdefghijkl"),
+    ("restricted rk_live_51H8abcdefghijklmnopqrstuv", "rk_live_51H8abcdef"),
+    ("test key sk_test_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjt"),
+    (
+        "jwt eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "dozjgNryP4J3jVmNHl0w5N",
+    ),
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1234567890abcdef\nQWERTY==\n"
+        "-----END RSA PRIVATE KEY-----",
+        "MIIEpAIBAAKCAQEA",
+    ),
+    (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
+        "-----END OPENSSH PRIVATE KEY-----",
+        "b3BlbnNzaC1rZXktdjEAAAAA",
+    ),
+    ("db postgres://admin:s3cr3tPassw0rd@db.internal:5432/app", "s3cr3tPassw0rd"),
+    ("redis redis://:r3d1sPass@cache:6379/0", "r3d1sPass"),
+    ("mongodb+srv://user:m0ng0Pass@cluster0.example.net/db", "m0ng0Pass"),
+    ("export GITHUB_TOKEN=abc123def456ghi789", "abc123def456ghi789"),
+    ("DB_PASSWORD=hunter2horse", "hunter2horse"),
+    ('{"api_key": "zyx987wvu654tsr"}', "zyx987wvu654tsr"),
+    ("{'client_secret': 'cs-0987654321abcdef'}", "cs-0987654321abcdef"),
+    ("password: correct-horse-battery", "correct-horse-battery"),
+    ('clientSecret = "s3cretValue99"', "s3cretValue99"),
+    ("mysql --password=Sup3rS3cret! -u root", "Sup3rS3cret!"),
+    (
+        "Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123456789",
+        "abcdefghijklmnopqrstuvwxyz0123",
+    ),
+    ("hf token hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "hf_abcdefghijklmnop"),
+    ("npm_abcdefghijklmnopqrstuvwxyz0123456789 in .npmrc", "npm_abcdefghijklmnop"),
+    ("SENDGRID SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", "SG.abcd"),
+    ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejEyMzQ1Ng", "AgEIcHlwaS5v"),
+    ('password: str = "annotated-secret"', "annotated-secret"),
+    ("SECRET_KEY='django-insecure-abc123'", "django-insecure-abc123"),
+    ("note <private>my home address is 1 Main St</private> done", "1 Main St"),
+    ("unclosed <private>everything after this is private", "everything after"),
+]
+
+# Ordinary text that must come back unchanged.
+NORMAL = [
+    "sk-learn is a typo for scikit-learn; task-runner-abcdefghijklmnopqrstuvwxyz is a name",
+    "max_tokens = 1024 and token_count: 5",
+    "the password_hint field is shown to the user",
+    "password = get_password(user)",
+    "self.api_key = api_key",
+    "if password == expected:",
+    "DB_PASSWORD=${DB_PASSWORD}",
+    "password: str",
+    "see https://example.com/docs/auth?x=1 for details, mail me at dev@example.com",
+    "commit 3f57e28e9a1b2c3d4e5f60718293a4b5c6d7e8f9 fixed the AKIA prefix check",
+    "uuid 8c1f2a3b-4c5d-6e7f-8091-a2b3c4d5e6f7 names the session",
+    "def get_token(self) -> str:\n    return self._token",
+    "monkey = 'banana'; sortKey = 'name'",
+    "Tokens last one hour; the refresh token lasts a week.",
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), PLANTED)
+def test_planted_secret_is_redacted(text: str, secret: str) -> None:
+    out = redact(text)
+    assert secret not in out, out
+    assert out != text
+
+
+def test_planted_set_is_large_and_fully_redacted() -> None:
+    assert len(PLANTED) >= 30
+    joined = "\n".join(text for text, _ in PLANTED[:-1])  # the unclosed <private> goes last
+    out = redact(joined)
+    leaked = [secret for _, secret in PLANTED[:-1] if secret in out]
+    assert leaked == []
+
+
+@pytest.mark.parametrize("text", NORMAL)
+def test_normal_text_is_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_private_regions_and_values() -> None:
+    assert (
+        strip_private("a <PRIVATE>x</private> b <private>y</private>") == "a [private] b [private]"
+    )
+    nested = redact_value({"cmd": ["export TOKEN=abcdef123456"], "n": 3, "ok": True})
+    assert nested == {"cmd": ["export TOKEN=[redacted:secret]"], "n": 3, "ok": True}
+    assert redact("") == ""
+
+
+def test_redacting_twice_changes_nothing() -> None:
+    once = redact("\n".join(t for t, _ in PLANTED))
+    assert redact(once) == once
