@@ -143,7 +143,8 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     """Read ``config.toml``: top-level field names plus ``[weights]`` and ``[embed]`` tables."""
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        # No config file; a home that cannot exist is reported where the database is opened.
         return {}
     except OSError as exc:
         raise InvalidInput(f"cannot read config file {path}: {exc.strerror}") from None

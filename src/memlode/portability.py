@@ -70,18 +70,24 @@ def _memory_from(obj: dict[str, Any], line_no: int) -> Memory:
             raise InvalidInput("id must be a non-empty string")
         created = validate.timestamp(obj["created_at"], "created_at")
         last = obj.get("last_accessed_at")
+        session_id = obj.get("session_id")
+        if session_id is not None and not isinstance(session_id, str):
+            raise InvalidInput("session_id must be a string or null")
+        access_count = int(obj.get("access_count", 0))
+        if access_count < 0:
+            raise InvalidInput("access_count must be 0 or more")
         return Memory(
             id=memory_id,
             content=validate.content(obj["content"]),
             memory_type=validate.memory_type(obj.get("memory_type", "context")),
             importance=validate.unit_interval(obj.get("importance", 0.5), "importance"),
             confidence=validate.unit_interval(obj.get("confidence", 1.0), "confidence"),
-            access_count=int(obj.get("access_count", 0)),
+            access_count=access_count,
             tags=validate.tags(obj.get("tags", [])),
             metadata=validate.metadata(obj.get("metadata", {})),
-            namespace=str(obj.get("namespace", "")),
-            source=str(obj.get("source", "memory")),
-            session_id=obj.get("session_id"),
+            namespace=str(obj.get("namespace") or ""),  # null is no namespace, not "None"
+            source=str(obj.get("source") or "memory"),
+            session_id=session_id,
             created_at=created,
             updated_at=validate.timestamp(obj.get("updated_at") or created, "updated_at"),
             last_accessed_at=validate.timestamp(last, "last_accessed_at") if last else None,
@@ -112,15 +118,18 @@ def _edge_from(obj: dict[str, Any], line_no: int) -> Edge:
 
 def _session_from(obj: dict[str, Any], line_no: int) -> Session:
     try:
+        summary = obj.get("summary")
+        if summary is not None and not isinstance(summary, str):
+            raise InvalidInput("summary must be a string or null")
         return Session(
             id=str(obj["id"]),
-            namespace=str(obj.get("namespace", "")),
+            namespace=str(obj.get("namespace") or ""),
             started_at=validate.timestamp(obj["started_at"], "started_at"),
             ended_at=validate.timestamp(obj["ended_at"], "ended_at")
             if obj.get("ended_at")
             else None,
-            summary=obj.get("summary"),
-            source=str(obj.get("source", "cli")),
+            summary=summary,
+            source=str(obj.get("source") or "cli"),
             metadata=validate.metadata(obj.get("metadata", {})),
         )
     except KeyError as exc:

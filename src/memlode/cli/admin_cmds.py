@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -112,11 +113,16 @@ def export(ctx: click.Context, path: str | None, namespace: str | None) -> None:
         target = Path(path)
         tmp = target.with_name(target.name + ".tmp")
         count = 0
-        with tmp.open("w", encoding="utf-8") as fh:
-            for line in lines:
-                fh.write(line + "\n")
-                count += 1
-        tmp.replace(target)
+        try:
+            with tmp.open("w", encoding="utf-8") as fh:
+                for line in lines:
+                    fh.write(line + "\n")
+                    count += 1
+            tmp.replace(target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise InvalidInput(f"cannot write {path}: {exc.strerror}") from None
     click.echo(f"exported {count - 1} records to {path}", err=True)
 
 

@@ -37,8 +37,8 @@ def _check_is_sqlite(path: Path) -> None:
     try:
         with path.open("rb") as fh:
             head = fh.read(16)
-    except FileNotFoundError:
-        return
+    except (FileNotFoundError, NotADirectoryError):
+        return  # a new database; a folder that cannot be created is reported by connect()
     except IsADirectoryError:
         raise StorageError(f"database path {path} is a directory; point --db at a file") from None
     except OSError as exc:

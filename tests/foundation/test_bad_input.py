@@ -1,0 +1,244 @@
+"""Every bad input of the foundation issue: one clear line on stderr, a non-zero exit, no
+traceback, and nothing already stored changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+UNKNOWN = "00000000-0000-0000-0000-000000000000"
+
+
+@pytest.fixture
+def seeded(store: Any, cli: Any, db: Any) -> list[str]:
+    """Two linked memories, so that a wrongly applied change would show in every table."""
+    ids = [store("first seeded memory", "--tags", "a"), store("second seeded memory")]
+    assert cli("associate", ids[0], ids[1]).returncode == 0
+    db.add_embedding(ids[0])
+    return ids
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["store", ""], "content is empty"),
+        (["store", "   \n\t "], "content is empty"),
+        (["store", "text", "--type", "opinion"], "unknown memory type 'opinion'"),
+        (["store", "text", "--importance", "1.5"], "importance must be between 0 and 1"),
+        (["store", "text", "--importance", "-0.1"], "importance must be between 0 and 1"),
+        (["store", "text", "--importance", "nan"], "importance must be between 0 and 1"),
+        (["store", "text", "--confidence", "2"], "confidence must be between 0 and 1"),
+        (["store", "text", "--tags", '["a", '], "tags are not valid JSON"),
+        (["store", "text", "--tags", '["a", 1]'], "each tag must be a string"),
+        (["store", "text", "--metadata", "{bad json"], "metadata is not valid JSON"),
+        (["store", "text", "--metadata", "[1, 2]"], "metadata must be a JSON object"),
+        (["store", "text", "--namespace", "*"], "not '*'"),
+        (["search", ""], "query is empty"),
+        (["search", "x", "-k", "0"], "between 1 and 1000"),
+        (["list", "--limit", "0"], "limit must be at least 1"),
+        (["list", "--since", "yesterday"], "is not an ISO-8601 date"),
+        (["list", "--type", "nope"], "unknown memory type"),
+        (["namespaces", "--delete", "*", "--yes"], "one namespace at a time"),
+    ],
+)
+def test_bad_value_changes_nothing(
+    cli: Any, db: Any, seeded: list[str], clean_error: Any, args: list[str], message: str
+) -> None:
+    before = db.snapshot()
+    result = cli(*args)
+    clean_error(result, 1)
+    assert message in result.stderr
+    assert db.snapshot() == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["update", "{id}", "--content", "   "],
+        ["update", "{id}", "--type", "opinion"],
+        ["update", "{id}", "--importance", "3"],
+        ["update", "{id}", "--tags", "[oops"],
+        ["update", "{id}", "--metadata", "{{oops"],
+        ["update", "{id}"],  # nothing to update
+        ["update", "{id}", "--content", "second seeded memory"],  # would duplicate the other
+        ["associate", "{id}", "{id}"],
+        ["associate", "{id}", "{other}", "-r", "LIKES"],
+        ["associate", "{id}", "{other}", "--properties", "{{oops"],
+    ],
+)
+def test_bad_update_or_link_changes_nothing(
+    cli: Any, db: Any, seeded: list[str], clean_error: Any, args: list[str]
+) -> None:
+    before = db.snapshot()
+    filled = [a.format(id=seeded[0], other=seeded[1]) for a in args]
+    clean_error(cli(*filled), 1)
+    assert db.snapshot() == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["get", UNKNOWN],
+        ["update", UNKNOWN, "--importance", "0.2"],
+        ["delete", UNKNOWN],
+        ["delete", "{id}", UNKNOWN],  # all or nothing: the known id is not deleted either
+        ["associate", "{id}", UNKNOWN],
+        ["associate", UNKNOWN, "{id}"],
+        ["neighbors", UNKNOWN],
+        ["namespaces", "--delete", "no-such-namespace", "--yes"],
+    ],
+)
+def test_unknown_id_is_not_found(
+    cli: Any, db: Any, seeded: list[str], clean_error: Any, args: list[str]
+) -> None:
+    before = db.snapshot()
+    result = cli(*[a.format(id=seeded[0]) for a in args])
+    clean_error(result, 3)
+    assert "no " in result.stderr
+    assert db.snapshot() == before
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [b"this is a text file, not a database\n", b"hi", b"\x00" * 4096, b"SQLite format 2\x00" * 8],
+)
+def test_a_file_that_is_not_sqlite(
+    cli: Any, workdir: Path, tmp_path: Path, clean_error: Any, garbage: bytes
+) -> None:
+    path = tmp_path / "notes.db"
+    path.write_bytes(garbage)
+    for args in (["store", "x"], ["list"], ["search", "x"], ["stats"], ["export"]):
+        result = cli("--db", str(path), *args)
+        clean_error(result, 1)
+        assert str(path) in result.stderr or "database" in result.stderr
+    assert path.read_bytes() == garbage
+    assert not (tmp_path / "notes.db-wal").exists()
+
+
+def test_a_database_path_that_is_a_folder(cli: Any, tmp_path: Path, clean_error: Any) -> None:
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    result = cli("--db", str(folder), "list")
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+
+
+def test_an_unwritable_home(cli: Any, workdir: Path, tmp_path: Path, clean_error: Any) -> None:
+    # Tests run as root, where chmod does not stop writes; a home under a regular file can never
+    # be created, whoever runs the test.
+    blocker = tmp_path / "afile"
+    blocker.write_text("in the way\n")
+    env = {"MEMLODE_HOME": str(blocker / "home")}
+    for args in (["store", "x"], ["list"], ["stats"], ["search", "x"]):
+        result = cli(*args, env=env)
+        clean_error(result, 1)
+        assert "MEMLODE_HOME" in result.stderr or "--db" in result.stderr
+    assert blocker.read_text() == "in the way\n"
+    result = cli("--db", str(blocker / "sub" / "x.db"), "store", "x")
+    clean_error(result, 1)
+
+
+def test_export_to_an_unwritable_path(
+    cli: Any, store: Any, tmp_path: Path, clean_error: Any
+) -> None:
+    store("something to export")
+    blocker = tmp_path / "afile"
+    blocker.write_text("")
+    clean_error(cli("export", str(blocker / "out.jsonl")), 1)
+    assert blocker.read_text() == ""
+
+
+def test_import_of_a_missing_or_binary_file(
+    cli: Any, seeded: list[str], db: Any, tmp_path: Path, clean_error: Any
+) -> None:
+    before = db.snapshot()
+    clean_error(cli("import", str(tmp_path / "missing.jsonl")), 1)
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    clean_error(cli("import", str(binary)), 1)
+    assert db.snapshot() == before
+
+
+def _good_lines(n: int) -> list[str]:
+    return [
+        json.dumps(
+            {
+                "kind": "memory",
+                "id": f"imported-{i}",
+                "content": f"imported memory {i}",
+                "namespace": "proj",
+                "created_at": "2026-01-01T00:00:00Z",
+            }
+        )
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "reason"),
+    [
+        ('{"kind": "memory", "id": "x", "content": "unterminated', "not valid JSON"),
+        ("[1, 2, 3]", "must be a JSON object"),
+        ('{"kind": "memory", "id": "x", "content": "c"}', "missing field 'created_at'"),
+        (
+            '{"kind": "memory", "id": "x", "content": "c", "created_at": "2026-01-01",'
+            ' "memory_type": "opinion"}',
+            "unknown memory type",
+        ),
+        (
+            '{"kind": "memory", "id": "x", "content": "c", "created_at": "2026-01-01",'
+            ' "importance": 7}',
+            "importance",
+        ),
+        ('{"kind": "memory", "id": "x", "content": "", "created_at": "2026-01-01"}', "empty"),
+        (
+            '{"kind": "memory", "id": "x", "content": "c", "created_at": "2026-01-01",'
+            ' "session_id": {"a": 1}}',
+            "session_id must be a string",
+        ),
+        (
+            '{"kind": "memory", "id": "x", "content": "c", "created_at": "2026-01-01",'
+            ' "access_count": -3}',
+            "access_count",
+        ),
+        ('{"kind": "session", "id": "s", "started_at": "2026-01-01", "summary": 5}', "summary"),
+        ('{"kind": "memory", "id": "x", "content": "c", "created_at": "never"}', "ISO-8601"),
+        ('{"kind": "edge", "source_id": "a", "target_id": "b", "relationship": "X"}', "unknown"),
+        ('{"kind": "session", "namespace": "p"}', "missing field 'id'"),
+        ('{"kind": "widget"}', "unknown kind"),
+    ],
+)
+def test_a_corrupt_import_line_is_reported_and_nothing_is_applied(
+    cli: Any,
+    db: Any,
+    seeded: list[str],
+    tmp_path: Path,
+    clean_error: Any,
+    bad_line: str,
+    reason: str,
+) -> None:
+    lines = [json.dumps({"kind": "header", "format": "memlode-jsonl", "version": 1})]
+    lines += _good_lines(3)
+    lines.append(bad_line)  # line 5
+    lines += _good_lines(6)[3:]
+    path = tmp_path / "corrupt.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    before = db.snapshot()
+    counts = {t: db.count(t) for t in before}
+    result = cli("import", str(path))
+    clean_error(result, 1)
+    assert "line 5" in result.stderr
+    assert reason in result.stderr
+    assert {t: db.count(t) for t in before} == counts
+    assert db.snapshot() == before
+
+
+def test_usage_errors_exit_2(cli: Any, workdir: Path) -> None:
+    for args in (["store"], ["nonsense-command"], ["list", "--limit", "many"], ["get"]):
+        result = cli(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert "Usage:" in result.stderr or "Error:" in result.stderr
