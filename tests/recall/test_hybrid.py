@@ -183,3 +183,10 @@ def test_recall_with_expansion_follows_edges(engine: Engine) -> None:
     assert [e["id"] for e in out[0]["expanded"]] == [b.id]
     with pytest.raises(InvalidInput):
         engine.recall_with_expansion("x", depth=9)
+
+
+def test_unrelated_query_finds_nothing(engine: Engine) -> None:
+    engine.store("postgres connection pooling with pgbouncer")
+    engine.embed_pending()
+    assert engine.search("zebra giraffe savanna", k=5) == []
+    assert engine.search("pgbouncer pooling", k=5)

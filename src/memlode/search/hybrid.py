@@ -56,6 +56,9 @@ DEFAULT_MMR_LAMBDA = 0.7
 DEFAULT_MIN_SCORE = 0.1
 # How many candidates each index contributes before scoring.
 DEFAULT_CANDIDATES = 100
+# A memory that shares no word with the query must be at least this close in meaning to be a
+# candidate: below it, all-MiniLM-L6-v2 cosines are unrelated text (typically 0.0-0.15).
+MIN_VECTOR_SIMILARITY = 0.2
 # Share of a neighbour turn's relevance added to a memory in the same session (0 = off).
 DEFAULT_CONTEXT_WEIGHT = 0.0
 # Sources whose score decays with age (memory files: issue 7); others only get the recency
@@ -123,10 +126,10 @@ def recall(
     if use_vectors:
         assert index is not None and query_vector is not None
         for memory_id, cosine in index.search(query_vector, pool * 2, flt.namespace):
-            cands.setdefault(memory_id, _Candidate(memory_id)).cosine = cosine
+            if memory_id in cands or cosine >= MIN_VECTOR_SIMILARITY:
+                cands.setdefault(memory_id, _Candidate(memory_id)).cosine = cosine
     graph_available = _add_graph_neighbours(conn, cands, flt.namespace)
-    memories = fetch_many(conn, list(cands))
-    memories = _apply_filter(conn, memories, flt)
+    memories = {i: m for i, m in fetch_many(conn, list(cands)).items() if _passes(m, flt)}
     if not memories:
         return []
     ids = list(memories)
@@ -213,25 +216,21 @@ def recall(
     return out
 
 
-def _apply_filter(
-    conn: sqlite3.Connection, memories: dict[str, Memory], flt: MemoryFilter
-) -> dict[str, Memory]:
-    """Keep only the memories that pass ``flt`` (vector and graph candidates are unfiltered)."""
-    if not memories:
-        return memories
-    where, params = flt.where("m")
-    if where == "1":
-        return memories
-    keep: set[str] = set()
-    ids = list(memories)
-    for start in range(0, len(ids), 400):
-        chunk = ids[start : start + 400]
-        rows = conn.execute(
-            f"SELECT m.id FROM memories m WHERE m.id IN ({','.join('?' * len(chunk))}) AND {where}",
-            [*chunk, *params],
-        )
-        keep.update(r[0] for r in rows)
-    return {i: m for i, m in memories.items() if i in keep}
+def _passes(memory: Memory, flt: MemoryFilter) -> bool:
+    """``flt`` evaluated on a fetched memory (vector and graph candidates come unfiltered)."""
+    if flt.namespace is not None and memory.namespace != flt.namespace:
+        return False
+    if flt.memory_types and memory.memory_type not in flt.memory_types:
+        return False
+    if flt.tags and not set(flt.tags) <= set(memory.tags):
+        return False
+    if flt.sources and memory.source not in flt.sources:
+        return False
+    if flt.session_id is not None and memory.session_id != flt.session_id:
+        return False
+    if flt.since is not None and memory.created_at < flt.since:
+        return False
+    return not (flt.until is not None and memory.created_at >= flt.until)
 
 
 def _add_graph_neighbours(
