@@ -8,7 +8,7 @@ over all questions with evidence and over categories 1-4. No variant looks at an
 individual questions: every constant is the same for the whole benchmark.
 
     .venv/bin/python bench/locomo_research.py [--data ../shared/data/locomo10.json]
-        [--only NAME,...] [--no-dense]
+        [--only NAME,...] [--no-dense] [--window-embeddings]
 
 Tokens and embeddings are cached in /tmp/memlode-locomo-research (delete it to recompute).
 """
@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from memlode.evaluation.locomo import Conversation, Question, load_locomo
+from memlode.evaluation.locomo import Conversation, Question, load_locomo, parse_session_date
 from memlode.evaluation.metrics import session_recall_at, turn_recall_at
 
 CACHE = Path("/tmp/memlode-locomo-research")
@@ -41,25 +41,11 @@ its itself just me more most my myself no nor not now of off on once only or oth
 ourselves out over own same she should so some such than that the their theirs them themselves
 then there these they this those through to too under until up very was we were what when where
 which while who whom why will with would you your yours yourself yourselves s t don didn doesn
-isn wasn weren won wouldn shouldn couldn ll re ve d m o y""".split()
+isn wasn weren won wouldn shouldn couldn ll re ve d m o y""".split()  # noqa: SIM905
 # Question words that carry no topic in a LoCoMo-style question ("What kind of ...", "How many
 # times ..."): a second, optional stop list.
 QUESTION_WORDS = """kind kinds type types many much likely would might one ones thing things
-something someone did does do recently ever""".split()
-MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+something someone did does do recently ever""".split()  # noqa: SIM905
 
 
 # ---- data and caches --------------------------------------------------------------------------
@@ -68,7 +54,9 @@ MONTHS = [
 def fts_tokens(texts: list[str]) -> list[list[str]]:
     """Each text's terms in order, as FTS5 'porter unicode61 remove_diacritics 2' makes them."""
     conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')")
+    conn.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')"
+    )
     conn.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)", enumerate(texts, start=1))
     conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
     out: list[list[tuple[int, str]]] = [[] for _ in texts]
@@ -112,7 +100,10 @@ def load(
             t0 = time.time()
             et = embedder.embed(turn_texts)
             eq = embedder.embed(qtexts)
-            print(f"embedded {len(turn_texts) + len(qtexts)} texts in {time.time() - t0:.0f}s", file=sys.stderr)
+            print(
+                f"embedded {len(turn_texts) + len(qtexts)} texts in {time.time() - t0:.0f}s",
+                file=sys.stderr,
+            )
             np.savez(emb_path, turns=et, questions=eq)
             toks["emb_turns"], toks["emb_questions"] = et, eq
         win_path = CACHE / "emb_win1.npz"
@@ -155,8 +146,12 @@ class Config:
     prev_scale: float = 1.0  # extra factor on neighbours before the turn
     next_scale: float = 1.0  # extra factor on neighbours after the turn
     proper_nouns: float = 1.0  # query weight of capitalised words (not the first word)
+    answer_fold: float = 0.0  # fold a question turn ("...?") into the turn that answers it
+    fts5_columns: tuple[float, ...] = ()  # FTS5-style: turn, +-1 and +-2 neighbours as columns
+    idf_from_turns: bool = False  # window documents scored with single-turn idf
     own_turn: float = 0.0  # extra weight of the turn's own BM25 (single-turn doc) added
     date_terms: bool = False  # index the session date's words with each turn
+    date_month_year: bool = False  # ... only its month and year ("May 2023")
     query_tf: bool = False  # repeated query terms count again (FTS5 OR semantics)
     # dense
     dense: float = 0.0  # weight of the vector score in the fusion
@@ -174,7 +169,9 @@ class Config:
     session_mode: str = "turns"  # turns | doc (BM25 of the whole session as one document)
     # neighbour propagation of fused scores
     propagate: float = 0.0  # add this x max(neighbour fused score)
-    speaker: float = 0.0  # bonus (on max-normalised scores) for turns by a speaker the question names
+    speaker: float = (
+        0.0  # bonus (on max-normalised scores) for turns by a speaker the question names
+    )
     diversity: float = 0.0  # greedy penalty per turn already picked from the same session
     # pseudo-relevance feedback (RM3-like) on the lexical side
     prf_docs: int = 0
@@ -192,12 +189,12 @@ def idf_of(df: np.ndarray, n: int) -> np.ndarray:
     return np.maximum(idf, 1e-6)
 
 
-def bm25_weights(tf: np.ndarray, k1: float, b: float) -> np.ndarray:
+def bm25_weights(tf: np.ndarray, k1: float, b: float, idf: np.ndarray | None = None) -> np.ndarray:
     n = tf.shape[0]
     dl = tf.sum(axis=1)
     avgdl = max(dl.mean(), 1e-9)
-    df = (tf > 0).sum(axis=0)
-    idf = idf_of(df, n)
+    if idf is None:
+        idf = idf_of((tf > 0).sum(axis=0), n)
     denom = tf + k1 * (1 - b + b * dl / avgdl)[:, None]
     return (idf[None, :] * tf * (k1 + 1) / np.where(denom > 0, denom, 1)).astype(np.float32)
 
@@ -220,6 +217,9 @@ def window_matrix(
 def normalise(s: np.ndarray, how: str) -> np.ndarray:
     if how == "none":
         return s
+    if how == "zscore":
+        z = (s - s.mean(axis=1, keepdims=True)) / np.maximum(s.std(axis=1, keepdims=True), 1e-9)
+        return z / 4.0  # about the same spread as max-normalised scores
     if how == "minmax":
         lo = s.min(axis=1, keepdims=True)
         hi = s.max(axis=1, keepdims=True)
@@ -239,6 +239,8 @@ class ConvData:
     sessions: np.ndarray
     tf: np.ndarray  # N x V term counts
     tf_date: np.ndarray  # N x V date-term counts
+    tf_month_year: np.ndarray  # N x V month and year terms
+    asks: np.ndarray  # N: the turn contains a question mark
     qtf: np.ndarray  # Q x V query term counts (all terms)
     qmask_stop: np.ndarray  # V: term is a stopword
     qmask_qword: np.ndarray  # V
@@ -250,7 +252,9 @@ class ConvData:
     speaker_hit: np.ndarray | None = None  # Q x N: the turn's speaker is named in the question
 
 
-def prepare(conversations: list[Conversation], questions: list[Question], toks: dict[str, Any]) -> list[ConvData]:
+def prepare(
+    conversations: list[Conversation], questions: list[Question], toks: dict[str, Any]
+) -> list[ConvData]:
     out: list[ConvData] = []
     offset = 0
     qindex = {id(q): i for i, q in enumerate(questions)}
@@ -260,13 +264,19 @@ def prepare(conversations: list[Conversation], questions: list[Question], toks: 
         mine = [q for q in questions if q.sample_id == conv.sample_id]
         q_toks = [toks["questions"][qindex[id(q)]] for q in mine]
         date_toks = [toks["dates"][t.date] for t in conv.turns]
+        parsed = {d: parse_session_date(d) for d in {t.date for t in conv.turns}}
+        my_texts = sorted({p.strftime("%B %Y") for p in parsed.values() if p})
+        my_toks = dict(zip(my_texts, fts_tokens(my_texts), strict=True))
+        my_of_turn = [
+            my_toks[p.strftime("%B %Y")] if (p := parsed[t.date]) else [] for t in conv.turns
+        ]
         caps = [
             " ".join(w for w in re.findall(r"[A-Za-z][\w'-]*", q.query)[1:] if w[0].isupper())
             for q in mine
         ]
         cap_toks = fts_tokens(caps)
         vocab: dict[str, int] = {}
-        for seq in (*turn_toks, *q_toks, *date_toks, *cap_toks):
+        for seq in (*turn_toks, *q_toks, *date_toks, *cap_toks, *my_of_turn):
             for term in seq:
                 vocab.setdefault(term, len(vocab))
         v = len(vocab)
@@ -293,6 +303,8 @@ def prepare(conversations: list[Conversation], questions: list[Question], toks: 
                 sessions=np.array([t.session for t in conv.turns]),
                 tf=counts(turn_toks),
                 tf_date=counts(date_toks),
+                tf_month_year=counts(my_of_turn),
+                asks=np.array(["?" in t.text for t in conv.turns]),
                 qtf=counts(q_toks),
                 qproper=counts(cap_toks),
                 qmask_stop=stop,
@@ -303,7 +315,10 @@ def prepare(conversations: list[Conversation], questions: list[Question], toks: 
                 emb_win1=toks["emb_win1"][offset : offset + n] if "emb_win1" in toks else None,
                 speaker_hit=np.array(
                     [
-                        [t.speaker.lower() in q.query.lower().replace("'s", " ") for t in conv.turns]
+                        [
+                            t.speaker.lower() in q.query.lower().replace("'s", " ")
+                            for t in conv.turns
+                        ]
                         for q in mine
                     ],
                     dtype=np.float32,
@@ -334,6 +349,8 @@ def query_vectors(cd: ConvData, cfg: Config) -> np.ndarray:
 
 def lexical(cd: ConvData, cfg: Config, q: np.ndarray) -> np.ndarray:
     tf = cd.tf + (cd.tf_date if cfg.date_terms else 0)
+    if cfg.date_month_year:
+        tf = tf + cd.tf_month_year
     if cfg.window:
         w = window_matrix(
             cd.sessions, cfg.window, cfg.window_weight, cfg.prev_scale, cfg.next_scale
@@ -341,7 +358,16 @@ def lexical(cd: ConvData, cfg: Config, q: np.ndarray) -> np.ndarray:
         unit_tf = w @ tf
     else:
         unit_tf = tf
-    s = q @ bm25_weights(unit_tf, cfg.k1, cfg.b).T
+    if cfg.answer_fold:
+        prev = np.zeros_like(tf)
+        same = cd.sessions[1:] == cd.sessions[:-1]
+        take = same & cd.asks[:-1]
+        prev[1:][take] = tf[:-1][take]
+        unit_tf = unit_tf + cfg.answer_fold * prev
+    if cfg.fts5_columns:
+        return fts5_bm25(cd, cfg, tf, q)
+    turn_idf = idf_of((tf > 0).sum(axis=0), tf.shape[0]) if cfg.idf_from_turns else None
+    s = q @ bm25_weights(unit_tf, cfg.k1, cfg.b, turn_idf).T
     if cfg.own_turn:
         s = s + cfg.own_turn * (q @ bm25_weights(tf, cfg.k1, cfg.b).T)
     if cfg.prf_docs:
@@ -359,6 +385,30 @@ def lexical(cd: ConvData, cfg: Config, q: np.ndarray) -> np.ndarray:
                 exp[i, keep] = agg[keep] / agg[keep].max()
         s = s + cfg.prf_weight * (exp @ weights.T)
     return s
+
+
+def fts5_bm25(cd: ConvData, cfg: Config, tf: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """What FTS5's bm25() computes for a table whose columns are the turn and its neighbours
+    at each distance, with ``cfg.fts5_columns`` as column weights: one idf per term over rows,
+    length normalisation per column."""
+    n = tf.shape[0]
+    columns = [tf]
+    for d in range(1, len(cfg.fts5_columns)):
+        m = window_matrix(cd.sessions, d, 1.0)
+        if d > 1:
+            m = m - window_matrix(cd.sessions, d - 1, 1.0)
+        np.fill_diagonal(m, 0)
+        columns.append(m @ tf)
+    df = (sum(columns) > 0).sum(axis=0)
+    idf = idf_of(df, n)
+    total = np.zeros((q.shape[0], n), dtype=np.float32)
+    for weight, col in zip(cfg.fts5_columns, columns, strict=True):
+        dl = col.sum(axis=1)
+        avgdl = max(dl.mean(), 1e-9)
+        denom = col + cfg.k1 * (1 - cfg.b + cfg.b * dl / avgdl)[:, None]
+        w = idf[None, :] * col * (cfg.k1 + 1) / np.where(denom > 0, denom, 1)
+        total += weight * (q @ w.T)
+    return total
 
 
 def dense_scores(cd: ConvData, cfg: Config) -> np.ndarray:
@@ -388,9 +438,7 @@ def score(cd: ConvData, cfg: Config) -> np.ndarray:
         fused = sum(w * rrf(p, cfg.rrf_k) for w, p in zip(weights, parts, strict=True))
     else:
         norms = ([cfg.lex_norm] if cfg.bm25 else []) + ([cfg.dense_norm] if cfg.dense else [])
-        fused = sum(
-            w * normalise(p, how) for w, p, how in zip(weights, parts, norms, strict=True)
-        )
+        fused = sum(w * normalise(p, how) for w, p, how in zip(weights, parts, norms, strict=True))
     fused = np.asarray(fused, dtype=np.float32)
     if cfg.propagate:
         w = window_matrix(cd.sessions, 1, 1.0)
@@ -577,10 +625,87 @@ def variants(dense: bool) -> list[Config]:
             replace(w2, name="C smooth .3", own_turn=0.5, smooth=0.3,
                     date_terms=True, session=0.4, session_top=2, speaker=0.1, prev_scale=1.4,
                     next_scale=0.6, session_mode="both"),
+            replace(w2, name="C + answer fold .5", own_turn=0.5,
+                    date_terms=True, session=0.4, session_top=2, speaker=0.1, prev_scale=1.4,
+                    next_scale=0.6, session_mode="both", answer_fold=0.5),
+            replace(w2, name="C + answer fold 1", own_turn=0.5,
+                    date_terms=True, session=0.4, session_top=2, speaker=0.1, prev_scale=1.4,
+                    next_scale=0.6, session_mode="both", answer_fold=1.0),
+            replace(w2, name="C sym + answer fold 1", own_turn=0.5,
+                    date_terms=True, session=0.4, session_top=2, speaker=0.1,
+                    session_mode="both", answer_fold=1.0),
+            replace(w2, name="D: C sym fold 1 month-year", own_turn=0.5,
+                    date_month_year=True, session=0.4, session_top=2, speaker=0.1,
+                    session_mode="both", answer_fold=1.0),
+            replace(w2, name="D own .25", own_turn=0.25,
+                    date_month_year=True, session=0.4, session_top=2, speaker=0.1,
+                    session_mode="both", answer_fold=1.0),
+            replace(w2, name="D propagate .2", own_turn=0.5, propagate=0.2,
+                    date_month_year=True, session=0.4, session_top=2, speaker=0.1,
+                    session_mode="both", answer_fold=1.0),
+            replace(w2, name="D sess top3 .5", own_turn=0.5,
+                    date_month_year=True, session=0.5, session_top=3, speaker=0.1,
+                    session_mode="both", answer_fold=1.0),
             replace(w2, name="W2 + dense win1", dense_source="win1", smooth=0.0),
             replace(w2, name="W2 + dense win1 s.3", dense_source="win1", smooth=0.3),
         ]  # fmt: skip
     return v
+
+
+BEST = Config(
+    "BEST",
+    window=2,
+    window_weight=0.5,
+    date_terms=True,
+    dense=1.0,
+    smooth=0.5,
+    session=0.4,
+    session_top=2,
+    speaker=0.1,
+)
+
+
+def ablations() -> list[Config]:
+    b = BEST
+    return [
+        b,
+        replace(b, name="BEST - window (single turns)", window=0),
+        replace(b, name="BEST - window 2 (window 1)", window=1),
+        replace(b, name="BEST + answer fold 1", answer_fold=1.0),
+        replace(b, name="BEST - date terms", date_terms=False),
+        replace(b, name="BEST + own turn .5", own_turn=0.5),
+        replace(b, name="BEST - dense", dense=0.0),
+        replace(b, name="BEST - dense smoothing", smooth=0.0),
+        replace(b, name="BEST - session prior", session=0.0),
+        replace(b, name="BEST + session doc", session_mode="both"),
+        replace(b, name="BEST, dense on window text", dense_source="win1", smooth=0.0),
+        replace(b, name="BEST, dense on window text s.3", dense_source="win1", smooth=0.3),
+        replace(
+            b,
+            name="BEST, window text, fusion .4/.6",
+            dense_source="win1",
+            smooth=0.0,
+            bm25=0.4,
+            dense=0.6,
+        ),
+        replace(b, name="BEST, minmax norms", lex_norm="minmax", dense_norm="minmax"),
+        replace(b, name="BEST, zscore norms", lex_norm="zscore", dense_norm="zscore"),
+        replace(b, name="BEST, dense minmax", dense_norm="minmax"),
+        replace(b, name="BEST, FTS5 columns 1/.5/.25", fts5_columns=(1.0, 0.5, 0.25)),
+        replace(b, name="BEST, FTS5 columns 1/.5", fts5_columns=(1.0, 0.5)),
+        replace(b, name="BEST, FTS5 columns 1/.7/.35", fts5_columns=(1.0, 0.7, 0.35)),
+        replace(b, name="BEST, turn idf", idf_from_turns=True),
+        replace(b, name="BEST, turn idf, b .3", idf_from_turns=True, b=0.3),
+        replace(b, name="BEST, k1 2.0", k1=2.0),
+        replace(b, name="BEST, session .3", session=0.3),
+        replace(b, name="BEST, session .6", session=0.6),
+        replace(b, name="BEST, speaker .05", speaker=0.05),
+        replace(b, name="BEST, speaker .15", speaker=0.15),
+        replace(b, name="BEST, fusion .6/.4", bm25=0.6, dense=0.4),
+        replace(b, name="BEST, fusion .4/.6", bm25=0.4, dense=0.6),
+        replace(b, name="BEST - speaker", speaker=0.0),
+        replace(b, name="BEST - stopword removal", stopwords=False),
+    ]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -588,21 +713,32 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--only", default="", help="comma-separated substrings of variant names")
     parser.add_argument("--no-dense", action="store_true")
+    parser.add_argument(
+        "--window-embeddings",
+        action="store_true",
+        help="also embed each turn's prev+cur+next text (slow once, then cached)",
+    )
     args = parser.parse_args(argv)
-    conversations, questions, toks = load(args.data, dense=not args.no_dense)
+    conversations, questions, toks = load(
+        args.data, dense=not args.no_dense, window_embeddings=args.window_embeddings
+    )
     data = prepare(conversations, questions, toks)
     n_all = len(questions)
     n14 = sum(1 for q in questions if q.category != 5)
     print(f"{n_all} questions with evidence ({n14} in categories 1-4)")
     head = (
         f"{'variant':<44} | {'all R@5':>7} {'R@10':>6} {'R@25':>6} {'S@5':>6} |"
-        f" {'1-4 R@5':>7} {'R@10':>6} {'R@25':>6} {'S@5':>6} | {'c1':>5} {'c2':>5} {'c3':>5} {'c4':>5} {'c5':>5}"
+        f" {'1-4 R@5':>7} {'R@10':>6} {'R@25':>6} {'S@5':>6} | "
+        + " ".join(f"{'c' + str(c):>5}" for c in range(1, 6))
     )
     print(head)
     print("-" * len(head))
     wanted = [w.strip() for w in args.only.split(",") if w.strip()]
-    for cfg in variants(not args.no_dense):
+    for cfg in [*variants(not args.no_dense), *ablations()]:
         if wanted and not any(w in cfg.name for w in wanted):
+            continue
+        if cfg.dense and cfg.dense_source == "win1" and "emb_win1" not in toks:
+            print(f"{cfg.name:<44} | skipped: run once with --window-embeddings")
             continue
         t0 = time.time()
         m = evaluate(data, cfg)
@@ -617,4 +753,3 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
-

@@ -73,7 +73,12 @@ class EmbeddingService:
         if self._index is None:
             from memlode.vector.index import VectorIndex
 
-            self._index = VectorIndex(embedder.name, embedder.dim, self.settings.home / "cache")
+            self._index = VectorIndex(
+                embedder.name,
+                embedder.dim,
+                self.settings.home / "cache",
+                database=str(self.db.path.resolve()),
+            )
         self._index.refresh(self.db.conn)
         return self._index
 

@@ -23,6 +23,7 @@ from memlode.search.hybrid import RecallParams, recall
 from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
 from memlode.storage import sessions as session_repo
+from memlode.storage.context import CONVERSATION_SOURCES, refresh_context
 from memlode.storage.db import Database
 from memlode.storage.memories import MemoryFilter, NewMemory
 from memlode.types import Edge, Memory, MemoryType, Relationship, Session, utcnow
@@ -156,9 +157,14 @@ class Engine:
         """Store validated memories in one transaction (dedup applies to each)."""
         results: list[StoreResult] = []
         with self.db.write() as conn:
+            sessions: set[str] = set()
             for item in items:
                 memory_id, created = memory_repo.insert(conn, item)
                 results.append(StoreResult(memory_id, created))
+                if created and item.session_id and item.source in CONVERSATION_SOURCES:
+                    sessions.add(item.session_id)
+            if sessions:
+                refresh_context(conn, sessions)
         return results
 
     def get(self, memory_id: str, *, touch: bool = True) -> Memory:
@@ -213,8 +219,13 @@ class Engine:
 
     def delete(self, memory_id: str) -> None:
         with self.db.write() as conn:
-            if memory_repo.delete(conn, [memory_id]) == 0:
+            row = conn.execute(
+                "SELECT session_id, source FROM memories WHERE id = ?", (memory_id,)
+            ).fetchone()
+            if row is None or memory_repo.delete(conn, [memory_id]) == 0:
                 raise NotFound(f"no memory with id {memory_id!r}")
+            if row[0] and row[1] in CONVERSATION_SOURCES:
+                refresh_context(conn, [row[0]])
 
     def list_memories(
         self,

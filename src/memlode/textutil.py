@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-__all__ = ["content_hash", "identifier_parts", "search_terms", "words"]
+__all__ = ["content_hash", "date_words", "identifier_parts", "search_terms", "words"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -48,3 +48,33 @@ def search_terms(text: str, limit: int = 2000) -> str:
             if len(seen) >= limit:
                 return " ".join(seen)
     return " ".join(seen)
+
+
+_MONTH_NAMES = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+
+
+def date_words(timestamp: str) -> str:
+    """Words for the calendar date of a stored timestamp: '2023-05-08T…' -> '8 may 2023'.
+
+    Indexed with conversation turns so that 'what did we do in May 2023' finds them by date.
+    """
+    try:
+        year, month, day = int(timestamp[0:4]), int(timestamp[5:7]), int(timestamp[8:10])
+    except (ValueError, IndexError):
+        return ""
+    if not 1 <= month <= 12:
+        return ""
+    return f"{day} {_MONTH_NAMES[month - 1]} {year}"

@@ -40,6 +40,7 @@ from memlode.sources.turns import (
     turn_chunks,
 )
 from memlode.storage import memories as memory_repo
+from memlode.storage.context import refresh_context
 from memlode.storage.memories import NewMemory
 from memlode.textutil import content_hash
 from memlode.types import MemoryType, format_ts, parse_ts, utcnow
@@ -544,6 +545,8 @@ def _reconcile(
         is None
     ]
     report.chunks_removed = memory_repo.delete(conn, orphans)
+    # Turns know their neighbours (storage/context.py): refresh the sessions that changed.
+    refresh_context(conn, {i.session_id for u in changed for i in u.items if i.session_id})
 
 
 def _record_session(conn: sqlite3.Connection, transcript: Transcript, namespace: str) -> None:

@@ -190,3 +190,25 @@ def test_unrelated_query_finds_nothing(engine: Engine) -> None:
     engine.embed_pending()
     assert engine.search("zebra giraffe savanna", k=5) == []
     assert engine.search("pgbouncer pooling", k=5)
+
+
+def test_two_databases_in_one_home_keep_their_own_vectors(memlode_home: Path) -> None:
+    first = Engine(Settings.load({"namespace": "t", "db_path": str(memlode_home / "a.db")}))
+    second = Engine(Settings.load({"namespace": "t", "db_path": str(memlode_home / "b.db")}))
+    try:
+        a = first.store("alpha database memory about kafka")
+        b = second.store("beta database memory about kafka")
+        first.embed_pending()
+        second.embed_pending()
+        assert first.embeddings.index is not None and second.embeddings.index is not None
+        # a fresh engine on each file maps its own mirror, never the other's
+        for path, own in (("a.db", a.id), ("b.db", b.id)):
+            fresh = Engine(Settings.load({"namespace": "t", "db_path": str(memlode_home / path)}))
+            try:
+                index = fresh.embeddings.index
+                assert index is not None and index.ids == [own]
+            finally:
+                fresh.close()
+    finally:
+        first.close()
+        second.close()

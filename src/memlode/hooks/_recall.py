@@ -40,7 +40,7 @@ STOPWORDS = frozenset(
     what when where which while who whom why will with would you your yours yourself yourselves
     s t don didn doesn isn wasn weren won wouldn shouldn couldn ll re ve d m o y""".split()  # noqa: SIM905
 )
-_BM25_WEIGHTS = "1.0, 0.5, 0.4"  # memlode.search.fts._BM25_WEIGHTS: content, tags, identifiers
+_BM25_WEIGHTS = "1.0, 0.5, 0.4, 0.5, 0.25"  # memlode.search.fts.BM25_WEIGHTS
 
 MIN_QUERY_TERMS = 2
 MIN_MATCHED_TERMS = 2

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memlode.textutil import content_hash, search_terms
+from memlode.storage.context import CONVERSATION_SOURCES
+from memlode.textutil import content_hash, date_words, search_terms
 from memlode.types import Memory, MemoryType, format_ts, utcnow
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "fetch",
     "fetch_many",
     "find_duplicate",
+    "index_terms",
     "insert",
     "insert_exact",
     "row_to_memory",
@@ -38,6 +40,15 @@ MEMORY_COLUMNS = (
     "id, content, memory_type, importance, confidence, access_count, content_hash, tags, "
     "metadata, namespace, source, session_id, created_at, updated_at, last_accessed_at"
 )
+
+
+def index_terms(content: str, source: str, created_at: str) -> str:
+    """The extra FTS tokens of a memory: identifier parts, and for conversation turns the
+    words of their date (a conversation is searched by when things were said)."""
+    terms = search_terms(content)
+    if source in CONVERSATION_SOURCES:
+        terms = f"{terms} {date_words(created_at)}".strip()
+    return terms
 
 
 @dataclass(slots=True)
@@ -147,7 +158,7 @@ def insert(conn: sqlite3.Connection, new: NewMemory) -> tuple[str, bool]:
             new.session_id,
             created,
             now,
-            search_terms(new.content),
+            index_terms(new.content, new.source, created),
         ),
     )
     return memory_id, True
@@ -211,8 +222,12 @@ def update(conn: sqlite3.Connection, memory_id: str, changes: dict[str, Any]) ->
         if key == "content":
             sets.append("content_hash = ?")
             params.append(content_hash(str(changes["content"])))
-            sets.append("search_terms = ?")
-            params.append(search_terms(str(changes["content"])))
+            row = conn.execute(
+                "SELECT source, created_at FROM memories WHERE id = ?", (memory_id,)
+            ).fetchone()
+            if row is not None:
+                sets.append("search_terms = ?")
+                params.append(index_terms(str(changes["content"]), row[0], row[1]))
     sets.append("updated_at = ?")
     params.append(format_ts(utcnow()))
     params.append(memory_id)
@@ -279,7 +294,7 @@ def insert_exact(conn: sqlite3.Connection, memory: Memory) -> bool:
             memory.created_at,
             memory.updated_at,
             memory.last_accessed_at,
-            search_terms(memory.content),
+            index_terms(memory.content, memory.source, memory.created_at),
         ),
     )
     return cur.rowcount > 0

@@ -37,10 +37,14 @@ def _model_version(conn: sqlite3.Connection, model: str) -> int:
 class VectorIndex:
     """All vectors of one model, with their memory ids and namespaces."""
 
-    def __init__(self, model: str, dim: int, cache_dir: Path | None = None) -> None:
+    def __init__(
+        self, model: str, dim: int, cache_dir: Path | None = None, database: str = ""
+    ) -> None:
         self.model = model
         self.dim = dim
         self.cache_dir = cache_dir
+        # The mirror is per database *and* model: several databases may share one home.
+        self.cache_key = hashlib.sha256(f"{database}\0{model}".encode()).hexdigest()[:16]
         self.version = -1
         self.max_rowid = 0
         self.ids: list[str] = []
@@ -124,7 +128,7 @@ class VectorIndex:
     def _cache_paths(self) -> tuple[Path, Path] | None:
         if self.cache_dir is None:
             return None
-        key = hashlib.sha256(self.model.encode()).hexdigest()[:16]
+        key = self.cache_key
         return (self.cache_dir / f"vectors-{key}.npy", self.cache_dir / f"vectors-{key}.json")
 
     def _load_cache(self, version: int) -> bool:
@@ -135,7 +139,11 @@ class VectorIndex:
             return False
         try:
             meta = json.loads(paths[1].read_text(encoding="utf-8"))
-            if meta.get("version") != version or meta.get("model") != self.model:
+            if (
+                meta.get("version") != version
+                or meta.get("model") != self.model
+                or meta.get("key") != self.cache_key
+            ):
                 return False
             matrix = np.load(paths[0], mmap_mode="r")
             if matrix.shape != (len(meta["ids"]), self.dim) or matrix.dtype != np.float32:
@@ -159,6 +167,7 @@ class VectorIndex:
             return
         meta: dict[str, Any] = {
             "model": self.model,
+            "key": self.cache_key,
             "version": self.version,
             "max_rowid": self.max_rowid,
             "ids": self.ids,

@@ -1,0 +1,97 @@
+"""``memlode eval``: retrieval benchmarks run through the engine a user gets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memlode.cli.common import echo_json, json_option, settings_from
+
+EMBED_CHOICES = ("local", "hash", "none", "ollama", "openai")
+
+
+@click.group(name="eval")
+def eval_() -> None:
+    """Measure retrieval quality on public benchmarks."""
+
+
+@eval_.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--questions",
+    "questions_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help='Ask these questions instead: a JSON list of {"sample_id", "query", "evidence",'
+    ' "category"} about the same conversations.',
+)
+@click.option(
+    "--limit-conversations",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Use only the first N conversations (quick runs).",
+)
+@click.option(
+    "--k",
+    "k",
+    type=click.IntRange(25, 1000),
+    default=25,
+    show_default=True,
+    help="Ranking depth: memories retrieved per question (at least 25).",
+)
+@click.option(
+    "--embed-provider",
+    type=click.Choice(EMBED_CHOICES),
+    default=None,
+    help="Override the embedding provider for this run.",
+)
+@click.option("--progress", is_flag=True, help="Report each conversation on stderr.")
+@json_option
+@click.pass_context
+def locomo(
+    ctx: click.Context,
+    path: Path,
+    questions_path: Path | None,
+    limit_conversations: int | None,
+    k: int,
+    embed_provider: str | None,
+    progress: bool,
+    as_json: bool,
+) -> None:
+    """Run the LoCoMo benchmark file PATH (locomo10.json) and report retrieval quality.
+
+    Each conversation is stored in a fresh temporary database, one memory per turn; every
+    question with evidence is asked through the normal search. Reports turn-level evidence
+    recall@5/10/25, session-level recall@5/10, MRR and nDCG@10, per category and overall.
+    """
+    from memlode.evaluation import format_report, load_locomo, load_questions, run_locomo
+
+    settings = settings_from(ctx, embed_provider=embed_provider)
+    conversations, questions = load_locomo(path)
+    if questions_path is not None:
+        questions = load_questions(questions_path)
+        known = {c.sample_id for c in conversations}
+        strangers = sorted({q.sample_id for q in questions} - known)
+        if strangers:
+            raise click.BadParameter(
+                f"no conversation {', '.join(strangers)} in {path}", param_hint="--questions"
+            )
+
+    if limit_conversations is not None:
+        conversations = conversations[:limit_conversations]
+
+    def report_progress(line: str) -> None:
+        click.echo(line, err=True)
+
+    report = run_locomo(
+        conversations,
+        questions,
+        settings,
+        k=k,
+        progress=report_progress if progress else None,
+    )
+    if as_json:
+        echo_json(report)
+    else:
+        click.echo(format_report(report))

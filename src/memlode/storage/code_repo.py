@@ -1,0 +1,451 @@
+"""The code tables: indexed files, symbols (FTS5), references, packages, and the graph rows
+they own.
+
+Graph ownership: a file owns its ``file:`` node and its symbols' ``sym:`` nodes; the code
+edges (:data:`CODE_RELATIONSHIPS`) leaving a node are aggregates of ``code_refs`` rows with that
+source, so :meth:`CodeRepo.rebuild_edges` can always recompute them from the table.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memlode.storage.db import Database
+from memlode.types import format_ts, utcnow
+
+__all__ = [
+    "CODE_RELATIONSHIPS",
+    "CodeRepo",
+    "FileRow",
+    "NodeRow",
+    "PackageRow",
+    "RefRow",
+    "SymbolRow",
+]
+
+CODE_RELATIONSHIPS = (
+    "CALLS",
+    "IMPORTS",
+    "INHERITS",
+    "EXTENDS",
+    "IMPLEMENTS",
+    "CONTAINS",
+    "DEPENDS_ON",
+)
+_REL_SQL = ",".join(f"'{r}'" for r in CODE_RELATIONSHIPS)
+_CHUNK = 500  # host parameters per IN (...) list
+
+
+@dataclass(slots=True)
+class FileRow:
+    namespace: str
+    root: str
+    path: str
+    node_id: str
+    language: str
+    hash: str
+    size: int
+    mtime_ns: int
+    module: str = ""
+    prefix: str = ""
+    lines: int = 0
+    status: str = "ok"
+    id: int = 0
+
+
+@dataclass(slots=True)
+class SymbolRow:
+    node_id: str
+    name: str
+    qualified_name: str
+    kind: str
+    line_start: int
+    line_end: int
+    parent: str | None = None
+    container: str = ""
+    signature: str = ""
+    doc: str = ""
+    visibility: str = "public"
+    properties: dict[str, Any] = field(default_factory=dict)
+    name_parts: str = ""
+    file_id: int = 0
+    path: str = ""  # filled when read back
+
+
+@dataclass(slots=True)
+class RefRow:
+    source_id: str
+    kind: str
+    name: str
+    qualifier: str = ""
+    alias: str = ""
+    line: int = 0
+    count: int = 1
+    target_id: str | None = None
+    target_file: int | None = None
+    relationship: str | None = None
+    file_id: int = 0
+    id: int = 0
+
+
+@dataclass(slots=True)
+class NodeRow:
+    id: str
+    kind: str
+    name: str
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class PackageRow:
+    node_id: str
+    ecosystem: str
+    name: str
+    version: str = ""
+    provides: list[str] = field(default_factory=list)
+    file_id: int = 0
+    namespace: str = ""
+
+
+def _chunks(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]
+
+
+def _marks(items: Sequence[Any]) -> str:
+    return ",".join("?" * len(items))
+
+
+class CodeRepo:
+    """Reads and writes of the code tables. Write methods take the open transaction's conn."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # --- files -----------------------------------------------------------------------------
+    def files(self, namespace: str, root: str | None = None) -> list[FileRow]:
+        sql = (
+            "SELECT id, namespace, root, path, node_id, language, hash, size, mtime_ns, module,"
+            " prefix, lines, status FROM code_files WHERE namespace = ?"
+        )
+        params: list[object] = [namespace]
+        if root is not None:
+            sql += " AND root = ?"
+            params.append(root)
+        rows = self.db.conn.execute(sql + " ORDER BY root, path", params)
+        return [
+            FileRow(
+                namespace=r[1], root=r[2], path=r[3], node_id=r[4], language=r[5], hash=r[6],
+                size=r[7], mtime_ns=r[8], module=r[9], prefix=r[10], lines=r[11], status=r[12],
+                id=r[0],
+            )
+            for r in rows
+        ]  # fmt: skip
+
+    def upsert_file(self, conn: sqlite3.Connection, row: FileRow) -> int:
+        now = format_ts(utcnow())
+        cur = conn.execute(
+            "INSERT INTO code_files (namespace, root, path, node_id, language, module, prefix,"
+            " hash, size, mtime_ns, lines, status, indexed_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (namespace, root, path) DO UPDATE SET node_id = excluded.node_id,"
+            " language = excluded.language, module = excluded.module, prefix = excluded.prefix,"
+            " hash = excluded.hash, size = excluded.size, mtime_ns = excluded.mtime_ns,"
+            " lines = excluded.lines, status = excluded.status, indexed_at = excluded.indexed_at"
+            " RETURNING id",
+            (
+                row.namespace, row.root, row.path, row.node_id, row.language, row.module,
+                row.prefix, row.hash, row.size, row.mtime_ns, row.lines, row.status, now,
+            ),
+        )  # fmt: skip
+        file_id = int(cur.fetchone()[0])
+        row.id = file_id
+        return file_id
+
+    def touch_file(self, conn: sqlite3.Connection, file_id: int, size: int, mtime: int) -> None:
+        conn.execute(
+            "UPDATE code_files SET size = ?, mtime_ns = ? WHERE id = ?", (size, mtime, file_id)
+        )
+
+    def delete_files(self, conn: sqlite3.Connection, file_ids: Sequence[int]) -> None:
+        for chunk in _chunks(list(file_ids)):
+            conn.execute(f"DELETE FROM code_files WHERE id IN ({_marks(chunk)})", chunk)
+
+    # --- symbols ---------------------------------------------------------------------------
+    _SYMBOL_COLUMNS = (
+        "s.node_id, s.name, s.qualified_name, s.kind, s.line_start, s.line_end, s.parent,"
+        " s.container, s.signature, s.doc, s.visibility, s.properties, s.name_parts,"
+        " s.file_id, f.path"
+    )
+
+    @staticmethod
+    def _symbol(r: sqlite3.Row | tuple[Any, ...]) -> SymbolRow:
+        return SymbolRow(
+            node_id=r[0], name=r[1], qualified_name=r[2], kind=r[3], line_start=r[4],
+            line_end=r[5], parent=r[6], container=r[7], signature=r[8], doc=r[9],
+            visibility=r[10], properties=json.loads(r[11]), name_parts=r[12], file_id=r[13],
+            path=r[14],
+        )  # fmt: skip
+
+    def symbols(self, namespace: str, file_ids: Sequence[int] | None = None) -> list[SymbolRow]:
+        base = (
+            f"SELECT {self._SYMBOL_COLUMNS} FROM code_symbols s"
+            " JOIN code_files f ON f.id = s.file_id WHERE s.namespace = ?"
+        )
+        if file_ids is None:
+            return [self._symbol(r) for r in self.db.conn.execute(base, (namespace,))]
+        out: list[SymbolRow] = []
+        for chunk in _chunks(list(file_ids)):
+            sql = f"{base} AND s.file_id IN ({_marks(chunk)})"
+            out += [self._symbol(r) for r in self.db.conn.execute(sql, [namespace, *chunk])]
+        return out
+
+    def symbols_by_node(self, node_ids: Sequence[str]) -> dict[str, SymbolRow]:
+        out: dict[str, SymbolRow] = {}
+        for chunk in _chunks(list(node_ids)):
+            sql = (
+                f"SELECT {self._SYMBOL_COLUMNS} FROM code_symbols s"
+                f" JOIN code_files f ON f.id = s.file_id WHERE s.node_id IN ({_marks(chunk)})"
+            )
+            for r in self.db.conn.execute(sql, chunk):
+                out[r[0]] = self._symbol(r)
+        return out
+
+    def insert_symbols(
+        self, conn: sqlite3.Connection, namespace: str, rows: Sequence[SymbolRow]
+    ) -> None:
+        """Insert symbols, then their full-text rows in one statement (see 0004_code.sql)."""
+        if not rows:
+            return
+        last = conn.execute("SELECT coalesce(max(id), 0) FROM code_symbols").fetchone()[0]
+        conn.executemany(
+            "INSERT INTO code_symbols (file_id, namespace, node_id, name, qualified_name, kind,"
+            " parent, container, signature, doc, visibility, line_start, line_end, properties,"
+            " name_parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    r.file_id, namespace, r.node_id, r.name, r.qualified_name, r.kind, r.parent,
+                    r.container, r.signature, r.doc, r.visibility, r.line_start, r.line_end,
+                    json.dumps(r.properties, sort_keys=True), r.name_parts,
+                )
+                for r in rows
+            ],
+        )  # fmt: skip
+        conn.execute(
+            "INSERT INTO code_symbols_fts (rowid, name, name_parts, qualified_name, doc,"
+            " signature) SELECT id, name, name_parts, qualified_name, doc, signature"
+            " FROM code_symbols WHERE id > ?",
+            (last,),
+        )
+
+    def delete_symbols_of(self, conn: sqlite3.Connection, file_ids: Sequence[int]) -> None:
+        for chunk in _chunks(list(file_ids)):
+            conn.execute(f"DELETE FROM code_symbols WHERE file_id IN ({_marks(chunk)})", chunk)
+
+    # --- references ------------------------------------------------------------------------
+    _REF_COLUMNS = (
+        "source_id, kind, name, qualifier, alias, line, count, target_id, target_file,"
+        " relationship, file_id, id"
+    )
+
+    @staticmethod
+    def _ref(r: sqlite3.Row | tuple[Any, ...]) -> RefRow:
+        return RefRow(*r)
+
+    def refs(
+        self, namespace: str, where: str = "1 = 1", params: Sequence[object] = ()
+    ) -> list[RefRow]:
+        sql = (
+            f"SELECT {self._REF_COLUMNS} FROM code_refs WHERE namespace = ? AND ({where})"
+            " ORDER BY id"
+        )
+        return [self._ref(r) for r in self.db.conn.execute(sql, [namespace, *params])]
+
+    def refs_matching(
+        self,
+        namespace: str,
+        *,
+        names: Sequence[str] = (),
+        targets: Sequence[str] = (),
+        qualifiers: Sequence[str] = (),
+        kinds: Sequence[str] = (),
+    ) -> list[RefRow]:
+        """References that name one of ``names``, point at one of ``targets``, have one of
+        ``qualifiers`` (contain rows: a parent), or are of one of ``kinds``."""
+        found: dict[int, RefRow] = {}
+        for column, values in (
+            ("name", names),
+            ("target_id", targets),
+            ("qualifier", qualifiers),
+            ("kind", kinds),
+        ):
+            for chunk in _chunks(sorted(set(values))):
+                for ref in self.refs(namespace, f"{column} IN ({_marks(chunk)})", chunk):
+                    found[ref.id] = ref
+        return [found[k] for k in sorted(found)]
+
+    def insert_refs(self, conn: sqlite3.Connection, namespace: str, rows: Sequence[RefRow]) -> None:
+        conn.executemany(
+            "INSERT INTO code_refs (file_id, namespace, source_id, kind, name, qualifier, alias,"
+            " line, count, target_id, target_file, relationship)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    r.file_id, namespace, r.source_id, r.kind, r.name, r.qualifier, r.alias,
+                    r.line, r.count, r.target_id, r.target_file, r.relationship,
+                )
+                for r in rows
+            ],
+        )  # fmt: skip
+
+    def update_refs(self, conn: sqlite3.Connection, rows: Sequence[RefRow]) -> None:
+        """Store new resolutions (source, target, target file, relationship) by id."""
+        conn.executemany(
+            "UPDATE code_refs SET source_id = ?, target_id = ?, target_file = ?,"
+            " relationship = ? WHERE id = ?",
+            [(r.source_id, r.target_id, r.target_file, r.relationship, r.id) for r in rows],
+        )
+
+    def delete_refs_of(self, conn: sqlite3.Connection, file_ids: Sequence[int]) -> None:
+        for chunk in _chunks(list(file_ids)):
+            conn.execute(f"DELETE FROM code_refs WHERE file_id IN ({_marks(chunk)})", chunk)
+
+    # --- graph rows ------------------------------------------------------------------------
+    def upsert_nodes(
+        self, conn: sqlite3.Connection, namespace: str, rows: Sequence[NodeRow]
+    ) -> None:
+        now = format_ts(utcnow())
+        conn.executemany(
+            "INSERT INTO graph_nodes (id, kind, name, namespace, properties, created_at,"
+            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, name = excluded.name,"
+            " namespace = excluded.namespace,"
+            " properties = json_patch(graph_nodes.properties, excluded.properties),"
+            " updated_at = excluded.updated_at"
+            " WHERE graph_nodes.properties IS NOT json_patch(graph_nodes.properties,"
+            " excluded.properties) OR graph_nodes.name IS NOT excluded.name"
+            " OR graph_nodes.kind IS NOT excluded.kind",
+            [
+                (r.id, r.kind, r.name, namespace, json.dumps(r.properties, sort_keys=True), now,
+                 now)
+                for r in rows
+            ],
+        )  # fmt: skip
+
+    def ensure_nodes(
+        self, conn: sqlite3.Connection, namespace: str, rows: Sequence[NodeRow]
+    ) -> None:
+        """Create nodes that do not exist yet; existing ones (maybe another project's) stay."""
+        now = format_ts(utcnow())
+        conn.executemany(
+            "INSERT OR IGNORE INTO graph_nodes (id, kind, name, namespace, properties,"
+            " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (r.id, r.kind, r.name, namespace, json.dumps(r.properties, sort_keys=True), now,
+                 now)
+                for r in rows
+            ],
+        )  # fmt: skip
+
+    def delete_nodes(self, conn: sqlite3.Connection, node_ids: Sequence[str]) -> None:
+        for chunk in _chunks(list(node_ids)):
+            conn.execute(f"DELETE FROM graph_nodes WHERE id IN ({_marks(chunk)})", chunk)
+
+    def rebuild_edges(
+        self, conn: sqlite3.Connection, namespace: str, sources: Sequence[str] | None
+    ) -> None:
+        """Recompute the code edges leaving ``sources`` (all of the namespace when None)."""
+        now = format_ts(utcnow())
+        select = (
+            "SELECT source_id, target_id, relationship, SUM(count), '{}', ? FROM code_refs"
+            " WHERE namespace = ? AND target_id IS NOT NULL AND relationship IS NOT NULL"
+            " AND source_id != target_id"
+        )
+        insert = (
+            "INSERT INTO graph_edges (source_id, target_id, relationship, weight, properties,"
+            " created_at) "
+        )
+        group = " GROUP BY source_id, target_id, relationship"
+        if sources is None:
+            conn.execute(
+                f"DELETE FROM graph_edges WHERE relationship IN ({_REL_SQL}) AND source_id IN"
+                " (SELECT node_id FROM code_files WHERE namespace = ?"
+                "  UNION ALL SELECT node_id FROM code_symbols WHERE namespace = ?"
+                "  UNION ALL SELECT node_id FROM code_packages WHERE namespace = ?)",
+                (namespace, namespace, namespace),
+            )
+            conn.execute(insert + select + group + " ON CONFLICT DO NOTHING", (now, namespace))
+            return
+        for chunk in _chunks(sorted(set(sources))):
+            marks = _marks(chunk)
+            conn.execute(
+                f"DELETE FROM graph_edges WHERE relationship IN ({_REL_SQL})"
+                f" AND source_id IN ({marks})",
+                chunk,
+            )
+            conn.execute(
+                insert + select + f" AND source_id IN ({marks})" + group
+                + " ON CONFLICT DO NOTHING",
+                [now, namespace, *chunk],
+            )  # fmt: skip
+
+    # --- packages --------------------------------------------------------------------------
+    def packages(self, namespace: str | None = None) -> list[PackageRow]:
+        sql = (
+            "SELECT node_id, ecosystem, name, version, provides, file_id, namespace"
+            " FROM code_packages"
+        )
+        rows = (
+            self.db.conn.execute(sql + " WHERE namespace = ? ORDER BY node_id", (namespace,))
+            if namespace is not None
+            else self.db.conn.execute(sql + " ORDER BY namespace, node_id")
+        )
+        return [PackageRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6]) for r in rows]
+
+    def replace_packages(
+        self, conn: sqlite3.Connection, namespace: str, file_id: int, rows: Sequence[PackageRow]
+    ) -> None:
+        conn.execute("DELETE FROM code_packages WHERE file_id = ?", (file_id,))
+        conn.executemany(
+            "INSERT OR REPLACE INTO code_packages (file_id, namespace, node_id, ecosystem, name,"
+            " version, provides) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (file_id, namespace, r.node_id, r.ecosystem, r.name, r.version,
+                 json.dumps(sorted(r.provides)))
+                for r in rows
+            ],
+        )  # fmt: skip
+
+    def counts(self, namespace: str, root: str | None = None) -> dict[str, int]:
+        """How many files, symbols, references (resolved) and packages are indexed."""
+        scope = "namespace = ?" + (" AND root = ?" if root is not None else "")
+        params: list[object] = [namespace]
+        if root is not None:
+            params.append(root)
+        files = f"SELECT id FROM code_files WHERE {scope}"
+        conn = self.db.conn
+        row = conn.execute(
+            f"SELECT (SELECT count(*) FROM code_files WHERE {scope}),"
+            f" (SELECT count(*) FROM code_symbols WHERE file_id IN ({files})),"
+            f" (SELECT count(*) FROM code_refs WHERE kind != 'contain' AND file_id IN ({files})),"
+            f" (SELECT count(*) FROM code_refs WHERE kind != 'contain'"
+            f"  AND target_id IS NOT NULL AND file_id IN ({files})),"
+            f" (SELECT count(*) FROM code_packages WHERE file_id IN ({files}))",
+            params * 5,
+        ).fetchone()
+        keys = ("files", "symbols", "references", "resolved", "packages")
+        return dict(zip(keys, (int(v) for v in row), strict=True))
+
+    def drop_orphan_packages(self, conn: sqlite3.Connection, namespace: str) -> None:
+        """Remove package nodes of the namespace that nothing declares or depends on."""
+        conn.execute(
+            "DELETE FROM graph_nodes WHERE kind = 'package' AND namespace = ?"
+            " AND id NOT IN (SELECT node_id FROM code_packages)"
+            " AND id NOT IN (SELECT target_id FROM graph_edges)"
+            " AND id NOT IN (SELECT source_id FROM graph_edges)",
+            (namespace,),
+        )
