@@ -10,6 +10,7 @@ enabled = true                 # MEMLODE_HOOKS=0 turns every hook into a no-op
 capture = true                 # MEMLODE_HOOKS_CAPTURE=0: store nothing from tools or prompts
 inject = true                  # MEMLODE_HOOKS_INJECT=0: print no context at all
 capture_prompts = true
+ingest_transcripts = true      # MEMLODE_HOOKS_TRANSCRIPTS=0: do not ingest the transcript on Stop
 tools = ["Read", "Edit", ...]  # capture only these tools (default: every tool with an extractor)
 session_budget_tokens = 1500   # MEMLODE_HOOKS_SESSION_BUDGET
 prompt_budget_tokens = 600     # MEMLODE_HOOKS_PROMPT_BUDGET
@@ -68,6 +69,7 @@ class HookSettings:
         "db_path",
         "enabled",
         "home",
+        "ingest_transcripts",
         "inject",
         "namespace",
         "prompt_budget_tokens",
@@ -97,6 +99,9 @@ class HookSettings:
         self.capture = _flag(env.get("MEMLODE_HOOKS_CAPTURE"), _flag(table.get("capture"), True))
         self.inject = _flag(env.get("MEMLODE_HOOKS_INJECT"), _flag(table.get("inject"), True))
         self.capture_prompts = _flag(table.get("capture_prompts"), True)
+        self.ingest_transcripts = _flag(
+            env.get("MEMLODE_HOOKS_TRANSCRIPTS"), _flag(table.get("ingest_transcripts"), True)
+        )
         tools = table.get("tools")
         self.tools: frozenset[str] | None = (
             frozenset(str(t) for t in tools) if isinstance(tools, list) else None

@@ -17,6 +17,7 @@ metadata (``transcript_path``) for a long-lived process to ingest.
 from __future__ import annotations
 
 import os
+import sys
 
 from memlode.hooks import _store as store
 from memlode.redact import redact, redact_value
@@ -374,10 +375,36 @@ def _store_summary(
     store.update_session_metadata(conn, run.session_id, {"summary_memory_id": memory_id})
 
 
+def ingest_transcript_detached(run: HookRun) -> None:
+    """Ingest the session's transcript in a detached process (``memlode ingest transcript``).
+
+    Ingest is incremental (only the new tail is parsed), but it imports the engine and may meet
+    a large file, so it never runs inside the hook: the hook starts it and returns at once.
+    """
+    path = run.text("transcript_path", 4096)
+    if not path or not run.settings.ingest_transcripts or not os.path.isfile(path):
+        return
+    import subprocess
+
+    env = dict(os.environ)
+    env.setdefault("MEMLODE_HOME", run.settings.home)
+    env.setdefault("MEMLODE_DB", run.settings.db_path)
+    subprocess.Popen(
+        [sys.executable, "-m", "memlode", "ingest", "transcript", path],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=env,
+        cwd=run.cwd if run.cwd and os.path.isdir(run.cwd) else None,
+    )
+
+
 def stop(run: HookRun) -> str | None:
     if run.payload.get("stop_hook_active") is True:
         return None  # Claude is already continuing because of a Stop hook: do not loop
     checkpoint(run, end=True)
+    ingest_transcript_detached(run)
     return None
 
 
@@ -393,6 +420,7 @@ def pre_compact(run: HookRun) -> str | None:
 def session_end(run: HookRun) -> str | None:
     reason = run.text("reason", 60)
     checkpoint(run, end=True, extra={"end_reason": reason} if reason else None)
+    ingest_transcript_detached(run)
     return None
 
 

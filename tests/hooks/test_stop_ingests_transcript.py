@@ -1,0 +1,63 @@
+"""Stop hands the session's transcript to a detached ``memlode ingest`` and returns at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+TRANSCRIPT = Path(__file__).resolve().parents[3] / "shared/data/transcripts/spotter/short.jsonl"
+
+
+def _transcript_rows(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db) as conn:
+            row = conn.execute("SELECT count(*) FROM memories WHERE source = 'transcript'")
+            return int(row.fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_stop_ingests_the_transcript_in_the_background(
+    tmp_path: Path, memlode_home: Path, enabled: bool
+) -> None:
+    if not TRANSCRIPT.exists():
+        pytest.skip("../shared/data/transcripts is absent")
+    transcript = tmp_path / "session.jsonl"
+    shutil.copy(TRANSCRIPT, transcript)
+    payload = {
+        "session_id": "s-1",
+        "transcript_path": str(transcript),
+        "cwd": str(tmp_path),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    env = {**os.environ, "MEMLODE_HOOKS_TRANSCRIPTS": "1" if enabled else "0"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "memlode.hooks", "stop"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 0 and proc.stdout == ""
+    db = memlode_home / "memlode.db"
+    deadline = time.monotonic() + 60
+    while enabled and _transcript_rows(db) == 0 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if enabled:
+        assert _transcript_rows(db) > 0, "the detached ingest stored no transcript turn"
+    else:
+        time.sleep(1.0)  # give a wrongly started ingest the chance to show up
+        assert _transcript_rows(db) == 0
