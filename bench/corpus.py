@@ -94,11 +94,50 @@ REASONS = [
 TYPES = ["decision", "insight", "pattern", "context", "preference", "habit", "style"]
 
 
+# Word parts for generated identifiers and component names. Real stores have a long-tailed
+# vocabulary (function names, tickets, people, products); without it every query word would
+# match a tenth of the store, which no real memory store looks like.
+PARTS = (
+    "account address alert archive audit backup badge batch billing block bucket budget cache "
+    "calendar cart channel chart checkout client cluster comment config contract coupon credit "
+    "cursor customer dashboard dataset deploy device digest domain draft email event export feed "
+    "field filter folder gateway grant graph group header health index inventory invoice job key "
+    "label ledger limit link locale lock log mailbox manifest member message meter metric node "
+    "note notice offer order owner packet page parser partner payload payment period permit "
+    "pipeline plan policy pool post price profile project quota queue quote rate receipt record "
+    "region release report request resource review role route rule schedule schema scope score "
+    "search secret segment sender session shard shipment signal sketch slot snapshot source "
+    "spec stage status store stream summary survey sync table task team template tenant ticket "
+    "timer token topic trace tracker transfer trigger upload usage user vault vendor version "
+    "view visit voucher wallet webhook widget window worker zone"
+).split()
+ACTIONS = (
+    "build check compute create decode delete encode fetch flush handle load merge normalize "
+    "parse publish read refresh render resolve retry rotate save scan send sort split submit "
+    "sync throttle update validate verify write"
+).split()
+PEOPLE = (
+    "Ana Bo Chen Dara Eli Femi Gus Hana Ivo Jon Kai Lena Milo Nia Omar Pia Quinn Rui Sam Tara "
+    "Uma Vik Wen Xia Yan Zoe"
+).split()
+
+
+def _identifier(rng: random.Random) -> str:
+    action, a, b = rng.choice(ACTIONS), rng.choice(PARTS), rng.choice(PARTS)
+    if rng.random() < 0.5:
+        return f"{action}_{a}_{b}"
+    return action + a.capitalize() + b.capitalize()
+
+
 def memory_text(rng: random.Random, i: int) -> str:
     subject, file = rng.choice(SUBJECTS), rng.choice(FILES)
     verb, thing, reason = rng.choice(VERBS), rng.choice(THINGS), rng.choice(REASONS)
-    extra = rng.choice(THINGS)
-    return f"In {subject} we {verb} {thing} in {file} {reason}; next we may try {extra} (note {i})."
+    extra, ident, person = rng.choice(THINGS), _identifier(rng), rng.choice(PEOPLE)
+    component = f"{rng.choice(PARTS)} {rng.choice(PARTS)}"
+    return (
+        f"In {subject} we {verb} {thing} in {file} ({ident}, {component}) {reason}; "
+        f"{person} suggests {extra} next (ticket {rng.randrange(100, 99999)}, note {i})."
+    )
 
 
 def corpus(n: int, seed: int = 7) -> list[tuple[str, str, list[str]]]:
@@ -115,11 +154,11 @@ def corpus(n: int, seed: int = 7) -> list[tuple[str, str, list[str]]]:
 def queries(n: int, seed: int = 11) -> list[str]:
     rng = random.Random(seed)
     templates = [
-        "why did we {verb} {thing}",
-        "what changed in {file}",
-        "{subject} {thing} decision",
-        "how does {subject} handle {thing}",
-        "{thing} {reason}",
+        "why did we {verb} {thing} in {ident}",
+        "what changed in {file} around {component}",
+        "{subject} {thing} decision {person}",
+        "how does {ident} handle {thing}",
+        "{component} {reason}",
     ]
     return [
         rng.choice(templates).format(
@@ -128,6 +167,9 @@ def queries(n: int, seed: int = 11) -> list[str]:
             file=rng.choice(FILES),
             subject=rng.choice(SUBJECTS),
             reason=rng.choice(REASONS),
+            ident=_identifier(rng),
+            component=f"{rng.choice(PARTS)} {rng.choice(PARTS)}",
+            person=rng.choice(PEOPLE),
         )
         for _ in range(n)
     ]
