@@ -19,7 +19,9 @@ def test_query_terms_split_identifiers() -> None:
     assert fts_query([]) == ""
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.one_of(st.text(max_size=12), st.sampled_from(NASTY)), max_size=8).map(" ".join))
 def test_any_query_runs(engine: Engine, query: str) -> None:
     if not engine.list_memories(limit=1):
