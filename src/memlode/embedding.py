@@ -148,17 +148,21 @@ class EmbeddingService:
         if limit is not None:
             todo = min(todo, limit)
         done = 0
+        # Newest first (rows left pending are usually the latest), resuming below the last
+        # batch so that no batch re-scans the rows the previous ones embedded.
+        below = -1
         while done < todo:
             take = min(batch_size, todo - done)
-            # Newest first: rows left pending are usually the latest, so the scan stops early.
             rows = self.db.conn.execute(
-                "SELECT m.id, m.content, m.memory_type, m.namespace, m.tags FROM memories m"
-                " WHERE NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id"
-                " AND e.model = ?) ORDER BY m.rowid DESC LIMIT ?",
-                (model, take),
+                "SELECT m.rowid, m.id, m.content, m.memory_type, m.namespace, m.tags"
+                " FROM memories m WHERE (? < 0 OR m.rowid < ?) AND NOT EXISTS"
+                " (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = ?)"
+                " ORDER BY m.rowid DESC LIMIT ?",
+                (below, below, model, take),
             ).fetchall()
             if not rows:
                 break
+            below = int(rows[-1][0])
             texts = self._enriched(rows)
             vectors = embedder.embed(texts)
             now = format_ts(utcnow())
