@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -26,8 +27,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memlode.errors import InvalidInput, NotFound
-from memlode.project import detect_namespace
+from memlode.errors import InvalidInput, MemlodeError, NotFound
+from memlode.project import detect_namespace, find_project_root
 from memlode.sources.transcript import MAIN_THREAD, EventKind, Transcript, parse_transcript
 from memlode.sources.turns import (
     Chunk,
@@ -47,6 +48,8 @@ from memlode.types import MemoryType, format_ts, parse_ts, utcnow
 
 if TYPE_CHECKING:
     from memlode.engine import Engine
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "SOURCE",
@@ -455,6 +458,40 @@ def _store(
         )
         _reconcile(conn, str(file), units, report, scope)
         _record_session(conn, transcript, report.namespace)
+    _append_compactions(engine, transcript)
+
+
+def _append_compactions(engine: Engine, transcript: Transcript) -> None:
+    """Append each compaction summary to the project's MEMORY.md under a dated heading, once.
+
+    Only inside a project (the transcript's cwd exists and has a project root); a summary whose
+    text MEMORY.md already holds is not appended again, so re-ingesting changes nothing. A
+    failure here is logged and never fails the ingest.
+    """
+    compactions = [s for s in summaries(transcript) if s.kind == "compaction" and s.text.strip()]
+    if not compactions or not transcript.cwd or not Path(transcript.cwd).is_dir():
+        return
+    root = find_project_root(transcript.cwd)
+    if root is None:
+        return
+    from memlode import docs
+
+    memory_file = root / "MEMORY.md"
+    for summary in compactions:
+        try:
+            existing = memory_file.read_text(encoding="utf-8") if memory_file.exists() else ""
+            if summary.text.strip() in existing:
+                continue
+            when = _timestamp(summary.timestamp)
+            docs.append_compaction_summary(
+                engine,
+                summary.text,
+                session_id=transcript.session_id,
+                when=parse_ts(when) if when else None,
+                cwd=root,
+            )
+        except (MemlodeError, OSError, ValueError) as exc:
+            log.warning("could not append a compaction summary to %s: %s", memory_file, exc)
 
 
 def _links(conn: sqlite3.Connection, path: str) -> dict[tuple[str, int], list[str]]:

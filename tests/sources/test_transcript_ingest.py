@@ -337,3 +337,24 @@ def test_incremental_ingest_equals_one_full_read(engine: Engine, tmp_path: Path)
         assert last.units_added == last.units_replaced == last.units_removed == 0
     finally:
         other.close()
+
+
+def test_compaction_summary_is_appended_to_memory_md_once(engine: Engine, tmp_path: Path) -> None:
+    project = tmp_path / "app"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'app'\n")
+    path = tmp_path / "s.jsonl"
+    w = factory.TranscriptWriter(path, session_id="sess-mem", cwd=str(project))
+    w.prompt("migrate the billing service to postgres")
+    w.reply("Moved the billing tables.")
+    w.compact("Billing moved from MySQL to Postgres; invoices table still pending.")
+    w.prompt("now the invoices table")
+    w.reply("Invoices migrated.")
+    ingest_transcript(engine, path)
+    memory_md = (project / "MEMORY.md").read_text(encoding="utf-8")
+    assert "## Compaction summary, 2026-03-02" in memory_md
+    assert "invoices table still pending" in memory_md
+    ingest_transcript(engine, path, force=True)  # a full re-read appends nothing new
+    assert (project / "MEMORY.md").read_text(encoding="utf-8") == memory_md
+    docs = engine.list_memories(namespace="*", sources=["doc"], limit=None)
+    assert any("invoices table still pending" in m.content for m in docs)
