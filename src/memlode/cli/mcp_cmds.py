@@ -38,6 +38,13 @@ DEFAULT_PORT = 8765
     help="Do not embed pending rows in the background.",
 )
 @click.option(
+    "--watch",
+    "watch_docs",
+    is_flag=True,
+    help="Also watch MEMORY.md, memory/*.md, SOUL.md, USER.md and docs folders, re-indexing "
+    "them as they change.",
+)
+@click.option(
     "-n",
     "--namespace",
     default=None,
@@ -50,6 +57,7 @@ def mcp(
     host: str,
     port: int,
     no_embed: bool,
+    watch_docs: bool,
     namespace: str | None,
 ) -> None:
     """Run the MCP server (stdio by default; --http for http://HOST:PORT/mcp).
@@ -60,6 +68,12 @@ def mcp(
     from memlode.mcp.server import serve_http, serve_stdio
 
     if use_http:
-        serve_http(settings, host=host, port=port, embed_in_background=not no_embed)
+        serve_http(
+            settings,
+            host=host,
+            port=port,
+            embed_in_background=not no_embed,
+            watch_docs=watch_docs,
+        )
     else:
-        serve_stdio(settings, embed_in_background=not no_embed)
+        serve_stdio(settings, embed_in_background=not no_embed, watch_docs=watch_docs)

@@ -76,6 +76,7 @@ def build_server(
     cwd: Path | None = None,
     embed_in_background: bool = True,
     modules: list[str] | None = None,
+    watch_docs: bool = False,
 ) -> MemlodeServer:
     """The configured server (nothing is opened until the first tool call or the lifespan)."""
     # Anything printed while the SDK and the tool modules import must not reach stdout.
@@ -91,6 +92,13 @@ def build_server(
         if embedder is not None:
             ctx.set_write_listener(embedder.wake)
             ctx.extras["background_embedder"] = embedder.status
+        watcher = None
+        if watch_docs:
+            from memlode.mcp.docs_watcher import DocsWatcher
+
+            watcher = DocsWatcher(
+                settings, ctx.cwd, embedder.wake if embedder is not None else None
+            )
 
         @contextlib.asynccontextmanager
         async def lifespan(_: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -100,10 +108,14 @@ def build_server(
             warm_up.start()
             if embedder is not None:
                 embedder.start()
+            if watcher is not None:
+                watcher.start()
             try:
                 yield {}
             finally:
                 warm_up.cancel()
+                if watcher is not None:
+                    watcher.stop()
                 if embedder is not None:
                     embedder.stop()
                 ctx.close()
@@ -126,11 +138,13 @@ def _sdk_log_level() -> Any:
     return logging.getLevelName(logging.getLogger().getEffectiveLevel())
 
 
-def serve_stdio(settings: Settings, *, embed_in_background: bool = True) -> None:
+def serve_stdio(
+    settings: Settings, *, embed_in_background: bool = True, watch_docs: bool = False
+) -> None:
     """Serve over stdin/stdout until the client closes the pipe."""
     import anyio
 
-    built = build_server(settings, embed_in_background=embed_in_background)
+    built = build_server(settings, embed_in_background=embed_in_background, watch_docs=watch_docs)
     try:
         anyio.run(built.server.run_stdio_async)
     finally:
@@ -143,12 +157,13 @@ def serve_http(
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
     embed_in_background: bool = True,
+    watch_docs: bool = False,
 ) -> None:
     """Serve streamable HTTP on ``http://host:port/mcp`` until interrupted."""
     import anyio
     import uvicorn
 
-    built = build_server(settings, embed_in_background=embed_in_background)
+    built = build_server(settings, embed_in_background=embed_in_background, watch_docs=watch_docs)
     app = built.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
     # log_config=None: uvicorn keeps to our stderr logging (its default sends access lines to
     # stdout); access lines are off, requests are the client's business.
