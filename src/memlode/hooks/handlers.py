@@ -384,19 +384,18 @@ def ingest_transcript_detached(run: HookRun) -> None:
     path = run.text("transcript_path", 4096)
     if not path or not run.settings.ingest_transcripts or not os.path.isfile(path):
         return
-    import subprocess
-
     env = dict(os.environ)
     env.setdefault("MEMLODE_HOME", run.settings.home)
     env.setdefault("MEMLODE_DB", run.settings.db_path)
-    subprocess.Popen(
+    # posix_spawn, not subprocess: no module to import on the hook's hot path; a new session so
+    # the ingest outlives the hook (and the assistant's process group).
+    devnull = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+    os.posix_spawn(
+        sys.executable,
         [sys.executable, "-m", "memlode", "ingest", "transcript", path],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        env=env,
-        cwd=run.cwd if run.cwd and os.path.isdir(run.cwd) else None,
+        env,
+        file_actions=devnull,
+        setsid=True,
     )
 
 
