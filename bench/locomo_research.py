@@ -41,11 +41,11 @@ its itself just me more most my myself no nor not now of off on once only or oth
 ourselves out over own same she should so some such than that the their theirs them themselves
 then there these they this those through to too under until up very was we were what when where
 which while who whom why will with would you your yours yourself yourselves s t don didn doesn
-isn wasn weren won wouldn shouldn couldn ll re ve d m o y""".split()  # noqa: SIM905
+isn wasn weren won wouldn shouldn couldn ll re ve d m o y""".split()
 # Question words that carry no topic in a LoCoMo-style question ("What kind of ...", "How many
 # times ..."): a second, optional stop list.
 QUESTION_WORDS = """kind kinds type types many much likely would might one ones thing things
-something someone did does do recently ever""".split()  # noqa: SIM905
+something someone did does do recently ever""".split()
 
 
 # ---- data and caches --------------------------------------------------------------------------

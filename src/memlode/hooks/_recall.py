@@ -38,7 +38,7 @@ STOPWORDS = frozenset(
     ourselves out over own same she should so some such than that the their theirs them
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself yourselves
-    s t don didn doesn isn wasn weren won wouldn shouldn couldn ll re ve d m o y""".split()  # noqa: SIM905
+    s t don didn doesn isn wasn weren won wouldn shouldn couldn ll re ve d m o y""".split()
 )
 _BM25_WEIGHTS = "1.0, 0.5, 0.4, 0.5, 0.25"  # memlode.search.fts.BM25_WEIGHTS
 

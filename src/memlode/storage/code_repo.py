@@ -36,7 +36,16 @@ CODE_RELATIONSHIPS = (
     "CONTAINS",
     "DEPENDS_ON",
 )
-_REL_SQL = ",".join(f"'{r}'" for r in CODE_RELATIONSHIPS)
+# the relationships aggregated from code_refs; CONTAINS comes from code_symbols.parent
+_REF_RELS = ",".join(f"'{r}'" for r in CODE_RELATIONSHIPS if r != "CONTAINS")
+# One encoder for every properties column: json.dumps(sort_keys=True) builds a new one per call.
+_ENCODER = json.JSONEncoder(sort_keys=True)
+
+
+def _json(value: dict[str, Any]) -> str:
+    return _ENCODER.encode(value) if value else "{}"
+
+
 _CHUNK = 500  # host parameters per IN (...) list
 
 
@@ -230,17 +239,22 @@ class CodeRepo:
                 (
                     r.file_id, namespace, r.node_id, r.name, r.qualified_name, r.kind, r.parent,
                     r.container, r.signature, r.doc, r.visibility, r.line_start, r.line_end,
-                    json.dumps(r.properties, sort_keys=True), r.name_parts,
+                    _json(r.properties), r.name_parts,
                 )
                 for r in rows
             ],
         )  # fmt: skip
-        conn.execute(
-            "INSERT INTO code_symbols_fts (rowid, name, name_parts, qualified_name, doc,"
-            " signature) SELECT id, name, name_parts, qualified_name, doc, signature"
-            " FROM code_symbols WHERE id > ?",
-            (last,),
-        )
+        # a store migrated by a pre-release 0004 still has the row trigger: it did the work
+        trigger = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'code_symbols_fts_ai'"
+        ).fetchone()
+        if trigger is None:
+            conn.execute(
+                "INSERT INTO code_symbols_fts (rowid, name, name_parts, qualified_name, doc,"
+                " signature) SELECT id, name, name_parts, qualified_name, doc, signature"
+                " FROM code_symbols WHERE id > ?",
+                (last,),
+            )
 
     def delete_symbols_of(self, conn: sqlite3.Connection, file_ids: Sequence[int]) -> None:
         for chunk in _chunks(list(file_ids)):
@@ -266,23 +280,11 @@ class CodeRepo:
         return [self._ref(r) for r in self.db.conn.execute(sql, [namespace, *params])]
 
     def refs_matching(
-        self,
-        namespace: str,
-        *,
-        names: Sequence[str] = (),
-        targets: Sequence[str] = (),
-        qualifiers: Sequence[str] = (),
-        kinds: Sequence[str] = (),
+        self, namespace: str, *, names: Sequence[str] = (), targets: Sequence[str] = ()
     ) -> list[RefRow]:
-        """References that name one of ``names``, point at one of ``targets``, have one of
-        ``qualifiers`` (contain rows: a parent), or are of one of ``kinds``."""
+        """References that name one of ``names`` or point at one of ``targets``."""
         found: dict[int, RefRow] = {}
-        for column, values in (
-            ("name", names),
-            ("target_id", targets),
-            ("qualifier", qualifiers),
-            ("kind", kinds),
-        ):
+        for column, values in (("name", names), ("target_id", targets)):
             for chunk in _chunks(sorted(set(values))):
                 for ref in self.refs(namespace, f"{column} IN ({_marks(chunk)})", chunk):
                     found[ref.id] = ref
@@ -330,7 +332,7 @@ class CodeRepo:
             " excluded.properties) OR graph_nodes.name IS NOT excluded.name"
             " OR graph_nodes.kind IS NOT excluded.kind",
             [
-                (r.id, r.kind, r.name, namespace, json.dumps(r.properties, sort_keys=True), now,
+                (r.id, r.kind, r.name, namespace, _json(r.properties), now,
                  now)
                 for r in rows
             ],
@@ -345,7 +347,7 @@ class CodeRepo:
             "INSERT OR IGNORE INTO graph_nodes (id, kind, name, namespace, properties,"
             " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
-                (r.id, r.kind, r.name, namespace, json.dumps(r.properties, sort_keys=True), now,
+                (r.id, r.kind, r.name, namespace, _json(r.properties), now,
                  now)
                 for r in rows
             ],
@@ -355,43 +357,95 @@ class CodeRepo:
         for chunk in _chunks(list(node_ids)):
             conn.execute(f"DELETE FROM graph_nodes WHERE id IN ({_marks(chunk)})", chunk)
 
-    def rebuild_edges(
-        self, conn: sqlite3.Connection, namespace: str, sources: Sequence[str] | None
-    ) -> None:
-        """Recompute the code edges leaving ``sources`` (all of the namespace when None)."""
+    def insert_edges_from(self, conn: sqlite3.Connection, refs: Iterable[RefRow]) -> int:
+        """Insert the code edges that freshly inserted references make (first index of a
+        project: no old edge to replace). Aggregated here and inserted in key order, which is
+        what the unique index likes best."""
+        weights: dict[tuple[str, str, str], float] = {}
+        for r in refs:
+            if r.target_id is None or r.relationship is None or r.source_id == r.target_id:
+                continue
+            key = (r.source_id, r.target_id, r.relationship)
+            weights[key] = weights.get(key, 0.0) + r.count
         now = format_ts(utcnow())
-        select = (
-            "SELECT source_id, target_id, relationship, SUM(count), '{}', ? FROM code_refs"
-            " WHERE namespace = ? AND target_id IS NOT NULL AND relationship IS NOT NULL"
-            " AND source_id != target_id"
-        )
-        insert = (
+        conn.executemany(
             "INSERT INTO graph_edges (source_id, target_id, relationship, weight, properties,"
-            " created_at) "
+            " created_at) VALUES (?, ?, ?, ?, '{}', ?) ON CONFLICT DO NOTHING",
+            [(*key, weight, now) for key, weight in sorted(weights.items())],
         )
-        group = " GROUP BY source_id, target_id, relationship"
-        if sources is None:
-            conn.execute(
-                f"DELETE FROM graph_edges WHERE relationship IN ({_REL_SQL}) AND source_id IN"
-                " (SELECT node_id FROM code_files WHERE namespace = ?"
-                "  UNION ALL SELECT node_id FROM code_symbols WHERE namespace = ?"
-                "  UNION ALL SELECT node_id FROM code_packages WHERE namespace = ?)",
-                (namespace, namespace, namespace),
-            )
-            conn.execute(insert + select + group + " ON CONFLICT DO NOTHING", (now, namespace))
-            return
+        return len(weights)
+
+    def rebuild_edges(
+        self, conn: sqlite3.Connection, namespace: str, sources: Sequence[str]
+    ) -> None:
+        """Recompute the reference-made code edges leaving ``sources``."""
+        now = format_ts(utcnow())
         for chunk in _chunks(sorted(set(sources))):
             marks = _marks(chunk)
             conn.execute(
-                f"DELETE FROM graph_edges WHERE relationship IN ({_REL_SQL})"
+                f"DELETE FROM graph_edges WHERE relationship IN ({_REF_RELS})"
                 f" AND source_id IN ({marks})",
                 chunk,
             )
             conn.execute(
-                insert + select + f" AND source_id IN ({marks})" + group
-                + " ON CONFLICT DO NOTHING",
+                "INSERT INTO graph_edges (source_id, target_id, relationship, weight, properties,"
+                " created_at) SELECT source_id, target_id, relationship, SUM(count), '{}', ?"
+                " FROM code_refs WHERE namespace = ? AND target_id IS NOT NULL"
+                " AND relationship IS NOT NULL AND source_id != target_id"
+                f" AND source_id IN ({marks})"
+                " GROUP BY source_id, target_id, relationship ON CONFLICT DO NOTHING",
                 [now, namespace, *chunk],
-            )  # fmt: skip
+            )
+
+    def rebuild_contains(
+        self, conn: sqlite3.Connection, namespace: str, children: Sequence[str] | None
+    ) -> None:
+        """CONTAINS edges into ``children`` (all symbols of the namespace when None): from the
+        parent symbol when it exists anywhere in the namespace (a Go method's type may live in
+        another file), else from the symbol's file."""
+        now = format_ts(utcnow())
+        # the parent's node id is 'sym:<namespace>:<qualified>' (code/rows.symbol_node_id)
+        select = (
+            "INSERT INTO graph_edges (source_id, target_id, relationship, weight, properties,"
+            " created_at) SELECT coalesce(p.node_id, f.node_id), s.node_id, 'CONTAINS', 1.0,"
+            " '{}', ? FROM code_symbols s JOIN code_files f ON f.id = s.file_id"
+            " LEFT JOIN code_symbols p ON s.parent IS NOT NULL"
+            " AND p.node_id = 'sym:' || s.namespace || ':' || s.parent"
+            " WHERE s.namespace = ?"
+        )
+        if children is None:
+            conn.execute(
+                "DELETE FROM graph_edges WHERE relationship = 'CONTAINS' AND target_id IN"
+                " (SELECT node_id FROM code_symbols WHERE namespace = ?)",
+                (namespace,),
+            )
+            conn.execute(select + " ORDER BY 1, 2 ON CONFLICT DO NOTHING", (now, namespace))
+            return
+        for chunk in _chunks(sorted(set(children))):
+            marks = _marks(chunk)
+            conn.execute(
+                "DELETE FROM graph_edges WHERE relationship = 'CONTAINS'"
+                f" AND target_id IN ({marks})",
+                chunk,
+            )
+            conn.execute(
+                select + f" AND s.node_id IN ({marks}) ORDER BY 1, 2 ON CONFLICT DO NOTHING",
+                [now, namespace, *chunk],
+            )
+
+    def children_of(self, namespace: str, parents: Sequence[str]) -> list[str]:
+        """Node ids of symbols whose parent is one of the given qualified names."""
+        out: list[str] = []
+        for chunk in _chunks(sorted(set(parents))):
+            out += [
+                r[0]
+                for r in self.db.conn.execute(
+                    "SELECT node_id FROM code_symbols WHERE namespace = ?"
+                    f" AND parent IN ({_marks(chunk)})",
+                    [namespace, *chunk],
+                )
+            ]
+        return out
 
     # --- packages --------------------------------------------------------------------------
     def packages(self, namespace: str | None = None) -> list[PackageRow]:
@@ -431,9 +485,9 @@ class CodeRepo:
         row = conn.execute(
             f"SELECT (SELECT count(*) FROM code_files WHERE {scope}),"
             f" (SELECT count(*) FROM code_symbols WHERE file_id IN ({files})),"
-            f" (SELECT count(*) FROM code_refs WHERE kind != 'contain' AND file_id IN ({files})),"
-            f" (SELECT count(*) FROM code_refs WHERE kind != 'contain'"
-            f"  AND target_id IS NOT NULL AND file_id IN ({files})),"
+            f" (SELECT count(*) FROM code_refs WHERE file_id IN ({files})),"
+            f" (SELECT count(*) FROM code_refs WHERE target_id IS NOT NULL"
+            f"  AND file_id IN ({files})),"
             f" (SELECT count(*) FROM code_packages WHERE file_id IN ({files}))",
             params * 5,
         ).fetchone()

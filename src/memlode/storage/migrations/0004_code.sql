@@ -40,9 +40,9 @@ CREATE TABLE code_symbols (
     -- identifier parts for search: getUserName -> get user name; HTTPServer -> http server
     name_parts     TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX idx_code_symbols_name ON code_symbols (namespace, name);
+-- lookups by qualified name go through node_id ('sym:<namespace>:<qualified name>')
+CREATE INDEX idx_code_symbols_name ON code_symbols (name);
 CREATE INDEX idx_code_symbols_file ON code_symbols (file_id);
-CREATE INDEX idx_code_symbols_qualified ON code_symbols (namespace, qualified_name);
 
 CREATE VIRTUAL TABLE code_symbols_fts USING fts5 (
     name, name_parts, qualified_name, doc, signature,
@@ -72,16 +72,17 @@ CREATE TRIGGER code_symbols_fts_au AFTER UPDATE OF name, name_parts, qualified_n
 END;
 
 -- Every reference as written (deduplicated per source), and what it resolved to. Graph edges
--- (CALLS, IMPORTS, INHERITS, EXTENDS, IMPLEMENTS, CONTAINS, DEPENDS_ON) are aggregates of it.
+-- (CALLS, IMPORTS, INHERITS, EXTENDS, IMPLEMENTS, DEPENDS_ON) are aggregates of it; CONTAINS
+-- edges come from code_symbols.parent.
 CREATE TABLE code_refs (
     id           INTEGER PRIMARY KEY,
     file_id      INTEGER NOT NULL REFERENCES code_files (id) ON DELETE CASCADE,
     namespace    TEXT NOT NULL,
     source_id    TEXT NOT NULL,               -- node id of the referring symbol, file or package
     kind         TEXT NOT NULL,               -- call, import, inherit, extend, implement, use,
-                                              -- depend, contain
+                                              -- depend
     name         TEXT NOT NULL,
-    qualifier    TEXT NOT NULL DEFAULT '',    -- receiver, module, or (contain) parent
+    qualifier    TEXT NOT NULL DEFAULT '',    -- receiver or module (depend: version spec)
     alias        TEXT NOT NULL DEFAULT '',
     line         INTEGER NOT NULL DEFAULT 0,
     count        INTEGER NOT NULL DEFAULT 1,
@@ -89,9 +90,10 @@ CREATE TABLE code_refs (
     target_file  INTEGER,                     -- code_files.id holding the target
     relationship TEXT                         -- the edge it makes; NULL for 'use'
 );
+-- Only two indexes: every index costs on the first (bulk) index of a project. Edges are
+-- rebuilt per source with a scan, which is cheap next to the changes that cause it.
 CREATE INDEX idx_code_refs_file ON code_refs (file_id);
-CREATE INDEX idx_code_refs_name ON code_refs (namespace, name);
-CREATE INDEX idx_code_refs_source ON code_refs (source_id);
+CREATE INDEX idx_code_refs_name ON code_refs (name);
 
 -- Packages declared by the manifests of indexed projects.
 CREATE TABLE code_packages (

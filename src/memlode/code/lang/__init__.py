@@ -1,0 +1,1 @@
+"""Per-language rules: one module per grammar family, each exporting ``SPECS``."""

@@ -1,0 +1,314 @@
+"""Which files are code, in which language, and what each language needs beyond its query.
+
+A :class:`LanguageSpec` names a grammar wheel, a tag query (``queries/<name>.scm``, package
+data) and the few rules a query cannot express: how a file's module is named, what a
+docstring or a visibility looks like, how an import statement binds names. Grammars and
+queries load lazily on first use, so importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from functools import cache, lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from memlode.code.model import Reference, Visibility
+from memlode.errors import MissingDependency
+from memlode.types import NodeKind
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Node, Query
+
+__all__ = [
+    "TEST_PATH",
+    "LanguageSpec",
+    "RawDef",
+    "all_languages",
+    "is_test_path",
+    "language_for_path",
+    "load_query",
+    "spec_for",
+    "word_set",
+]
+
+# A path is a test file when a folder says so or the file name follows a test runner's rule.
+TEST_PATH = re.compile(
+    r"(^|/)(tests?|testing|__tests__|spec|specs)/"
+    r"|(^|/)test_[^/]*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$"
+    r"|(^|/)(Test[A-Z][^/]*|[^/]*Tests?)\.java$"
+)
+
+_UPPER = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
+
+
+def word_set(text: str) -> frozenset[str]:
+    """A set of words written as one blank-separated string (readable long vocabularies)."""
+    return frozenset(text.split())
+
+
+@lru_cache(maxsize=65536)
+def is_test_path(path: str) -> bool:
+    return TEST_PATH.search(path) is not None
+
+
+def is_constant_name(name: str) -> bool:
+    return _UPPER.match(name) is not None and any(c.isalpha() for c in name)
+
+
+class RawDef:
+    """A definition as the query found it, refined in place by the language's rules."""
+
+    __slots__ = (
+        "doc",
+        "end",
+        "kind",
+        "name",
+        "node",
+        "parent_kind",
+        "parent_name",
+        "properties",
+        "signature",
+        "start",
+        "visibility",
+    )
+
+    def __init__(self, node: Node, name: str, kind: NodeKind, parent_name: str | None) -> None:
+        self.node = node
+        self.name = name
+        self.kind = kind
+        self.parent_name = parent_name  # an explicit container (Go receiver, C++ Foo::bar)
+        self.start = node.start_byte
+        self.end = node.end_byte
+        self.doc = ""
+        self.signature = ""
+        self.visibility = Visibility.PUBLIC
+        self.properties: dict[str, str] = {}
+        self.parent_kind: NodeKind | None = None  # kind of the enclosing symbol, if any
+
+
+def node_text(node: Node | None) -> str:
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", "replace")
+
+
+_COMMENT_MARK = re.compile(r"^\s*(/\*\*?|\*/|\*(?!/)|///?!?|//!|#)\s?")
+
+
+def clean_comment(text: str) -> str:
+    """Strip comment markers (``/** */``, ``*``, ``///``, ``//``, ``#``) line by line."""
+    text = text.strip()
+    text = text.removesuffix("*/")
+    lines = []
+    for line in text.splitlines():
+        line = _COMMENT_MARK.sub("", line, count=1).rstrip()
+        lines.append(line)
+    return "\n".join(lines).strip()
+
+
+# Doc text kept per symbol: enough for search, small enough for a map.
+DOC_LIMIT = 1000
+# A signature longer than this is cut (argument lists of generated code can run for pages).
+SIGNATURE_LIMIT = 200
+
+
+class LanguageSpec:
+    """Rules for one language. Subclasses override only what differs from these defaults."""
+
+    name: ClassVar[str] = ""
+    grammar_module: ClassVar[str] = ""
+    grammar_function: ClassVar[str] = "language"
+    query_name: ClassVar[str] = ""
+    extensions: ClassVar[tuple[str, ...]] = ()
+    member_sep: ClassVar[str] = "."
+    # The receivers that mean "this object": calls through them resolve within the class.
+    self_names: ClassVar[frozenset[str]] = frozenset()
+    # Whether an unqualified call may reach a method of the enclosing class (Java, C++).
+    implicit_members: ClassVar[bool] = False
+    # Whether top-level names are visible project-wide without an import (C and C++ link
+    # globally): only then may a bare name fall back to the one definition of that name.
+    global_names: ClassVar[bool] = False
+    # Names the language (or its standard library) provides everywhere: an unqualified use
+    # resolves to a project symbol only through the file itself or an explicit import.
+    builtins: ClassVar[frozenset[str]] = frozenset()
+    # Method names of the standard types (str.join, list.append, Vec::push): a call through
+    # an unknown receiver with such a name is not guessed to be the project's only method of
+    # that name.
+    builtin_methods: ClassVar[frozenset[str]] = frozenset()
+    comment_types: ClassVar[frozenset[str]] = frozenset({"comment"})
+    # Nodes that wrap a definition (export, decorators, templates): doc comments sit before them.
+    wrapper_types: ClassVar[frozenset[str]] = frozenset()
+    # Siblings allowed between a doc comment and its definition (attributes, annotations).
+    doc_skip_types: ClassVar[frozenset[str]] = frozenset()
+    body_fields: ClassVar[tuple[str, ...]] = ("body",)
+    # Whether a file's module key depends on other files (Python: which folders are packages)
+    layout_modules: ClassVar[bool] = False
+
+    # --- naming -------------------------------------------------------------------------
+    def module_key(self, path: str, paths: frozenset[str]) -> str:
+        """The key other files import this file by (module name, path without suffix, ...)."""
+        return posixpath.splitext(path)[0]
+
+    def qualified_prefix(self, path: str, module: str, root: Node) -> str:
+        """What goes before a symbol's local name to make it unique in the project."""
+        return f"{path}:"
+
+    def module_from_tree(self, root: Node, module: str) -> str:
+        """The module key as the file declares it (a Java package), else ``module``."""
+        return module
+
+    def import_keys(
+        self, qualifier: str, importer: str, hints: Mapping[str, str] | None = None
+    ) -> list[str]:
+        """Module keys an import's qualifier may name, best first (``hints``: from manifests)."""
+        return [qualifier]
+
+    def external_package(self, qualifier: str) -> str | None:
+        """The third-party package an unresolved import names, for cross-repo links."""
+        return None
+
+    # --- definitions ----------------------------------------------------------------------
+    def def_name(self, node: Node) -> tuple[str, str | None, int] | None:
+        """(name, explicit parent, byte offset of the name) where the ``name`` field is not it."""
+        return None
+
+    def scope_name(self, node: Node) -> str:
+        """The name a scope (``@scope``) gives to what it holds."""
+        return node_text(node.child_by_field_name("name"))
+
+    def refine(self, d: RawDef, path: str) -> bool:
+        """Set kind, visibility, doc, signature, properties; False drops the definition."""
+        return True
+
+    def docstring(self, d: RawDef) -> str:
+        return self.preceding_comments(d.node)
+
+    def preceding_comments(self, node: Node) -> str:
+        target = node
+        while target.parent is not None and target.parent.type in self.wrapper_types:
+            target = target.parent
+        row = target.start_point.row
+        parts: list[str] = []
+        sibling = target.prev_named_sibling
+        while sibling is not None:
+            if sibling.type in self.doc_skip_types:
+                row = sibling.start_point.row
+            elif sibling.type in self.comment_types and sibling.end_point.row >= row - 1:
+                parts.append(node_text(sibling))
+                row = sibling.start_point.row
+            else:
+                break
+            sibling = sibling.prev_named_sibling
+        if not parts:
+            return ""
+        return clean_comment("\n".join(clean_comment(p) for p in reversed(parts)))[:DOC_LIMIT]
+
+    def body_of(self, node: Node) -> Node | None:
+        for name in self.body_fields:
+            body = node.child_by_field_name(name)
+            if body is not None:
+                return body
+        value = node.child_by_field_name("value")
+        if value is not None and value.type in (
+            "arrow_function",
+            "function_expression",
+            "function",
+        ):
+            return value.child_by_field_name("body")
+        return None
+
+    def signature(self, node: Node, source: bytes) -> str:
+        body = self.body_of(node)
+        end = body.start_byte if body is not None else node.end_byte
+        raw = source[node.start_byte : end].decode("utf-8", "replace")
+        if body is None:
+            raw = raw.split("\n", 1)[0]
+        text = " ".join(raw.split())
+        text = text.rstrip("{: ").rstrip()
+        if len(text) > SIGNATURE_LIMIT:
+            text = text[: SIGNATURE_LIMIT - 3].rstrip() + "..."
+        return text
+
+    # --- imports ---------------------------------------------------------------------------
+    def imports(self, node: Node, path: str, module: str) -> list[Reference]:
+        return []
+
+
+_SPECS: dict[str, LanguageSpec] = {}
+
+
+def _register() -> None:
+    from memlode.code.lang import c_family, ecma, go, java, python, rust
+
+    for module in (python, ecma, rust, go, java, c_family):
+        for spec in module.SPECS:
+            _SPECS[spec.name] = spec
+
+
+def all_languages() -> dict[str, LanguageSpec]:
+    if not _SPECS:
+        _register()
+    return dict(_SPECS)
+
+
+def spec_for(language: str) -> LanguageSpec:
+    specs = all_languages()
+    try:
+        return specs[language]
+    except KeyError:
+        raise ValueError(f"no language named {language!r}; known: {sorted(specs)}") from None
+
+
+@lru_cache(maxsize=1)
+def _extension_map() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for spec in all_languages().values():
+        for ext in spec.extensions:
+            out.setdefault(ext, spec.name)
+    return out
+
+
+def language_for_path(path: str) -> str | None:
+    """The language of a file by its name (``.h`` is C until the content says C++)."""
+    name = posixpath.basename(path).lower()
+    if name.endswith(".d.ts"):
+        return "typescript"
+    return _extension_map().get(posixpath.splitext(name)[1])
+
+
+@cache
+def load_language(language: str) -> Language:
+    spec = spec_for(language)
+    import importlib
+
+    try:
+        from tree_sitter import Language
+    except ImportError:
+        raise MissingDependency("tree-sitter", "pip install memlode") from None
+    try:
+        grammar: Any = importlib.import_module(spec.grammar_module)
+    except ImportError:
+        package = spec.grammar_module.replace("_", "-")
+        raise MissingDependency(f"the {language} grammar", f"pip install {package}") from None
+    return Language(getattr(grammar, spec.grammar_function)())
+
+
+_INHERITS = re.compile(r"^;\s*inherits:\s*(.+)$", re.MULTILINE)
+
+
+def query_source(name: str) -> str:
+    """A query file's text with its ``; inherits: other`` files prepended."""
+    text = resources.files("memlode.code.queries").joinpath(f"{name}.scm").read_text("utf-8")
+    parents = [p.strip() for m in _INHERITS.finditer(text) for p in m.group(1).split(",")]
+    return "\n".join([*(query_source(p) for p in parents if p), text])
+
+
+@cache
+def load_query(language: str) -> Query:
+    from tree_sitter import Query
+
+    spec = spec_for(language)
+    return Query(load_language(language), query_source(spec.query_name or spec.name))

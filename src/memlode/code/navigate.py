@@ -1,0 +1,360 @@
+"""Questions about one symbol: which is it, what does it use, what depends on it.
+
+``find_symbols`` turns what a user typed (a node id, a qualified name, a dotted tail such as
+``Session.request``, or a bare name) into symbols. ``impact`` walks the reverse of CALLS,
+IMPORTS, INHERITS, EXTENDS and IMPLEMENTS edges breadth first: everything that would notice a
+change, nearest first, each with its PageRank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memlode.errors import InvalidInput, NotFound
+from memlode.graph.store import centrality_of
+from memlode.storage.code_repo import CodeRepo, SymbolRow
+from memlode.storage.db import Database
+
+__all__ = [
+    "DEPENDENCY_RELATIONSHIPS",
+    "CentralNode",
+    "ImpactHit",
+    "ImpactResult",
+    "SymbolDetails",
+    "clusters",
+    "dependencies",
+    "find_symbols",
+    "impact",
+    "symbol_details",
+    "top_central",
+]
+
+DEPENDENCY_RELATIONSHIPS = ("CALLS", "IMPORTS", "INHERITS", "EXTENDS", "IMPLEMENTS")
+# Reverse edges followed per level at most: a symbol everything calls (a logger) would
+# otherwise make impact analysis list the whole project.
+_LEVEL_LIMIT = 2000
+
+
+def find_symbols(db: Database, namespace: str, ref: str, limit: int = 20) -> list[SymbolRow]:
+    """Symbols a user-given reference names, best match first (exact before suffix)."""
+    text = ref.strip()
+    if not text:
+        raise InvalidInput("give a symbol name, a qualified name or a node id")
+    repo = CodeRepo(db)
+    if text.startswith("sym:"):
+        return list(repo.symbols_by_node([text]).values())
+    exact = repo.symbols_by_node([f"sym:{namespace}:{text}"])
+    if exact:
+        return list(exact.values())
+    conn = db.conn
+    queries = (
+        ("qualified_name LIKE ? ESCAPE '\\'", "%" + _escape(text)),
+        ("name = ?", text.rsplit(".", 1)[-1].rsplit(":", 1)[-1]),
+    )
+    for where, value in queries:
+        rows = conn.execute(
+            f"SELECT node_id FROM code_symbols WHERE namespace = ? AND {where}"
+            " ORDER BY length(qualified_name), qualified_name LIMIT ?",
+            (namespace, value, limit),
+        ).fetchall()
+        if where.startswith("qualified_name LIKE"):
+            # a tail must end on a separator boundary: "Session.request", not "ession.request"
+            rows = [
+                r for r in rows if r[0].endswith(tuple(f"{sep}{text}" for sep in (".", ":", "/")))
+            ]
+        if rows:
+            found = repo.symbols_by_node([r[0] for r in rows])
+            return [found[r[0]] for r in rows if r[0] in found]
+    return []
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _one(db: Database, namespace: str, ref: str) -> list[SymbolRow]:
+    found = find_symbols(db, namespace, ref)
+    if not found:
+        raise NotFound(f"no symbol {ref!r} in namespace {namespace!r}; try `memlode symbols`")
+    exact = [s for s in found if ref in (s.qualified_name, s.node_id)]
+    return exact or found
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactHit:
+    node_id: str
+    name: str
+    kind: str
+    path: str
+    line: int
+    depth: int
+    relationship: str  # how it depends on the level above (CALLS, IMPORTS, ...)
+    pagerank: float
+
+    def to_dict(self) -> dict[str, object]:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+@dataclass(slots=True)
+class ImpactResult:
+    targets: list[SymbolRow]
+    hits: list[ImpactHit] = field(default_factory=list)
+    truncated: bool = False
+
+
+def impact(
+    db: Database,
+    namespace: str,
+    symbol: str,
+    *,
+    depth: int = 3,
+    relationships: Sequence[str] = DEPENDENCY_RELATIONSHIPS,
+) -> ImpactResult:
+    """What depends on ``symbol`` (and, for a class, on its members), up to ``depth`` hops."""
+    if depth < 1:
+        raise InvalidInput("depth must be at least 1")
+    targets = _one(db, namespace, symbol)[:1]
+    seeds = {t.node_id for t in targets}
+    # a class's methods and attributes count as the class
+    frontier = list(seeds)
+    while frontier:
+        marks = ",".join("?" * len(frontier))
+        rows = db.conn.execute(
+            "SELECT target_id FROM graph_edges WHERE relationship = 'CONTAINS'"
+            f" AND source_id IN ({marks})",
+            frontier,
+        ).fetchall()
+        frontier = [r[0] for r in rows if r[0] not in seeds]
+        seeds.update(frontier)
+    rels = ",".join("?" * len(relationships))
+    seen: dict[str, tuple[int, str]] = {s: (0, "") for s in seeds}
+    level = sorted(seeds)
+    truncated = False
+    for current in range(1, depth + 1):
+        found: dict[str, str] = {}
+        for start in range(0, len(level), 500):
+            chunk = level[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for source, rel in db.conn.execute(
+                "SELECT e.source_id, e.relationship FROM graph_edges e"
+                f" WHERE e.target_id IN ({marks}) AND e.relationship IN ({rels})"
+                " ORDER BY e.source_id, e.relationship",
+                [*chunk, *relationships],
+            ):
+                if source not in seen and source not in found:
+                    found[source] = rel
+        if len(found) > _LEVEL_LIMIT:
+            truncated = True
+            found = dict(sorted(found.items())[:_LEVEL_LIMIT])
+        for node, rel in found.items():
+            seen[node] = (current, rel)
+        level = sorted(found)
+        if not level:
+            break
+    hit_ids = [n for n, (d, _) in seen.items() if d > 0]
+    ranks = centrality_of(db, hit_ids)
+    details = _node_details(db, hit_ids)
+    hits = [
+        ImpactHit(
+            node_id=node,
+            name=details.get(node, (node, "", "", 0))[0],
+            kind=details.get(node, ("", "", "", 0))[1],
+            path=details.get(node, ("", "", "", 0))[2],
+            line=details.get(node, ("", "", "", 0))[3],
+            depth=seen[node][0],
+            relationship=seen[node][1],
+            pagerank=ranks[node].pagerank if node in ranks else 0.0,
+        )
+        for node in hit_ids
+    ]
+    hits.sort(key=lambda h: (h.depth, -h.pagerank, h.node_id))
+    return ImpactResult(targets, hits, truncated)
+
+
+def _node_details(db: Database, node_ids: Sequence[str]) -> dict[str, tuple[str, str, str, int]]:
+    """(name, kind, path, line) of symbol and file nodes."""
+    out: dict[str, tuple[str, str, str, int]] = {}
+    for start in range(0, len(node_ids), 500):
+        chunk = list(node_ids[start : start + 500])
+        marks = ",".join("?" * len(chunk))
+        for row in db.conn.execute(
+            "SELECT s.node_id, s.name, s.kind, f.path, s.line_start FROM code_symbols s"
+            f" JOIN code_files f ON f.id = s.file_id WHERE s.node_id IN ({marks})",
+            chunk,
+        ):
+            out[row[0]] = (row[1], row[2], row[3], row[4])
+        for row in db.conn.execute(
+            f"SELECT node_id, path FROM code_files WHERE node_id IN ({marks})", chunk
+        ):
+            out.setdefault(row[0], (row[1].rsplit("/", 1)[-1], "file", row[1], 0))
+        for row in db.conn.execute(
+            f"SELECT id, name, kind FROM graph_nodes WHERE id IN ({marks})", chunk
+        ):
+            out.setdefault(row[0], (row[1], row[2], "", 0))
+    return out
+
+
+@dataclass(slots=True)
+class SymbolDetails:
+    symbol: SymbolRow
+    pagerank: float
+    callers: list[tuple[str, str, str]]  # (node id, name, relationship) of incoming edges
+    callees: list[tuple[str, str, str]]  # outgoing dependency edges
+    members: list[tuple[str, str, str]]  # CONTAINS children
+
+    def to_dict(self) -> dict[str, object]:
+        s = self.symbol
+        return {
+            "node_id": s.node_id,
+            "name": s.name,
+            "qualified_name": s.qualified_name,
+            "kind": s.kind,
+            "path": s.path,
+            "line": s.line_start,
+            "end_line": s.line_end,
+            "signature": s.signature,
+            "doc": s.doc,
+            "visibility": s.visibility,
+            "parent": s.parent,
+            "pagerank": self.pagerank,
+            "callers": [list(c) for c in self.callers],
+            "callees": [list(c) for c in self.callees],
+            "members": [list(c) for c in self.members],
+        }
+
+
+def symbol_details(db: Database, namespace: str, ref: str, limit: int = 50) -> SymbolDetails:
+    """A symbol with its direct callers, callees and members."""
+    sym = _one(db, namespace, ref)[0]
+    conn = db.conn
+
+    def edges(sql: str, rels: Sequence[str]) -> list[tuple[str, str, str]]:
+        marks = ",".join("?" * len(rels))
+        rows = conn.execute(sql.format(marks=marks), (sym.node_id, *rels, limit)).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    callers = edges(
+        "SELECT e.source_id, n.name, e.relationship FROM graph_edges e JOIN graph_nodes n"
+        " ON n.id = e.source_id WHERE e.target_id = ? AND e.relationship IN ({marks})"
+        " ORDER BY e.weight DESC, e.source_id LIMIT ?",
+        DEPENDENCY_RELATIONSHIPS,
+    )
+    callees = edges(
+        "SELECT e.target_id, n.name, e.relationship FROM graph_edges e JOIN graph_nodes n"
+        " ON n.id = e.target_id WHERE e.source_id = ? AND e.relationship IN ({marks})"
+        " ORDER BY e.weight DESC, e.target_id LIMIT ?",
+        DEPENDENCY_RELATIONSHIPS,
+    )
+    members = edges(
+        "SELECT e.target_id, n.name, e.relationship FROM graph_edges e JOIN graph_nodes n"
+        " ON n.id = e.target_id WHERE e.source_id = ? AND e.relationship IN ({marks})"
+        " ORDER BY e.target_id LIMIT ?",
+        ("CONTAINS",),
+    )
+    ranks = centrality_of(db, [sym.node_id])
+    pr = ranks[sym.node_id].pagerank if sym.node_id in ranks else 0.0
+    return SymbolDetails(sym, pr, callers, callees, members)
+
+
+def dependencies(
+    db: Database,
+    namespace: str,
+    symbol: str,
+    *,
+    depth: int = 1,
+    relationships: Sequence[str] = DEPENDENCY_RELATIONSHIPS,
+) -> ImpactResult:
+    """What ``symbol`` depends on (CALLS, IMPORTS, INHERITS, ... followed forward)."""
+    if depth < 1:
+        raise InvalidInput("depth must be at least 1")
+    targets = _one(db, namespace, symbol)[:1]
+    rels = ",".join("?" * len(relationships))
+    seen: dict[str, tuple[int, str]] = {t.node_id: (0, "") for t in targets}
+    level = [t.node_id for t in targets]
+    for current in range(1, depth + 1):
+        found: dict[str, str] = {}
+        marks = ",".join("?" * len(level))
+        for target, rel in db.conn.execute(
+            f"SELECT target_id, relationship FROM graph_edges WHERE source_id IN ({marks})"
+            f" AND relationship IN ({rels}) ORDER BY target_id, relationship",
+            [*level, *relationships],
+        ):
+            if target not in seen and target not in found:
+                found[target] = rel
+        for node, rel in found.items():
+            seen[node] = (current, rel)
+        level = sorted(found)[:_LEVEL_LIMIT]
+        if not level:
+            break
+    ids = [n for n, (d, _) in seen.items() if d > 0]
+    ranks = centrality_of(db, ids)
+    details = _node_details(db, ids)
+    hits = [
+        ImpactHit(
+            node_id=n,
+            name=details.get(n, (n, "", "", 0))[0],
+            kind=details.get(n, ("", "", "", 0))[1],
+            path=details.get(n, ("", "", "", 0))[2],
+            line=details.get(n, ("", "", "", 0))[3],
+            depth=seen[n][0],
+            relationship=seen[n][1],
+            pagerank=ranks[n].pagerank if n in ranks else 0.0,
+        )
+        for n in ids
+    ]
+    hits.sort(key=lambda h: (h.depth, -h.pagerank, h.node_id))
+    return ImpactResult(targets, hits)
+
+
+@dataclass(frozen=True, slots=True)
+class CentralNode:
+    node_id: str
+    name: str
+    kind: str
+    path: str
+    pagerank: float
+    betweenness: float
+    degree: float
+    cluster: int | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+
+def top_central(
+    db: Database, namespace: str, *, kinds: Sequence[str] = (), limit: int = 20
+) -> list[CentralNode]:
+    """Nodes of a namespace by cached PageRank (run ``ensure_centrality`` first if stale)."""
+    kind_clause = f" AND n.kind IN ({','.join('?' * len(kinds))})" if kinds else ""
+    rows = db.conn.execute(
+        "SELECT n.id, n.name, n.kind, coalesce(f.path, json_extract(n.properties, '$.path'), ''),"
+        " c.pagerank, c.betweenness, c.degree, c.cluster FROM graph_centrality c"
+        " JOIN graph_nodes n ON n.id = c.node_id LEFT JOIN code_files f ON f.node_id = n.id"
+        f" WHERE n.namespace = ?{kind_clause} ORDER BY c.pagerank DESC, n.id LIMIT ?",
+        (namespace, *kinds, limit),
+    ).fetchall()
+    return [CentralNode(*r) for r in rows]
+
+
+def clusters(
+    db: Database, namespace: str, *, limit: int = 20, members: int = 8
+) -> list[list[CentralNode]]:
+    """The largest communities of a namespace's graph, each with its most central members."""
+    rows = db.conn.execute(
+        "SELECT c.cluster, count(*) FROM graph_centrality c JOIN graph_nodes n"
+        " ON n.id = c.node_id WHERE n.namespace = ? AND c.cluster IS NOT NULL"
+        " GROUP BY c.cluster ORDER BY count(*) DESC, c.cluster LIMIT ?",
+        (namespace, limit),
+    ).fetchall()
+    out: list[list[CentralNode]] = []
+    for cluster, _size in rows:
+        top = db.conn.execute(
+            "SELECT n.id, n.name, n.kind, coalesce(json_extract(n.properties, '$.path'), ''),"
+            " c.pagerank, c.betweenness, c.degree, c.cluster FROM graph_centrality c"
+            " JOIN graph_nodes n ON n.id = c.node_id WHERE n.namespace = ? AND c.cluster = ?"
+            " ORDER BY c.pagerank DESC, n.id LIMIT ?",
+            (namespace, cluster, members),
+        ).fetchall()
+        out.append([CentralNode(*r) for r in top])
+    return out

@@ -1,0 +1,1 @@
+"""Tag queries (``<language>.scm``), shipped as package data and read by ``languages``."""

@@ -1,0 +1,26 @@
+; Python tags for memlode. Captures: @def.<kind> on a definition, @ref.<kind> on the name a
+; reference uses or on the member access holding it, @import on import statements.
+; Module- and class-level assignments are candidates; the Python rules keep the constants.
+
+(class_definition) @def.class
+(function_definition) @def.function
+(module (expression_statement (assignment left: (identifier)) @def.constant))
+(class_definition body: (block (expression_statement (assignment left: (identifier)) @def.constant)))
+(module (type_alias_statement) @def.type)
+
+; inheritance
+(class_definition superclasses: (argument_list (identifier) @ref.inherit))
+(class_definition superclasses: (argument_list (attribute) @ref.inherit))
+
+; calls and decorators
+(call function: (identifier) @ref.call)
+(call function: (attribute) @ref.call)
+(decorator (identifier) @ref.call)
+(decorator (attribute) @ref.call)
+
+; types named in annotations
+(type (identifier) @ref.use)
+(type (attribute) @ref.use)
+
+(import_statement) @import
+(import_from_statement) @import

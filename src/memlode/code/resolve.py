@@ -1,0 +1,423 @@
+"""Best-effort resolution of references to definitions, over a whole project in memory.
+
+Order of evidence, strongest first: a receiver that means "this object" (members of the
+enclosing class and its bases); names the file imports (following re-exports a few hops);
+definitions in the same file, then the same module or package; and last a name defined exactly
+once in the project. Ambiguous names stay unresolved rather than guessed: a wrong edge costs
+more than a missing one.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from memlode.code.languages import LanguageSpec, is_test_path, spec_for
+from memlode.code.model import FileExtract, Reference, RefKind, Symbol
+from memlode.types import NodeKind
+
+__all__ = [
+    "FileInfo",
+    "Resolver",
+    "SymbolInfo",
+    "Target",
+    "build_resolver",
+    "container_of",
+    "symbol_info",
+]
+
+_CLASS_LIKE = frozenset({NodeKind.CLASS, NodeKind.INTERFACE, NodeKind.TYPE})
+_CALLABLE = frozenset(
+    {NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.CLASS, NodeKind.ENDPOINT, NodeKind.TYPE}
+)
+_TYPES = frozenset({NodeKind.CLASS, NodeKind.INTERFACE, NodeKind.TYPE, NodeKind.CONSTANT})
+_FREE = frozenset({NodeKind.FUNCTION, NodeKind.CLASS, NodeKind.ENDPOINT, NodeKind.TYPE})
+_METHODS = frozenset({NodeKind.METHOD, NodeKind.FUNCTION})
+# How many re-export hops an import is followed through (``__init__.py`` chains, barrels).
+_REEXPORT_HOPS = 3
+# Unresolved receivers fall back to a project-wide name only when it is this unambiguous.
+_UNIQUE = 1
+
+
+@dataclass(slots=True)
+class SymbolInfo:
+    node_id: str
+    name: str
+    qualified: str
+    kind: NodeKind
+    path: str
+    parent: str | None = None
+    properties: Mapping[str, str] = field(default_factory=dict)
+    container: str = ""  # qualified name of what holds it (class, module, package, file)
+
+
+@dataclass(slots=True)
+class FileInfo:
+    path: str
+    language: str
+    module: str
+    node_id: str
+    prefix: str  # the qualified-name prefix of the file's top-level symbols, without separator
+    imports: list[Reference] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    node_id: str
+    path: str  # the file the target lives in
+
+
+@dataclass(slots=True)
+class _Binding:
+    files: list[str] = field(default_factory=list)  # a module
+    symbol: SymbolInfo | None = None
+    external: bool = False  # imported from outside the project: nothing here to find
+
+
+class Resolver:
+    """Resolve references of any file against every file and symbol given."""
+
+    def __init__(
+        self,
+        files: Iterable[FileInfo],
+        symbols: Iterable[SymbolInfo],
+        hints: Mapping[str, str] | None = None,
+    ) -> None:
+        self.hints = dict(hints or {})
+        self.files = {f.path: f for f in files}
+        self.modules: dict[str, list[str]] = defaultdict(list)
+        self.by_tail: dict[str, list[str]] = defaultdict(list)  # last path part -> module keys
+        for f in sorted(self.files.values(), key=lambda f: f.path):
+            self.modules[f.module].append(f.path)
+            self.by_tail[f.module.rsplit("/", 1)[-1].rsplit(".", 1)[-1]].append(f.module)
+        self.by_qualified: dict[str, SymbolInfo] = {}
+        self.by_name: dict[str, list[SymbolInfo]] = defaultdict(list)
+        self.members: dict[str, dict[str, SymbolInfo]] = defaultdict(dict)
+        for sym in sorted(symbols, key=lambda s: s.qualified):
+            self.by_qualified[sym.qualified] = sym
+            self.by_name[sym.name].append(sym)
+            self.members[sym.container].setdefault(sym.name, sym)
+        self.bases: dict[str, list[str]] = defaultdict(list)
+        self._bindings: dict[str, dict[str, _Binding]] = {}
+        self._wildcards: dict[str, list[list[str]]] = {}
+
+    # --- modules and imports -----------------------------------------------------------------
+    def module_files(self, spec: LanguageSpec, qualifier: str, importer: str) -> list[str]:
+        for key in spec.import_keys(qualifier, importer, self.hints):
+            if key in self.modules:
+                return self.modules[key]
+        if spec.name in ("c", "cpp") and qualifier:
+            tail = qualifier.rsplit("/", 1)[-1]
+            for key in self.by_tail.get(tail, ()):
+                if key == qualifier or key.endswith("/" + qualifier):
+                    return self.modules[key]
+        if spec.name == "python" and qualifier:
+            # `import views` run from inside web/, or src/ on the path: a unique dotted tail
+            tail = qualifier.rsplit(".", 1)[-1]
+            keys = [k for k in self.by_tail.get(tail, ()) if k.endswith("." + qualifier)]
+            if len(set(keys)) == 1:
+                return self.modules[keys[0]]
+        return []
+
+    def _prefix(self, path: str) -> str:
+        return self.files[path].prefix
+
+    def _lookup_in(self, files: list[str], name: str, hops: int = 0) -> SymbolInfo | None:
+        """A top-level ``name`` in a module, following its own imports (re-exports)."""
+        for path in files:
+            found = self.members.get(self._prefix(path), {}).get(name)
+            if found is not None:
+                return found
+        if hops >= _REEXPORT_HOPS:
+            return None
+        for path in files:
+            binding = self.bindings(path, hops + 1).get(name)
+            if binding is not None and binding.symbol is not None:
+                return binding.symbol
+        return None
+
+    def bindings(self, path: str, hops: int = 0) -> dict[str, _Binding]:
+        """Local name -> what the file's imports bind it to."""
+        cached = self._bindings.get(path)
+        if cached is not None:
+            return cached
+        info = self.files[path]
+        spec = spec_for(info.language)
+        out: dict[str, _Binding] = {}
+        wild: list[list[str]] = []
+        self._bindings[path] = out  # guards against import cycles
+        # source order: of `if LINUX: import a as p` / `else: import b as p`, the first wins
+        for ref in sorted(info.imports, key=lambda r: (r.line, r.qualifier, r.name, r.alias)):
+            if ref.kind != RefKind.IMPORT:
+                continue
+            binding = self._bind(spec, ref, path, hops)
+            if ref.name == "*":
+                if binding.files:
+                    wild.append(binding.files)
+                continue
+            if ref.alias:
+                if not binding.files and binding.symbol is None:
+                    binding.external = True
+                out.setdefault(ref.alias, binding)
+        self._wildcards[path] = wild
+        return out
+
+    def _bind(self, spec: LanguageSpec, ref: Reference, importer: str, hops: int) -> _Binding:
+        files = self.module_files(spec, ref.qualifier, importer)
+        if not ref.name or ref.name == "*":
+            return _Binding(files=files)
+        sep = spec.member_sep
+        if ref.qualifier:
+            sub = self.module_files(spec, f"{ref.qualifier}{sep}{ref.name}", importer)
+            if sub and spec.name == "python":
+                return _Binding(files=sub)
+        if files:
+            name = ref.alias if ref.name == "default" else ref.name
+            found = self._lookup_in(files, name, hops)
+            if found is not None:
+                return _Binding(symbol=found)
+            if ref.name == "default":
+                return _Binding(files=files)
+        # a class imported by its qualified name (Java, static imports)
+        owner = self.by_qualified.get(ref.qualifier)
+        if owner is not None:
+            member = self.members.get(owner.qualified, {}).get(ref.name)
+            if member is not None:
+                return _Binding(symbol=member)
+        direct = self.by_qualified.get(f"{ref.qualifier}.{ref.name}")
+        return _Binding(symbol=direct) if direct is not None else _Binding()
+
+    # --- references --------------------------------------------------------------------------
+    def resolve(self, path: str, ref: Reference) -> Target | None:
+        info = self.files.get(path)
+        if info is None:
+            return None
+        spec = spec_for(info.language)
+        if ref.kind == RefKind.IMPORT:
+            return self._resolve_import(spec, path, ref)
+        source = self.by_qualified.get(ref.source) if ref.source else None
+        if ref.kind == RefKind.CALL:
+            kinds = _CALLABLE
+        elif ref.kind == RefKind.USE:
+            kinds = _TYPES
+        else:
+            kinds = _CLASS_LIKE
+        found = self._find(spec, path, ref, source, kinds)
+        if found is None or (source is not None and found.node_id == source.node_id):
+            return None
+        return Target(found.node_id, found.path)
+
+    def _resolve_import(self, spec: LanguageSpec, path: str, ref: Reference) -> Target | None:
+        binding = self._bind(spec, ref, path, 0)
+        if binding.symbol is not None:
+            return Target(binding.symbol.node_id, binding.symbol.path)
+        if binding.files:
+            target = self.files[binding.files[0]]
+            return Target(target.node_id, target.path)
+        return None
+
+    def _find(
+        self,
+        spec: LanguageSpec,
+        path: str,
+        ref: Reference,
+        source: SymbolInfo | None,
+        kinds: frozenset[NodeKind],
+    ) -> SymbolInfo | None:
+        name, qualifier = ref.name, ref.qualifier
+        if not qualifier:
+            return self._unqualified(spec, path, name, source, kinds)
+        self_names = spec.self_names | (
+            {source.properties["self"]} if source and "self" in source.properties else set()
+        )
+        if qualifier in self_names:
+            cls = self._enclosing_class(source)
+            if cls is not None:
+                member = self._member(cls, name)
+                if member is not None:
+                    return member
+            return self._guess_method(spec, name, path)
+        if qualifier == "?":
+            return self._guess_method(spec, name, path)
+        sep = spec.member_sep
+        head = qualifier.split(sep, 1)[0] if sep in qualifier else qualifier.split(".", 1)[0]
+        binding = self.bindings(path).get(head)
+        if binding is not None and binding.external:
+            return None  # `os.path.join`: a third-party name, never a project symbol
+        if binding is not None:
+            if binding.symbol is not None and head == qualifier:
+                member = self._member(binding.symbol.qualified, name)
+                if member is not None:
+                    return member
+            elif binding.files:
+                files = binding.files
+                rest = qualifier[len(head) :].lstrip(".:")
+                if rest:
+                    module = self.files[files[0]].module
+                    deeper = self.module_files(spec, f"{module}{sep}{rest}", path)
+                    files = deeper or files
+                found = self._lookup_in(files, name)
+                if found is not None:
+                    return found
+        # a module path written out (Rust `crate::a::b::f`, Python `pkg.mod.f` after import)
+        files = self.module_files(spec, qualifier, path)
+        if files:
+            found = self._lookup_in(files, name)
+            if found is not None:
+                return found
+        # a class of this file or module named by the qualifier (`Foo.create()`, `Foo::new()`)
+        owner = self._unqualified(spec, path, qualifier, source, _CLASS_LIKE)
+        if owner is not None:
+            member = self._member(owner.qualified, name)
+            if member is not None:
+                return member
+        if kinds is _CALLABLE:
+            return self._guess_method(spec, name, path)
+        return self._unique(name, kinds)
+
+    def _guess_method(self, spec: LanguageSpec, name: str, caller: str) -> SymbolInfo | None:
+        """A call through a receiver of unknown type: the project's only method of that name,
+        unless the name is a standard type's method or a dunder (`x.append`, `x.__eq__`)."""
+        if name in spec.builtin_methods or (name.startswith("__") and name.endswith("__")):
+            return None
+        return self._unique(name, _METHODS, caller)
+
+    def _unqualified(
+        self,
+        spec: LanguageSpec,
+        path: str,
+        name: str,
+        source: SymbolInfo | None,
+        kinds: frozenset[NodeKind],
+    ) -> SymbolInfo | None:
+        if spec.implicit_members:
+            cls = self._enclosing_class(source)
+            if cls is not None:
+                member = self._member(cls, name)
+                if member is not None and member.kind in kinds | _METHODS:
+                    return member
+        own = self.members.get(self._prefix(path), {}).get(name)
+        if own is not None and own.kind in kinds:
+            return own
+        binding = self.bindings(path).get(name)
+        if binding is not None and binding.symbol is not None:
+            return binding.symbol
+        if binding is not None and binding.external:
+            return None
+        for files in self._wildcards.get(path, ()):
+            found = self._lookup_in(files, name)
+            if found is not None:
+                return found
+        if name in spec.builtins:
+            return None  # `str()`, `len()`, `printf()`: never some project function of that name
+        # anything in this file by that name (a nested class, a method named like the call)
+        same_file = [s for s in self.by_name.get(name, ()) if s.path == path and s.kind in kinds]
+        if len(same_file) == 1 and (spec.implicit_members or same_file[0].kind != NodeKind.METHOD):
+            return same_file[0]
+        if not spec.global_names:
+            # Python, JS, Rust, Java, Go: a bare name is local, the file's, the package's or
+            # imported; a project-wide guess would match local variables (`hook(data)`)
+            return None
+        allowed = kinds if spec.implicit_members else (kinds & _FREE) | (kinds & _TYPES)
+        return self._unique(name, allowed, path)
+
+    def _unique(self, name: str, kinds: frozenset[NodeKind], caller: str = "") -> SymbolInfo | None:
+        """The one symbol of that name and kind; test code only counts for test callers."""
+        found = [s for s in self.by_name.get(name, ()) if s.kind in kinds]
+        if caller and not is_test_path(caller):
+            found = [s for s in found if not is_test_path(s.path)]
+        return found[0] if len(found) == _UNIQUE else None
+
+    def _enclosing_class(self, source: SymbolInfo | None) -> str | None:
+        current = source
+        while current is not None:
+            if current.kind in _CLASS_LIKE:
+                return current.qualified
+            if current.container in self.by_qualified:
+                current = self.by_qualified[current.container]
+            else:
+                # a method of a type defined elsewhere (Rust impl, Go receiver): its container
+                return current.container if current.kind == NodeKind.METHOD else None
+        return None
+
+    def _member(self, cls: str, name: str, depth: int = 0) -> SymbolInfo | None:
+        found = self.members.get(cls, {}).get(name)
+        if found is not None or depth > 4:
+            return found
+        for base in self.bases.get(cls, ()):
+            found = self._member(base, name, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def add_bases(self, path: str, refs: Iterable[Reference]) -> None:
+        """Record inheritance first, so that calls through ``self`` reach inherited methods."""
+        for ref in refs:
+            if ref.kind in (RefKind.INHERIT, RefKind.EXTEND, RefKind.IMPLEMENT) and ref.source:
+                target = self.resolve(path, ref)
+                if target is not None:
+                    base = next(
+                        (
+                            s.qualified
+                            for s in self.by_name.get(ref.name, ())
+                            if s.node_id == target.node_id
+                        ),
+                        None,
+                    )
+                    if base is not None and base not in self.bases[ref.source]:
+                        self.bases[ref.source].append(base)
+
+
+def container_of(qualified: str, name: str, prefix: str, sep: str) -> str:
+    """What holds a symbol: its class (or other parent), else its file's module prefix."""
+    if qualified == prefix + name:
+        return prefix.rstrip(".:")
+    tail = sep + name
+    if qualified.endswith(tail):
+        return qualified[: -len(tail)]
+    return prefix.rstrip(".:")
+
+
+def symbol_info(sym: Symbol, path: str, prefix: str, language: str, node_id: str) -> SymbolInfo:
+    sep = spec_for(language).member_sep
+    return SymbolInfo(
+        node_id=node_id,
+        name=sym.name,
+        qualified=sym.qualified,
+        kind=sym.kind,
+        path=path,
+        parent=sym.parent,
+        properties=sym.properties,
+        container=container_of(sym.qualified, sym.name, prefix, sep),
+    )
+
+
+def build_resolver(
+    extracts: Iterable[FileExtract],
+    node_id: Callable[[str], str],
+    file_node_id: Callable[[str], str],
+    hints: Mapping[str, str] | None = None,
+) -> Resolver:
+    """A resolver over freshly extracted files (``node_id``: qualified name -> graph id)."""
+    items = list(extracts)
+    files = [
+        FileInfo(
+            e.path,
+            e.language,
+            e.module,
+            file_node_id(e.path),
+            e.prefix.rstrip(".:"),
+            [r for r in e.references if r.kind == RefKind.IMPORT],
+        )
+        for e in items
+    ]
+    symbols = [
+        symbol_info(s, e.path, e.prefix, e.language, node_id(s.qualified))
+        for e in items
+        for s in e.symbols
+    ]
+    resolver = Resolver(files, symbols, hints)
+    for e in items:
+        resolver.add_bases(e.path, e.references)
+    return resolver
