@@ -88,7 +88,7 @@ async def test_cli_search_and_recall_memory_rank_alike(
             searched = cli("search", query, "-k", "5", "--json", cwd=workdir)
             assert searched.returncode == 0, searched.stderr
             cli_ids = [hit["id"] for hit in searched.json()]
-            assert len(mcp_ids) == 5, query
+            assert mcp_ids, query  # unrelated memories are not padded in
             assert mcp_ids == cli_ids, query
 
 
