@@ -212,3 +212,15 @@ def test_two_databases_in_one_home_keep_their_own_vectors(memlode_home: Path) ->
     finally:
         first.close()
         second.close()
+
+
+def test_bm25_filter_falls_back_when_other_namespaces_dominate(engine: Engine) -> None:
+    # 40 matching memories elsewhere outrank the one in this namespace: the fast path
+    # (rank first, filter after) sees none of ours and must fall back to the joined query.
+    for i in range(40):
+        engine.store(f"kafka kafka kafka consumer lag {i}", namespace="noisy")
+    mine = engine.store("kafka consumer lag in our service", "decision")
+    from memlode.search.fts import bm25_search
+
+    hits = bm25_search(engine.conn, "kafka consumer lag", engine.filter(None), 5)
+    assert [h.id for h in hits] == [mine.id]

@@ -33,6 +33,8 @@ STOPWORDS = frozenset(
 # a window of +-2 turns weighted 1/.5/.25 lifted turn recall@5 from 0.54 to 0.68 (research
 # table in bench/RESULTS.md).
 BM25_WEIGHTS = (1.0, 0.5, 0.4, 0.5, 0.25)
+# Rows ranked by the FTS table alone before the filter applies (see bm25_search).
+_OVERFETCH = 3
 
 
 @dataclass(slots=True, frozen=True)
@@ -75,11 +77,37 @@ def bm25_search(
     expression = fts_query(query_terms(query, drop_stopwords=drop_stopwords))
     if not expression:
         return []
+    weights = ", ".join(map(str, BM25_WEIGHTS))
     where, params = flt.where("m")
+    # Fast path: rank in the FTS table alone (no join per matching row), then keep the rows
+    # that pass the filter. Most stores are mostly one namespace, so a few times the limit is
+    # enough; when the filter removes too many, the joined query below decides.
+    over = limit * _OVERFETCH
+    ranked = conn.execute(
+        f"SELECT rowid, bm25(memories_fts, {weights}) AS score FROM memories_fts"
+        " WHERE memories_fts MATCH ? ORDER BY score LIMIT ?",
+        (expression, over),
+    ).fetchall()
+    if not ranked:
+        return []
+    scores = {r[0]: float(r[1]) for r in ranked}
+    kept: dict[int, str] = {}
+    rowids = list(scores)
+    for start in range(0, len(rowids), 500):
+        chunk = rowids[start : start + 500]
+        rows = conn.execute(
+            f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({','.join('?' * len(chunk))})"
+            f" AND {where}",
+            [*chunk, *params],
+        )
+        kept.update((r[0], r[1]) for r in rows)
+    if len(kept) >= limit or len(ranked) < over:
+        order = sorted(kept, key=lambda rowid: (scores[rowid], rowid))[:limit]
+        return [FtsHit(id=kept[rowid], rank=-scores[rowid]) for rowid in order]
     sql = (
-        f"SELECT m.id, bm25(memories_fts, {', '.join(map(str, BM25_WEIGHTS))}) AS score"
+        f"SELECT m.id, bm25(memories_fts, {weights}) AS score"
         " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
         f" WHERE memories_fts MATCH ? AND {where} ORDER BY score LIMIT ?"
     )
-    rows = conn.execute(sql, [expression, *params, limit]).fetchall()
-    return [FtsHit(id=r[0], rank=-float(r[1])) for r in rows]
+    joined = conn.execute(sql, [expression, *params, limit]).fetchall()
+    return [FtsHit(id=r[0], rank=-float(r[1])) for r in joined]

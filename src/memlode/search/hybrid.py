@@ -381,14 +381,25 @@ def _session_prior(
 def _similarity(
     memories: dict[str, Memory], index: VectorIndex | None
 ) -> Callable[[str, str], float]:
-    if index is not None:
+    tokens: dict[str, frozenset[str]] = {}
 
-        def cosine(a: str, b: str) -> float:
-            va, vb = index.vector_of(a), index.vector_of(b)
-            if va is None or vb is None:
-                return jaccard(token_set(memories[a].content), token_set(memories[b].content))
-            return float(va @ vb)
+    def words_of(memory_id: str) -> frozenset[str]:
+        # only the MMR window needs them: computed on first use
+        found = tokens.get(memory_id)
+        if found is None:
+            found = tokens[memory_id] = token_set(memories[memory_id].content)
+        return found
 
-        return cosine
-    tokens = {i: token_set(m.content) for i, m in memories.items()}
-    return lambda a, b: jaccard(tokens[a], tokens[b])
+    def jaccard_of(a: str, b: str) -> float:
+        return jaccard(words_of(a), words_of(b))
+
+    if index is None:
+        return jaccard_of
+
+    def cosine(a: str, b: str) -> float:
+        va, vb = index.vector_of(a), index.vector_of(b)
+        if va is None or vb is None:
+            return jaccard_of(a, b)
+        return float(va @ vb)
+
+    return cosine
