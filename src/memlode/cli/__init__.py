@@ -46,6 +46,11 @@ COMMANDS: dict[str, str] = {
     "disable": "memlode.cli.claude_cmds:disable",
     "doctor": "memlode.cli.claude_cmds:doctor",
     "hook": "memlode.cli.claude_cmds:hook",
+    "index": "memlode.cli.code_cmds:index",
+    "symbols": "memlode.cli.code_cmds:symbols",
+    "map": "memlode.cli.code_cmds:map_",
+    "impact": "memlode.cli.code_cmds:impact",
+    "graph": "memlode.cli.code_cmds:graph",
 }
 
 

@@ -1,0 +1,292 @@
+"""Code intelligence commands: ``index``, ``symbols``, ``map``, ``impact`` and ``graph``.
+
+Thin adapters over :mod:`memlode.codeintel` (the MCP code tools call the same functions).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from memlode.cli.common import echo_json, json_option, namespace_option, open_engine
+
+_PHASES = {"parse": "parsing", "store": "storing", "centrality": "centrality"}
+
+
+class _Bar:
+    """A click progress bar on stderr, one per phase of the index run."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._phase = ""
+        self._done = 0
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if phase != self._phase:
+            self.close()
+            self._phase = phase
+            self._done = 0
+            self._bar = click.progressbar(
+                length=max(total, 1),
+                label=f"{_PHASES.get(phase, phase):<10}",
+                file=sys.stderr,
+                show_pos=phase == "parse",
+            )
+            self._bar.__enter__()
+        if self._bar is not None and done > self._done:
+            self._bar.update(done - self._done)
+            self._done = done
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+
+
+@click.command()
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Skip paths matching GLOB (repeatable), beside .gitignore and vendored code.",
+)
+@namespace_option
+@json_option
+@click.pass_context
+def index(
+    ctx: click.Context,
+    directory: str | None,
+    exclude: tuple[str, ...],
+    namespace: str | None,
+    as_json: bool,
+) -> None:
+    """Index the code under DIRECTORY (default: the current project) for symbols and maps.
+
+    Incremental: unchanged files are skipped, changed ones re-parsed, deleted ones dropped.
+    """
+    from memlode import codeintel
+
+    bar = _Bar() if sys.stderr.isatty() and not as_json else None
+    with open_engine(ctx) as engine:
+        try:
+            stats = codeintel.index(
+                engine, directory, namespace=namespace, exclude=exclude, progress=bar
+            )
+        finally:
+            if bar is not None:
+                bar.close()
+    if as_json:
+        echo_json(stats)
+        return
+    click.echo(
+        f"indexed {stats['root']} into namespace {stats['namespace']}: "
+        f"{stats['files']} files, {stats['symbols']} symbols, {stats['references']} references "
+        f"({stats['resolved']} resolved), {stats['packages']} packages in {stats['seconds']:.2f} s"
+    )
+    click.echo(
+        f"  {stats['parsed']} parsed, {stats['unchanged']} unchanged (skipped), "
+        f"{stats['deleted']} deleted, {stats['skipped']} not code (binary, generated, unreadable)"
+    )
+
+
+@click.command()
+@click.argument("query")
+@click.option("-k", "--kind", default=None, help="Only this kind (function, class, method, ...).")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 500))
+@namespace_option
+@json_option
+@click.pass_context
+def symbols(
+    ctx: click.Context,
+    query: str,
+    kind: str | None,
+    limit: int,
+    namespace: str | None,
+    as_json: bool,
+) -> None:
+    """Search indexed symbols by name, dotted path or a question in words, best first."""
+    from memlode import codeintel
+
+    with open_engine(ctx) as engine:
+        hits = codeintel.search_symbols(engine, query, kind=kind, limit=limit, namespace=namespace)
+    if as_json:
+        echo_json(hits)
+        return
+    if not hits:
+        click.echo(f"no symbols match {query!r}", err=True)
+        return
+    for hit in hits:
+        click.echo(
+            f"{hit['score']:7.3f}  {hit['kind']:<9} {hit['qualified_name']}  "
+            f"{hit['path']}:{hit['line']}"
+        )
+        if hit["signature"]:
+            click.echo(f"         {hit['signature']}")
+
+
+@click.command("map")
+@click.option("--tokens", default=1024, show_default=True, type=click.IntRange(64, 100_000))
+@click.option(
+    "--focus",
+    multiple=True,
+    metavar="FILE",
+    help="Rank the map around FILE (repeatable), as if just edited.",
+)
+@click.option("--no-heat", is_flag=True, help="Ignore the files edited recently.")
+@namespace_option
+@json_option
+@click.pass_context
+def map_(
+    ctx: click.Context,
+    tokens: int,
+    focus: tuple[str, ...],
+    no_heat: bool,
+    namespace: str | None,
+    as_json: bool,
+) -> None:
+    """The repo map: important files and their key definitions, within a token budget.
+
+    Ranked by PageRank over the reference graph, personalised by the files edited recently
+    (as the Claude Code hooks saw them) and by --focus files.
+    """
+    from memlode import codeintel
+
+    with open_engine(ctx) as engine:
+        result = codeintel.repo_map(
+            engine, tokens=tokens, focus=focus, namespace=namespace, heat=not no_heat
+        )
+    if as_json:
+        echo_json(result)
+        return
+    click.echo(result["text"].rstrip("\n"))
+
+
+@click.command()
+@click.argument("symbol")
+@click.option("--depth", default=3, show_default=True, type=click.IntRange(1, 10))
+@namespace_option
+@json_option
+@click.pass_context
+def impact(
+    ctx: click.Context, symbol: str, depth: int, namespace: str | None, as_json: bool
+) -> None:
+    """What depends on SYMBOL (callers, importers, subclasses), transitively to --depth."""
+    from memlode import codeintel
+
+    with open_engine(ctx) as engine:
+        result = codeintel.impact(engine, symbol, depth=depth, namespace=namespace)
+    if as_json:
+        echo_json(result)
+        return
+    target = result["symbol"]
+    click.echo(f"impact of {target['qualified_name']} ({target['kind']}, {target['path']}):")
+    if not result["hits"]:
+        click.echo("  nothing depends on it")
+    for hit in result["hits"]:
+        indent = "  " * hit["depth"]
+        click.echo(
+            f"{indent}{hit['relationship']:<10} {hit['name']} ({hit['kind']}) "
+            f"{hit['path']}:{hit['line']}  pagerank={hit['pagerank']:.5f}"
+        )
+    if result["truncated"]:
+        click.echo("  (truncated)")
+
+
+@click.group()
+def graph() -> None:
+    """Graph algorithms over the namespace's code and memory graph."""
+
+
+@graph.command("recompute")
+@click.option(
+    "--method",
+    type=click.Choice(["leiden", "louvain"]),
+    default="leiden",
+    show_default=True,
+    help="Community detection method.",
+)
+@namespace_option
+@json_option
+@click.pass_context
+def graph_recompute(ctx: click.Context, method: str, namespace: str | None, as_json: bool) -> None:
+    """Recompute and cache PageRank, betweenness, degree and communities (code and memories)."""
+    from memlode import codeintel
+
+    with open_engine(ctx) as engine:
+        run = codeintel.recompute(engine, namespace=namespace, method=method)
+    if as_json:
+        echo_json(run)
+        return
+    click.echo(
+        f"namespace {run['namespace']}: {run['nodes']} nodes ({run['memory_nodes']} memories), "
+        f"{run['edges']} edges, {run['communities']} communities in {run['seconds']:.2f} s"
+    )
+
+
+@graph.command("cross-repo")
+@json_option
+@click.pass_context
+def graph_cross_repo(ctx: click.Context, as_json: bool) -> None:
+    """Dependencies between indexed projects (from manifests and imports)."""
+    from memlode import codeintel
+
+    with open_engine(ctx) as engine:
+        links = codeintel.cross_repo(engine)
+    if as_json:
+        echo_json(links)
+        return
+    if not links:
+        click.echo("no dependencies between indexed projects")
+    for link in links:
+        modules = f" ({', '.join(link['modules'])})" if link.get("modules") else ""
+        click.echo(
+            f"{link['source_namespace']}:{link['source_package']} -> "
+            f"{link['target_namespace']}:{link['target_package']} via {link['via']}{modules}"
+        )
+
+
+@graph.command("clusters")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 500))
+@click.option("--members", default=8, show_default=True, type=click.IntRange(1, 100))
+@namespace_option
+@json_option
+@click.pass_context
+def graph_clusters(
+    ctx: click.Context, limit: int, members: int, namespace: str | None, as_json: bool
+) -> None:
+    """The largest communities of the graph, with their most central members."""
+    from memlode import codeintel
+
+    with open_engine(ctx) as engine:
+        groups = codeintel.clusters(engine, limit=limit, members=members, namespace=namespace)
+    if as_json:
+        echo_json(groups)
+        return
+    for group in groups:
+        names = ", ".join(m["name"] for m in group["members"])
+        click.echo(f"cluster {group['cluster']} ({group['size']} nodes): {names}")
+
+
+@graph.command("pagerank")
+@click.option("-k", "--kind", default=None, help="Only this node kind (file, class, memory, ...).")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@namespace_option
+@json_option
+@click.pass_context
+def graph_pagerank(
+    ctx: click.Context, kind: str | None, limit: int, namespace: str | None, as_json: bool
+) -> None:
+    """The most central nodes by PageRank."""
+    from memlode import codeintel
+
+    with open_engine(ctx) as engine:
+        nodes = codeintel.pagerank(engine, kind=kind, limit=limit, namespace=namespace)
+    if as_json:
+        echo_json(nodes)
+        return
+    for node in nodes:
+        where = f"  {node['path']}" if node["path"] else ""
+        click.echo(f"{node['pagerank']:.5f}  {node['kind']:<9} {node['name']}{where}")

@@ -1,0 +1,474 @@
+"""Code intelligence as a user names it: index a project, search symbols, map, impact, graph.
+
+L3: composes the engine (store, namespace) with ``memlode.code`` (tree-sitter index, symbol
+search, repo map, impact) and ``memlode.graph`` (centrality cache). Every interface calls these
+functions, so ``memlode symbols`` and the MCP ``search_symbols`` tool rank identically. Results
+are JSON-able dicts; errors are ``InvalidInput`` / ``NotFound`` with a message saying what to do.
+
+Defaults: the root to index is the project root of the working directory (git top level or
+nearest project marker) and the namespace is the engine's (the current project).
+
+Heat for the repo map comes from the Claude Code hooks: every Edit/Write is a ``hook`` memory of
+type ``decision`` whose metadata names the edited file (``metadata.file``, an absolute path).
+Each edit counts ``0.5 ** (age / HEAT_HALF_LIFE_HOURS)``; the repo map then weights the hottest
+file ``HOT_WEIGHT`` (100) times a cold one and the others in proportion. ``--focus`` files count
+as hot as the hottest.
+
+tree-sitter and igraph are imported inside the functions that need them, never at import time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memlode.errors import InvalidInput, NotFound
+from memlode.project import find_project_root
+from memlode.types import format_ts, parse_ts, utcnow
+
+if TYPE_CHECKING:
+    from memlode.engine import Engine
+
+__all__ = [
+    "HEAT_HALF_LIFE_HOURS",
+    "HEAT_WINDOW_DAYS",
+    "MAX_CODE_LINES",
+    "clusters",
+    "cross_repo",
+    "dependencies",
+    "edit_heat",
+    "impact",
+    "index",
+    "pagerank",
+    "recompute",
+    "repo_map",
+    "search_code",
+    "search_symbols",
+    "symbol_info",
+]
+
+# An edit a day old counts half as much as one made now: "recently" in a coding assistant's
+# sense is today's and yesterday's work, and a week-old edit should barely register.
+HEAT_HALF_LIFE_HOURS = 24.0
+# Edits older than this are not read at all (their weight is below 0.5 ** 14, negligible).
+HEAT_WINDOW_DAYS = 14
+# search_code shows at most this many lines of a definition's source (enough for a function,
+# short enough that ten hits stay readable).
+MAX_CODE_LINES = 40
+HOOK_SOURCE = "hook"  # memlode.hooks.handlers.SOURCE (not imported: interfaces stay apart)
+
+# (phase, done, total), as memlode.code.ProgressCallback
+Progress = Callable[[str, int, int], None]
+
+
+# ---- namespaces and roots ---------------------------------------------------------------------
+
+
+def _namespace(engine: Engine, namespace: str | None) -> str:
+    """One namespace (never '*'), and one that exists as a project."""
+    ns = engine.resolve_namespace(namespace)
+    if ns is None:
+        raise InvalidInput("give one namespace, not '*'")
+    if not ns:
+        raise InvalidInput(
+            "no project here (no git repository or project marker); run inside a project "
+            "or pass a namespace"
+        )
+    return ns
+
+
+def _indexed_namespace(engine: Engine, namespace: str | None) -> str:
+    ns = _namespace(engine, namespace)
+    row = engine.db.one("SELECT 1 FROM code_files WHERE namespace = ? LIMIT 1", (ns,))
+    if row is None:
+        raise NotFound(f"no code indexed in namespace {ns!r}; run `memlode index` in the project")
+    return ns
+
+
+def _roots(engine: Engine, namespace: str) -> list[str]:
+    return [
+        r[0]
+        for r in engine.conn.execute(
+            "SELECT DISTINCT root FROM code_files WHERE namespace = ? ORDER BY root", (namespace,)
+        )
+    ]
+
+
+def default_root(cwd: Path | None = None) -> Path:
+    """The project root of ``cwd`` (the working directory by default)."""
+    here = cwd or Path.cwd()
+    root = find_project_root(here)
+    if root is None or root == root.parent:
+        raise InvalidInput(
+            f"{here} is not inside a project (no git repository or project marker); "
+            "give the folder to index"
+        )
+    return root
+
+
+# ---- indexing ---------------------------------------------------------------------------------
+
+
+def index(
+    engine: Engine,
+    root: Path | str | None = None,
+    *,
+    namespace: str | None = None,
+    exclude: Sequence[str] = (),
+    progress: Progress | None = None,
+    cwd: Path | None = None,
+) -> dict[str, Any]:
+    """Index (incrementally) the code under ``root`` into its project's namespace.
+
+    Namespace: ``namespace`` when given; else, for an explicit ``root``, the name of the project
+    that root belongs to (its folder name outside any project); else the engine's.
+    """
+    from memlode.code import index_project
+
+    if root is None:
+        base = default_root(cwd)
+        ns = _namespace(engine, namespace)
+    else:
+        base = Path(root).expanduser()
+        if not base.is_absolute() and cwd is not None:
+            base = cwd / base
+        if not base.is_dir():
+            raise InvalidInput(f"{root} is not a folder; give the project folder to index")
+        base = base.resolve()
+        if namespace is not None:
+            ns = _namespace(engine, namespace)
+        else:
+            project = find_project_root(base)
+            ns = (project if project is not None and project != project.parent else base).name
+            if not ns:
+                raise InvalidInput(f"cannot name a namespace for {base}; pass one")
+    stats = index_project(engine.db, base, ns, exclude=tuple(exclude), progress=progress)
+    out = stats.to_dict()
+    out["seconds"] = round(stats.seconds, 3)
+    out["phases"] = {k: round(v, 3) for k, v in stats.phases.items()}
+    return out
+
+
+# ---- search -----------------------------------------------------------------------------------
+
+
+def search_symbols(
+    engine: Engine,
+    query: str,
+    *,
+    kind: str | None = None,
+    limit: int = 20,
+    namespace: str | None = None,
+) -> list[dict[str, Any]]:
+    """Ranked symbols for a name, dotted path or question; '*' searches every namespace."""
+    from memlode.code import search_symbols as _search
+
+    if not query.strip():
+        raise InvalidInput("give a symbol name or a question to search for")
+    if not 1 <= limit <= 500:
+        raise InvalidInput("limit must be between 1 and 500")
+    kind = _check_kind(kind)
+    ns = engine.resolve_namespace(namespace)
+    hits = _search(engine.db, query, namespace=ns, kind=kind, limit=limit)
+    return [hit.to_dict() for hit in hits]
+
+
+def _check_kind(kind: str | None) -> str | None:
+    from memlode.types import NodeKind
+
+    if kind is None or kind == "":
+        return None
+    allowed = {k.value for k in NodeKind} - {"memory"}
+    if kind not in allowed:
+        raise InvalidInput(f"unknown kind {kind!r}; one of {', '.join(sorted(allowed))}")
+    return kind
+
+
+def search_code(
+    engine: Engine,
+    query: str,
+    *,
+    kind: str | None = None,
+    limit: int = 5,
+    namespace: str | None = None,
+) -> list[dict[str, Any]]:
+    """Like :func:`search_symbols`, each hit with its source text (up to MAX_CODE_LINES)."""
+    hits = search_symbols(engine, query, kind=kind, limit=limit, namespace=namespace)
+    if not hits:
+        return hits
+    ids = [h["node_id"] for h in hits]
+    marks = ",".join("?" * len(ids))
+    roots = dict(
+        engine.conn.execute(
+            "SELECT s.node_id, f.root FROM code_symbols s JOIN code_files f ON f.id = s.file_id"
+            f" WHERE s.node_id IN ({marks})",
+            ids,
+        ).fetchall()
+    )
+    for hit in hits:
+        root = roots.get(hit["node_id"])
+        hit["code"], hit["code_truncated"] = (
+            _source_lines(Path(root) / hit["path"], hit["line"], hit["end_line"])
+            if root
+            else ("", False)
+        )
+    return hits
+
+
+def _source_lines(path: Path, start: int, end: int) -> tuple[str, bool]:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return "", False
+    end = max(end, start)
+    last = min(end, start + MAX_CODE_LINES - 1)
+    return "\n".join(lines[start - 1 : last]), last < end
+
+
+# ---- one symbol -------------------------------------------------------------------------------
+
+
+def symbol_info(engine: Engine, symbol: str, *, namespace: str | None = None) -> dict[str, Any]:
+    """A symbol with its signature, doc, PageRank, callers, callees and members."""
+    from memlode.code import symbol_details
+
+    ns = _indexed_namespace(engine, namespace)
+    return symbol_details(engine.db, ns, symbol).to_dict()
+
+
+def _walk_result(result: Any) -> dict[str, Any]:
+    targets = [
+        {
+            "node_id": t.node_id,
+            "name": t.name,
+            "qualified_name": t.qualified_name,
+            "kind": t.kind,
+            "path": t.path,
+            "line": t.line_start,
+        }
+        for t in result.targets
+    ]
+    return {
+        "symbol": targets[0] if targets else None,
+        "hits": [h.to_dict() for h in result.hits],
+        "truncated": bool(result.truncated),
+    }
+
+
+def impact(
+    engine: Engine, symbol: str, *, depth: int = 3, namespace: str | None = None
+) -> dict[str, Any]:
+    """What depends on ``symbol`` (reverse CALLS/IMPORTS/INHERITS/...), nearest first."""
+    from memlode.code import impact as _impact
+
+    _check_depth(depth)
+    ns = _indexed_namespace(engine, namespace)
+    out = _walk_result(_impact(engine.db, ns, symbol, depth=depth))
+    out["depth"] = depth
+    return out
+
+
+def dependencies(
+    engine: Engine, symbol: str, *, depth: int = 1, namespace: str | None = None
+) -> dict[str, Any]:
+    """What ``symbol`` depends on (CALLS/IMPORTS/INHERITS/... forward), nearest first."""
+    from memlode.code import dependencies as _dependencies
+
+    _check_depth(depth)
+    ns = _indexed_namespace(engine, namespace)
+    out = _walk_result(_dependencies(engine.db, ns, symbol, depth=depth))
+    out["depth"] = depth
+    return out
+
+
+def _check_depth(depth: int) -> None:
+    if not 1 <= depth <= 10:
+        raise InvalidInput("depth must be between 1 and 10")
+
+
+# ---- repo map ---------------------------------------------------------------------------------
+
+
+def edit_heat(engine: Engine, namespace: str, *, now: datetime | None = None) -> dict[str, float]:
+    """Absolute path -> recency-weighted count of the hooks' recorded edits of that file."""
+    now = now or utcnow()
+    since = format_ts(now - timedelta(days=HEAT_WINDOW_DAYS))
+    heat: dict[str, float] = {}
+    for path, created in engine.conn.execute(
+        "SELECT json_extract(metadata, '$.file'), created_at FROM memories"
+        " WHERE namespace = ? AND source = ? AND memory_type = 'decision' AND created_at >= ?"
+        " AND json_extract(metadata, '$.file') IS NOT NULL",
+        (namespace, HOOK_SOURCE, since),
+    ):
+        if not isinstance(path, str) or not path:
+            continue
+        try:
+            age_hours = max(0.0, (now - parse_ts(created)).total_seconds() / 3600.0)
+        except ValueError:
+            continue
+        key = os.path.normpath(path)
+        heat[key] = heat.get(key, 0.0) + 0.5 ** (age_hours / HEAT_HALF_LIFE_HOURS)
+    return heat
+
+
+def _indexed_paths(engine: Engine, namespace: str) -> dict[str, str]:
+    """Absolute path -> path as stored, of every indexed code file of the namespace."""
+    return {
+        os.path.normpath(os.path.join(root, path)): path
+        for root, path in engine.conn.execute(
+            "SELECT root, path FROM code_files WHERE namespace = ? AND status = 'ok'", (namespace,)
+        )
+    }
+
+
+def _focus_paths(indexed: dict[str, str], focus: Sequence[str], cwd: Path | None) -> list[str]:
+    """Each focus entry as the absolute path of the indexed file it names (or a path tail)."""
+    out: list[str] = []
+    here = cwd or Path.cwd()
+    for entry in focus:
+        text = entry.strip()
+        if not text:
+            continue
+        candidate = os.path.normpath(str(here / Path(text).expanduser()))
+        if candidate in indexed:
+            out.append(candidate)
+            continue
+        tail = "/" + text.lstrip("./")
+        matches = sorted(p for p in indexed if p.endswith(tail))
+        if not matches:
+            raise InvalidInput(f"focus file {entry!r} is not an indexed code file")
+        out.extend(matches)
+    return out
+
+
+def repo_map(
+    engine: Engine,
+    *,
+    tokens: int = 1024,
+    focus: Sequence[str] = (),
+    namespace: str | None = None,
+    heat: bool = True,
+    cwd: Path | None = None,
+) -> dict[str, Any]:
+    """The PageRank repo map of the namespace, personalised by recent edits and ``focus``."""
+    from memlode.code import repo_map as _repo_map
+
+    if not 64 <= tokens <= 100_000:
+        raise InvalidInput("tokens must be between 64 and 100000")
+    ns = _indexed_namespace(engine, namespace)
+    indexed = _indexed_paths(engine, ns)
+    focused = _focus_paths(indexed, focus, cwd)
+    hot = {p: v for p, v in edit_heat(engine, ns).items() if p in indexed} if heat else {}
+    result = _repo_map(engine.db, ns, tokens=tokens, heat=hot, focus=focused)
+    out = result.to_dict()
+    out["namespace"] = ns
+    out["focus"] = [indexed[p] for p in focused]
+    ranked = sorted(hot.items(), key=lambda kv: (-kv[1], kv[0]))
+    out["heat"] = {indexed[p]: round(v, 6) for p, v in ranked}
+    return out
+
+
+# ---- graph ------------------------------------------------------------------------------------
+
+
+def recompute(
+    engine: Engine, *, namespace: str | None = None, method: str = "leiden"
+) -> dict[str, Any]:
+    """Recompute and cache PageRank, betweenness, degree and community of every node of the
+    namespace (code and memory nodes alike: recall's graph signal reads the memory ones)."""
+    from memlode.graph import recompute_centrality
+
+    if method not in ("leiden", "louvain"):
+        raise InvalidInput("method must be 'leiden' or 'louvain'")
+    ns = _namespace(engine, namespace)
+    run = recompute_centrality(engine.db, ns, method=method)
+    kinds = dict(
+        engine.conn.execute(
+            "SELECT n.kind, count(*) FROM graph_centrality c JOIN graph_nodes n"
+            " ON n.id = c.node_id WHERE n.namespace = ? GROUP BY n.kind ORDER BY n.kind",
+            (ns,),
+        ).fetchall()
+    )
+    return {
+        "namespace": ns,
+        "nodes": run.nodes,
+        "edges": run.edges,
+        "communities": run.communities,
+        "memory_nodes": int(kinds.get("memory", 0)),
+        "kinds": kinds,
+        "method": method,
+        "seconds": round(run.seconds, 3),
+    }
+
+
+def _fresh_namespace(engine: Engine, namespace: str | None) -> str:
+    from memlode.graph import ensure_centrality
+
+    ns = _namespace(engine, namespace)
+    row = engine.db.one("SELECT 1 FROM graph_nodes WHERE namespace = ? LIMIT 1", (ns,))
+    if row is None:
+        raise NotFound(
+            f"namespace {ns!r} has no graph yet; run `memlode index` or link memories first"
+        )
+    ensure_centrality(engine.db, ns)
+    return ns
+
+
+def pagerank(
+    engine: Engine, *, kind: str | None = None, limit: int = 20, namespace: str | None = None
+) -> list[dict[str, Any]]:
+    """The namespace's most central nodes by PageRank (the cache is refreshed if stale)."""
+    from memlode.code import top_central
+
+    if not 1 <= limit <= 1000:
+        raise InvalidInput("limit must be between 1 and 1000")
+    if kind is not None and kind != "memory":
+        kind = _check_kind(kind)
+    ns = _fresh_namespace(engine, namespace)
+    nodes = top_central(engine.db, ns, kinds=(kind,) if kind else (), limit=limit)
+    return [n.to_dict() for n in nodes]
+
+
+def clusters(
+    engine: Engine, *, limit: int = 20, members: int = 8, namespace: str | None = None
+) -> list[dict[str, Any]]:
+    """The largest communities of the namespace's graph, each with its most central members."""
+    from memlode.code import clusters as _clusters
+
+    if not 1 <= limit <= 500 or not 1 <= members <= 100:
+        raise InvalidInput("limit must be 1-500 and members 1-100")
+    ns = _fresh_namespace(engine, namespace)
+    sizes = dict(
+        engine.conn.execute(
+            "SELECT c.cluster, count(*) FROM graph_centrality c JOIN graph_nodes n"
+            " ON n.id = c.node_id WHERE n.namespace = ? AND c.cluster IS NOT NULL"
+            " GROUP BY c.cluster",
+            (ns,),
+        ).fetchall()
+    )
+    out: list[dict[str, Any]] = []
+    for group in _clusters(engine.db, ns, limit=limit, members=members):
+        if not group:
+            continue
+        cluster = group[0].cluster
+        out.append(
+            {
+                "cluster": cluster,
+                "size": int(sizes.get(cluster, len(group))),
+                "members": [n.to_dict() for n in group],
+            }
+        )
+    return out
+
+
+def cross_repo(engine: Engine, *, relink: bool = True) -> list[dict[str, Any]]:
+    """Dependencies between indexed projects (manifest or import), after re-linking imports."""
+    from memlode.code import cross_repo as _cross_repo
+    from memlode.code import link_cross_repo
+
+    links = link_cross_repo(engine.db) if relink else _cross_repo(engine.db)
+    return [link.to_dict() for link in links]

@@ -1,0 +1,202 @@
+"""Memory-file tools: read, search and write MEMORY.md, memory/<name>.md, SOUL.md, USER.md
+(project and global), and re-index them with the project's docs.
+
+Thin adapters over :mod:`memlode.docs`, the functions behind ``memlode memory get/search/store``
+and ``memlode docs index``. Paths are guarded there: only memory files can be read or written.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult
+from pydantic import BaseModel, ConfigDict, Field
+
+from memlode.mcp.context import ToolContext
+from memlode.mcp.params import IDEMPOTENT_WRITE, READ_ONLY, WRITE
+from memlode.mcp.render import respond, short
+
+if TYPE_CHECKING:
+    from memlode.engine import Engine
+
+__all__ = ["register"]
+
+MAX_NOTE_CHARS = 500_000  # memlode.docs refuses notes above MAX_FILE_BYTES // 2 with a message
+
+
+class MemoryFileOut(BaseModel):
+    ref: str = Field(description="How to name the file again (e.g. memory/auth.md)")
+    path: str
+    scope: str = Field(description="project or global")
+    namespace: str
+    content: str
+    bytes: int
+    modified_at: str
+
+
+class DocHitOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    ref: str | None = Field(description="For memory files: what memory_get accepts")
+    path: str | None
+    file: str | None
+    scope: str | None
+    namespace: str
+    headings: list[str]
+    chunk: int | None
+    lines: list[int] | None
+    evergreen: bool
+    score: float
+    text: str
+
+
+class DocSearchOut(BaseModel):
+    query: str
+    docs_only: bool = Field(description="True: no project here, only global files searched")
+    namespaces: list[str]
+    results: list[DocHitOut]
+
+
+class MemoryStoreOut(BaseModel):
+    ref: str
+    path: str
+    scope: str
+    namespace: str
+    mode: str
+    bytes: int
+    chunks_added: int
+    chunks_removed: int
+
+
+class DocsIndexOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    docs_only: bool
+    project_root: str | None
+    namespaces: list[str]
+    files: int
+    indexed: int
+    skipped: int = Field(description="Unchanged files")
+    removed: int
+    chunks_added: int
+    chunks_removed: int
+    errors: list[dict[str, Any]]
+
+
+def register(server: MCPServer[Any], ctx: ToolContext) -> None:
+    @server.tool(
+        annotations=READ_ONLY,
+        description=(
+            "Read a whole memory file: MEMORY.md, SOUL.md, USER.md, memory/<name>.md of this "
+            "project, or global/<same> for the user's global ones."
+        ),
+    )
+    def memory_get(
+        path: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=500,
+                description="e.g. 'MEMORY.md', 'memory/auth.md', 'global/SOUL.md'",
+            ),
+        ],
+    ) -> Annotated[CallToolResult, MemoryFileOut]:
+        from memlode.docs import memory_get as _get
+
+        out = ctx.run(lambda engine: MemoryFileOut.model_validate(_get(engine, path, cwd=ctx.cwd)))
+        return respond(out, f"{out.ref} ({out.scope}, {out.bytes} bytes):\n{out.content}")
+
+    @server.tool(
+        annotations=READ_ONLY,
+        description=(
+            "Search only memory files and docs (this project's and the global ones), best "
+            "first; each result names the file and lines it came from."
+        ),
+    )
+    def memory_search(
+        query: Annotated[
+            str, Field(min_length=1, max_length=10_000, description="What to look for")
+        ],
+        k: Annotated[int, Field(ge=1, le=100, description="How many chunks to return")] = 5,
+    ) -> Annotated[CallToolResult, DocSearchOut]:
+        from memlode.docs import memory_search as _search
+
+        def call(engine: Engine) -> DocSearchOut:
+            return DocSearchOut.model_validate(_search(engine, query, k, cwd=ctx.cwd))
+
+        out = ctx.run(call)
+        if not out.results:
+            return respond(out, f"no memory files or docs match {query!r}")
+        lines = [f"{len(out.results)} chunks for {query!r}:"]
+        for i, hit in enumerate(out.results, start=1):
+            where = hit.ref or hit.path or hit.file or ""
+            span = f":{hit.lines[0]}-{hit.lines[-1]}" if hit.lines else ""
+            lines.append(f"{i}. {where}{span}  score={hit.score:.3f}  [{hit.id}]")
+            lines.append(f"    {short(hit.text, 300)}")
+        return respond(out, "\n".join(lines))
+
+    @server.tool(
+        annotations=WRITE,
+        description=(
+            "Write to a memory file and index it at once: append to (or replace) a note "
+            "memory/<name>.md, or MEMORY.md / SOUL.md / USER.md, in this project or globally."
+        ),
+    )
+    def memory_store(
+        name: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=200,
+                description="A note name ('auth' -> memory/auth.md) or MEMORY.md, SOUL.md, USER.md",
+            ),
+        ],
+        text: Annotated[
+            str, Field(min_length=1, max_length=MAX_NOTE_CHARS, description="The text to write")
+        ],
+        mode: Annotated[
+            Literal["append", "write"],
+            Field(description="append: add to the end; write: replace the file"),
+        ] = "append",
+        scope: Annotated[
+            Literal["project", "global"] | None,
+            Field(description="project (default inside a project) or global"),
+        ] = None,
+    ) -> Annotated[CallToolResult, MemoryStoreOut]:
+        from memlode.docs import memory_store as _store
+
+        def call(engine: Engine) -> MemoryStoreOut:
+            result = _store(engine, name, text, mode=mode, scope=scope, cwd=ctx.cwd)
+            return MemoryStoreOut.model_validate(result)
+
+        out = ctx.run(call, writes=True)
+        verb = "appended to" if out.mode == "append" else "wrote"
+        return respond(
+            out,
+            f"{verb} {out.ref} ({out.scope}, {out.bytes} bytes); "
+            f"chunks +{out.chunks_added} -{out.chunks_removed}",
+        )
+
+    @server.tool(
+        annotations=IDEMPOTENT_WRITE,
+        description=(
+            "Re-index the memory files and doc folders now (unchanged files are skipped, "
+            "deleted ones dropped), e.g. after editing them outside memory_store."
+        ),
+    )
+    def docs_reindex() -> Annotated[CallToolResult, DocsIndexOut]:
+        from memlode.docs import index_docs
+
+        out = ctx.run(
+            lambda engine: DocsIndexOut.model_validate(index_docs(engine, cwd=ctx.cwd)),
+            writes=True,
+        )
+        text = (
+            f"{out.files} files: {out.indexed} indexed, {out.skipped} unchanged, "
+            f"{out.removed} removed; chunks +{out.chunks_added} -{out.chunks_removed}"
+        )
+        if out.docs_only:
+            text = "docs-only mode (no project here): " + text
+        return respond(out, text)
