@@ -5,7 +5,7 @@ process (the MCP server, a daemon) already has one. Such a process may listen on
 socket at ``$MEMLODE_HOME/memlode.sock`` and answer one request per connection, each a single
 line of JSON:
 
-    request:  {"op": "vector_search", "query": "...", "namespace": "proj", "k": 8}
+    request:  {"op": "vector_search", "query": "...", "namespace": "proj", "k": 8, "db": "..."}
     response: {"hits": [{"id": "<memory id>", "score": 0.83}, ...]}     (score: cosine, 0..1)
 
 No socket, a refused connection, a late or malformed answer: the hook goes on with BM25 alone.
@@ -24,7 +24,9 @@ SOCKET_NAME = "memlode.sock"
 _MAX_REPLY = 1 << 20
 
 
-def vector_hits(home: str, query: str, namespace: str, k: int, timeout_ms: int) -> dict[str, float]:
+def vector_hits(
+    home: str, query: str, namespace: str, k: int, timeout_ms: int, db: str = ""
+) -> dict[str, float]:
     """``{memory_id: score}`` from the resident process, or ``{}`` (never raises, never waits
     longer than ``timeout_ms``)."""
     path = os.path.join(home, SOCKET_NAME)
@@ -37,7 +39,13 @@ def vector_hits(home: str, query: str, namespace: str, k: int, timeout_ms: int) 
         if family is None:
             return {}
         deadline = time.monotonic() + timeout_ms / 1000
-        request = {"op": "vector_search", "query": query[:4000], "namespace": namespace, "k": k}
+        request = {
+            "op": "vector_search",
+            "query": query[:4000],
+            "namespace": namespace,
+            "k": k,
+            "db": db,  # the resident answers only for the database this hook writes
+        }
         with socket.socket(family, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout_ms / 1000)
             sock.connect(path)

@@ -148,6 +148,7 @@ def user_prompt(run: HookRun) -> str | None:
             run.namespace,
             run.settings.prompt_max_memories * 3,
             run.settings.resident_timeout_ms,
+            run.settings.db_path,
         )
         found = _recall.recall(
             run.conn,

@@ -92,6 +92,9 @@ def build_server(
         if embedder is not None:
             ctx.set_write_listener(embedder.wake)
             ctx.extras["background_embedder"] = embedder.status
+        from memlode.mcp.resident import ResidentVectors
+
+        resident = ResidentVectors(settings, ctx.cwd) if settings.embed_provider != "none" else None
         watcher = None
         if watch_docs:
             from memlode.mcp.docs_watcher import DocsWatcher
@@ -110,10 +113,17 @@ def build_server(
                 embedder.start()
             if watcher is not None:
                 watcher.start()
+            if resident is not None:
+                try:
+                    resident.start()
+                except OSError as exc:  # no socket: the hooks use BM25 alone
+                    log.info("resident vector socket not started: %s", exc)
             try:
                 yield {}
             finally:
                 warm_up.cancel()
+                if resident is not None:
+                    resident.stop()
                 if watcher is not None:
                     watcher.stop()
                 if embedder is not None:
