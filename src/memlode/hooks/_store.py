@@ -17,7 +17,6 @@ read back through the engine exactly like rows the engine wrote.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import time
@@ -26,7 +25,7 @@ from memlode.hooks._lean import content_hash, dumps, loads, search_terms
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Sequence
     from typing import Any
 
 __all__ = [
@@ -120,20 +119,31 @@ def open_db(path: str) -> sqlite3.Connection:
     return connect(path)
 
 
-@contextlib.contextmanager
-def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One short ``BEGIN IMMEDIATE`` transaction, retried on busy, rolled back on error."""
-    if conn.in_transaction:
-        yield conn
-        return
-    _retry(conn, "BEGIN IMMEDIATE")
-    try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    else:
-        _retry(conn, "COMMIT")
+class write:
+    """One short ``BEGIN IMMEDIATE`` transaction, retried on busy, rolled back on error.
+
+    A class rather than ``contextlib.contextmanager``: importing contextlib (and functools with
+    it) costs a hook process a few milliseconds.
+    """
+
+    __slots__ = ("conn", "owner")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.owner = not conn.in_transaction
+
+    def __enter__(self) -> sqlite3.Connection:
+        if self.owner:
+            _retry(self.conn, "BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if not self.owner:
+            return
+        if exc_type is not None:
+            self.conn.execute("ROLLBACK")
+        else:
+            _retry(self.conn, "COMMIT")
 
 
 # ---- memories --------------------------------------------------------------------------------

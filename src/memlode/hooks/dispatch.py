@@ -13,7 +13,6 @@ can never block, interrupt or pollute an assistant session.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
@@ -146,7 +145,9 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool = False) -> in
         except (OSError, ValueError):
             pass
     if exit_process:
-        with contextlib.suppress(OSError, ValueError):
+        try:  # noqa: SIM105 - contextlib costs a hook process milliseconds to import
             sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
         os._exit(0)
     return 0
