@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from memlode.cli.claude_cmds import HOOK_CODE
+
 BASELINE = """
 import sqlite3, sys, os
 conn = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -233,7 +235,8 @@ def main() -> None:
             "baseline-noclose": [],
             **{k: [] for k in TARGETS},
         }
-        hook = [sys.executable, "-m", "memlode.hooks"]
+        # what `memlode init` installs (memlode.cli.claude_cmds.HOOK_CODE)
+        hook = [sys.executable, "-c", HOOK_CODE]
         for warm in range(3):  # warm the page cache and .pyc files
             timed([sys.executable, "-c", BASELINE, str(db)], b"", env, project)
             for event, payload in payloads(project, rng, -1 - warm).items():

@@ -64,7 +64,7 @@ def test_init_on_empty_project(project: Path) -> None:
     python = str(Path(sys.executable).absolute())
     for event, group, handler in found:
         assert handler["type"] == "command"
-        assert f'"{python}" -m memlode.hooks ' in handler["command"]
+        assert f'"{python}" -c "from memlode.hooks.dispatch' in handler["command"]
         assert isinstance(handler["timeout"], int) and 1 <= handler["timeout"] <= 10
         if event == "PostToolUse":
             assert handler["async"] is True

@@ -2,7 +2,8 @@
 
 ``init`` merges memlode's hook entries into a Claude Code settings file and registers the MCP
 server; it never touches anyone else's entries, and running it twice changes nothing. memlode's
-entries are recognised by their command (``... -m memlode.hooks <event>``), which carries the
+entries are recognised by their command (``... -c "from memlode.hooks.dispatch import main; …"
+<event>``, or the older ``-m memlode.hooks <event>``), which carries the
 absolute path of the interpreter memlode is installed in, quoted, so that no shim or ``PATH``
 lookup is involved. ``disable`` removes exactly those entries and keeps the data.
 """
@@ -67,7 +68,13 @@ HOOK_SPECS = (
     HookSpec("SessionEnd", "session-end", None, 5),
 )
 
-_OURS = re.compile(r"-m\s+memlode\.hooks\b|(?:^|[\s/\\\"'])memlode\s+hook\s")
+_OURS = re.compile(
+    r"-m\s+memlode\.hooks\b|memlode\.hooks\.dispatch\b|(?:^|[\s/\\\"'])memlode\s+hook\s"
+)
+# What an installed hook runs: ``python -c HOOK_CODE <event>``. Not ``python -m
+# memlode.hooks``: runpy imports importlib.util, contextlib and functools, several milliseconds
+# of a hook's budget (bench/RESULTS.md).
+HOOK_CODE = "from memlode.hooks.dispatch import main; main(exit_process=True)"
 
 
 def is_memlode_command(command: object) -> bool:
@@ -86,7 +93,7 @@ def hook_command(python: str, event: str, env: dict[str, str] | None = None) -> 
     prefix = ""
     if env and os.name != "nt":
         prefix = " ".join(f"{k}={_quote(v)}" for k, v in sorted(env.items())) + " "
-    return f"{prefix}{_quote(python)} -m memlode.hooks {event}"
+    return f'{prefix}{_quote(python)} -c "{HOOK_CODE}" {event}'
 
 
 def _handler(spec: HookSpec, command: str) -> dict[str, Any]:
@@ -382,7 +389,7 @@ def hook(ctx: click.Context, event: str) -> None:
     """Run one Claude Code hook EVENT with its JSON payload on stdin (always exits 0).
 
     Events: session-start, prompt, post-tool, stop, pre-compact, session-end. Installed hooks
-    call `python -m memlode.hooks EVENT` directly, which skips the CLI's start-up cost.
+    call the hook dispatcher with `python -c` directly, which skips the CLI's start-up cost.
     """
     for key, value in _explicit_env(ctx).items():
         os.environ[key] = value
@@ -400,8 +407,13 @@ def _interpreter_of(command: str) -> str | None:
     except ValueError:
         return None
     for index, word in enumerate(words):
-        if word == "-m" and index + 1 < len(words) and words[index + 1] == "memlode.hooks":
-            return words[index - 1] if index > 0 else None
+        if index + 1 >= len(words) or index == 0:
+            continue
+        following = words[index + 1]
+        if (word == "-m" and following == "memlode.hooks") or (
+            word == "-c" and "memlode.hooks.dispatch" in following
+        ):
+            return words[index - 1]
     return None
 
 

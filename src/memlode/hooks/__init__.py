@@ -1,6 +1,7 @@
 """Claude Code hooks: passive capture and context injection.
 
-``python -m memlode.hooks <event>`` (what ``memlode init`` installs) and ``memlode hook
+``python -c "from memlode.hooks.dispatch import main; main(exit_process=True)" <event>`` (what
+``memlode init`` installs), ``python -m memlode.hooks <event>`` and ``memlode hook
 <event>`` (the same function, for humans) read the hook payload on stdin. Events:
 ``session-start``, ``prompt``, ``post-tool``, ``stop``, ``pre-compact``, ``session-end``
 (Claude Code's own names work too). See ``memlode.hooks.handlers`` for what each does.

@@ -1,4 +1,8 @@
-"""``python -m memlode.hooks <event>``: the command ``memlode init`` installs. Always exits 0."""
+"""``python -m memlode.hooks <event>``: run one hook by hand. Always exits 0.
+
+``memlode init`` installs the same entry as ``python -c`` (memlode.cli.claude_cmds.HOOK_CODE),
+which skips runpy's imports.
+"""
 
 import sys
 

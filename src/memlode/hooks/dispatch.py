@@ -126,7 +126,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def main(argv: Sequence[str] | None = None, *, exit_process: bool = False) -> int:
-    """``python -m memlode.hooks <event>``: always returns 0.
+    """The installed hook command (and ``python -m memlode.hooks <event>``): always returns 0.
 
     With ``exit_process`` the process ends here (``os._exit(0)``), skipping the WAL checkpoint
     that closing the connection would run, and the interpreter's teardown.
