@@ -192,12 +192,15 @@ class EmbeddingService:
                 progress(done, todo)
         return done
 
-    def drop_other_models(self) -> int:
-        """Delete vectors made by any model other than the current one (before a re-embed)."""
+    def drop_other_models(self, *, including_current: bool = False) -> int:
+        """Delete vectors made by any model other than the current one (before a re-embed);
+        with ``including_current`` every vector goes, so that all are made again."""
         model = self.model_name()
         if model is None:
             return 0
         with self.db.write() as conn:
+            if including_current:
+                return conn.execute("DELETE FROM memory_embeddings").rowcount
             return conn.execute("DELETE FROM memory_embeddings WHERE model != ?", (model,)).rowcount
 
     def models_in_store(self) -> dict[str, int]:

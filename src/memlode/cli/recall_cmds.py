@@ -44,22 +44,28 @@ def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool)
 
 @click.command()
 @click.option("--yes", is_flag=True, help="Do not ask first.")
+@click.option(
+    "--stale-only",
+    is_flag=True,
+    help="Keep vectors already made by the current model; replace only other models' vectors.",
+)
 @json_option
 @click.pass_context
-def reembed(ctx: click.Context, yes: bool, as_json: bool) -> None:
-    """Re-embed every memory with the current model (after a model change)."""
+def reembed(ctx: click.Context, yes: bool, stale_only: bool, as_json: bool) -> None:
+    """Re-embed every memory with the current model (after a model or enrichment change)."""
     with open_engine(ctx) as engine:
         if engine.embeddings.embedder is None:
             raise InvalidInput(
                 f"no embedder: {engine.embeddings.error or 'embeddings are turned off'}"
             )
         model = engine.embeddings.model_name()
-        others = {m: n for m, n in engine.embeddings.models_in_store().items() if m != model}
-        if others and not yes:
-            listing = ", ".join(f"{m} ({n})" for m, n in others.items())
+        stored = engine.embeddings.models_in_store()
+        replaced = {m: n for m, n in stored.items() if not stale_only or m != model}
+        if replaced and not yes:
+            listing = ", ".join(f"{m} ({n})" for m, n in replaced.items())
             if not click.confirm(f"Replace vectors from {listing} with {model}?"):
                 raise click.exceptions.Abort()
-        dropped = engine.embeddings.drop_other_models()
+        dropped = engine.embeddings.drop_other_models(including_current=not stale_only)
         done = engine.embed_pending(None, 64, _progress_printer("re-embedding"))
         if done:
             click.echo("", err=True)
