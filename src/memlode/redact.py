@@ -75,8 +75,11 @@ class _BearerRule(_Rule):
 
 
 class _AssignmentRule(_Rule):
-    """Triggers only where a secret-looking name is followed, within a few characters, by
-    ``=`` or ``:`` (prose mentioning "token" or "key" does not compile the pattern)."""
+    """Triggers only where a secret-looking name is followed by ``=`` or ``:``: after the
+    trigger, the rest of the word, an optional quote, whitespace, then the operator. Every
+    secret name ends in a word that holds a trigger ("api_key", "clientSecret", "credentials"),
+    so this never misses a match of the pattern; prose that mentions "token" or "key" and has
+    a colon somewhere later ("- token expiry: 3 days") does not compile the pattern."""
 
     __slots__ = ()
 
@@ -84,8 +87,15 @@ class _AssignmentRule(_Rule):
         for trigger in self.triggers:
             start = lowered.find(trigger)
             while start >= 0:
-                window = lowered[start + len(trigger) : start + len(trigger) + 48]
-                if "=" in window or ":" in window:
+                i = start + len(trigger)
+                end = min(len(lowered), i + 64)
+                while i < end and lowered[i].isalnum():
+                    i += 1
+                if i < end and lowered[i] in "\"'":
+                    i += 1
+                while i < end and lowered[i].isspace():
+                    i += 1
+                if i < end and lowered[i] in ":=":
                     return True
                 start = lowered.find(trigger, start + 1)
         return False

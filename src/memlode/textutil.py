@@ -8,7 +8,6 @@ whole identifier stays searchable too.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 __all__ = ["content_hash", "date_words", "identifier_parts", "search_terms", "words"]
@@ -18,6 +17,8 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def content_hash(text: str) -> str:
+    import hashlib  # here, not at the top: loading OpenSSL costs a hook process ~5 ms
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -197,6 +197,14 @@ def test_lean_search_terms_fuzz(text: str) -> None:
     assert _lean.search_terms(text) == textutil.search_terms(text)
 
 
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aAbBHTz09_ .-\n"), max_size=60))
+def test_lean_search_terms_ascii_fuzz(text: str) -> None:
+    """The ASCII path splits identifiers without ``re``: capital runs, digit seams, "_"."""
+    assert _lean.search_terms(text) == textutil.search_terms(text)
+    assert _lean.search_terms(text, limit=3) == textutil.search_terms(text, limit=3)
+
+
 def test_lean_loads_errors_in_a_fresh_interpreter() -> None:
     """In a hook process json.decoder is not imported; syntax errors must still be ValueErrors."""
     import subprocess
@@ -213,3 +221,20 @@ def test_lean_loads_errors_in_a_fresh_interpreter() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert (proc.returncode, proc.stderr) == (0, "")
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aAbBHTz09_ .-\n"), max_size=60) | st.text(max_size=30))
+def test_lean_words_and_identifier_parts_match_textutil(text: str) -> None:
+    assert _lean.words(text) == textutil.words(text)
+    for token in textutil.words(text):
+        assert _lean.identifier_parts(token) == textutil.identifier_parts(token)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from("iesdngly"), min_size=1, max_size=9))
+def test_recall_stem_matches_the_suffix_regex(term: str) -> None:
+    import re
+
+    expected = re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term) if len(term) > 4 else term
+    assert _recall._stem(term) == expected

@@ -4,8 +4,19 @@ prose and code stay as they were."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from memlode.redact import redact, redact_value, strip_private
+from memlode.redact import (
+    _BARE_ASSIGNMENT,
+    _FLAG,
+    _QUOTED_ASSIGNMENT,
+    _TOKENS,
+    _URI_PASSWORD,
+    redact,
+    redact_value,
+    strip_private,
+)
 
 # (text, the secret part that must not survive)
 PLANTED = [
@@ -116,3 +127,34 @@ def test_private_regions_and_values() -> None:
 def test_redacting_twice_changes_nothing() -> None:
     once = redact("\n".join(t for t, _ in PLANTED))
     assert redact(once) == once
+
+
+_FRAGMENTS = [
+    *["password", "Password", "api_key", "apiKey", "API_KEY", "clientSecret", "credentials"],
+    *["secret_key", "GITHUB_TOKEN", "db-password", "pwd", "tokens", "key", "monkey", "cred"],
+    *[" ", "  ", "\n", ":", "=", " = ", ": ", '"', "'", ": str", "--", "-", "_", ".", "@"],
+    *["hunter2hunter2", "abc123XYZ789qwe", "sk-", "bearer ", "x" * 24, "://u", "(", "get()"],
+]
+
+
+_NAMES = ["password", "dbPassword", "api_key", "API-KEY", "clientSecret", "credentials", "pwd"]
+_QUOTES = ["", '"', "'"]
+_SPACES = ["", " ", "  ", "\n"]
+_VALUES = ["hunter2hunter2", "str", "abc123XYZ789qwe", "get()", "x" * 24]
+# name, quote, spaces, operator (or annotation), spaces, quote, value, quote
+_ASSIGNMENT = st.tuples(
+    *(st.sampled_from(options) for options in (_NAMES, _QUOTES, _SPACES, [":", "=", ": str ="])),
+    *(st.sampled_from(options) for options in (_SPACES, _QUOTES, _VALUES, _QUOTES)),
+).map("".join)
+_TEXTS = st.lists(st.sampled_from(_FRAGMENTS) | _ASSIGNMENT, max_size=8).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_TEXTS)
+def test_prefilters_never_skip_a_pattern_that_matches(text: str) -> None:
+    """Each rule's cheap trigger check is a necessary condition of its pattern: whenever the
+    pattern would match, ``applies`` is true, so the prefilters never let a secret through."""
+    lowered = text.lower()
+    for rule in (*_TOKENS, _URI_PASSWORD, _QUOTED_ASSIGNMENT, _BARE_ASSIGNMENT, _FLAG):
+        if rule.pattern.search(text) is not None:
+            assert rule.applies(text, lowered), (rule.kind, rule.source, text)

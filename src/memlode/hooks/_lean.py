@@ -133,10 +133,82 @@ def _may_split(text: str) -> bool:
     return False
 
 
-def search_terms(text: str) -> str:
-    """``memlode.textutil.search_terms``, skipping the regex work when it would find nothing."""
+def _camel_parts(chunk: str) -> list[str]:
+    """``textutil._CAMEL.findall`` of an ASCII alphanumeric chunk, lower-cased, without ``re``:
+    a run of capitals (leaving its last one to a following lower-case run), a capital and its
+    lower-case run, a lower-case run, a digit run."""
+    parts: list[str] = []
+    i, n = 0, len(chunk)
+    while i < n:
+        j = i + 1
+        if chunk[i].isupper():
+            while j < n and chunk[j].isupper():
+                j += 1
+            if j < n and chunk[j].islower():
+                if j - i >= 2:
+                    j -= 1  # "HTTPServer": "HTTP", then "Server"
+                else:
+                    while j < n and chunk[j].islower():
+                        j += 1
+        elif chunk[i].islower():
+            while j < n and chunk[j].islower():
+                j += 1
+        else:
+            while j < n and chunk[j].isdigit():
+                j += 1
+        parts.append(chunk[i:j].lower())
+        i = j
+    return parts
+
+
+def identifier_parts(token: str) -> list[str]:
+    """``memlode.textutil.identifier_parts``; ASCII tokens without importing ``re``."""
+    if not token.isascii():
+        from memlode.textutil import identifier_parts as full
+
+        return full(token)
+    pieces: list[str] = []
+    for chunk in token.split("_"):
+        if chunk:
+            pieces.extend(_camel_parts(chunk))
+    return pieces if len(pieces) >= 2 else []
+
+
+def words(text: str) -> list[str]:
+    """``memlode.textutil.words`` (runs of word characters); ASCII text without ``re``."""
+    if not text.isascii():
+        from memlode.textutil import words as full
+
+        return full(text)
+    out: list[str] = []
+    start = -1
+    for i, ch in enumerate(text):
+        if ch.isalnum() or ch == "_":
+            if start < 0:
+                start = i
+        elif start >= 0:
+            out.append(text[start:i])
+            start = -1
+    if start >= 0:
+        out.append(text[start:])
+    return out
+
+
+def search_terms(text: str, limit: int = 2000) -> str:
+    """``memlode.textutil.search_terms``; ASCII text without importing ``re`` (importing it
+    costs a hook process several milliseconds)."""
     if not _may_split(text):
         return ""
-    from memlode.textutil import search_terms as full
+    if not text.isascii():
+        from memlode.textutil import search_terms as full
 
-    return full(text)
+        return full(text, limit)
+    seen: dict[str, None] = {}
+    for word in words(text):
+        if "_" in word or word.islower() or word.isupper() or word.isdigit():
+            continue  # unicode61 handles these already
+        for part in identifier_parts(word):
+            seen.setdefault(part, None)
+            if len(seen) >= limit:
+                return " ".join(seen)
+    return " ".join(seen)

@@ -18,10 +18,7 @@ vector hits are merged in, provided it answers within ``resident_timeout_ms``; s
 
 from __future__ import annotations
 
-import re
-
-from memlode.hooks._lean import loads
-from memlode.textutil import identifier_parts, words
+from memlode.hooks._lean import identifier_parts, loads, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,7 +48,8 @@ MIN_VECTOR_SCORE = 0.55
 # Final order: mostly how much of the prompt a memory covers, then BM25, then importance.
 W_COVERAGE, W_BM25, W_IMPORTANCE = 0.6, 0.25, 0.15
 
-_SUFFIX = re.compile(r"(?:ies|es|s|ed|ing|ly)$")
+# What ``re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term)`` strips: the longest of these endings.
+_SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
 
 
 def query_terms(text: str, *, drop_stopwords: bool = True) -> list[str]:
@@ -85,7 +83,11 @@ def _content_terms(text: str) -> set[str]:
 
 
 def _stem(term: str) -> str:
-    return _SUFFIX.sub("", term) if len(term) > 4 else term
+    if len(term) > 4:
+        for suffix in _SUFFIXES:
+            if term.endswith(suffix):
+                return term[: -len(suffix)]
+    return term
 
 
 class Recalled:

@@ -1,7 +1,7 @@
 """Short summaries of edits: lines added and removed, hunks, and the symbols touched.
 
 An Edit/Write payload carries the whole file (``originalFile``, ``content``); memlode stores
-a few lines about the change instead. Symbols come from a cheap regex for the definition
+a few lines about the change instead. Symbols come from a cheap line scanner for the definition
 keywords of common languages (``def``, ``class``, ``function``, ``func``, ``fn``, ...), run
 over the changed lines and the context lines of each hunk; no parser is loaded in a hook.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
     from typing import Any
 
 __all__ = ["DiffSummary", "summarize_patch", "summarize_strings", "symbols_in"]
@@ -19,28 +18,92 @@ MAX_EXCERPT_LINES = 12
 MAX_LINE_CHARS = 160
 MAX_SYMBOLS = 12
 
-_DEFINITION_SOURCE = (
-    r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:static\s+)?"
-    r"(?:def|class|function\*?|func|fn|struct|enum|trait|interface|impl|type|module|object)"
-    r"\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
-    r"|^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?"
-    r"(?:function|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"
+_KEYWORDS = frozenset(
+    "def class function func fn struct enum trait interface impl type module object".split()
 )
-_compiled: list[re.Pattern[str]] = []  # compiled on first use: most hooks never need it
 
 
-def _definition() -> re.Pattern[str]:
-    if not _compiled:
-        import re
+def _skip(text: str, word: str) -> str:
+    """``text`` after a leading ``word`` and the whitespace that must follow it; else ``text``."""
+    if text.startswith(word) and text[len(word) : len(word) + 1].isspace():
+        return text[len(word) :].lstrip()
+    return text
 
-        _compiled.append(re.compile(_DEFINITION_SOURCE, re.MULTILINE))
-    return _compiled[0]
+
+def _ident(text: str) -> str:
+    """The identifier ``text`` starts with (letters, digits, ``_``, ``$``; not a digit first)."""
+    if not text or not (text[0].isascii() and (text[0].isalpha() or text[0] in "_$")):
+        return ""
+    end = 1
+    while end < len(text) and (text[end].isalnum() or text[end] in "_$"):
+        end += 1
+    return text[:end]
+
+
+def _after_parens(text: str) -> str | None:
+    """``text`` after a leading ``( ... )``, or None when it has none."""
+    if not text.startswith("("):
+        return None
+    close = text.find(")")
+    return None if close < 0 else text[close + 1 :]
+
+
+def _definition_name(line: str) -> str:
+    """The name a line defines, or "": ``[export] [default] [pub[(...)]] [async] [static]
+    KEYWORD [(receiver)] NAME`` (def, class, function*, func, fn, struct, ...), or a JavaScript
+    ``[export] const|let|var NAME = [async] function | (...) => | x =>``. A line scanner, not a
+    regex: importing ``re`` costs a hook process several milliseconds."""
+    text = _skip(line.lstrip(), "export")
+    for binding in ("const", "let", "var"):
+        rest = _skip(text, binding)
+        if rest is not text:
+            return _arrow_binding(rest)
+    text = _skip(text, "default")
+    if text.startswith("pub"):  # Rust: pub, pub(crate)
+        scoped = _after_parens(text[3:])
+        after = text[3:] if scoped is None else scoped
+        if after[:1].isspace():
+            text = after.lstrip()
+    text = _skip(_skip(text, "async"), "static")
+    keyword = _ident(text)
+    if keyword not in _KEYWORDS:
+        return ""
+    text = text[len(keyword) :]
+    if keyword == "function" and text.startswith("*"):
+        text = text[1:]
+    if not text[:1].isspace():
+        return ""
+    text = text.lstrip()
+    receiver = _after_parens(text)  # Go: func (r *Reader) Read
+    return _ident(receiver.lstrip() if receiver is not None else text)
+
+
+def _is_function_value(text: str) -> bool:
+    """``function...``, ``(...) =>`` or ``x =>``."""
+    if text.startswith("function"):
+        return True
+    after = _after_parens(text)
+    if after is None:
+        param = _ident(text)
+        after = text[len(param) :] if param else None
+    return after is not None and after.lstrip().startswith("=>")
+
+
+def _arrow_binding(text: str) -> str:
+    name = _ident(text)
+    rest = text[len(name) :].lstrip()
+    if not name or not rest.startswith("="):
+        return ""
+    rest = rest[1:].lstrip()
+    if rest.startswith("async") and _is_function_value(rest[5:].lstrip()):
+        return name
+    return name if _is_function_value(rest) else ""
 
 
 def symbols_in(text: str, limit: int = MAX_SYMBOLS) -> list[str]:
     found: dict[str, None] = {}
-    for match in _definition().finditer(text):
-        name = match.group(1) or match.group(2)
+    for line in text.splitlines():
+        name = _definition_name(line)
         if name:
             found.setdefault(name, None)
             if len(found) >= limit:

@@ -1,0 +1,99 @@
+"""The hooks' edit summaries: the definition scanner finds the names a line defines in the
+common languages, as the definition regex it replaced did, and patches are counted right."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memlode.hooks.diffsum import summarize_patch, summarize_strings, symbols_in
+
+# The regex the scanner replaced (the hooks no longer import ``re``); the scanner must agree
+# with it on every single line.
+REFERENCE = re.compile(
+    r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:static\s+)?"
+    r"(?:def|class|function\*?|func|fn|struct|enum|trait|interface|impl|type|module|object)"
+    r"\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
+    r"|^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?"
+    r"(?:function|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"
+)
+
+
+def reference(line: str) -> list[str]:
+    match = REFERENCE.match(line)
+    return [match.group(1) or match.group(2)] if match else []
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("def login(user):", ["login"]),
+        ("    async def fetch(self) -> None:", ["fetch"]),
+        ("class HTTPServer(Base):", ["HTTPServer"]),
+        ("export default function* walk(tree) {", ["walk"]),
+        ("export const handler = async (event) => {", ["handler"]),
+        ("let add = x => x + 1", ["add"]),
+        ("var old = function () {}", ["old"]),
+        ("const LIMIT = 10", []),
+        ("pub(crate) fn parse_args() -> Args {", ["parse_args"]),
+        ("pub struct Config {", ["Config"]),
+        ("impl Display for Config {", ["Display"]),
+        ("func (r *Reader) Read(p []byte) (int, error) {", ["Read"]),
+        ("func main() {", ["main"]),
+        ("export interface Props {", ["Props"]),
+        ("type Alias = string", ["Alias"]),
+        ("static async function go() {}", []),  # static before async: not a shape we know
+        ("classify(x)", []),
+        ("# def commented", []),
+        ("", []),
+    ],
+)
+def test_definition_lines(line: str, names: list[str]) -> None:
+    assert symbols_in(line) == names
+    assert reference(line) == names
+
+
+_WORDS = [
+    *["def", "class", "function", "function*", "func", "fn", "struct", "impl", "type"],
+    *["export", "default", "pub", "pub(crate)", "async", "static", "const", "let", "var"],
+    *["(", ")", "(r *T)", "=", "=>", "*", "$x", "_y", "Name", "9z", "é", ":", "async=>"],
+]
+# words, each followed by a separator: keyword sequences with every kind of gap
+_LINES = st.lists(
+    st.tuples(st.sampled_from(_WORDS), st.sampled_from(["", " ", "  ", "\t"])).map("".join),
+    max_size=7,
+).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_LINES)
+def test_scanner_agrees_with_the_reference_regex(line: str) -> None:
+    assert symbols_in(line) == reference(line), line
+
+
+def test_symbols_are_unique_bounded_and_in_order() -> None:
+    text = "\n".join(f"def f{i}():\n    pass" for i in range(20)) + "\ndef f0():"
+    assert symbols_in(text) == [f"f{i}" for i in range(12)]
+    assert symbols_in(text, limit=3) == ["f0", "f1", "f2"]
+
+
+def test_patch_and_string_summaries() -> None:
+    patch = [
+        {
+            "oldStart": 9,
+            "oldLines": 3,
+            "newStart": 9,
+            "newLines": 4,
+            "lines": [" def login():", "-    exp = 1", "+    exp = 60", "+    log()", " "],
+        }
+    ]
+    summary = summarize_patch(patch)
+    assert summary is not None
+    assert (summary.added, summary.removed, summary.hunks) == (2, 1, 1)
+    assert summary.symbols == ["login"]
+    assert summary.headline().startswith("+2 -1 lines in 1 hunk")
+    changed = summarize_strings("def a():\n    return 1\n", "def a():\n    return 2\n")
+    assert (changed.added, changed.removed) == (1, 1)
