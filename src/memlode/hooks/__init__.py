@@ -6,8 +6,10 @@
 ``session-start``, ``prompt``, ``post-tool``, ``stop``, ``pre-compact``, ``session-end``
 (Claude Code's own names work too). See ``memlode.hooks.handlers`` for what each does.
 
-This package is on the hot path: a fresh process per tool call. It imports only the standard
-library essentials (json, sqlite3, re, hashlib, os) and memlode's L0 helpers; nothing here may
+This package is on the hot path: a fresh process per tool call. On the common paths it imports
+only ``os``, ``time``, the C modules ``_sqlite3``, ``_json`` and ``_sha256``, and its own small
+modules: no ``re`` (ASCII text is split by hand), no ``hashlib``, no ``datetime``. Non-ASCII
+text and a missing or outdated database take slower paths that import more. Nothing here may
 import the engine's heavy capabilities (embeddings, vectors, graph algorithms, tree-sitter).
 """
 
