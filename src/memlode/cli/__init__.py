@@ -44,7 +44,7 @@ COMMANDS: dict[str, str] = {
     "mcp": "memlode.cli.mcp_cmds:mcp",
     "init": "memlode.cli.claude_cmds:init",
     "disable": "memlode.cli.claude_cmds:disable",
-    "doctor": "memlode.cli.claude_cmds:doctor",
+    "doctor": "memlode.cli.doctor_cmd:doctor",
     "hook": "memlode.cli.claude_cmds:hook",
     "index": "memlode.cli.code_cmds:index",
     "symbols": "memlode.cli.code_cmds:symbols",

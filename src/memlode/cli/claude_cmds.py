@@ -1,4 +1,5 @@
-"""Claude Code integration commands: ``init``, ``disable``, ``doctor`` and ``hook``.
+"""Claude Code integration commands: ``init``, ``disable`` and ``hook`` (``doctor`` is in
+``memlode.cli.doctor_cmd``).
 
 ``init`` merges memlode's hook entries into a Claude Code settings file and registers the MCP
 server; it never touches anyone else's entries, and running it twice changes nothing. memlode's
@@ -13,22 +14,17 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from memlode import __version__
-from memlode.cli.common import echo_json, json_option, settings_from
 from memlode.errors import InvalidInput
 
 __all__ = [
     "HOOK_SPECS",
     "disable",
-    "doctor",
     "hook",
     "hook_command",
     "init",
@@ -193,7 +189,7 @@ def remove_hooks(settings: dict[str, Any]) -> tuple[dict[str, Any], int]:
 # ---- files -----------------------------------------------------------------------------------
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def read_json(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -222,7 +218,7 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 def _update_json(path: Path, change: Any) -> bool:
     """Apply ``change(data) -> data`` to a JSON file; write only if it changed. True if written."""
-    before = _read_json(path)
+    before = read_json(path)
     after = change(before)
     if after == before and path.exists():
         return False
@@ -230,7 +226,7 @@ def _update_json(path: Path, change: Any) -> bool:
     return True
 
 
-def _project_root() -> Path:
+def project_root() -> Path:
     from memlode.project import find_project_root
 
     cwd = Path.cwd()
@@ -244,7 +240,7 @@ def _paths(scope: str, settings_file: str | None, mcp_file: str | None) -> tuple
         mcp_path = Path.home() / ".claude.json"
         user_mcp = True
     else:
-        root = _project_root()
+        root = project_root()
         settings_path = root / ".claude" / "settings.json"
         mcp_path = root / ".mcp.json"
         user_mcp = False
@@ -397,265 +393,3 @@ def hook(ctx: click.Context, event: str) -> None:
 
     main([event], exit_process=True)
     ctx.exit(0)  # not reached: the hook ends the process with status 0
-
-
-def _interpreter_of(command: str) -> str | None:
-    import shlex
-
-    try:
-        words = shlex.split(command, posix=os.name != "nt")
-    except ValueError:
-        return None
-    for index, word in enumerate(words):
-        if index + 1 >= len(words) or index == 0:
-            continue
-        following = words[index + 1]
-        if (word == "-m" and following == "memlode.hooks") or (
-            word == "-c" and "memlode.hooks.dispatch" in following
-        ):
-            return words[index - 1]
-    return None
-
-
-def _check_interpreter(python: str, cache: dict[str, str]) -> str:
-    if python in cache:
-        return cache[python]
-    if not os.path.isfile(python):
-        status = "missing"
-    else:
-        try:
-            proc = subprocess.run(
-                [python, "-c", "import memlode.hooks.dispatch"],
-                capture_output=True,
-                timeout=30,
-            )
-            status = "ok" if proc.returncode == 0 else "cannot import memlode"
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            status = f"cannot run ({exc})"
-    cache[python] = status
-    return status
-
-
-def _hooks_report(path: Path, cache: dict[str, str]) -> dict[str, Any]:
-    report: dict[str, Any] = {"file": str(path), "exists": path.exists(), "events": {}}
-    try:
-        data = _read_json(path)
-    except InvalidInput as exc:
-        report["error"] = str(exc)
-        return report
-    hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
-    assert isinstance(hooks, dict)
-    for spec in HOOK_SPECS:
-        found = None
-        for group in hooks.get(spec.event) or []:
-            for handler in (group.get("hooks") or []) if isinstance(group, dict) else []:
-                if isinstance(handler, dict) and is_memlode_command(handler.get("command")):
-                    found = str(handler["command"])
-        if found is None:
-            continue
-        python = _interpreter_of(found)
-        report["events"][spec.event] = {
-            "command": found,
-            "interpreter": python,
-            "status": _check_interpreter(python, cache) if python else "shim (no interpreter)",
-        }
-    return report
-
-
-def _mcp_report(path: Path) -> dict[str, Any]:
-    report: dict[str, Any] = {"file": str(path), "registered": False}
-    try:
-        data = _read_json(path)
-    except InvalidInput as exc:
-        report["error"] = str(exc)
-        return report
-    servers = data.get("mcpServers")
-    if isinstance(servers, dict) and isinstance(servers.get(MCP_NAME), dict):
-        report["registered"] = True
-        report["command"] = servers[MCP_NAME].get("command")
-        report["args"] = servers[MCP_NAME].get("args")
-    return report
-
-
-def _fts5_available() -> bool:
-    try:
-        conn = sqlite3.connect(":memory:")
-        try:
-            conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return False
-    return True
-
-
-def _embedder_report(settings: Any) -> dict[str, Any]:
-    import importlib
-    import importlib.util
-
-    report: dict[str, Any] = {"provider": settings.embed_provider}
-    if settings.embed_provider == "none":
-        report["status"] = "off (BM25 only)"
-        return report
-    try:
-        if importlib.util.find_spec("memlode.embed") is None:
-            report["status"] = "not available in this version"
-            return report
-        module = importlib.import_module("memlode.embed")
-        factory = getattr(module, "make_embedder", None)
-        if factory is None:
-            report["status"] = "not available in this version"
-            return report
-        embedder = factory(settings)
-        report["status"] = "ok"
-        for attr in ("name", "model", "model_id", "dimensions", "dim"):
-            value = getattr(embedder, attr, None)
-            if isinstance(value, str | int) and not isinstance(value, bool):
-                report[attr] = value
-    except Exception as exc:
-        report["status"] = f"error: {exc}"
-    return report
-
-
-def _log_report(home: Path) -> dict[str, Any]:
-    path = home / "hooks.log"
-    report: dict[str, Any] = {"file": str(path), "exists": path.exists()}
-    if path.exists():
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            lines = []
-        report["lines"] = len(lines)
-        report["last"] = lines[-1] if lines else None
-    return report
-
-
-@click.command()
-@json_option
-@click.option(
-    "--settings-file",
-    type=click.Path(dir_okay=False),
-    multiple=True,
-    help="Also check this settings file (repeatable).",
-)
-@click.pass_context
-def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...]) -> None:
-    """Check the Claude Code integration, the database and the embedder."""
-    settings = settings_from(ctx)
-    root = _project_root()
-    cache: dict[str, str] = {}
-    files = [root / ".claude" / "settings.json", Path.home() / ".claude" / "settings.json"]
-    files += [Path(f).expanduser().resolve() for f in settings_file]
-    files = list(dict.fromkeys(files))
-    hooks = [_hooks_report(f, cache) for f in files]
-    mcp = [_mcp_report(root / ".mcp.json"), _mcp_report(Path.home() / ".claude.json")]
-    database: dict[str, Any] = {
-        "path": str(settings.database),
-        "exists": settings.database.exists(),
-    }
-    problems: list[str] = []
-    if database["exists"]:
-        try:
-            from memlode.engine import Engine
-
-            with Engine(settings) as engine:
-                stats = engine.stats()
-            for key in (
-                "database_bytes",
-                "memories",
-                "by_source",
-                "embedded",
-                "pending_embeddings",
-                "graph_nodes",
-                "graph_edges",
-                "sessions",
-                "last_memory_at",
-            ):
-                database[key] = stats.get(key)
-        except Exception as exc:
-            database["error"] = str(exc)
-            problems.append(f"database: {exc}")
-    installed = [h for h in hooks if h["events"]]
-    if not installed:
-        problems.append("hooks: not installed; run `memlode init`")
-    for report in installed:
-        missing = [s.event for s in HOOK_SPECS if s.event not in report["events"]]
-        if missing:
-            problems.append(f"hooks: {report['file']} lacks {', '.join(missing)}")
-        for event, info in report["events"].items():
-            if info["status"] != "ok":
-                problems.append(f"hooks: {event} in {report['file']}: {info['status']}")
-    if not any(m["registered"] for m in mcp):
-        problems.append("mcp: memlode is not registered; run `memlode init`")
-    fts5 = _fts5_available()
-    if not fts5:
-        problems.append("sqlite: FTS5 is not available in this Python's SQLite")
-    from memlode.hooks._settings import HookSettings
-
-    hook_settings = HookSettings()
-    result = {
-        "version": __version__,
-        "python": sys.executable,
-        "hooks": hooks,
-        "hook_settings": {
-            "enabled": hook_settings.enabled,
-            "capture": hook_settings.capture,
-            "inject": hook_settings.inject,
-            "session_budget_tokens": hook_settings.session_budget_tokens,
-            "prompt_budget_tokens": hook_settings.prompt_budget_tokens,
-        },
-        "hooks_log": _log_report(settings.home),
-        "mcp": mcp,
-        "database": database,
-        "embedder": _embedder_report(settings),
-        "sqlite": {"version": sqlite3.sqlite_version, "fts5": fts5},
-        "problems": problems,
-        "ok": not problems,
-    }
-    if as_json:
-        echo_json(result)
-    else:
-        _print_doctor(result)
-    ctx.exit(0 if not problems else 1)
-
-
-def _print_doctor(result: dict[str, Any]) -> None:
-    click.echo(f"memlode {result['version']} ({result['python']})")
-    for report in result["hooks"]:
-        events = report["events"]
-        state = ", ".join(f"{e} [{i['status']}]" for e, i in events.items()) or "not installed"
-        click.echo(f"hooks   {report['file']}: {state}")
-    for report in result["mcp"]:
-        state = "registered" if report["registered"] else "not registered"
-        click.echo(f"mcp     {report['file']}: {state}")
-    db = result["database"]
-    if db["exists"]:
-        click.echo(
-            f"db      {db['path']}: {db.get('database_bytes')} bytes,"
-            f" {db.get('memories')} memories,"
-            f" {db.get('sessions')} sessions, {db.get('graph_nodes')} nodes,"
-            f" {db.get('graph_edges')} edges, {db.get('pending_embeddings')} pending embeddings"
-        )
-    else:
-        click.echo(f"db      {db['path']}: not created yet")
-    emb = result["embedder"]
-    click.echo(f"embed   provider {emb['provider']}: {emb.get('status')}")
-    click.echo(
-        f"sqlite  {result['sqlite']['version']}, FTS5 {'yes' if result['sqlite']['fts5'] else 'NO'}"
-    )
-    log = result["hooks_log"]
-    if log.get("last"):
-        click.echo(f"log     {log['file']}: {log['lines']} lines; last: {log['last']}")
-    hs = result["hook_settings"]
-    click.echo(
-        f"config  capture {'on' if hs['capture'] else 'off'},"
-        f" inject {'on' if hs['inject'] else 'off'},"
-        f" budgets {hs['session_budget_tokens']}/{hs['prompt_budget_tokens']} tokens"
-        + ("" if hs["enabled"] else " (hooks disabled)")
-    )
-    if result["problems"]:
-        click.echo("problems:")
-        for problem in result["problems"]:
-            click.echo(f"  - {problem}")
-    else:
-        click.echo("all good")
