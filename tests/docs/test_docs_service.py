@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from memlode.doc_context import gated_context, render_context
 from memlode.docs import (
     append_compaction_summary,
-    gated_context,
     index_docs,
     memory_get,
     memory_search,
     memory_store,
-    render_context,
 )
 from memlode.engine import Engine
 from memlode.errors import InvalidInput
