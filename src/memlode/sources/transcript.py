@@ -13,13 +13,23 @@ job of :mod:`memlode.sources.turns`. Stdlib only: the Stop hook runs this.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from memlode.sources.transcript_records import (
+    RawLine,
+    Record,
+    abandoned,
+    decode,
+    make_record,
+    progress_record,
+    read_lines,
+    text_field,
+)
 
 __all__ = [
     "MAIN_THREAD",
@@ -151,219 +161,6 @@ class Transcript:
         return self.threads[1:]
 
 
-@dataclass(slots=True)
-class RawLine:
-    index: int
-    offset: int
-    data: bytes
-
-
-def read_lines(path: Path, start: int = 0) -> tuple[list[RawLine], int, bool]:
-    """Complete lines from byte ``start``: (lines, end of the last one, half-written tail left)."""
-    with path.open("rb") as fh:
-        fh.seek(start)
-        blob = fh.read()
-    out: list[RawLine] = []
-    pos = 0
-    index = 0
-    while True:
-        nl = blob.find(b"\n", pos)
-        if nl < 0:
-            break
-        out.append(RawLine(index, start + pos, blob[pos:nl]))
-        index += 1
-        pos = nl + 1
-    tail = blob[pos:]
-    if tail.strip():
-        # No newline yet. A writer appends "record\n"; a tail that is already a whole JSON
-        # value (a file saved without its last newline) is taken, a half-written one is left.
-        try:
-            json.loads(tail)
-        except ValueError:
-            return out, start + pos, True
-        out.append(RawLine(index, start + pos, tail))
-        pos = len(blob)
-    return out, start + pos, False
-
-
-# ---- records --------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Record:
-    line: int
-    offset: int
-    data: dict[str, Any]
-    uuid: str | None
-    parent: str | None
-    type: str
-    sidechain: bool
-    agent_id: str | None
-
-    @property
-    def message(self) -> dict[str, Any]:
-        msg = self.data.get("message")
-        return msg if isinstance(msg, dict) else {}
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _valid_message(data: dict[str, Any]) -> bool:
-    """user/assistant records need a message whose content is text or a list of blocks."""
-    msg = data.get("message")
-    if not isinstance(msg, dict):
-        return False
-    content = msg.get("content")
-    if isinstance(content, str):
-        return True
-    return isinstance(content, list) and all(isinstance(b, dict) for b in content)
-
-
-def _decode(raw: RawLine) -> dict[str, Any] | None:
-    try:
-        data = json.loads(raw.data)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        return None
-    if data["type"] in ("user", "assistant") and not _valid_message(data):
-        return None
-    return data
-
-
-def _record(raw: RawLine, data: dict[str, Any], force_sidechain: bool) -> _Record:
-    parent = _str(data.get("parentUuid"))
-    if parent is None and data.get("subtype") == "compact_boundary":
-        parent = _str(data.get("logicalParentUuid"))
-    return _Record(
-        line=raw.index,
-        offset=raw.offset,
-        data=data,
-        uuid=_str(data.get("uuid")),
-        parent=parent,
-        type=data["type"],
-        sidechain=force_sidechain or data.get("isSidechain") is True,
-        agent_id=_str(data.get("agentId")),
-    )
-
-
-def _progress_record(outer: _Record) -> _Record | None:
-    """An ``agent_progress`` record carries one message of a running subagent."""
-    payload = outer.data.get("data")
-    if not isinstance(payload, dict) or payload.get("type") != "agent_progress":
-        return None
-    inner = payload.get("message")
-    if not isinstance(inner, dict) or inner.get("type") not in ("user", "assistant"):
-        return None
-    if not _valid_message(inner):
-        return None
-    data = dict(inner)
-    for key in ("sessionId", "cwd", "gitBranch"):
-        data.setdefault(key, outer.data.get(key))
-    data.setdefault("timestamp", outer.data.get("timestamp"))
-    agent = _str(payload.get("agentId")) or "progress"
-    return _Record(
-        line=outer.line,
-        offset=outer.offset,
-        data=data,
-        uuid=_str(inner.get("uuid")) or outer.uuid,
-        parent=None,
-        type=str(inner["type"]),
-        sidechain=True,
-        agent_id=agent,
-    )
-
-
-# ---- the active branch ----------------------------------------------------------------------
-
-
-def _is_tool_result_line(rec: _Record) -> bool:
-    content = rec.message.get("content")
-    return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
-
-
-def _branch_start(rec: _Record, parent: _Record | None) -> bool:
-    """Could this child begin an alternative branch (a rewind, an edit, a regenerated reply)?
-
-    Parallel tool calls also give a line several children, but those are tool results,
-    progress records or more blocks of the same response, never a fresh prompt or reply.
-    """
-    if rec.type == "user":
-        return not _is_tool_result_line(rec)
-    if rec.type == "assistant":
-        if parent is not None and parent.type == "assistant":
-            return parent.message.get("id") != rec.message.get("id")
-        return True
-    return False
-
-
-def _abandoned(records: list[_Record]) -> set[str]:
-    """uuids on branches that a later branch replaced.
-
-    At every fork (a line, or the set of roots, with two or more prompts or two or more
-    replies as children) the branch holding the newest conversation line wins; the others were
-    rewound or edited away. Files whose lines carry no resolvable parent links (old hand-made
-    logs) are taken in order.
-    """
-    nodes = {r.uuid: r for r in records if r.uuid is not None}
-    children: dict[str | None, list[_Record]] = {}
-    linked = False
-    for rec in nodes.values():
-        parent = rec.parent if rec.parent in nodes else None
-        linked = linked or parent is not None
-        children.setdefault(parent, []).append(rec)
-    if not linked:
-        return set()
-    # newest conversation line (by file position) in each subtree, iteratively (deep chains)
-    newest: dict[str, int] = {}
-    order: list[_Record] = []
-    stack = list(children.get(None, []))
-    seen: set[str] = set()
-    while stack:
-        rec = stack.pop()
-        assert rec.uuid is not None
-        if rec.uuid in seen:
-            continue
-        seen.add(rec.uuid)
-        order.append(rec)
-        stack.extend(children.get(rec.uuid, []))
-    for rec in reversed(order):
-        assert rec.uuid is not None
-        best = rec.line if rec.type in ("user", "assistant") else -1
-        for child in children.get(rec.uuid, []):
-            best = max(best, newest.get(child.uuid or "", -1))
-        newest[rec.uuid] = best
-    dropped: set[str] = set()
-    for parent_id, kids in children.items():
-        parent_rec = nodes.get(parent_id) if parent_id is not None else None
-        # A rewind leaves two prompts under one parent, a regenerated reply two replies; a
-        # prompt queued while a reply streams sits beside that reply and is no fork.
-        for kind in ("user", "assistant"):
-            starts = [k for k in kids if k.type == kind and _branch_start(k, parent_rec)]
-            if len(starts) < 2:
-                continue
-            winner = max(starts, key=lambda k: (newest.get(k.uuid or "", -1), k.line))
-            for loser in starts:
-                if loser is not winner:
-                    _collect(loser, children, dropped)
-    return dropped
-
-
-def _collect(root: _Record, children: dict[str | None, list[_Record]], out: set[str]) -> None:
-    stack = [root]
-    while stack:
-        rec = stack.pop()
-        if rec.uuid is None or rec.uuid in out:
-            continue
-        out.add(rec.uuid)
-        stack.extend(children.get(rec.uuid, []))
-
-
-# ---- events ---------------------------------------------------------------------------------
-
-
 def _content_text(content: object) -> str:
     """Text of a message or tool_result content: a string or a list of text blocks."""
     if isinstance(content, str):
@@ -388,7 +185,7 @@ def _command_text(text: str) -> str:
     return f"{name} {args}".strip()
 
 
-def _user_kind(rec: _Record, text: str) -> EventKind:
+def _user_kind(rec: Record, text: str) -> EventKind:
     data = rec.data
     if data.get("isCompactSummary") is True:
         return EventKind.COMPACT_SUMMARY
@@ -414,9 +211,9 @@ class _ThreadBuilder:
         self.responses: dict[str, Event] = {}  # message.id -> its merged event
         self.tools: dict[str, ToolCall] = {}  # tool_use.id -> call
 
-    def _event(self, kind: EventKind, rec: _Record, **extra: Any) -> Event:
+    def _event(self, kind: EventKind, rec: Record, **extra: Any) -> Event:
         data = rec.data
-        ts = _str(data.get("timestamp"))
+        ts = text_field(data.get("timestamp"))
         event = Event(
             kind=kind,
             uuids=[rec.uuid] if rec.uuid else [],
@@ -424,15 +221,15 @@ class _ThreadBuilder:
             offset=rec.offset,
             timestamp=ts,
             end_timestamp=ts,
-            session_id=_str(data.get("sessionId")),
-            cwd=_str(data.get("cwd")),
-            git_branch=_str(data.get("gitBranch")),
+            session_id=text_field(data.get("sessionId")),
+            cwd=text_field(data.get("cwd")),
+            git_branch=text_field(data.get("gitBranch")),
             **extra,
         )
         self.thread.events.append(event)
         return event
 
-    def add(self, rec: _Record) -> None:
+    def add(self, rec: Record) -> None:
         if rec.type == "assistant":
             self._assistant(rec)
         elif rec.type == "user":
@@ -446,9 +243,9 @@ class _ThreadBuilder:
             elif subtype in ("turn_duration", "stop_hook_summary"):
                 self._event(EventKind.TURN_END, rec)
 
-    def _assistant(self, rec: _Record) -> None:
+    def _assistant(self, rec: Record) -> None:
         msg = rec.message
-        message_id = _str(msg.get("id"))
+        message_id = text_field(msg.get("id"))
         event = self.responses.get(message_id) if message_id else None
         if event is None:
             event = self._event(EventKind.ASSISTANT, rec, message_id=message_id)
@@ -457,8 +254,8 @@ class _ThreadBuilder:
         else:
             if rec.uuid and rec.uuid not in event.uuids:
                 event.uuids.append(rec.uuid)
-            event.end_timestamp = _str(rec.data.get("timestamp")) or event.end_timestamp
-        event.stop_reason = _str(msg.get("stop_reason")) or event.stop_reason
+            event.end_timestamp = text_field(rec.data.get("timestamp")) or event.end_timestamp
+        event.stop_reason = text_field(msg.get("stop_reason")) or event.stop_reason
         uuid = rec.uuid or ""
         raw = msg.get("content")
         content: list[dict[str, Any]] = (
@@ -486,7 +283,7 @@ class _ThreadBuilder:
                     self.tools[tool_id] = call
                 event.blocks.append(Block(uuid, tool=call))
 
-    def _user(self, rec: _Record) -> None:
+    def _user(self, rec: Record) -> None:
         content = rec.message.get("content")
         results = (
             [b for b in content if b.get("type") == "tool_result"]
@@ -518,7 +315,7 @@ class _ThreadBuilder:
 # ---- the whole file -------------------------------------------------------------------------
 
 
-def _sidechain_key(rec: _Record, keys: dict[str, str]) -> str:
+def _sidechain_key(rec: Record, keys: dict[str, str]) -> str:
     if rec.agent_id:
         key = rec.agent_id
     elif rec.parent and rec.parent in keys:
@@ -532,17 +329,17 @@ def _sidechain_key(rec: _Record, keys: dict[str, str]) -> str:
 
 def _records(
     lines: list[RawLine], transcript: Transcript, force_sidechain: bool
-) -> Iterator[_Record]:
+) -> Iterator[Record]:
     seen: set[str] = set()
     for raw in lines:
         if not raw.data.strip():
             continue
-        data = _decode(raw)
+        data = decode(raw)
         if data is None:
             transcript.malformed += 1
             transcript.malformed_at.append(raw.index)
             continue
-        rec = _record(raw, data, force_sidechain)
+        rec = make_record(raw, data, force_sidechain)
         if rec.uuid is not None:
             if rec.uuid in seen:
                 transcript.duplicates += 1
@@ -571,23 +368,25 @@ def parse_transcript(
     if agent_file and agent_id is None and match is not None:
         agent_id = match.group(1)
 
-    main: list[_Record] = []
-    side: list[_Record] = []
+    main: list[Record] = []
+    side: list[Record] = []
     for rec in _records(lines, transcript, agent_file):
         if rec.type == "summary":
-            summary = _str(rec.data.get("summary"))
+            summary = text_field(rec.data.get("summary"))
             if summary:
-                transcript.titles.append(Title(summary, _str(rec.data.get("leafUuid")), rec.line))
+                transcript.titles.append(
+                    Title(summary, text_field(rec.data.get("leafUuid")), rec.line)
+                )
             continue
         if transcript.session_id is None:
-            transcript.session_id = _str(rec.data.get("sessionId"))
+            transcript.session_id = text_field(rec.data.get("sessionId"))
         if transcript.cwd is None:
-            transcript.cwd = _str(rec.data.get("cwd"))
+            transcript.cwd = text_field(rec.data.get("cwd"))
         if transcript.git_branch is None:
-            transcript.git_branch = _str(rec.data.get("gitBranch"))
+            transcript.git_branch = text_field(rec.data.get("gitBranch"))
         (side if rec.sidechain else main).append(rec)
 
-    dropped = _abandoned(main)
+    dropped = abandoned(main)
     transcript.abandoned = len(dropped)
     known = {r.uuid for r in main if r.uuid}
     transcript.external_parents = sum(1 for r in main if r.parent and r.parent not in known)
@@ -611,7 +410,7 @@ def parse_transcript(
         if rec.type == "system" and rec.data.get("subtype") == "compact_boundary":
             transcript.compact_boundaries += 1
         if rec.type == "progress":
-            inner = _progress_record(rec)
+            inner = progress_record(rec)
             if inner is not None and (inner.uuid is None or inner.uuid not in progress_seen):
                 if inner.uuid:
                     progress_seen.add(inner.uuid)

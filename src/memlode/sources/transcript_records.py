@@ -1,0 +1,234 @@
+"""Transcript records: complete JSONL lines read from a byte offset, decoded into records, and
+the lines a rewind or an edit left off the active branch. Used by
+:mod:`memlode.sources.transcript`, which builds the conversation threads from them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "RawLine",
+    "Record",
+    "abandoned",
+    "decode",
+    "make_record",
+    "progress_record",
+    "read_lines",
+    "text_field",
+]
+
+
+@dataclass(slots=True)
+class RawLine:
+    index: int
+    offset: int
+    data: bytes
+
+
+def read_lines(path: Path, start: int = 0) -> tuple[list[RawLine], int, bool]:
+    """Complete lines from byte ``start``: (lines, end of the last one, half-written tail left)."""
+    with path.open("rb") as fh:
+        fh.seek(start)
+        blob = fh.read()
+    out: list[RawLine] = []
+    pos = 0
+    index = 0
+    while True:
+        nl = blob.find(b"\n", pos)
+        if nl < 0:
+            break
+        out.append(RawLine(index, start + pos, blob[pos:nl]))
+        index += 1
+        pos = nl + 1
+    tail = blob[pos:]
+    if tail.strip():
+        # No newline yet. A writer appends "record\n"; a tail that is already a whole JSON
+        # value (a file saved without its last newline) is taken, a half-written one is left.
+        try:
+            json.loads(tail)
+        except ValueError:
+            return out, start + pos, True
+        out.append(RawLine(index, start + pos, tail))
+        pos = len(blob)
+    return out, start + pos, False
+
+
+# ---- records --------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Record:
+    line: int
+    offset: int
+    data: dict[str, Any]
+    uuid: str | None
+    parent: str | None
+    type: str
+    sidechain: bool
+    agent_id: str | None
+
+    @property
+    def message(self) -> dict[str, Any]:
+        msg = self.data.get("message")
+        return msg if isinstance(msg, dict) else {}
+
+
+def text_field(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _valid_message(data: dict[str, Any]) -> bool:
+    """user/assistant records need a message whose content is text or a list of blocks."""
+    msg = data.get("message")
+    if not isinstance(msg, dict):
+        return False
+    content = msg.get("content")
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and all(isinstance(b, dict) for b in content)
+
+
+def decode(raw: RawLine) -> dict[str, Any] | None:
+    try:
+        data = json.loads(raw.data)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        return None
+    if data["type"] in ("user", "assistant") and not _valid_message(data):
+        return None
+    return data
+
+
+def make_record(raw: RawLine, data: dict[str, Any], force_sidechain: bool) -> Record:
+    parent = text_field(data.get("parentUuid"))
+    if parent is None and data.get("subtype") == "compact_boundary":
+        parent = text_field(data.get("logicalParentUuid"))
+    return Record(
+        line=raw.index,
+        offset=raw.offset,
+        data=data,
+        uuid=text_field(data.get("uuid")),
+        parent=parent,
+        type=data["type"],
+        sidechain=force_sidechain or data.get("isSidechain") is True,
+        agent_id=text_field(data.get("agentId")),
+    )
+
+
+def progress_record(outer: Record) -> Record | None:
+    """An ``agent_progress`` record carries one message of a running subagent."""
+    payload = outer.data.get("data")
+    if not isinstance(payload, dict) or payload.get("type") != "agent_progress":
+        return None
+    inner = payload.get("message")
+    if not isinstance(inner, dict) or inner.get("type") not in ("user", "assistant"):
+        return None
+    if not _valid_message(inner):
+        return None
+    data = dict(inner)
+    for key in ("sessionId", "cwd", "gitBranch"):
+        data.setdefault(key, outer.data.get(key))
+    data.setdefault("timestamp", outer.data.get("timestamp"))
+    agent = text_field(payload.get("agentId")) or "progress"
+    return Record(
+        line=outer.line,
+        offset=outer.offset,
+        data=data,
+        uuid=text_field(inner.get("uuid")) or outer.uuid,
+        parent=None,
+        type=str(inner["type"]),
+        sidechain=True,
+        agent_id=agent,
+    )
+
+
+# ---- the active branch ----------------------------------------------------------------------
+
+
+def _is_tool_result_line(rec: Record) -> bool:
+    content = rec.message.get("content")
+    return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
+
+
+def _branch_start(rec: Record, parent: Record | None) -> bool:
+    """Could this child begin an alternative branch (a rewind, an edit, a regenerated reply)?
+
+    Parallel tool calls also give a line several children, but those are tool results,
+    progress records or more blocks of the same response, never a fresh prompt or reply.
+    """
+    if rec.type == "user":
+        return not _is_tool_result_line(rec)
+    if rec.type == "assistant":
+        if parent is not None and parent.type == "assistant":
+            return parent.message.get("id") != rec.message.get("id")
+        return True
+    return False
+
+
+def abandoned(records: list[Record]) -> set[str]:
+    """uuids on branches that a later branch replaced.
+
+    At every fork (a line, or the set of roots, with two or more prompts or two or more
+    replies as children) the branch holding the newest conversation line wins; the others were
+    rewound or edited away. Files whose lines carry no resolvable parent links (old hand-made
+    logs) are taken in order.
+    """
+    nodes = {r.uuid: r for r in records if r.uuid is not None}
+    children: dict[str | None, list[Record]] = {}
+    linked = False
+    for rec in nodes.values():
+        parent = rec.parent if rec.parent in nodes else None
+        linked = linked or parent is not None
+        children.setdefault(parent, []).append(rec)
+    if not linked:
+        return set()
+    # newest conversation line (by file position) in each subtree, iteratively (deep chains)
+    newest: dict[str, int] = {}
+    order: list[Record] = []
+    stack = list(children.get(None, []))
+    seen: set[str] = set()
+    while stack:
+        rec = stack.pop()
+        assert rec.uuid is not None
+        if rec.uuid in seen:
+            continue
+        seen.add(rec.uuid)
+        order.append(rec)
+        stack.extend(children.get(rec.uuid, []))
+    for rec in reversed(order):
+        assert rec.uuid is not None
+        best = rec.line if rec.type in ("user", "assistant") else -1
+        for child in children.get(rec.uuid, []):
+            best = max(best, newest.get(child.uuid or "", -1))
+        newest[rec.uuid] = best
+    dropped: set[str] = set()
+    for parent_id, kids in children.items():
+        parent_rec = nodes.get(parent_id) if parent_id is not None else None
+        # A rewind leaves two prompts under one parent, a regenerated reply two replies; a
+        # prompt queued while a reply streams sits beside that reply and is no fork.
+        for kind in ("user", "assistant"):
+            starts = [k for k in kids if k.type == kind and _branch_start(k, parent_rec)]
+            if len(starts) < 2:
+                continue
+            winner = max(starts, key=lambda k: (newest.get(k.uuid or "", -1), k.line))
+            for loser in starts:
+                if loser is not winner:
+                    _collect(loser, children, dropped)
+    return dropped
+
+
+def _collect(root: Record, children: dict[str | None, list[Record]], out: set[str]) -> None:
+    stack = [root]
+    while stack:
+        rec = stack.pop()
+        if rec.uuid is None or rec.uuid in out:
+            continue
+        out.add(rec.uuid)
+        stack.extend(children.get(rec.uuid, []))
+
+
+# ---- events ---------------------------------------------------------------------------------
