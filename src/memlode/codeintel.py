@@ -36,6 +36,7 @@ __all__ = [
     "HEAT_HALF_LIFE_HOURS",
     "HEAT_WINDOW_DAYS",
     "MAX_CODE_LINES",
+    "SESSION_MAP_KEY",
     "clusters",
     "cross_repo",
     "dependencies",
@@ -45,8 +46,10 @@ __all__ = [
     "pagerank",
     "recompute",
     "repo_map",
+    "save_session_map",
     "search_code",
     "search_symbols",
+    "session_map",
     "symbol_info",
 ]
 
@@ -59,6 +62,10 @@ HEAT_WINDOW_DAYS = 14
 # short enough that ten hits stay readable).
 MAX_CODE_LINES = 40
 HOOK_SOURCE = "hook"  # memlode.hooks.handlers.SOURCE (not imported: interfaces stay apart)
+# The repo map ``index`` keeps for the SessionStart hook (memlode.hooks.context reads the same
+# key) and its size: about a quarter of the hook's default 1,500-token budget.
+SESSION_MAP_KEY = "session_map:{namespace}"
+SESSION_MAP_TOKENS = 400
 
 # (phase, done, total), as memlode.code.ProgressCallback
 Progress = Callable[[str, int, int], None]
@@ -149,7 +156,34 @@ def index(
     out = stats.to_dict()
     out["seconds"] = round(stats.seconds, 3)
     out["phases"] = {k: round(v, 3) for k, v in stats.phases.items()}
+    if stats.parsed or stats.deleted or session_map(engine, ns) is None:
+        out["session_map_chars"] = len(save_session_map(engine, ns))
     return out
+
+
+def session_map(engine: Engine, namespace: str) -> str | None:
+    """The map kept for the SessionStart hook (see ``save_session_map``), or None."""
+    row = engine.conn.execute(
+        "SELECT value FROM store_settings WHERE key = ?",
+        (SESSION_MAP_KEY.format(namespace=namespace),),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def save_session_map(engine: Engine, namespace: str, tokens: int = SESSION_MAP_TOKENS) -> str:
+    """Render the namespace's repo map and keep it for the SessionStart hook, which cannot
+    afford to render one (igraph, the code index); '' (kept too) when nothing is indexed."""
+    try:
+        text = str(repo_map(engine, tokens=tokens, namespace=namespace)["text"]).strip()
+    except NotFound:
+        text = ""
+    with engine.db.write() as conn:
+        conn.execute(
+            "INSERT INTO store_settings (key, value) VALUES (?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (SESSION_MAP_KEY.format(namespace=namespace), text),
+        )
+    return text
 
 
 # ---- search -----------------------------------------------------------------------------------

@@ -67,6 +67,37 @@ def test_session_start_injects_compact_context(hook, payloads, proj_engine: Engi
     assert len(text) <= 1500 * 4
 
 
+def test_session_start_includes_the_code_map(hook, payloads, project: Path, proj_engine: Engine):
+    from memlode import codeintel
+    from memlode.hooks.context import SESSION_MAP_KEY
+
+    assert SESSION_MAP_KEY == codeintel.SESSION_MAP_KEY
+    (project / "src" / "core.py").write_text(
+        "def helper():\n    return 1\n\n\nclass Store:\n    def get(self):\n"
+        "        return helper()\n"
+    )
+    (project / "src" / "app.py").write_text(
+        "from core import Store, helper\n\n\ndef main():\n    return Store().get() + helper()\n"
+    )
+    stats = codeintel.index(proj_engine, project)
+    assert stats["namespace"] == "proj" and stats["session_map_chars"] > 0
+    # a project with code indexed but no memories yet still gets its map
+    text = hook("session-start", payloads["session-start"]).context()["hookSpecificOutput"][
+        "additionalContext"
+    ]
+    assert "### Code map" in text and "core.py" in text and "helper" in text
+    # many memories: the map keeps its share, and the whole block stays within the budget
+    for i in range(100):
+        proj_engine.store(f"decision number {i} about the cache layer " + "x" * 200, "decision")
+    env = {"MEMLODE_HOOKS_SESSION_BUDGET": "400"}
+    result = hook("session-start", {**payloads["session-start"], "session_id": "s2"}, env=env)
+    text = result.context()["hookSpecificOutput"]["additionalContext"]
+    assert len(text) <= 400 * 4
+    assert "### Code map" in text and "decision number" in text
+    # an unchanged re-index does not render the map again
+    assert "session_map_chars" not in codeintel.index(proj_engine, project)
+
+
 def test_session_start_respects_the_budget(hook, payloads, proj_engine: Engine):
     for i in range(200):
         proj_engine.store(f"decision number {i} about the cache layer " + "x" * 200, "decision")

@@ -1,8 +1,9 @@
 """What the hooks put into the assistant's context, always within a character budget.
 
 - ``session_context``: the SessionStart block: recent session summaries, curated
-  decisions/insights/patterns, recent changes, file hotspots and a line of stats for the
-  project; '' for a project with nothing stored.
+  decisions/insights/patterns, recent changes, file hotspots, the code map that ``memlode
+  index`` left for the project (up to ``MAP_SHARE`` of the budget) and a line of stats; '' for
+  a project with nothing stored.
 - ``prompt_context``: the UserPromptSubmit block: the few recalled memories that passed the gate.
 
 Every line is redacted again before it is injected (secrets may predate the redactor, or have
@@ -32,6 +33,11 @@ MAX_RECENT_EDITS = 5
 MAX_HOTSPOTS = 8
 _KEY_TYPES = ("decision", "insight", "pattern", "preference", "style", "habit")
 HOOK_SOURCE = "hook"
+# The rendered repo map ``memlode index`` keeps in store_settings for this block (rendering
+# one needs igraph and the code index: far too heavy for a hook); same key as
+# ``memlode.codeintel.SESSION_MAP_KEY``.
+SESSION_MAP_KEY = "session_map:{namespace}"
+MAP_SHARE = 0.4  # at most this share of the SessionStart budget goes to the code map
 
 
 def hook_output(event_name: str, text: str) -> str:
@@ -101,21 +107,25 @@ def session_context(
         " GROUP BY 1 ORDER BY 2 DESC",
         (namespace,),
     ).fetchall()
-    if not rows:
+    code_map = _session_map(conn, namespace)
+    if not rows and not code_map:
         return ""
     by_type = {r[0]: int(r[1]) for r in rows}
     count = sum(by_type.values())
-    last_at = max(str(r[2]) for r in rows)
+    last_at = max((str(r[2]) for r in rows), default="")
     sessions_total = conn.execute(
         "SELECT count(*) FROM sessions WHERE namespace = ?", (namespace,)
     ).fetchone()[0]
     types = ", ".join(f"{n} {t}" for t, n in list(by_type.items())[:5])
     stats = (
         f"{count} memories ({types}), {sessions_total} sessions, last activity {_day(last_at)}."
-        " Use the memlode tools to search or store more."
-    )
+        if rows
+        else f"No memories yet, {sessions_total} sessions."
+    ) + " Use the memlode tools to search or store more."
     title = f"## memlode: what I remember about {namespace or 'this folder'}"
-    block = _Block(budget_chars - len(stats) - 12)
+    room = budget_chars - len(stats) - 12
+    map_room = min(len(code_map) + 40, int(room * MAP_SHARE)) if code_map else 0
+    block = _Block(room - map_room)
 
     block.add(title)
     sessions = conn.execute(
@@ -171,7 +181,24 @@ def session_context(
         )
     if len(block.lines) <= 1:
         block.lines = [title]
-    return block.text() + "\n### Stats\n" + stats
+    text = block.text()
+    if map_room:
+        map_block = _Block(map_room + block.room())
+        map_block.add("### Code map (most important files and definitions)")
+        for line in code_map.splitlines():
+            if line.strip() and not map_block.add(line, clip=False):
+                break
+        if len(map_block.lines) > 1:
+            text += "\n" + map_block.text()
+    return text + "\n### Stats\n" + stats
+
+
+def _session_map(conn: sqlite3.Connection, namespace: str) -> str:
+    row = conn.execute(
+        "SELECT value FROM store_settings WHERE key = ?",
+        (SESSION_MAP_KEY.format(namespace=namespace),),
+    ).fetchone()
+    return str(row[0]) if row else ""
 
 
 def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:
