@@ -105,6 +105,35 @@ def test_heat_moves_a_cold_file_to_the_top(indexed):
     assert focused.files[0].path == "web/views.py"
 
 
+TINY = {
+    "core.py": (
+        "def connect(url):\n    return url\n\n\ndef query(conn, sql):\n    return [conn, sql]\n"
+    ),
+    "cli.py": (
+        "from core import connect, query\n\n\n"
+        "def run(args):\n    return query(connect(args[0]), args[1])\n"
+    ),
+    "app.py": (
+        "from core import connect, query\n\n\n"
+        "def index():\n    return query(connect('db'), 'select 1')\n\n\n"
+        "def health():\n    return 'ok'\n\n\ndef version():\n    return '1'\n"
+    ),
+}
+
+
+def test_an_entry_file_does_not_outrank_what_it_uses(tmp_path, db, write):
+    # app.py teleports ENTRY_BOOST times more, so that rank flows from it into core.py; that
+    # boost once also kept app.py itself above core.py, which both other files use
+    index_project(db, write(tmp_path / "tiny", TINY), "tiny", workers=1)
+    the_map = repo_map(db, "tiny", tokens=400)
+    ranks = {f.path: f.rank for f in the_map.files}
+    assert the_map.files[0].path == "core.py"
+    assert ranks["core.py"] > ranks["app.py"] > ranks["cli.py"]  # app.py: three definitions
+    # the boost still steers the symbols: what app.py uses ranks above app.py's own functions
+    rank_of = {s.name: s.rank for f in the_map.files for s in f.symbols}
+    assert min(rank_of["connect"], rank_of["query"]) > rank_of["index"]
+
+
 def test_impact_follows_reverse_calls_with_depth(indexed):
     result = impact(indexed, "app", "load_row", depth=3)
     got = {(h.node_id.removeprefix("sym:app:"), h.depth, h.relationship) for h in result.hits}

@@ -38,6 +38,7 @@ SIZE_EXPONENT = 0.5
 TEST_FACTOR = 0.1
 # A package's entry file (``pkg/__init__.py``, ``src/index.ts``, ``lib.rs``, ``main.go``) is
 # where a reader starts; it teleports this much more, so rank flows from the public surface.
+# Where the entry file itself sits in the map is decided without the boost (see repo_map).
 ENTRY_BOOST = 10.0
 # Files outside the project's main language family (by lines: a Python package's C extension,
 # a Go service's JS assets) teleport this much less: the map describes the main code first.
@@ -116,8 +117,10 @@ def _teleport(
     families: Mapping[int, str],
     heat: Mapping[str, float],
     focus: Sequence[str],
+    entries: bool = True,
 ) -> dict[str, float]:
-    """Teleport weight of each file: a size and language prior times the heat factor."""
+    """Teleport weight of each file: a size and language prior times the heat factor (and,
+    with ``entries``, ENTRY_BOOST for entry files)."""
     lines: dict[str, int] = defaultdict(int)
     for fid, family in families.items():
         lines[family] += sizes.get(fid, 0)
@@ -130,7 +133,7 @@ def _teleport(
     out: dict[str, float] = {}
     for fid, path in paths.items():
         prior = (1.0 + sizes.get(fid, 0)) ** SIZE_EXPONENT
-        if _is_entry(path):
+        if entries and _is_entry(path):
             prior *= ENTRY_BOOST
         if families.get(fid, main) != main:
             prior *= FOREIGN_FACTOR
@@ -209,9 +212,17 @@ def repo_map(
     }
     seeds = _teleport(paths, sizes, families, heat or {}, focus)
     flow = {int(k): v for k, v in pagerank(graph, personalization=seeds).items()}
-    # what a file passes on is its full rank; what it is shown with discounts tests
+    # A file's own place comes from PageRank without the entry boost: the boost makes rank
+    # flow from where a reader starts (above); it is no vote for the entry file itself, which
+    # would otherwise keep most of it (its teleport, and the rank of files without outgoing
+    # references, which teleport like the walk). What a file is shown with discounts tests.
+    place = seeds
+    if any(_is_entry(path) for path in paths.values()):
+        place = _teleport(paths, sizes, families, heat or {}, focus, entries=False)
+    placed = flow if place is seeds else pagerank(graph, personalization=place)
     file_rank = {
-        fid: rank * (TEST_FACTOR if is_test_path(paths[fid]) else 1.0) for fid, rank in flow.items()
+        int(k): rank * (TEST_FACTOR if is_test_path(paths[int(k)]) else 1.0)
+        for k, rank in placed.items()
     }
     for src, _dst, target, count in refs:
         found = symbols.get(target)
