@@ -52,6 +52,10 @@ def _fmt(value: float) -> str:
     return f"{value:.3f}"
 
 
+def _loads(values: object) -> str:
+    return " ".join(f"{v:.2f}" for v in values) if isinstance(values, tuple) else ""
+
+
 def _first(paths: object, count: int = 12) -> str:
     return ", ".join(str(p) for p in paths[:count]) if isinstance(paths, list) else ""
 
@@ -79,7 +83,8 @@ def main() -> None:
     from memlode.storage.db import Database
 
     root = args.root.resolve()
-    results: dict[str, object] = {"root": str(root)}
+    # other jobs on the machine skew the timings: the load average goes with the figures
+    results: dict[str, object] = {"root": str(root), "load_before": os.getloadavg()}
     tmp = Path(tempfile.mkdtemp(prefix="memlode-bench-"))
     db_path = args.keep or tmp / "bench.db"
     for suffix in ("", "-wal", "-shm"):
@@ -164,11 +169,14 @@ def main() -> None:
             results["ctags_seconds"] = time.perf_counter() - started
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    results["load_after"] = os.getloadavg()
 
     if args.json:
         print(json.dumps(results, indent=2))
         return
     print(f"root        {root}")
+    before, after = results["load_before"], results["load_after"]
+    print(f"load        {_loads(before)} before, {_loads(after)} after (1, 5, 15 min)")
     skipped = results["skipped"]
     print(f"files       {results['files']}  ({results['lines']} lines, {skipped} skipped)")
     print(f"symbols     {results['symbols']}")

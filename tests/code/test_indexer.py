@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import os
+import sqlite3
 from pathlib import Path
 
+import pytest
+
 from memlode.code.indexer import index_project, remove_index
+from memlode.storage.code_repo import CodeRepo
 from memlode.storage.db import Database
 
 PROJECT = {
@@ -135,3 +140,37 @@ def test_remove_index(tmp_path, db, write):
     assert remove_index(db, "shop") == 5
     assert db.one("SELECT count(*) FROM code_symbols")[0] == 0
     assert db.one("SELECT count(*) FROM graph_nodes WHERE namespace = 'shop'")[0] == 0
+
+
+def test_a_first_index_leaves_the_connection_as_it_found_it(tmp_path, db, write):
+    root = write(tmp_path / "shop", PROJECT)
+    index_project(db, root, "shop", workers=1)
+    assert db.one("PRAGMA ignore_check_constraints")[0] == 0
+    assert gc.isenabled()
+    # the bulk insert checks relationships itself, and the schema's CHECK still holds after it
+    a, b = db.query("SELECT id FROM graph_nodes WHERE kind = 'file' ORDER BY id LIMIT 2")
+    with pytest.raises(ValueError, match="LIKES"), db.write() as conn:
+        CodeRepo(db).insert_edges(conn, {(a[0], b[0], "LIKES"): 1.0})
+    with pytest.raises(sqlite3.IntegrityError), db.write() as conn:
+        conn.execute(
+            "INSERT INTO graph_edges (source_id, target_id, relationship, weight, created_at)"
+            " VALUES (?, ?, 'LIKES', 1, 'now')",
+            (a[0], b[0]),
+        )
+
+
+def test_two_roots_in_one_namespace_keep_apart(tmp_path, db, write):
+    # the same module in two roots of one namespace: the second root's symbol gets its own id
+    one = write(tmp_path / "one", {"util.py": "def helper():\n    return 1\n"})
+    two = write(tmp_path / "two", {"util.py": "def helper():\n    return 2\n", "app.py": (
+        "from util import helper\n\ndef main():\n    return helper()\n"
+    )})  # fmt: skip
+    index_project(db, one, "shared", workers=1)
+    stats = index_project(db, two, "shared", workers=1)
+    assert stats.symbols == 2
+    ids = {r[0].removeprefix("sym:shared:") for r in db.query("SELECT node_id FROM code_symbols")}
+    assert ids == {"util.helper", "util.helper~util.py", "app.main"}
+    got = edges(db, "shared")
+    assert ("sym:shared:app.main", "sym:shared:util.helper~util.py", "CALLS") in got
+    assert (f"file:{two.resolve().as_posix()}/util.py", "sym:shared:util.helper~util.py",
+            "CONTAINS") in got  # fmt: skip

@@ -121,6 +121,42 @@ def test_python_references(extract, refs):
     }
 
 
+IMPORTS_AROUND = """\
+import copy
+from requests import compat
+from requests.cookies import CookieJar
+from requests.utils import (
+    quote,
+    unquote,
+)
+
+
+@pytest.mark.parametrize("a", (1, 2))
+def test_one(a):
+    import winreg
+
+    return winreg.OpenKey(a)
+
+
+@pytest.mark.parametrize("a", (1, 2))
+def test_two(a):
+    import winreg
+
+    return winreg.QueryValueEx(a)
+"""
+
+
+def test_python_imports_come_in_source_order(extract):
+    # captures() does not list nodes in source order (here: 1, 3, 12, 4, 2, 19); the imports
+    # are read in source order, so a repeated one keeps the first line, every time
+    runs = [extract("tests/test_x.py", IMPORTS_AROUND, "tests.test_x") for _ in range(3)]
+    lines = [[r.line for r in ex.references if str(r.kind) == "import"] for ex in runs]
+    assert lines[0] == [1, 2, 3, 4, 4, 12]
+    assert lines[1] == lines[2] == lines[0]
+    winreg = [r for r in runs[0].references if r.qualifier == "winreg" and not r.name]
+    assert [(r.line, r.count) for r in winreg] == [(12, 2)]
+
+
 def test_python_tests_and_relative_imports_in_packages(extract, symbols, refs):
     ex = extract(
         "tests/test_api.py",

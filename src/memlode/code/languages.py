@@ -58,6 +58,9 @@ def is_constant_name(name: str) -> bool:
     return _UPPER.match(name) is not None and any(c.isalpha() for c in name)
 
 
+_PUBLIC = Visibility.PUBLIC  # read once: an enum class attribute costs ~0.3 us per access
+
+
 class RawDef:
     """A definition as the query found it, refined in place by the language's rules."""
 
@@ -84,7 +87,7 @@ class RawDef:
         self.end = node.end_byte
         self.doc = ""
         self.signature = ""
-        self.visibility = Visibility.PUBLIC
+        self.visibility = _PUBLIC
         self.properties: dict[str, str] = {}
         self.parent_kind: NodeKind | None = None  # kind of the enclosing symbol, if any
 
@@ -255,10 +258,13 @@ def all_languages() -> dict[str, LanguageSpec]:
 
 
 def spec_for(language: str) -> LanguageSpec:
-    specs = all_languages()
+    # called for every reference resolved: no copy of the registry
     try:
-        return specs[language]
+        return _SPECS[language]
     except KeyError:
+        specs = all_languages()
+        if language in specs:
+            return specs[language]
         raise ValueError(f"no language named {language!r}; known: {sorted(specs)}") from None
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Container, Iterable, Mapping
+from functools import lru_cache
 
 from memlode.code.languages import spec_for
 from memlode.code.manifests import Package, package_id
@@ -13,6 +14,7 @@ from memlode.storage.code_repo import NodeRow, PackageRow, RefRow, SymbolRow
 from memlode.textutil import identifier_parts
 
 __all__ = [
+    "code_edges",
     "file_node_id",
     "package_rows",
     "reference_rows",
@@ -37,49 +39,30 @@ def symbol_rows(
     """Rows for one file's symbols. ``taken`` (node id -> file id) guards uniqueness: a name
     another file already uses (two ``init`` functions of one Go package) gets ``~<path>``."""
     sep = spec_for(extract.language).member_sep
+    prefix, path = extract.prefix, extract.path
     rows: list[SymbolRow] = []
-    renamed: dict[str, str] = {}
     for sym in extract.symbols:
-        node = symbol_node_id(namespace, sym.qualified)
+        qualified, name = sym.qualified, sym.name
+        node = f"sym:{namespace}:{qualified}"  # symbol_node_id, inlined: once per symbol
         owner = taken.get(node)
         if owner is not None and owner != file_id:
-            node = symbol_node_id(namespace, f"{sym.qualified}~{extract.path}")
-            renamed[sym.qualified] = node
+            node = symbol_node_id(namespace, f"{qualified}~{path}")
         taken[node] = file_id
-        parts = identifier_parts(sym.name.lstrip("_#$"))
         rows.append(
+            # positional, in field order (this runs for every symbol of a project)
             SymbolRow(
-                node_id=node,
-                name=sym.name,
-                qualified_name=sym.qualified,
-                kind=str(sym.kind),
-                line_start=sym.line,
-                line_end=sym.end_line,
-                parent=sym.parent,
-                container=container_of(sym.qualified, sym.name, extract.prefix, sep),
-                signature=sym.signature,
-                doc=sym.doc,
-                visibility=str(sym.visibility),
-                properties=dict(sym.properties),
-                name_parts=" ".join(parts),
-                file_id=file_id,
-                path=extract.path,
+                node, name, qualified, str(sym.kind), sym.line, sym.end_line, sym.parent,
+                container_of(qualified, name, prefix, sep), sym.signature, sym.doc,
+                str(sym.visibility), dict(sym.properties), _name_parts(name), file_id, path,
             )
-        )
+        )  # fmt: skip
     return rows
 
 
-def symbol_nodes(rows: Iterable[SymbolRow]) -> list[NodeRow]:
-    return [
-        NodeRow(
-            r.node_id,
-            r.kind,
-            r.name,
-            # small on purpose: signature, doc and the rest are in code_symbols
-            {"path": r.path, "line": r.line_start, "qualified": r.qualified_name},
-        )
-        for r in rows
-    ]
+@lru_cache(maxsize=16384)
+def _name_parts(name: str) -> str:
+    """What ``code_symbols.name_parts`` holds for a name (names repeat: ``__init__``, ``get``)."""
+    return " ".join(identifier_parts(name.lstrip("_#$")))
 
 
 def reference_rows(
@@ -93,27 +76,30 @@ def reference_rows(
     """Reference rows of a file; resolved when a ``resolver`` (and the path -> file id map)
     is given, else left for ``linking``. CONTAINS edges come from the symbols themselves."""
     node_of = {s.qualified_name: s.node_id for s in symbols}
+    paths = file_ids or {}
+    path = extract.path
     rows: list[RefRow] = []
     for ref in extract.references:
         source = node_of.get(ref.source, file_node) if ref.source else file_node
-        rel = ref.kind.relationship
-        target = resolver.resolve(extract.path, ref) if resolver is not None else None
+        kind, rel = _KIND_COLUMNS[ref.kind]
+        target = resolver.resolve(path, ref) if resolver is not None else None
         rows.append(
+            # positional, in field order: this runs once per reference of a project
             RefRow(
-                source_id=source,
-                kind=str(ref.kind),
-                name=ref.name,
-                qualifier=ref.qualifier,
-                alias=ref.alias,
-                line=ref.line,
-                count=ref.count,
-                target_id=target.node_id if target is not None else None,
-                target_file=(file_ids or {}).get(target.path) if target is not None else None,
-                relationship=str(rel) if rel is not None else None,
-                file_id=file_id,
+                source, kind, ref.name, ref.qualifier, ref.alias, ref.line, ref.count,
+                target.node_id if target is not None else None,
+                paths.get(target.path) if target is not None else None,
+                rel, file_id,
             )
-        )
+        )  # fmt: skip
     return rows
+
+
+# a reference kind -> its (kind, relationship) columns
+_KIND_COLUMNS = {
+    kind: (str(kind), str(kind.relationship) if kind.relationship is not None else None)
+    for kind in RefKind
+}
 
 
 def package_rows(
@@ -146,3 +132,32 @@ def package_rows(
             )
         )
     return row, deps, refs
+
+
+def code_edges(
+    namespace: str,
+    refs: Iterable[RefRow],
+    symbols: Iterable[SymbolRow],
+    file_nodes: Mapping[int, str],
+    parents: Container[str],
+) -> dict[tuple[str, str, str], float]:
+    """The code edges of freshly stored rows, (source, target, relationship) -> weight, as
+    ``CodeRepo.rebuild_edges`` and ``rebuild_contains`` derive them from the tables:
+    references summed per edge (self references dropped), and CONTAINS from the parent
+    symbol's node when ``parents`` holds it, else from the symbol's file."""
+    weights: dict[tuple[str, str, str], float] = {}
+    get = weights.get
+    for r in refs:
+        target, rel = r.target_id, r.relationship
+        if target is None or rel is None or r.source_id == target:
+            continue
+        key = (r.source_id, target, rel)
+        weights[key] = get(key, 0.0) + r.count
+    for s in symbols:
+        source = file_nodes[s.file_id]
+        if s.parent is not None:
+            parent = symbol_node_id(namespace, s.parent)
+            if parent in parents:
+                source = parent
+        weights.setdefault((source, s.node_id, "CONTAINS"), 1.0)
+    return weights

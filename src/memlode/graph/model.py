@@ -51,6 +51,7 @@ class Graph:
         parsed.sort()  # ids sort like their indices: (source, target, relationship) order
         self.edges: tuple[GraphEdge, ...] = tuple(parsed)
         self._ig: Any = None
+        self._pairs: list[tuple[int, int]] | None = None
         self._adj: dict[str, list[list[int]]] = {}
 
     def __len__(self) -> int:
@@ -70,10 +71,17 @@ class Graph:
         if self._ig is None:
             ig = igraph_module()
             graph = ig.Graph(n=len(self.nodes), directed=True)
-            graph.add_edges([(self.index[e.source], self.index[e.target]) for e in self.edges])
+            graph.add_edges(self._ends())
             graph.es["weight"] = [float(e.weight) for e in self.edges]
             self._ig = graph
         return self._ig
+
+    def _ends(self) -> list[tuple[int, int]]:
+        """(source index, target index) of every edge, in edge order."""
+        if self._pairs is None:
+            index = self.index
+            self._pairs = [(index[e[0]], index[e[1]]) for e in self.edges]
+        return self._pairs
 
     def adjacency(self, direction: Direction = "out") -> list[list[int]]:
         """Sorted, de-duplicated neighbour indices of every vertex."""
@@ -106,13 +114,13 @@ class Graph:
         return Graph(self.nodes if keep is None else keep, edges)
 
     def undirected_weights(self) -> tuple[list[tuple[int, int]], list[float]]:
-        """Edges merged per unordered pair (weights summed), self loops dropped."""
+        """Edges merged per unordered pair (weights summed in edge order), self loops dropped."""
         merged: dict[tuple[int, int], float] = {}
-        for e in self.edges:
-            s, t = self.index[e.source], self.index[e.target]
+        get = merged.get
+        for (s, t), edge in zip(self._ends(), self.edges, strict=True):
             if s == t:
                 continue
             key = (s, t) if s < t else (t, s)
-            merged[key] = merged.get(key, 0.0) + float(e.weight)
+            merged[key] = get(key, 0.0) + float(edge[3])
         pairs = sorted(merged)
         return pairs, [merged[p] for p in pairs]

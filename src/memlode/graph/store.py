@@ -75,11 +75,12 @@ def load_graph(
     if kinds:
         kind_clause = f" AND n.kind IN ({','.join('?' * len(kinds))})"
         params = [*params, *kinds]
+    # plain tuples, not the connection's Row objects: a code graph has 10^4-10^5 rows
+    cur = db.conn.cursor()
+    cur.row_factory = None
     nodes = [
         r[0]
-        for r in db.conn.execute(
-            f"SELECT n.id FROM graph_nodes n WHERE {where}{kind_clause}", params
-        )
+        for r in cur.execute(f"SELECT n.id FROM graph_nodes n WHERE {where}{kind_clause}", params)
     ]
     keep = set(nodes)
     rel_clause = ""
@@ -88,12 +89,13 @@ def load_graph(
         rel_clause = f" AND e.relationship IN ({','.join('?' * len(relationships))})"
         rel_params = [str(r) for r in relationships]
     s_where, s_params = _scope(namespace, "s")
-    rows = db.conn.execute(
+    rows = cur.execute(
         "SELECT e.source_id, e.target_id, e.relationship, e.weight FROM graph_edges e"
         f" JOIN graph_nodes s ON s.id = e.source_id WHERE {s_where}{rel_clause}",
         [*s_params, *rel_params],
     )
-    edges = [GraphEdge(*row) for row in rows if row[0] in keep and row[1] in keep]
+    new = tuple.__new__  # a row is (source, target, relationship, weight): a GraphEdge as is
+    edges = [new(GraphEdge, row) for row in rows if row[0] in keep and row[1] in keep]
     return Graph(nodes, edges)
 
 
@@ -130,16 +132,15 @@ def recompute_centrality(
     labels = communities(graph, method="louvain" if method == "louvain" else "leiden")
     now = format_ts(utcnow())
     rows = [(node, pr[node], bt[node], deg[node], labels.get(node), now) for node in graph.nodes]
-    where, params = _scope(namespace, "n")
     with db.write() as conn:
-        conn.execute(
-            "DELETE FROM graph_centrality WHERE node_id IN"
-            f" (SELECT n.id FROM graph_nodes n WHERE {where})",
-            params,
-        )
+        # every node of the namespace gets a row (rows of deleted nodes go with them: ON
+        # DELETE CASCADE), so an upsert replaces the namespace's rows without a DELETE first
         conn.executemany(
             "INSERT INTO graph_centrality (node_id, pagerank, betweenness, degree, cluster,"
-            " computed_at) VALUES (?, ?, ?, ?, ?, ?)",
+            " computed_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (node_id) DO UPDATE SET"
+            " pagerank = excluded.pagerank, betweenness = excluded.betweenness,"
+            " degree = excluded.degree, cluster = excluded.cluster,"
+            " computed_at = excluded.computed_at",
             rows,
         )
         conn.execute(
