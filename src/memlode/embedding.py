@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from memlode.embed import Embedder
+    from memlode.search.vector_side import NearestVectors, VectorWorker
     from memlode.vector.index import VectorIndex
 
 __all__ = ["EmbeddingService"]
@@ -43,6 +44,7 @@ class EmbeddingService:
         self._embedder: Embedder | None = None
         self._index: VectorIndex | None = None
         self._loaded = False
+        self._worker: VectorWorker | None = None
         self.error: str | None = None
 
     @property
@@ -64,6 +66,14 @@ class EmbeddingService:
                     self.error = str(exc)
                     log.warning("embeddings unavailable, using text search only: %s", exc)
         return self._embedder
+
+    def use_embedder(self, embedder: Embedder) -> None:
+        """Put ``embedder`` in place of the configured one (a benchmark's vector cache, a test's
+        deterministic model): the seam is the ``Embedder`` protocol, nothing else changes."""
+        self._embedder = embedder
+        self._loaded = True
+        self.error = None
+        self._index = None
 
     @property
     def index(self) -> VectorIndex | None:
@@ -110,28 +120,65 @@ class EmbeddingService:
         vector: npt.NDArray[np.float32] = embedder.embed([text])[0]
         return vector
 
+    def nearest(self, query: str, k: int, namespace: str | None) -> NearestVectors | None:
+        """Start the vector side of a hybrid query (embedding, nearest memories, their BM25
+        scores) on a worker thread, so that the caller's BM25 query runs meanwhile; None when
+        there is no embedder or no vector yet. See ``memlode.search.vector_side``."""
+        from memlode.search.hybrid import MIN_VECTOR_SIMILARITY
+        from memlode.search.vector_side import VectorWorker
+
+        index = self.index  # refreshed here, on the caller's thread and connection
+        if index is None or len(index) == 0:
+            return None
+        if self._worker is None:
+            self._worker = VectorWorker(self.db.path)
+        return self._worker.start(
+            query, k, namespace, index, self.embed_query, MIN_VECTOR_SIMILARITY
+        )
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
     def _enriched(self, rows: list[Any]) -> list[str]:
         from memlode.embed import enrich
 
-        texts: list[str] = []
-        conn = self.db.conn
-        for row in rows:
-            rels = conn.execute(
-                "SELECT e.relationship, n.name FROM graph_edges e JOIN graph_nodes n"
-                " ON n.id = CASE WHEN e.source_id = ? THEN e.target_id ELSE e.source_id END"
-                " WHERE e.source_id = ? OR e.target_id = ? ORDER BY e.id LIMIT ?",
-                (row["id"], row["id"], row["id"], MAX_ENRICH_RELATIONSHIPS),
-            ).fetchall()
-            texts.append(
-                enrich(
-                    row["content"],
-                    memory_type=row["memory_type"],
-                    namespace=row["namespace"] or None,
-                    tags=json.loads(row["tags"]),
-                    relationships=[(r[0], r[1]) for r in rels],
-                )
+        relationships = self._relationships([row["id"] for row in rows])
+        return [
+            enrich(
+                row["content"],
+                memory_type=row["memory_type"],
+                namespace=row["namespace"] or None,
+                tags=json.loads(row["tags"]),
+                relationships=relationships.get(row["id"], ()),
             )
-        return texts
+            for row in rows
+        ]
+
+    def _relationships(self, ids: list[str]) -> dict[str, list[tuple[str, str]]]:
+        """Each memory's first ``MAX_ENRICH_RELATIONSHIPS`` edges (by edge id) as
+        (relationship, name of the other end), for a whole batch in one query."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.db.conn.execute(
+            "SELECT x.memory_id, x.edge_id, x.relationship, n.name FROM ("
+            " SELECT source_id AS memory_id, id AS edge_id, relationship, target_id AS other"
+            f" FROM graph_edges WHERE source_id IN ({marks}) UNION ALL"
+            " SELECT target_id, id, relationship, source_id"
+            f" FROM graph_edges WHERE target_id IN ({marks})"
+            ") x JOIN graph_nodes n ON n.id = x.other ORDER BY x.memory_id, x.edge_id",
+            [*ids, *ids],
+        ).fetchall()
+        out: dict[str, list[tuple[str, str]]] = {}
+        seen: set[tuple[str, int]] = set()  # an edge from a memory to itself comes twice
+        for memory_id, edge_id, relationship, name in rows:
+            found = out.setdefault(memory_id, [])
+            if len(found) < MAX_ENRICH_RELATIONSHIPS and (memory_id, edge_id) not in seen:
+                seen.add((memory_id, edge_id))
+                found.append((relationship, name))
+        return out
 
     def embed_pending(
         self,

@@ -19,6 +19,7 @@ from memlode.config import Settings, normalise_weights
 from memlode.embedding import EmbeddingService
 from memlode.errors import InvalidInput, NotFound, StorageError
 from memlode.project import detect_namespace
+from memlode.search.fts import TermFrequencies
 from memlode.search.hybrid import RecallParams, recall
 from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
@@ -68,8 +69,10 @@ class Engine:
         else:
             self.namespace = detect_namespace(cwd or Path.cwd())
         self.embeddings = EmbeddingService(settings, self.db)
+        self.term_frequencies = TermFrequencies()  # BM25's candidate choice (search/fts.py)
 
     def close(self) -> None:
+        self.embeddings.close()
         self.db.close()
 
     def __enter__(self) -> Engine:
@@ -291,23 +294,19 @@ class Engine:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1 or k > 1000:
             raise InvalidInput("k must be a whole number between 1 and 1000")
         flt = self.filter(namespace, memory_types, tags, sources)
-        index = None
-        query_vector = None
-        if self.embeddings.enabled and self.embeddings.embedder is not None:
-            if catch_up > 0:
-                self.embeddings.embed_pending(limit=catch_up)
-            index = self.embeddings.index
-            if index is not None and len(index) > 0:
-                query_vector = self.embeddings.embed_query(query)
+        params = self.recall_params()
+        if catch_up > 0:  # nothing without an embedder
+            self.embeddings.embed_pending(limit=catch_up)
+        vectors = self.embeddings.nearest(query, params.vector_candidates(k), flt.namespace)
         hits = recall(
             self.conn,
             query,
             flt,
             k,
-            self.recall_params(),
+            params,
             now=utcnow(),
-            query_vector=query_vector,
-            index=index,
+            vectors=vectors,
+            frequencies=self.term_frequencies,
         )
         return [SearchHit(h.memory, h.score, h.signals) for h in hits]
 

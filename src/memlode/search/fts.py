@@ -3,17 +3,42 @@
 User text is never passed raw to ``MATCH``: it is cut into word tokens, each token is quoted,
 and the tokens are OR-ed. Quotes, operators (AND, NEAR, ``*``, ``^``, ``:``), brackets and any
 unicode are therefore harmless.
+
+Cost, and how it is bounded. FTS5 walks the doclists of an OR query cheaply, but ``bm25()`` on
+every matching row is not (it reads the row's size and every position list): at 100k memories
+a query whose words each occur in 5-15% of the rows matches half the store and spends ~80 ms
+scoring it, 15 times what walking the same doclists costs. So a query whose terms match more
+rows than ``SCORING_BUDGET`` altogether is split the way Lucene's common-terms query (and
+Elasticsearch's ``cutoff_frequency``) splits one: its rarest terms - enough of them to supply
+the candidates asked for, and as many more as fit in the budget - choose the rows, and every
+term of the query scores those rows. The scores are exactly the full query's (same phrases,
+same statistics); what is given up is a row that contains none of the rare terms, only common
+ones - unless vectors or the graph bring it in, and then ``Bm25Query.ranks`` scores it with the
+whole query. Stores smaller than the budget, and queries whose terms all fit in it, run the
+plain query.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 from dataclasses import dataclass
 
 from memlode.storage.memories import MemoryFilter
 from memlode.textutil import identifier_parts, words
 
-__all__ = ["BM25_WEIGHTS", "STOPWORDS", "FtsHit", "bm25_search", "fts_query", "query_terms"]
+__all__ = [
+    "BM25_WEIGHTS",
+    "SCORING_BUDGET",
+    "STOPWORDS",
+    "Bm25Query",
+    "FtsHit",
+    "TermFrequencies",
+    "bm25_search",
+    "fts_query",
+    "query_terms",
+    "rank_ids",
+]
 
 # Function words that carry no topic. Dropping them from OR-queries measurably helps BM25 on
 # LoCoMo (turn recall@5 0.489 -> 0.549 in the issue's reference runs).
@@ -33,8 +58,18 @@ STOPWORDS = frozenset(
 # a window of +-2 turns weighted 1/.5/.25 lifted turn recall@5 from 0.54 to 0.68 (research
 # table in bench/RESULTS.md).
 BM25_WEIGHTS = (1.0, 0.5, 0.4, 0.5, 0.25)
+_WEIGHTS_SQL = ", ".join(map(str, BM25_WEIGHTS))
 # Rows ranked by the FTS table alone before the filter applies (see bm25_search).
 _OVERFETCH = 3
+# Rows one query may score with bm25() before its common terms stop choosing candidates (see
+# the module docstring). bm25() costs ~2 us a row on the project's 2-core machine, so this
+# bounds scoring to ~12 ms. On bench/corpus.py at 100k memories (200 queries, hash vectors)
+# 4,000 kept 96% of the unpruned hybrid top 10 and 6,000 99.8% (BM25 alone: 81% and 98%).
+SCORING_BUDGET = 6_000
+# A cached document frequency is reused until the store has grown by this share: frequencies
+# only decide which terms choose candidates, never a score, so a slightly stale one is harmless.
+_STALE_GROWTH = 0.1
+_MAX_CACHED_TERMS = 50_000
 
 
 @dataclass(slots=True, frozen=True)
@@ -66,6 +101,44 @@ def fts_query(terms: list[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
+class TermFrequencies:
+    """How many rows of one store's FTS index contain each term, cached between queries.
+
+    Owned by whoever keeps a store open (the engine), so that a term's frequency is counted
+    once and not on every query; a count is refreshed when the store has grown by
+    ``_STALE_GROWTH`` since it was taken.
+    """
+
+    def __init__(self, max_terms: int = _MAX_CACHED_TERMS) -> None:
+        self.max_terms = max_terms
+        self._counts: dict[str, tuple[int, int]] = {}  # term -> (rows containing it, store size)
+        self._lock = threading.Lock()
+
+    def get(self, conn: sqlite3.Connection, terms: list[str], size: int) -> dict[str, int]:
+        out: dict[str, int] = {}
+        with self._lock:
+            for term in terms:
+                cached = self._counts.get(term)
+                if cached is not None and size <= cached[1] * (1 + _STALE_GROWTH):
+                    out[term] = cached[0]
+        counted = {t: document_frequency(conn, t) for t in terms if t not in out}
+        if counted:
+            with self._lock:
+                if len(self._counts) + len(counted) > self.max_terms:
+                    self._counts.clear()
+                for term, count in counted.items():
+                    self._counts[term] = (count, size)
+        return out | counted
+
+
+def document_frequency(conn: sqlite3.Connection, term: str) -> int:
+    """Rows whose FTS columns contain ``term`` (a walk of its doclist, no scoring)."""
+    row = conn.execute(
+        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (fts_query([term]),)
+    ).fetchone()
+    return int(row[0])
+
+
 def bm25_search(
     conn: sqlite3.Connection,
     query: str,
@@ -73,41 +146,186 @@ def bm25_search(
     limit: int,
     *,
     drop_stopwords: bool = True,
+    budget: int = SCORING_BUDGET,
+    frequencies: TermFrequencies | None = None,
 ) -> list[FtsHit]:
+    """The ``limit`` best BM25 matches of ``query`` that pass ``flt``, best first.
+
+    ``budget`` bounds how many rows are scored (see the module docstring); ``frequencies``
+    caches the document frequencies that decision needs (counted afresh without it).
+    """
+    search = Bm25Query(
+        conn, query, limit, drop_stopwords=drop_stopwords, budget=budget, frequencies=frequencies
+    )
+    return search.top(flt)
+
+
+class Bm25Query:
+    """One query against the FTS index: the expressions that stand for it (the whole query, or
+    its two halves when pruned), its best rows, and the scores of rows found elsewhere."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        query: str,
+        limit: int,
+        *,
+        drop_stopwords: bool = True,
+        budget: int = SCORING_BUDGET,
+        frequencies: TermFrequencies | None = None,
+    ) -> None:
+        self.conn = conn
+        self.limit = limit
+        terms = query_terms(query, drop_stopwords=drop_stopwords)
+        self.expressions = (
+            _expressions(conn, terms, limit * _OVERFETCH, budget, frequencies) if terms else []
+        )
+        self.whole_query = fts_query(terms)
+
+    def top(self, flt: MemoryFilter) -> list[FtsHit]:
+        """The ``limit`` best rows that pass ``flt``, best first."""
+        conn, limit, over = self.conn, self.limit, self.limit * _OVERFETCH
+        # Fast path: rank in the FTS table alone (no join per matching row), then keep the
+        # rows that pass the filter. Most stores are mostly one namespace, so a few times the
+        # limit is enough; when the filter removes too many, the joined query below decides.
+        ranked = _best(conn, _SCORED, self.expressions, [], over)
+        if not ranked:
+            return []
+        where, params = flt.where("m")
+        scores = dict(ranked)
+        # NOT INDEXED: look the rows up by rowid. Left to itself the planner (no ANALYZE
+        # statistics) walks the namespace index instead: 30 ms at 100k rows instead of 1.
+        kept = _ids(conn, list(scores), where, params)
+        if len(kept) < limit and len(ranked) >= over:
+            joined = f"{_SCORED_JOINED} AND {where}"
+            scores = dict(_best(conn, joined, self.expressions, params, limit))
+            kept = _ids(conn, list(scores), "1", [])
+        order = sorted(kept, key=lambda rowid: (scores[rowid], rowid))[:limit]
+        return [FtsHit(id=kept[rowid], rank=-scores[rowid]) for rowid in order]
+
+    def ranks(self, rowids: list[int]) -> dict[int, float]:
+        """The rank (negated bm25, as ``FtsHit.rank``) the whole query gives each of
+        ``rowids`` that matches a term: for candidates found another way (vectors, the graph),
+        whether or not pruning left them out of ``top``."""
+        return _ranks(self.conn, self.whole_query, rowids)
+
+
+def rank_ids(
+    conn: sqlite3.Connection, query: str, ids: list[str], *, drop_stopwords: bool = True
+) -> dict[str, float]:
+    """``Bm25Query.ranks`` by memory id: the whole query's rank of each id matching a term."""
     expression = fts_query(query_terms(query, drop_stopwords=drop_stopwords))
-    if not expression:
-        return []
-    weights = ", ".join(map(str, BM25_WEIGHTS))
-    where, params = flt.where("m")
-    # Fast path: rank in the FTS table alone (no join per matching row), then keep the rows
-    # that pass the filter. Most stores are mostly one namespace, so a few times the limit is
-    # enough; when the filter removes too many, the joined query below decides.
-    over = limit * _OVERFETCH
-    ranked = conn.execute(
-        f"SELECT rowid, bm25(memories_fts, {weights}) AS score FROM memories_fts"
-        " WHERE memories_fts MATCH ? ORDER BY score LIMIT ?",
-        (expression, over),
-    ).fetchall()
-    if not ranked:
-        return []
-    scores = {r[0]: float(r[1]) for r in ranked}
-    kept: dict[int, str] = {}
-    rowids = list(scores)
+    if not ids or not expression:
+        return {}
+    rows = conn.execute(
+        f"SELECT rowid, id FROM memories WHERE id IN ({','.join('?' * len(ids))})", ids
+    )
+    id_of = dict(rows.fetchall())
+    return {id_of[rowid]: rank for rowid, rank in _ranks(conn, expression, list(id_of)).items()}
+
+
+def _ranks(conn: sqlite3.Connection, expression: str, rowids: list[int]) -> dict[int, float]:
+    if not rowids or not expression:
+        return {}
+    # +rowid: FTS5 walks its doclists once and bm25() scores only these rows. Without the plus
+    # FTS5 would be re-run for each rowid, counting every term's rows again each time.
+    rows = conn.execute(
+        f"{_SCORED} AND +rowid IN ({','.join('?' * len(rowids))})", [expression, *rowids]
+    )
+    return {rowid: -float(score) for rowid, score in rows}
+
+
+def _ids(
+    conn: sqlite3.Connection, rowids: list[int], where: str, params: list[object]
+) -> dict[int, str]:
+    """rowid -> id of the rows among ``rowids`` that satisfy ``where`` (alias ``m``)."""
+    out: dict[int, str] = {}
     for start in range(0, len(rowids), 500):
         chunk = rowids[start : start + 500]
         rows = conn.execute(
-            f"SELECT m.rowid, m.id FROM memories m WHERE m.rowid IN ({','.join('?' * len(chunk))})"
-            f" AND {where}",
+            f"SELECT m.rowid, m.id FROM memories m NOT INDEXED"
+            f" WHERE m.rowid IN ({','.join('?' * len(chunk))}) AND {where}",
             [*chunk, *params],
         )
-        kept.update((r[0], r[1]) for r in rows)
-    if len(kept) >= limit or len(ranked) < over:
-        order = sorted(kept, key=lambda rowid: (scores[rowid], rowid))[:limit]
-        return [FtsHit(id=kept[rowid], rank=-scores[rowid]) for rowid in order]
-    sql = (
-        f"SELECT m.id, bm25(memories_fts, {weights}) AS score"
-        " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
-        f" WHERE memories_fts MATCH ? AND {where} ORDER BY score LIMIT ?"
+        out.update((r[0], r[1]) for r in rows)
+    return out
+
+
+_SCORED = (
+    f"SELECT rowid, bm25(memories_fts, {_WEIGHTS_SQL}) AS score FROM memories_fts"
+    " WHERE memories_fts MATCH ?"
+)
+_SCORED_JOINED = (
+    f"SELECT m.rowid, bm25(memories_fts, {_WEIGHTS_SQL}) AS score"
+    " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
+    " WHERE memories_fts MATCH ?"
+)
+
+
+def _expressions(
+    conn: sqlite3.Connection,
+    terms: list[str],
+    wanted: int,
+    budget: int,
+    frequencies: TermFrequencies | None,
+) -> list[str]:
+    """The MATCH expressions whose scored rows, merged, rank like the whole query."""
+    if len(terms) < 2:
+        return [fts_query(terms)]
+    size = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0])
+    if size <= budget:
+        return [fts_query(terms)]
+    rare, common = split_terms(conn, terms, wanted, budget, size, frequencies)
+    # The query's own order: bm25() sums over phrases in it, so ties stay as they were.
+    rare_query = fts_query([t for t in terms if t in rare])
+    if not common:
+        return [rare_query] if rare else []
+    # Two halves: rows with a rare and a common term, scored by the whole query (exact), and
+    # rows with a rare term scored by the rare terms alone (exact for those without a common
+    # term, a lower bound for the others). A row's best score over both halves is its full
+    # score, and the best ``wanted`` of each half hold the best ``wanted`` overall: a row above
+    # another in the rare half is above it in the full ranking too. Scoring the second half by
+    # the rare terms alone spares bm25() a second walk of the common terms' long doclists.
+    return [f"({rare_query}) AND ({fts_query(common)})", rare_query]
+
+
+def _best(
+    conn: sqlite3.Connection, sql: str, expressions: list[str], params: list[object], limit: int
+) -> list[tuple[int, float]]:
+    """The best ``limit`` (rowid, score) over the expressions, a row keeping its best score."""
+    best: dict[int, float] = {}
+    for expression in expressions:
+        rows = conn.execute(f"{sql} ORDER BY score LIMIT ?", [expression, *params, limit])
+        for rowid, score in rows:
+            if rowid not in best or score < best[rowid]:
+                best[rowid] = float(score)
+    return sorted(best.items(), key=lambda item: (item[1], item[0]))[:limit]
+
+
+def split_terms(
+    conn: sqlite3.Connection,
+    terms: list[str],
+    wanted: int,
+    budget: int,
+    size: int,
+    frequencies: TermFrequencies | None = None,
+) -> tuple[list[str], list[str]]:
+    """(rare, common): the terms that choose candidates and those that only score them.
+
+    Terms are taken rarest first while their rows fit in ``budget``, and always until they can
+    supply ``wanted`` rows. Terms no row contains are in neither list (they score nothing).
+    """
+    counts = (
+        frequencies.get(conn, terms, size)
+        if frequencies is not None
+        else {t: document_frequency(conn, t) for t in terms}
     )
-    joined = conn.execute(sql, [expression, *params, limit]).fetchall()
-    return [FtsHit(id=r[0], rank=-float(r[1])) for r in joined]
+    present = sorted((t for t in terms if counts[t] > 0), key=lambda t: (counts[t], t))
+    rare: list[str] = []
+    rows = 0
+    for term in present:
+        if rows >= wanted and rows + counts[term] > budget:
+            break
+        rare.append(term)
+        rows += counts[term]
+    return rare, present[len(rare) :]

@@ -2,8 +2,12 @@
 
 Pipeline for one query:
 
-1. candidates: the BM25 top ``candidates`` (FTS5), the vector top ``candidates`` (exact
-   cosine), and the graph neighbours of the best few of those;
+1. candidates: the BM25 top ``candidates`` (FTS5; on a large store the rare terms choose the
+   rows, see ``search/fts.py``), the vector top ``candidates`` (exact cosine; computed on a
+   worker thread meanwhile, see ``search/vector_side.py``), and the graph neighbours of the
+   best few of those. Every candidate gets the BM25 score the whole query gives it, however
+   it was found. Candidates are light rows (``search/candidates.py``); whole memories are
+   read only for the MMR window and the hits;
 2. signals per candidate, each on a 0..1 scale: ``bm25`` and ``vector`` (max-normalised over
    the candidates), ``graph`` (cached centrality, or degree), ``temporal`` (closeness to a time
    the query names), ``tags`` (query terms found in tags), ``importance``, ``confidence``,
@@ -27,7 +31,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memlode.search.fts import bm25_search, query_terms
+from memlode.search.candidates import CandidateRow, conversation_neighbours, load_rows, passes
+from memlode.search.fts import SCORING_BUDGET, Bm25Query, TermFrequencies, query_terms
 from memlode.search.signals import (
     DEFAULT_HALF_LIFE_DAYS,
     EVERGREEN_NAMES,
@@ -40,7 +45,7 @@ from memlode.search.signals import (
     time_hint,
     token_set,
 )
-from memlode.storage.context import CONVERSATION_SOURCES, session_orders
+from memlode.search.vector_side import NearestVectors
 from memlode.storage.memories import MemoryFilter, fetch_many
 from memlode.types import Memory, parse_ts
 
@@ -73,6 +78,8 @@ DECAY_SOURCES = frozenset({"doc"})
 DECAY_FLOOR = 0.2
 # Graph strength mix from DESIGN.md: PageRank 40% + betweenness 30% + degree 20% + cluster 10%.
 GRAPH_MIX = (0.4, 0.3, 0.2, 0.1)
+# The signals in the order they are summed (and reported).
+SIGNALS = ("bm25", "vector", "graph", "temporal", "tags", "importance", "confidence", "recency")
 
 
 @dataclass(slots=True)
@@ -86,6 +93,16 @@ class RecallParams:
     smoothing: float = DEFAULT_SMOOTHING
     session_prior: float = DEFAULT_SESSION_PRIOR
     decay_sources: frozenset[str] = DECAY_SOURCES
+    scoring_budget: int = SCORING_BUDGET  # BM25 rows scored per query (search/fts.py)
+
+    def pool(self, k: int) -> int:
+        """BM25 candidates for ``k`` hits."""
+        return max(self.candidates, k * 2)
+
+    def vector_candidates(self, k: int) -> int:
+        """Nearest vectors looked at for ``k`` hits (those that share no word with the query
+        must still reach ``MIN_VECTOR_SIMILARITY``)."""
+        return 2 * self.pool(k)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -98,6 +115,7 @@ class RecallParams:
             "smoothing": self.smoothing,
             "session_prior": self.session_prior,
             "decay_sources": sorted(self.decay_sources),
+            "scoring_budget": self.scoring_budget,
         }
 
 
@@ -113,6 +131,7 @@ class _Candidate:
     id: str
     bm25: float = 0.0
     cosine: float | None = None
+    scored: bool = False  # bm25 is known (0.0 for a row no query term matches)
 
 
 def recall(
@@ -123,31 +142,48 @@ def recall(
     params: RecallParams,
     *,
     now: datetime,
-    query_vector: npt.NDArray[np.float32] | None = None,
-    index: VectorIndex | None = None,
+    vectors: NearestVectors | None = None,
+    frequencies: TermFrequencies | None = None,
 ) -> list[ScoredHit]:
-    pool = max(params.candidates, k * 2)
+    """The ``k`` best memories for ``query`` that pass ``flt``. ``vectors`` are the query's
+    nearest neighbours, ``params.vector_candidates(k)`` of them (none: BM25 and the rest)."""
     cands: dict[str, _Candidate] = {}
-    for hit in bm25_search(conn, query, flt, pool):
-        cands[hit.id] = _Candidate(hit.id, bm25=hit.rank)
-    use_vectors = query_vector is not None and index is not None and len(index) > 0
-    if use_vectors:
-        assert index is not None and query_vector is not None
-        for memory_id, cosine in index.search(query_vector, pool * 2, flt.namespace):
-            if memory_id in cands or cosine >= MIN_VECTOR_SIMILARITY:
-                cands.setdefault(memory_id, _Candidate(memory_id)).cosine = cosine
+    text = Bm25Query(
+        conn, query, params.pool(k), budget=params.scoring_budget, frequencies=frequencies
+    )
+    for hit in text.top(flt):
+        cands[hit.id] = _Candidate(hit.id, bm25=hit.rank, scored=True)
+    index: VectorIndex | None = None
+    query_vector: npt.NDArray[np.float32] | None = None
+    if vectors is not None:
+        nearest = vectors.result()
+        if nearest.vector is not None and len(vectors.index) > 0:
+            index, query_vector = vectors.index, nearest.vector
+            known = nearest.bm25 or {}
+            for memory_id, cosine in nearest.hits:
+                if memory_id in cands or cosine >= MIN_VECTOR_SIMILARITY:
+                    cand = cands.setdefault(memory_id, _Candidate(memory_id))
+                    cand.cosine = cosine
+                    if not cand.scored and memory_id in known:
+                        cand.bm25, cand.scored = known[memory_id], True
+    use_vectors = index is not None and query_vector is not None
     graph_available = _add_graph_neighbours(conn, cands, flt.namespace)
-    memories = {i: m for i, m in fetch_many(conn, list(cands)).items() if _passes(m, flt)}
-    if not memories:
+    rows = {i: r for i, r in load_rows(conn, cands).items() if passes(r, flt)}
+    if not rows:
         return []
-    ids = list(memories)
-    neighbours = _conversation_neighbours(conn, memories)
+    ids = list(rows)
+    # Candidates found by vectors (usually scored on the vector side already) or the graph get
+    # the BM25 score the whole query gives them, not 0 for ranking below BM25's pool or for
+    # being pruned out of it (see Bm25Query.ranks).
+    unscored = {rows[i].rowid: i for i in ids if not cands[i].scored}
+    for rowid, rank in text.ranks(list(unscored)).items():
+        cands[unscored[rowid]].bm25 = rank
+    neighbours = conversation_neighbours(conn, rows)
     if use_vectors:
         assert index is not None and query_vector is not None
-        for memory_id in ids:
-            cands[memory_id].cosine = _smoothed_cosine(
-                index, query_vector, memory_id, neighbours.get(memory_id, ()), params.smoothing
-            )
+        cosines = index.similarities(query_vector, ids, neighbours, params.smoothing)
+        for memory_id, cosine in zip(ids, cosines, strict=True):
+            cands[memory_id].cosine = cosine
 
     terms = query_terms(query)
     hint = time_hint(query, now)
@@ -160,84 +196,89 @@ def recall(
         weights["temporal"] = 0.0
     total = sum(weights.values()) or 1.0
     weights = {name: w / total for name, w in weights.items()}
+    active = [(name, weights[name]) for name in SIGNALS if weights.get(name)]
 
     max_bm25 = max((cands[i].bm25 for i in ids), default=0.0) or 1.0
     max_cos = max((max(cands[i].cosine or 0.0, 0.0) for i in ids), default=0.0) or 1.0
     graph_strength = _graph_strength(conn, ids) if graph_available else {}
 
     raw: dict[str, dict[str, float]] = {}
+    scored: list[tuple[str, float]] = []
     for memory_id in ids:
-        memory = memories[memory_id]
+        row = rows[memory_id]
         cand = cands[memory_id]
-        created = parse_ts(memory.created_at)
-        path = memory.metadata.get("path") if isinstance(memory.metadata, dict) else None
-        evergreen = bool(memory.metadata.get("evergreen")) or is_evergreen(
-            path if isinstance(path, str) else None, params.evergreen
-        )
+        created = parse_ts(row.created_at)
+        evergreen = row.evergreen or is_evergreen(row.path, params.evergreen)
         age_days = (now - created).total_seconds() / 86400.0
-        raw[memory_id] = {
+        values = {
             "bm25": cand.bm25 / max_bm25,
             "vector": max(cand.cosine or 0.0, 0.0) / max_cos,
             "graph": graph_strength.get(memory_id, 0.0),
-            "temporal": temporal_alignment(created, hint),
-            "tags": tag_match(terms, memory.tags),
-            "importance": memory.importance,
-            "confidence": memory.confidence,
+            "temporal": temporal_alignment(created, hint) if hint is not None else 0.0,
+            "tags": tag_match(terms, row.tags),
+            "importance": row.importance,
+            "confidence": row.confidence,
             "recency": 1.0 if evergreen else decay(age_days, params.half_life_days),
         }
-
-    scored: list[tuple[str, float, dict[str, float]]] = []
-    for memory_id in ids:
-        contributions = {
-            name: weights[name] * value for name, value in raw[memory_id].items() if weights[name]
-        }
-        total_score = sum(contributions.values())
-        if memories[memory_id].source in params.decay_sources:
-            factor = max(raw[memory_id]["recency"], DECAY_FLOOR)
-            if factor < 1.0:
-                contributions["decay"] = total_score * (factor - 1.0)
-                total_score *= factor
-        scored.append((memory_id, total_score, contributions))
+        raw[memory_id] = values
+        score = 0.0
+        for name, weight in active:
+            score += weight * values[name]
+        if row.source in params.decay_sources:
+            score *= min(max(values["recency"], DECAY_FLOOR), 1.0)
+        scored.append((memory_id, score))
+    bonus: dict[str, float] = {}
     if params.session_prior > 0:
-        scored = _session_prior(scored, memories, params.session_prior)
+        bonus = _session_prior(scored, rows, params.session_prior)
+        scored = [(i, score + bonus[i]) for i, score in scored]
     scored.sort(key=lambda item: (-item[1], item[0]))
 
     ranked_ids = [s[0] for s in scored]
+    memories: dict[str, Memory] = {}
     if params.mmr_lambda < 1.0 and len(scored) > 1:
         window = scored[: max(k * 3, k + 10)]
         top = window[0][1] or 1.0
-        similarity = _similarity(memories, index if use_vectors else None)
-        picked = mmr(
-            [s[0] for s in window], [s[1] / top for s in window], similarity, k, params.mmr_lambda
+        window_ids = [s[0] for s in window]
+        memories = fetch_many(conn, window_ids)
+        similarity = _similarity(window_ids, memories, index if use_vectors else None)
+        picked = mmr(window_ids, [s[1] / top for s in window], similarity, k, params.mmr_lambda)
+        chosen = set(picked)
+        ranked_ids = picked + [s[0] for s in scored if s[0] not in chosen]
+    final = dict(scored)
+    out_ids = [i for i in ranked_ids if final[i] >= params.min_score][:k]
+    missing = [i for i in out_ids if i not in memories]
+    if missing:
+        memories.update(fetch_many(conn, missing))
+    return [
+        ScoredHit(
+            memories[i],
+            final[i],
+            _contributions(raw[i], active, rows[i].source in params.decay_sources, bonus.get(i)),
         )
-        ranked_ids = picked + [s[0] for s in scored if s[0] not in set(picked)]
-    by_id = {s[0]: s for s in scored}
-    out: list[ScoredHit] = []
-    for memory_id in ranked_ids:
-        _, score, contributions = by_id[memory_id]
-        if score < params.min_score:
-            continue
-        out.append(ScoredHit(memories[memory_id], score, contributions))
-        if len(out) >= k:
-            break
-    return out
+        for i in out_ids
+        if i in memories
+    ]
 
 
-def _passes(memory: Memory, flt: MemoryFilter) -> bool:
-    """``flt`` evaluated on a fetched memory (vector and graph candidates come unfiltered)."""
-    if flt.namespace is not None and memory.namespace != flt.namespace:
-        return False
-    if flt.memory_types and memory.memory_type not in flt.memory_types:
-        return False
-    if flt.tags and not set(flt.tags) <= set(memory.tags):
-        return False
-    if flt.sources and memory.source not in flt.sources:
-        return False
-    if flt.session_id is not None and memory.session_id != flt.session_id:
-        return False
-    if flt.since is not None and memory.created_at < flt.since:
-        return False
-    return not (flt.until is not None and memory.created_at >= flt.until)
+def _contributions(
+    values: dict[str, float],
+    active: list[tuple[str, float]],
+    decays: bool,
+    session_bonus: float | None,
+) -> dict[str, float]:
+    """Each signal's weighted share of a hit's score (what ``--explain`` shows); they sum to
+    the score, with the age decay of a memory file and the session bonus as their own parts."""
+    contributions = {name: weight * values[name] for name, weight in active}
+    if decays:
+        factor = max(values["recency"], DECAY_FLOOR)
+        if factor < 1.0:
+            total = 0.0
+            for value in contributions.values():
+                total += value
+            contributions["decay"] = total * (factor - 1.0)
+    if session_bonus is not None:
+        contributions["session"] = session_bonus
+    return contributions
 
 
 def _add_graph_neighbours(
@@ -305,101 +346,58 @@ def _graph_strength(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, f
     return {r[0]: r[1] / top for r in rows}
 
 
-def _conversation_neighbours(
-    conn: sqlite3.Connection, memories: dict[str, Memory]
-) -> dict[str, tuple[str, ...]]:
-    """Previous and next turn of each conversation memory among ``memories``."""
-    sessions = {
-        m.session_id for m in memories.values() if m.session_id and m.source in CONVERSATION_SOURCES
-    }
-    if not sessions:
-        return {}
-    out: dict[str, tuple[str, ...]] = {}
-    for order in session_orders(conn, sessions).values():
-        for i, memory_id in enumerate(order):
-            if memory_id in memories:
-                out[memory_id] = tuple(order[j] for j in (i - 1, i + 1) if 0 <= j < len(order))
-    return out
-
-
-def _smoothed_cosine(
-    index: VectorIndex,
-    query: npt.NDArray[np.float32],
-    memory_id: str,
-    neighbours: Sequence[str],
-    smoothing: float,
-) -> float:
-    """Cosine between the query and the memory's vector, smoothed with its neighbours'."""
-    vec = index.vector_of(memory_id)
-    if vec is None:
-        return 0.0
-    if smoothing <= 0 or not neighbours:
-        return float(vec @ query)
-    total = vec.astype("float32")
-    for other in neighbours:
-        nvec = index.vector_of(other)
-        if nvec is not None:
-            total = total + smoothing * nvec
-    norm = float((total @ total) ** 0.5) or 1.0
-    return float(total @ query) / norm
-
-
 def _session_prior(
-    scored: list[tuple[str, float, dict[str, float]]],
-    memories: dict[str, Memory],
-    weight: float,
-) -> list[tuple[str, float, dict[str, float]]]:
-    """Add a bonus for belonging to a session whose best turns match well.
+    scored: list[tuple[str, float]], rows: dict[str, CandidateRow], weight: float
+) -> dict[str, float]:
+    """A bonus per memory for belonging to a session whose best turns match well.
 
     A memory outside any conversation is a session of its own, so the bonus is comparable.
     """
     if not scored:
-        return scored
+        return {}
     top = max(s[1] for s in scored) or 1.0
 
     def session_of(memory_id: str) -> str:
-        memory = memories[memory_id]
-        if memory.session_id and memory.source in CONVERSATION_SOURCES:
-            return memory.session_id
-        return "\0" + memory_id
+        return rows[memory_id].conversation or "\0" + memory_id
 
     per_session: dict[str, list[float]] = {}
-    for memory_id, score, _ in scored:
+    for memory_id, score in scored:
         per_session.setdefault(session_of(memory_id), []).append(score)
     strength = {
         key: sum(sorted(values, reverse=True)[:SESSION_TOP]) / min(len(values), SESSION_TOP)
         for key, values in per_session.items()
     }
     best = max(strength.values()) or 1.0
-    out = []
-    for memory_id, score, contributions in scored:
-        bonus = weight * top * strength[session_of(memory_id)] / best
-        out.append((memory_id, score + bonus, {**contributions, "session": bonus}))
-    return out
+    return {i: weight * top * strength[session_of(i)] / best for i, _ in scored}
 
 
 def _similarity(
-    memories: dict[str, Memory], index: VectorIndex | None
+    ids: Sequence[str], memories: dict[str, Memory], index: VectorIndex | None
 ) -> Callable[[str, str], float]:
+    """MMR's similarity over the window: cosine of the vectors (one product for the whole
+    window), Jaccard over words for a memory without one."""
     tokens: dict[str, frozenset[str]] = {}
 
     def words_of(memory_id: str) -> frozenset[str]:
-        # only the MMR window needs them: computed on first use
         found = tokens.get(memory_id)
         if found is None:
-            found = tokens[memory_id] = token_set(memories[memory_id].content)
+            memory = memories.get(memory_id)
+            found = tokens[memory_id] = token_set(memory.content) if memory else frozenset()
         return found
 
     def jaccard_of(a: str, b: str) -> float:
         return jaccard(words_of(a), words_of(b))
 
-    if index is None:
+    gram = index.gram(ids) if index is not None else None
+    if gram is None:
         return jaccard_of
+    matrix, have = gram
+    position = {memory_id: i for i, memory_id in enumerate(ids)}
 
     def cosine(a: str, b: str) -> float:
-        va, vb = index.vector_of(a), index.vector_of(b)
-        if va is None or vb is None:
+        i, j = position[a], position[b]
+        if not (have[i] and have[j]):
             return jaccard_of(a, b)
-        return float(va @ vb)
+        return float(matrix[i, j])
 
     return cosine
