@@ -1,11 +1,16 @@
 """Hybrid recall benchmark: search latency with vectors and ingest throughput with embeddings.
 
     python bench/bench_recall.py --sizes 10000,100000 --queries 200 [--provider local] [--json]
-        [--vector-cache DIR]
+        [--vector-cache DIR] [--ingest-n N] [--keep DIR]
 
 Prints, per size: build time, then warm search p50/p95 (query embedding included) over the
 queries; and once: ingest throughput with embeddings (store + embed_pending) against the raw
 embedder's throughput on the same enriched texts in the same run (the ratio is the figure).
+Per size it also prints the vector index's recall against exact search for the queries'
+embeddings (the top ``RecallParams.vector_candidates(10)`` rows): 1.0 below the size where the
+approximate first stage takes over (``memlode.vector.projection``). ``--ingest-n 0`` skips the
+ingest figure; ``--keep DIR`` builds the stores under DIR (``DIR/n<N>``) and reuses one that
+is already there, so a breakdown script can open the same store.
 
 ``--vector-cache DIR`` (opt-in) keeps the corpus's document vectors on disk between runs:
 embedding 100k memories with the local model takes about 35 minutes of CPU, and the corpus is
@@ -40,6 +45,7 @@ from corpus import corpus, queries
 from memlode.config import Settings
 from memlode.embed import Embedder, enrich
 from memlode.engine import Engine
+from memlode.search.hybrid import RecallParams
 
 CORPUS_SEED = 7  # corpus()'s default seed: part of the vector cache's key
 CHECKPOINT = 10_000  # new vectors between two writes of the cache file
@@ -202,6 +208,25 @@ def build_items(engine: Engine, items: list[tuple[str, str, list[str]]]) -> tupl
     return stored, time.perf_counter() - start
 
 
+def vector_recall(engine: Engine, qs: list[str], k: int) -> dict[str, float]:
+    """The index's top ``k`` against an exact product over every stored vector."""
+    index, embedder = engine.embeddings.index, engine.embeddings.embedder
+    if index is None or embedder is None or not len(index):
+        return {}
+    matrix = np.stack([index.vector_of(i) for i in index.ids])
+    found = total = 0
+    worst = 1.0
+    for query in embedder.embed(qs):
+        exact = matrix @ query
+        top = min(k, len(exact))
+        truth = {index.ids[i] for i in np.argpartition(-exact, top - 1)[:top]}
+        got = {memory_id for memory_id, _ in index.search(query, k)}
+        found += len(truth & got)
+        total += len(truth)
+        worst = min(worst, len(truth & got) / len(truth))
+    return {"k": k, "recall": round(found / total, 4), "worst_query": round(worst, 4)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="10000,100000")
@@ -210,19 +235,26 @@ def main() -> None:
     parser.add_argument("--ingest-n", type=int, default=2000)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--vector-cache", type=Path, default=None, metavar="DIR")
+    parser.add_argument("--keep", type=Path, default=None, metavar="DIR")
     args = parser.parse_args()
     results: dict[str, object] = {"provider": args.provider}
-    results["ingest"] = ingest_ratio(args.provider, args.ingest_n)
-    if not args.json:
-        print(f"ingest: {results['ingest']}", flush=True)
+    if args.ingest_n > 0:
+        results["ingest"] = ingest_ratio(args.provider, args.ingest_n)
+        if not args.json:
+            print(f"ingest: {results['ingest']}", flush=True)
     qs = queries(args.queries)
     for n in [int(s) for s in args.sizes.split(",") if s]:
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as scratch:
+            tmp = str(args.keep / f"n{n}") if args.keep is not None else scratch
+            fresh = not (Path(tmp) / "memlode.db").exists()
             engine = Engine(
                 Settings.load({"home": tmp, "namespace": "bench", "embed_provider": args.provider})
             )
-            stored_s, embed_s = build(engine, n, vector_cache=args.vector_cache)
+            stored_s, embed_s = (
+                build(engine, n, vector_cache=args.vector_cache) if fresh else (0.0, 0.0)
+            )
             latency = search_latency(engine, qs)
+            recall_vs_exact = vector_recall(engine, qs, RecallParams({}).vector_candidates(10))
             bm25_only = Engine(
                 Settings.load({"home": tmp, "namespace": "bench", "embed_provider": "none"})
             )
@@ -234,6 +266,7 @@ def main() -> None:
             "store_s": round(stored_s, 1),
             "embed_s": round(embed_s, 1),
             "hybrid": latency,
+            "vector_recall_vs_exact": recall_vs_exact,
             "bm25_only": latency_bm25,
         }
         results[str(n)] = row
