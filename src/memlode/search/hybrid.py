@@ -153,6 +153,8 @@ def recall(
     )
     for hit in text.top(flt):
         cands[hit.id] = _Candidate(hit.id, bm25=hit.rank, scored=True)
+    # BM25's rows are read while the vector side may still be running; the others after it
+    loaded = load_rows(conn, cands) if vectors is not None else {}
     index: VectorIndex | None = None
     query_vector: npt.NDArray[np.float32] | None = None
     if vectors is not None:
@@ -168,7 +170,8 @@ def recall(
                         cand.bm25, cand.scored = known[memory_id], True
     use_vectors = index is not None and query_vector is not None
     graph_available = _add_graph_neighbours(conn, cands, flt.namespace)
-    rows = {i: r for i, r in load_rows(conn, cands).items() if passes(r, flt)}
+    loaded.update(load_rows(conn, (i for i in cands if i not in loaded)))
+    rows = {i: r for i, r in loaded.items() if passes(r, flt)}
     if not rows:
         return []
     ids = list(rows)
@@ -185,7 +188,7 @@ def recall(
         for memory_id, cosine in zip(ids, cosines, strict=True):
             cands[memory_id].cosine = cosine
 
-    terms = query_terms(query)
+    terms = set(query_terms(query))
     hint = time_hint(query, now)
     weights = dict(params.weights)
     if not use_vectors:

@@ -5,9 +5,10 @@ Pure functions (stdlib only) so that the hook process can use them without numpy
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 
 from memlode.textutil import words
@@ -137,17 +138,25 @@ def token_set(text: str) -> frozenset[str]:
     return frozenset(w.lower() for w in words(text))
 
 
-def tag_match(query_terms: Sequence[str], tags: Sequence[str]) -> float:
+def tag_match(query_terms: Collection[str], tags: Sequence[str]) -> float:
     """Fraction of the memory's tags that the query names (tag parts split on ':' '/' '-')."""
     if not tags or not query_terms:
         return 0.0
-    terms = set(query_terms)
+    terms = query_terms if isinstance(query_terms, (set, frozenset)) else set(query_terms)
     hits = 0
     for tag in tags:
-        parts = {p for p in re.split(r"[:/\-_. ]+", tag.lower()) if p}
-        if parts & terms:
+        if not terms.isdisjoint(_tag_parts(tag)):
             hits += 1
     return hits / len(tags)
+
+
+@functools.lru_cache(maxsize=4096)
+def _tag_parts(tag: str) -> frozenset[str]:
+    # Recall asks this of a few hundred candidates per query, and a store has few distinct tags.
+    return frozenset(p for p in _TAG_SEPARATORS.split(tag.lower()) if p)
+
+
+_TAG_SEPARATORS = re.compile(r"[:/\-_. ]+")
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
