@@ -238,3 +238,54 @@ def test_recall_stem_matches_the_suffix_regex(term: str) -> None:
 
     expected = re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term) if len(term) > 4 else term
     assert _recall._stem(term) == expected
+
+
+def _large_store(tmp_path: Path) -> sqlite3.Connection:
+    """A real store with more rows than the scoring budget: common words everywhere, a rare
+    word in a few rows (inserted in bulk; the FTS triggers index them as usual)."""
+    Engine(Settings.load({"home": str(tmp_path), "embed_provider": "none"})).close()
+    conn = sqlite3.connect(tmp_path / "memlode.db")
+    now = "2026-11-22T00:00:00.000000Z"
+    common = ["deploy", "server", "config", "cache", "queue", "token"]
+    rows = []
+    for i in range(fts.SCORING_BUDGET + 1_500):
+        words = [common[(i + j) % len(common)] for j in range(1 + i % 4)]
+        if i % 500 == 7:
+            words += ["zebrafish"] * (1 + i % 3)
+        rows.append((f"m{i}", " ".join(words) + f" note {i}", f"h{i}", "ns", now, now))
+    with conn:
+        conn.executemany(
+            "INSERT INTO memories (id, content, content_hash, namespace, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+    return conn
+
+
+def test_hook_pruning_agrees_with_the_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _recall.SCORING_BUDGET == fts.SCORING_BUDGET
+    assert _recall._OVERFETCH == fts._OVERFETCH
+    conn = _large_store(tmp_path)
+    prompt = "why does the zebrafish deploy touch the server config cache"
+    terms = _recall._gate_terms(prompt)
+    wanted = _recall.CANDIDATES * fts._OVERFETCH
+    expressions = _recall._expressions(conn, terms)
+    assert len(expressions) == 2  # pruned: the store is larger than the budget
+    assert expressions == fts._expressions(conn, terms, wanted, fts.SCORING_BUDGET, None)
+
+    def best(count: int) -> list[tuple[str, float]]:
+        return [(r[0], r[6]) for r in _recall._candidates(conn, terms, "ns", "s")[:count]]
+
+    def hits() -> list[tuple[str, float]]:
+        return [(r.id, r.score) for r in _recall.recall(conn, prompt, "ns", "s", limit=10)]
+
+    pruned, pruned_hits = best(10), hits()
+    monkeypatch.setattr(_recall, "SCORING_BUDGET", 10**9)  # the whole OR query, unpruned
+    assert len(_recall._expressions(conn, terms)) == 1
+    whole, whole_hits = best(10), hits()
+    # the same rows with the whole query's exact bm25, and the same memories recalled
+    assert [i for i, _ in pruned] == [i for i, _ in whole]
+    assert [b for _, b in pruned] == pytest.approx([b for _, b in whole], rel=1e-9)
+    assert pruned_hits and [i for i, _ in pruned_hits] == [i for i, _ in whole_hits]

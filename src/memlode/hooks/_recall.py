@@ -23,6 +23,7 @@ from memlode.hooks._lean import identifier_parts, loads, words
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
+    from typing import Any
 
 __all__ = ["Recalled", "query_terms", "recall"]
 
@@ -39,6 +40,10 @@ STOPWORDS = frozenset(
 )
 _BM25_WEIGHTS = "1.0, 0.5, 0.4, 0.5, 0.25"  # memlode.search.fts.BM25_WEIGHTS
 
+# memlode.search.fts.SCORING_BUDGET: rows bm25() may score before the rarest terms alone choose
+# the candidates (see that module's docstring; at 100k memories the whole OR query scored
+# half the store, 133 ms p50 in this hook on the bench corpus).
+SCORING_BUDGET = 6_000
 MIN_QUERY_TERMS = 2
 MIN_MATCHED_TERMS = 2
 MIN_COVERAGE = 0.3
@@ -120,16 +125,7 @@ def recall(
     terms = _gate_terms(prompt)
     if len(terms) < MIN_QUERY_TERMS or limit <= 0:
         return []
-    expression = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:64])
-    rows = conn.execute(
-        "SELECT m.id, m.content, m.memory_type, m.importance, m.created_at, m.tags,"
-        f" bm25(memories_fts, {_BM25_WEIGHTS}) AS score"
-        " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
-        " WHERE memories_fts MATCH ? AND m.namespace = ?"
-        " AND (m.session_id IS NULL OR m.session_id != ?)"
-        " ORDER BY score LIMIT ?",
-        (expression, namespace, session_id, CANDIDATES),
-    ).fetchall()
+    rows = _candidates(conn, terms, namespace, session_id)
     vectors = dict(vector_hits or {})
     if vectors:
         known = {r[0] for r in rows}
@@ -168,6 +164,67 @@ def recall(
         scored.append(Recalled(memory_id, content, memory_type, created_at, score))
     scored.sort(key=lambda r: -r.score)
     return scored[:limit]
+
+
+def _candidates(
+    conn: sqlite3.Connection, terms: list[str], namespace: str, session_id: str
+) -> list[Any]:
+    """The BM25 top ``CANDIDATES`` rows of the namespace outside this session: (id, content,
+    type, importance, created_at, tags, bm25), best first; a row keeps its best score over
+    the expressions, which is the whole query's score (see ``_expressions``)."""
+    best: dict[str, Any] = {}
+    for expression in _expressions(conn, terms[:64]):
+        for row in conn.execute(
+            "SELECT m.id, m.content, m.memory_type, m.importance, m.created_at, m.tags,"
+            f" bm25(memories_fts, {_BM25_WEIGHTS}) AS score"
+            " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
+            " WHERE memories_fts MATCH ? AND m.namespace = ?"
+            " AND (m.session_id IS NULL OR m.session_id != ?)"
+            " ORDER BY score LIMIT ?",
+            (expression, namespace, session_id, CANDIDATES),
+        ):
+            if row[0] not in best or row[6] < best[row[0]][6]:  # a row keeps its best score
+                best[row[0]] = row
+    return sorted(best.values(), key=lambda r: (r[6], r[0]))[:CANDIDATES]
+
+
+def _or(terms: list[str]) -> str:
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def _expressions(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
+    """The MATCH expressions whose best rows, merged, are the whole OR query's best rows
+    (``memlode.search.fts._expressions``): on a store larger than the scoring budget, the
+    rarest terms choose the rows - ``(rare) AND (common)`` scored by the whole query, and
+    ``rare`` alone - so that bm25() never scores most of the store."""
+    if len(terms) < 2:
+        return [_or(terms)]
+    size = conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
+    if size <= SCORING_BUDGET:
+        return [_or(terms)]
+    counts = {
+        t: conn.execute(
+            "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (_or([t]),)
+        ).fetchone()[0]
+        for t in terms
+    }
+    present = sorted((t for t in terms if counts[t] > 0), key=lambda t: (counts[t], t))
+    rare: list[str] = []
+    rows = 0
+    for term in present:  # rarest first, always until they can supply the candidates
+        if rows >= CANDIDATES * _OVERFETCH and rows + counts[term] > SCORING_BUDGET:
+            break
+        rare.append(term)
+        rows += counts[term]
+    common = present[len(rare) :]
+    rare_query = _or([t for t in terms if t in rare])  # the query's order: same ties
+    if not common:
+        return [rare_query] if rare else []
+    return [f"({rare_query}) AND ({_or(common)})", rare_query]
+
+
+# memlode.search.fts._OVERFETCH: rows the rare terms must be able to supply, per candidate
+_OVERFETCH = 3
 
 
 def _is_prompt(tags_json: str) -> bool:
