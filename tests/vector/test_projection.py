@@ -98,6 +98,28 @@ def test_projection_keeps_recall_and_returns_exact_cosines(tmp_path: Path) -> No
     assert loaded.shortlist == fitted.shortlist and loaded.recall == fitted.recall
     assert again.search(query, 50, namespace="other") == hits
 
+    # rows appended later are projected with the same basis (no refit until the index doubles)
+    extra = _normalise(np.asarray([query + 0.01 * i for i in range(3)]))
+    now = "2026-11-22T00:00:01.000000Z"
+    with db.write() as conn:
+        for i, vector in enumerate(extra):
+            conn.execute(
+                "INSERT INTO memories (id, content, content_hash, namespace, created_at,"
+                " updated_at) VALUES (?, ?, ?, 'other', ?, ?)",
+                (f"new{i}", f"new {i}", f"n{i}", now, now),
+            )
+            conn.execute(
+                "INSERT INTO memory_embeddings (memory_id, model, dim, vector, text_hash,"
+                " created_at) VALUES (?, ?, ?, ?, '', ?)",
+                (f"new{i}", MODEL, DIM, vector.tobytes(), now),
+            )
+    again.refresh(db.conn)
+    grown = again._projection
+    assert grown is loaded and grown.fitted_rows == fitted.fitted_rows
+    assert grown.reduced.shape[0] == len(again) == len(vectors) + 3
+    top = again.search(query, 3, namespace="other")
+    assert {m for m, _ in top} == {"new0", "new1", "new2"}
+
 
 def test_a_projection_that_cannot_keep_recall_is_not_used() -> None:
     # Directions with no structure: 96 of 384 components keep a quarter of each vector, and

@@ -61,6 +61,9 @@ class VectorIndex:
         self._ns_table: dict[str, int] = {}
         self._row_of: dict[str, int] = {}
         self._projection: Projection | None = None
+        # rows when a projection was last fitted or refused: the next attempt waits until the
+        # index has doubled (a refused fit is not retried on every appended batch)
+        self._fit_rows = 0
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -100,7 +103,7 @@ class VectorIndex:
         self._matrix = np.frombuffer(buf, dtype=np.float32).reshape(len(rows), self.dim).copy()
         self.max_rowid = int(rows[-1][0]) if rows else 0
         self._reindex()
-        self._projection = fit_projection(self._matrix)
+        self._refit()
 
     def _append_new(self, conn: sqlite3.Connection) -> bool:
         """Append rows inserted since the last load; False when rows were deleted/updated."""
@@ -123,11 +126,17 @@ class VectorIndex:
             self.max_rowid = int(rows[-1][0])
             self._reindex()
             projection = self._projection
-            if projection is None or len(self.ids) >= 2 * projection.fitted_rows:
-                self._projection = fit_projection(self._matrix)  # newly large, or doubled
-            else:
+            if projection is not None and len(self.ids) < 2 * projection.fitted_rows:
                 projection.extend(extra)
+            elif len(self.ids) >= MIN_ROWS and len(self.ids) >= 2 * self._fit_rows:
+                self._refit()  # newly large, or doubled since the last fit
         return True
+
+    def _refit(self) -> None:
+        assert self._matrix is not None
+        if len(self.ids) >= MIN_ROWS:
+            self._fit_rows = len(self.ids)
+        self._projection = fit_projection(self._matrix)
 
     def _reindex(self) -> None:
         import numpy as np
@@ -181,8 +190,10 @@ class VectorIndex:
         self.version = version
         self._reindex()
         self._projection = self._load_projection(meta.get("projection"))
-        if self._projection is None:
-            self._projection = fit_projection(matrix)
+        if self._projection is not None:
+            self._fit_rows = self._projection.fitted_rows
+        else:
+            self._refit()
             if self._projection is not None:  # mirror it: the next process maps it instead
                 self._save_cache()
         return True
