@@ -4,8 +4,10 @@
         [--vector-cache DIR] [--ingest-n N] [--keep DIR]
 
 Prints, per size: build time, then warm search p50/p95 (query embedding included) over the
-queries; and once: ingest throughput with embeddings (store + embed_pending) against the raw
-embedder's throughput on the same enriched texts in the same run (the ratio is the figure).
+queries, with the in-memory text index (``memlode.search.text_index``; the wait for its build
+is printed) and, in the same run, with BM25 left to FTS5 (``hybrid_fts5_bm25``, ``ratio_p50``);
+and once: ingest throughput with embeddings (store + embed_pending) against the raw embedder's
+throughput on the same enriched texts in the same run (the ratio is the figure).
 Per size it also prints the vector index's recall against exact search for the queries'
 embeddings (the top ``RecallParams.vector_candidates(10)`` rows): 1.0 below the size where the
 approximate first stage takes over (``memlode.vector.projection``). ``--ingest-n 0`` skips the
@@ -45,6 +47,7 @@ from corpus import corpus, queries
 from memlode.config import Settings
 from memlode.embed import Embedder, enrich
 from memlode.engine import Engine
+from memlode.search import text_index
 from memlode.search.hybrid import RecallParams
 
 CORPUS_SEED = 7  # corpus()'s default seed: part of the vector cache's key
@@ -142,7 +145,13 @@ def build(
 
 
 def search_latency(engine: Engine, qs: list[str], k: int = 10) -> dict[str, float]:
+    """Warm search latency: the model and vectors loaded, and the in-memory copy of the FTS
+    index built (it is built by a process's second search; the wait for it is reported)."""
     engine.search(qs[0], k=k)  # warm: index loaded, model loaded
+    engine.search(qs[1], k=k, catch_up=0)  # a second search starts the text index's build
+    start = time.perf_counter()
+    engine.text_index.wait()
+    built_s = time.perf_counter() - start
     times = []
     for q in qs:
         start = time.perf_counter()
@@ -152,7 +161,25 @@ def search_latency(engine: Engine, qs: list[str], k: int = 10) -> dict[str, floa
         "p50_ms": round(_percentile(times, 50), 2),
         "p95_ms": round(_percentile(times, 95), 2),
         "mean_ms": round(statistics.fmean(times), 2),
+        "text_index_wait_s": round(built_s, 2),
     }
+
+
+def fts_latency(engine: Engine, qs: list[str], k: int = 10) -> dict[str, float]:
+    """``search_latency`` with BM25 left to FTS5 (the text index never built): the baseline the
+    in-memory index is compared with, in the same run."""
+    saved = text_index.BUILD_AFTER_SEARCHES
+    text_index.BUILD_AFTER_SEARCHES = 2**62
+    try:
+        engine.search(qs[0], k=k)
+        times = []
+        for q in qs:
+            start = time.perf_counter()
+            engine.search(q, k=k, catch_up=0)
+            times.append((time.perf_counter() - start) * 1000)
+    finally:
+        text_index.BUILD_AFTER_SEARCHES = saved
+    return {"p50_ms": round(_percentile(times, 50), 2), "p95_ms": round(_percentile(times, 95), 2)}
 
 
 def ingest_ratio(provider: str, n: int, rounds: int = 8) -> dict[str, float]:
@@ -253,6 +280,11 @@ def main() -> None:
             stored_s, embed_s = (
                 build(engine, n, vector_cache=args.vector_cache) if fresh else (0.0, 0.0)
             )
+            fts_only = Engine(
+                Settings.load({"home": tmp, "namespace": "bench", "embed_provider": args.provider})
+            )
+            latency_fts = fts_latency(fts_only, qs)
+            fts_only.close()
             latency = search_latency(engine, qs)
             recall_vs_exact = vector_recall(engine, qs, RecallParams({}).vector_candidates(10))
             bm25_only = Engine(
@@ -266,6 +298,8 @@ def main() -> None:
             "store_s": round(stored_s, 1),
             "embed_s": round(embed_s, 1),
             "hybrid": latency,
+            "hybrid_fts5_bm25": latency_fts,
+            "ratio_p50": round(latency["p50_ms"] / latency_fts["p50_ms"], 2),
             "vector_recall_vs_exact": recall_vs_exact,
             "bm25_only": latency_bm25,
         }

@@ -120,10 +120,13 @@ class EmbeddingService:
         vector: npt.NDArray[np.float32] = embedder.embed([text])[0]
         return vector
 
-    def nearest(self, query: str, k: int, namespace: str | None) -> NearestVectors | None:
+    def nearest(
+        self, query: str, k: int, namespace: str | None, *, bm25: bool = True
+    ) -> NearestVectors | None:
         """Start the vector side of a hybrid query (embedding, nearest memories, their BM25
-        scores) on a worker thread, so that the caller's BM25 query runs meanwhile; None when
-        there is no embedder or no vector yet. See ``memlode.search.vector_side``."""
+        scores unless ``bm25`` is off) on a worker thread, so that the caller's BM25 query runs
+        meanwhile; None when there is no embedder or no vector yet. See
+        ``memlode.search.vector_side``."""
         from memlode.search.hybrid import MIN_VECTOR_SIMILARITY
         from memlode.search.vector_side import VectorWorker
 
@@ -133,7 +136,7 @@ class EmbeddingService:
         if self._worker is None:
             self._worker = VectorWorker(self.db.path)
         return self._worker.start(
-            query, k, namespace, index, self.embed_query, MIN_VECTOR_SIMILARITY
+            query, k, namespace, index, self.embed_query, MIN_VECTOR_SIMILARITY, bm25=bm25
         )
 
     def close(self) -> None:

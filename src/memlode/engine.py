@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode import validate
 from memlode.config import Settings, normalise_weights
@@ -28,6 +28,9 @@ from memlode.storage.context import CONVERSATION_SOURCES, refresh_context
 from memlode.storage.db import Database
 from memlode.storage.memories import MemoryFilter, NewMemory
 from memlode.types import Edge, Memory, MemoryType, Relationship, Session, utcnow
+
+if TYPE_CHECKING:
+    from memlode.search.text_index import TextIndex
 
 __all__ = ["ALL_NAMESPACES", "Engine", "SearchHit", "StoreResult"]
 
@@ -70,10 +73,22 @@ class Engine:
             self.namespace = detect_namespace(cwd or Path.cwd())
         self.embeddings = EmbeddingService(settings, self.db)
         self.term_frequencies = TermFrequencies()  # BM25's candidate choice (search/fts.py)
+        self._text_index: TextIndex | None = None  # BM25 in memory (search/text_index.py)
 
     def close(self) -> None:
+        if self._text_index is not None:
+            self._text_index.close()
         self.embeddings.close()
         self.db.close()
+
+    @property
+    def text_index(self) -> TextIndex:
+        """The in-memory copy of the FTS index this engine's searches use once it is built."""
+        if self._text_index is None:
+            from memlode.search.text_index import TextIndex
+
+            self._text_index = TextIndex(self.db.path)
+        return self._text_index
 
     def __enter__(self) -> Engine:
         return self
@@ -297,7 +312,12 @@ class Engine:
         params = self.recall_params()
         if catch_up > 0:  # nothing without an embedder
             self.embeddings.embed_pending(limit=catch_up)
-        vectors = self.embeddings.nearest(query, params.vector_candidates(k), flt.namespace)
+        text_index = self.text_index
+        postings = text_index.scorer(self.conn)
+        vectors = self.embeddings.nearest(
+            query, params.vector_candidates(k), flt.namespace, bm25=postings is None
+        )
+        scores = text_index.scores(self.conn, postings, query) if postings is not None else None
         hits = recall(
             self.conn,
             query,
@@ -307,6 +327,7 @@ class Engine:
             now=utcnow(),
             vectors=vectors,
             frequencies=self.term_frequencies,
+            text_scores=scores,
         )
         return [SearchHit(h.memory, h.score, h.signals) for h in hits]
 

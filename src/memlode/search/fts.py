@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from memlode.storage.memories import MemoryFilter
 from memlode.textutil import identifier_parts, words
@@ -33,6 +35,7 @@ __all__ = [
     "STOPWORDS",
     "Bm25Query",
     "FtsHit",
+    "RowScores",
     "TermFrequencies",
     "bm25_search",
     "fts_query",
@@ -160,9 +163,28 @@ def bm25_search(
     return search.top(flt)
 
 
+class RowScores(Protocol):
+    """A query's BM25 rank of every row, computed outside FTS5 (``search/text_index.py``)."""
+
+    def best(self, limit: int, skip: int = 0) -> list[tuple[int, float]]:
+        """(rowid, rank) of the matching rows ranked ``skip`` to ``skip + limit``."""
+        ...
+
+    def matched(self) -> int:
+        """How many rows match a term."""
+        ...
+
+    def ranks(self, rowids: Iterable[int]) -> dict[int, float]:
+        """The rank of each of ``rowids`` that matches a term."""
+        ...
+
+
 class Bm25Query:
     """One query against the FTS index: the expressions that stand for it (the whole query, or
-    its two halves when pruned), its best rows, and the scores of rows found elsewhere."""
+    its two halves when pruned), its best rows, and the scores of rows found elsewhere.
+
+    Given ``scores`` (every row's rank, from the in-memory copy of the index), FTS5 is only
+    asked which of the best rows pass the filter."""
 
     def __init__(
         self,
@@ -173,17 +195,23 @@ class Bm25Query:
         drop_stopwords: bool = True,
         budget: int = SCORING_BUDGET,
         frequencies: TermFrequencies | None = None,
+        scores: RowScores | None = None,
     ) -> None:
         self.conn = conn
         self.limit = limit
+        self.scores = scores
         terms = query_terms(query, drop_stopwords=drop_stopwords)
         self.expressions = (
-            _expressions(conn, terms, limit * _OVERFETCH, budget, frequencies) if terms else []
+            _expressions(conn, terms, limit * _OVERFETCH, budget, frequencies)
+            if terms and scores is None
+            else []
         )
         self.whole_query = fts_query(terms)
 
     def top(self, flt: MemoryFilter) -> list[FtsHit]:
         """The ``limit`` best rows that pass ``flt``, best first."""
+        if self.scores is not None:
+            return self._top_scored(self.scores, flt)
         conn, limit, over = self.conn, self.limit, self.limit * _OVERFETCH
         # Fast path: rank in the FTS table alone (no join per matching row), then keep the
         # rows that pass the filter. Most stores are mostly one namespace, so a few times the
@@ -203,10 +231,26 @@ class Bm25Query:
         order = sorted(kept, key=lambda rowid: (scores[rowid], rowid))[:limit]
         return [FtsHit(id=kept[rowid], rank=-scores[rowid]) for rowid in order]
 
+    def _top_scored(self, scores: RowScores, flt: MemoryFilter) -> list[FtsHit]:
+        # The best rows in windows growing fourfold until enough pass the filter.
+        where, params = flt.where("m")
+        limit, matched = self.limit, scores.matched()
+        hits: list[FtsHit] = []
+        seen, window = 0, limit * _OVERFETCH
+        while len(hits) < limit and seen < matched:
+            ranked = scores.best(window, skip=seen)
+            kept = _ids(self.conn, [rowid for rowid, _ in ranked], where, params)
+            hits.extend(FtsHit(id=kept[r], rank=rank) for r, rank in ranked if r in kept)
+            seen += window
+            window *= 4
+        return hits[:limit]
+
     def ranks(self, rowids: list[int]) -> dict[int, float]:
         """The rank (negated bm25, as ``FtsHit.rank``) the whole query gives each of
         ``rowids`` that matches a term: for candidates found another way (vectors, the graph),
         whether or not pruning left them out of ``top``."""
+        if self.scores is not None:
+            return self.scores.ranks(rowids)
         return _ranks(self.conn, self.whole_query, rowids)
 
 

@@ -32,7 +32,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memlode.search.candidates import CandidateRow, conversation_neighbours, load_rows, passes
-from memlode.search.fts import SCORING_BUDGET, Bm25Query, TermFrequencies, query_terms
+from memlode.search.fts import (
+    SCORING_BUDGET,
+    Bm25Query,
+    RowScores,
+    TermFrequencies,
+    query_terms,
+)
 from memlode.search.signals import (
     DEFAULT_HALF_LIFE_DAYS,
     EVERGREEN_NAMES,
@@ -147,12 +153,19 @@ def recall(
     now: datetime,
     vectors: NearestVectors | None = None,
     frequencies: TermFrequencies | None = None,
+    text_scores: RowScores | None = None,
 ) -> list[ScoredHit]:
     """The ``k`` best memories for ``query`` that pass ``flt``. ``vectors`` are the query's
-    nearest neighbours, ``params.vector_candidates(k)`` of them (none: BM25 and the rest)."""
+    nearest neighbours, ``params.vector_candidates(k)`` of them (none: BM25 and the rest);
+    ``text_scores`` every row's BM25 rank, when the in-memory index computed them."""
     cands: dict[str, _Candidate] = {}
     text = Bm25Query(
-        conn, query, params.pool(k), budget=params.scoring_budget, frequencies=frequencies
+        conn,
+        query,
+        params.pool(k),
+        budget=params.scoring_budget,
+        frequencies=frequencies,
+        scores=text_scores,
     )
     for hit in text.top(flt):
         cands[hit.id] = _Candidate(hit.id, bm25=hit.rank, scored=True)

@@ -67,16 +67,19 @@ class VectorWorker:
         index: VectorIndex,
         embed: Callable[[str], npt.NDArray[np.float32] | None],
         min_similarity: float,
+        *,
+        bm25: bool = True,
     ) -> NearestVectors:
         """Embed ``query``, find its ``k`` nearest memories, and BM25-score those at least
-        ``min_similarity`` close (the ones that can become candidates by their vector)."""
+        ``min_similarity`` close (the ones that can become candidates by their vector) unless
+        ``bm25`` is off (the caller has every row's BM25 score already)."""
 
         def work() -> Nearest:
             vector = embed(query)
             if vector is None:
                 return Nearest(None, [], None)
             hits = index.search(vector, k, namespace)
-            reader = self._connection()
+            reader = self._connection() if bm25 else None
             if reader is None:
                 return Nearest(vector, hits, None)
             close = [memory_id for memory_id, cosine in hits if cosine >= min_similarity]
