@@ -300,3 +300,29 @@ def test_filtered_top_looks_past_the_first_windows(tmp_path: Path) -> None:
     expected = Bm25Query(conn, "deploy caching", 2).top(flt)  # FTS5's answer
     assert [(h.id, h.rank) for h in hits] == [(h.id, pytest.approx(h.rank)) for h in expected]
     engine.close()
+
+
+def test_sparse_rowids_leave_bm25_to_fts5(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    near = engine.store("deploy nearby").id
+    # a copy of it under a rowid far beyond the row count (memlode never makes one; a store
+    # written by other tools might)
+    columns = [r[1] for r in engine.conn.execute("PRAGMA table_info(memories)")]
+    changed = {"id": "'far'", "content": "'deploy far away'", "content_hash": "'far'"}
+    picked = ", ".join(changed.get(c, c) for c in columns)
+    engine.conn.execute(
+        f"INSERT INTO memories (rowid, {', '.join(columns)})"
+        f" SELECT 50000000, {picked} FROM memories WHERE id = ?",
+        (near,),
+    )
+    index = TextIndex(engine.db.path)
+    index.scorer(engine.conn)
+    index.scorer(engine.conn)
+    assert index.wait(30)
+    assert index.scorer(engine.conn) is None
+    assert index.builds == 0
+    # the engine still finds both rows, through FTS5
+    hits = engine.search("deploy", k=5)
+    assert sorted(h.memory.content for h in hits) == ["deploy far away", "deploy nearby"]
+    index.close()
+    engine.close()
