@@ -177,6 +177,11 @@ class Config:
     prf_docs: int = 0
     prf_terms: int = 10
     prf_weight: float = 0.5
+    # dense pseudo-relevance feedback (Rocchio): the query vector plus this x the mean vector
+    # of the first pass's best ``dense_prf_docs`` turns, then fused again
+    dense_prf: float = 0.0
+    dense_prf_docs: int = 5
+    lemmas: bool = False  # irregular verb forms -> the base form (went, gone -> go), both sides
     extras: dict[str, Any] = field(default_factory=dict)
 
 
@@ -252,8 +257,31 @@ class ConvData:
     speaker_hit: np.ndarray | None = None  # Q x N: the turn's speaker is named in the question
 
 
+IRREGULAR = """go went gone|make made|take took taken|get got gotten|see saw seen|come came
+|know knew known|think thought|tell told|say said|give gave given|find found|feel felt
+|leave left|bring brought|begin began begun|keep kept|hold held|write wrote written|stand stood
+|hear heard|mean meant|meet met|run ran|pay paid|sit sat|speak spoke spoken|lead led
+|grow grew grown|lose lost|fall fell fallen|send sent|build built|understand understood
+|draw drew drawn|break broke broken|spend spent|rise rose risen|drive drove driven|buy bought
+|wear wore worn|choose chose chosen|throw threw thrown|catch caught|win won|teach taught
+|eat ate eaten|drink drank drunk|sing sang sung|swim swam swum|fly flew flown|ride rode ridden
+|sell sold|fight fought|forget forgot forgotten|sleep slept|feed fed|hide hid hidden
+|shoot shot|steal stole stolen|bite bit bitten|blow blew blown|dig dug|freeze froze frozen
+|hang hung|shake shook shaken|tear tore torn|wake woke woken|lend lent|flee fled"""
+
+
+def lemma_map() -> dict[str, str]:
+    groups = [g.split() for g in IRREGULAR.replace("\n", " ").split("|")]
+    flat = [w for g in groups for w in g]
+    stems = dict(zip(flat, (t[0] for t in fts_tokens(flat)), strict=True))
+    return {stems[w]: stems[g[0]] for g in groups for w in g[1:] if stems[w] != stems[g[0]]}
+
+
 def prepare(
-    conversations: list[Conversation], questions: list[Question], toks: dict[str, Any]
+    conversations: list[Conversation],
+    questions: list[Question],
+    toks: dict[str, Any],
+    lemmas: bool = False,
 ) -> list[ConvData]:
     out: list[ConvData] = []
     offset = 0
@@ -263,6 +291,10 @@ def prepare(
         turn_toks = toks["turns"][offset : offset + n]
         mine = [q for q in questions if q.sample_id == conv.sample_id]
         q_toks = [toks["questions"][qindex[id(q)]] for q in mine]
+        if lemmas:
+            lm = lemma_map()
+            turn_toks = [[lm.get(t, t) for t in seq] for seq in turn_toks]
+            q_toks = [[lm.get(t, t) for t in seq] for seq in q_toks]
         date_toks = [toks["dates"][t.date] for t in conv.turns]
         parsed = {d: parse_session_date(d) for d in {t.date for t in conv.turns}}
         my_texts = sorted({p.strftime("%B %Y") for p in parsed.values() if p})
@@ -411,7 +443,7 @@ def fts5_bm25(cd: ConvData, cfg: Config, tf: np.ndarray, q: np.ndarray) -> np.nd
     return total
 
 
-def dense_scores(cd: ConvData, cfg: Config) -> np.ndarray:
+def dense_scores(cd: ConvData, cfg: Config, qemb: np.ndarray | None = None) -> np.ndarray:
     assert cd.emb is not None and cd.qemb is not None
     e = cd.emb if cfg.dense_source == "turn" else cd.emb_win1
     assert e is not None, "run with --window-embeddings once to cache the window vectors"
@@ -421,6 +453,14 @@ def dense_scores(cd: ConvData, cfg: Config) -> np.ndarray:
         np.fill_diagonal(w, 1.0)
         e = w @ e
         e = e / np.linalg.norm(e, axis=1, keepdims=True)
+    if qemb is not None:
+        return qemb @ e.T
+    if cfg.dense_prf:
+        first = score(cd, replace(cfg, dense_prf=0.0, session=0.0, speaker=0.0))
+        top = np.argsort(-first, axis=1)[:, : cfg.dense_prf_docs]
+        q2 = cd.qemb + cfg.dense_prf * e[top].mean(axis=1)
+        q2 = q2 / np.linalg.norm(q2, axis=1, keepdims=True)
+        return q2 @ e.T
     return cd.qemb @ e.T
 
 
@@ -705,6 +745,12 @@ def ablations() -> list[Config]:
         replace(b, name="BEST, fusion .4/.6", bm25=0.4, dense=0.6),
         replace(b, name="BEST - speaker", speaker=0.0),
         replace(b, name="BEST - stopword removal", stopwords=False),
+        replace(b, name="BEST + irregular verb lemmas", lemmas=True),
+        replace(b, name="BEST + dense PRF .5x3", dense_prf=0.5, dense_prf_docs=3),
+        replace(b, name="BEST + dense PRF .5x5", dense_prf=0.5, dense_prf_docs=5),
+        replace(b, name="BEST + dense PRF 1x5", dense_prf=1.0, dense_prf_docs=5),
+        replace(b, name="BEST + dense PRF .3x10", dense_prf=0.3, dense_prf_docs=10),
+        replace(b, name="BEST + dense PRF 1x10", dense_prf=1.0, dense_prf_docs=10),
     ]
 
 
@@ -723,6 +769,7 @@ def main(argv: list[str] | None = None) -> None:
         args.data, dense=not args.no_dense, window_embeddings=args.window_embeddings
     )
     data = prepare(conversations, questions, toks)
+    lemma_data = prepare(conversations, questions, toks, lemmas=True)
     n_all = len(questions)
     n14 = sum(1 for q in questions if q.category != 5)
     print(f"{n_all} questions with evidence ({n14} in categories 1-4)")
@@ -741,7 +788,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{cfg.name:<44} | skipped: run once with --window-embeddings")
             continue
         t0 = time.time()
-        m = evaluate(data, cfg)
+        m = evaluate(lemma_data if cfg.lemmas else data, cfg)
         cats = " ".join(f"{m.get(f'cat{c}_r10', math.nan):5.3f}" for c in range(1, 6))
         print(
             f"{cfg.name:<44} | {m['all_r5']:7.3f} {m['all_r10']:6.3f} {m['all_r25']:6.3f}"
