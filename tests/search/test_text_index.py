@@ -326,3 +326,21 @@ def test_sparse_rowids_leave_bm25_to_fts5(tmp_path: Path) -> None:
     assert sorted(h.memory.content for h in hits) == ["deploy far away", "deploy nearby"]
     index.close()
     engine.close()
+
+
+def test_sees_rows_another_process_wrote(tmp_path: Path) -> None:
+    server = _engine(tmp_path)  # a long-lived process (the MCP server)
+    rng = random.Random(2)
+    for _ in range(40):
+        server.store(_text(rng, 8))
+    server.search("deploy")
+    server.search("cache")
+    assert server.text_index.wait(30)
+    assert server.text_index.scorer(server.conn) is not None
+    hook = _engine(tmp_path)  # another connection writes, as a hook process does
+    new = hook.store("zanzibar migration written elsewhere").id
+    hook.close()
+    hits = server.search("zanzibar", k=3)
+    assert [h.memory.id for h in hits] == [new]
+    assert server.text_index.builds == 1  # applied from the change log, not rebuilt
+    server.close()

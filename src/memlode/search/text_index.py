@@ -98,6 +98,8 @@ class FtsTokenizer:
         if not new:
             return
         conn = self.conn
+        clear = "INSERT INTO temp.memlode_tokenizer (memlode_tokenizer) VALUES ('delete-all')"
+        conn.execute(clear)  # in case an earlier call stopped half way
         conn.executemany(
             "INSERT INTO temp.memlode_tokenizer (rowid, piece) VALUES (?, ?)", enumerate(new)
         )
@@ -107,7 +109,7 @@ class FtsTokenizer:
         )
         for doc, term in rows:
             found.setdefault(doc, []).append(term)
-        conn.execute("INSERT INTO temp.memlode_tokenizer (memlode_tokenizer) VALUES ('delete-all')")
+        conn.execute(clear)
         for i, piece in enumerate(new):
             self.cache[piece] = tuple(found.get(i, ()))
 
