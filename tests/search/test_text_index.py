@@ -15,13 +15,8 @@ from hypothesis import strategies as st
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.search.fts import BM25_WEIGHTS, Bm25Query, fts_query, query_terms
-from memlode.search.text_index import (
-    FtsTokenizer,
-    Postings,
-    TextIndex,
-    build_postings,
-    score_query,
-)
+from memlode.search.postings import FtsTokenizer, Postings, build_postings
+from memlode.search.text_index import TextIndex, score_query
 from memlode.storage.memories import MemoryFilter
 
 WORDS = [

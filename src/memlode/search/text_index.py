@@ -8,10 +8,8 @@ numpy arrays, and scores a whole query over every row in a few milliseconds with
 formula (``fts5Bm25Function``: k1 1.2, b 0.75, IDF floored at 1e-6, ``BM25_WEIGHTS`` per
 column). Nothing is pruned, and the scores are ``bm25()``'s (up to the order of a sum).
 
-Tokens are FTS5's own: text is cut at ASCII separators (where unicode61 always cuts), and each
-distinct piece is tokenised once by a temporary FTS5 table with the same tokenizer, whose
-``fts5vocab`` instance table gives the piece's tokens. Stemming, case and diacritic folding
-and unicode separators are therefore SQLite's. A query word that makes a phrase of several
+The arrays and the tokens (FTS5's own) are ``search/postings.py``'s. A query word that makes a
+phrase of several
 tokens (``snake_case`` words, ``Caroline's``) is scored by FTS5 itself: ``bm25()`` is a sum over
 phrases, so the phrase's share is exactly a one-phrase query's score.
 
@@ -27,14 +25,11 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import sqlite3
 import threading
 import time
-from array import array
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from itertools import chain
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -42,9 +37,10 @@ import numpy.typing as npt
 
 from memlode.errors import StorageError
 from memlode.search.fts import BM25_WEIGHTS, fts_query, query_terms
+from memlode.search.postings import FtsTokenizer, Postings, build_postings, changed_rows, log_seq
 from memlode.storage.db import connect
 
-__all__ = ["FtsTokenizer", "Postings", "QueryScores", "TextIndex", "build_postings"]
+__all__ = ["QueryScores", "TextIndex", "score_query"]
 
 log = logging.getLogger(__name__)
 
@@ -52,12 +48,6 @@ log = logging.getLogger(__name__)
 K1 = 1.2
 B = 0.75
 _MIN_IDF = 1e-6
-TOKENIZER = "porter unicode61 remove_diacritics 2"  # memories_fts's (migration 0006)
-_TEXT_COLUMNS = "content, tags, search_terms, context_near, context_far"  # BM25_WEIGHTS' order
-# unicode61 cuts at every ASCII character that is not a letter or digit; everything else
-# (non-ASCII separators included) is left to FTS5 inside a piece.
-_PIECE = re.compile(r"[0-9A-Za-z\x80-\U0010ffff]+")
-_BATCH = 2_000
 # Rows changed since the build that the overlay may hold before a rebuild: a share of the
 # store, at least a floor (small stores rebuild in milliseconds anyway).
 _OVERLAY_SHARE = 0.05
@@ -65,308 +55,10 @@ _OVERLAY_FLOOR = 2_000
 # A phrase (a query word of several tokens) is scored by FTS5; one that matches more rows than
 # this would cost more than the whole FTS5 query, so the query goes to FTS5.
 PHRASE_BUDGET = 6_000
-# rowids much larger than the row count would make the dense per-row arrays wasteful.
-_MAX_SPARSITY = 4
-_MAX_CACHED_PIECES = 500_000
 # A process that searches this many times builds the index (see the module docstring).
 BUILD_AFTER_SEARCHES = 2
 # After a build that failed (an unreadable store, rowids too sparse), wait this long to retry.
 _RETRY_SECONDS = 60.0
-
-
-class FtsTokenizer:
-    """FTS5's tokenizer, run on text pieces through a temporary table of ``conn``."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        conn.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlode_tokenizer USING fts5"
-            f"(piece, content='', tokenize='{TOKENIZER}')"
-        )
-        conn.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlode_tokenizer_vocab"
-            " USING fts5vocab(temp, memlode_tokenizer, instance)"
-        )
-        self.cache: dict[str, tuple[str, ...]] = {}
-
-    def learn(self, pieces: Iterable[str]) -> None:
-        """Tokenise the pieces not yet known (one insert and one read for all of them)."""
-        asked = list(dict.fromkeys(pieces))
-        if len(self.cache) + len(asked) > _MAX_CACHED_PIECES:
-            self.cache.clear()
-        new = [p for p in asked if p not in self.cache]
-        if not new:
-            return
-        conn = self.conn
-        clear = "INSERT INTO temp.memlode_tokenizer (memlode_tokenizer) VALUES ('delete-all')"
-        conn.execute(clear)  # in case an earlier call stopped half way
-        conn.executemany(
-            "INSERT INTO temp.memlode_tokenizer (rowid, piece) VALUES (?, ?)", enumerate(new)
-        )
-        found: dict[int, list[str]] = {}
-        rows = conn.execute(
-            "SELECT doc, term FROM temp.memlode_tokenizer_vocab ORDER BY doc, offset"
-        )
-        for doc, term in rows:
-            found.setdefault(doc, []).append(term)
-        conn.execute(clear)
-        for i, piece in enumerate(new):
-            self.cache[piece] = tuple(found.get(i, ()))
-
-    def tokens(self, text: str) -> list[str]:
-        """``text``'s tokens as memories_fts stores them, in order."""
-        pieces = _PIECE.findall(text)
-        self.learn(pieces)
-        return list(chain.from_iterable(self.cache[p] for p in pieces))
-
-
-@dataclass(slots=True)
-class Postings:
-    """One store's FTS postings: a base read at ``seq`` plus an overlay of rows changed since.
-
-    ``starts[t]:starts[t+1]`` slices ``docs``/``freqs`` for token id ``t`` (rowids ascending);
-    ``freqs`` are column-weighted counts. Per-rowid arrays: ``lengths`` (tokens in the row),
-    ``present`` (the row exists), ``dead`` (its base postings are out of date).
-    """
-
-    vocab: dict[str, int]
-    starts: npt.NDArray[np.int64]
-    docs: npt.NDArray[np.int64]
-    freqs: npt.NDArray[np.float64]
-    lengths: npt.NDArray[np.float64]
-    present: npt.NDArray[np.bool_]
-    dead: npt.NDArray[np.bool_]
-    rows: int
-    tokens: int
-    seq: int
-    overlay: dict[str, dict[int, float]] = field(default_factory=dict)
-    overlay_rows: dict[int, list[str]] = field(default_factory=dict)
-    has_dead: bool = False  # some row's base postings are out of date
-
-    def postings(self, token: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-        """(rowids, weighted frequencies) of the rows holding ``token``."""
-        t = self.vocab.get(token)
-        if t is None:
-            docs, freqs = _EMPTY_DOCS, _EMPTY_FREQS
-        else:
-            docs, freqs = (
-                self.docs[self.starts[t] : self.starts[t + 1]],
-                self.freqs[self.starts[t] : self.starts[t + 1]],
-            )
-            if self.has_dead:
-                alive = ~self.dead[docs]
-                if not alive.all():
-                    docs, freqs = docs[alive], freqs[alive]
-        extra = self.overlay.get(token)
-        if extra:
-            docs = np.concatenate([docs, np.fromiter(extra, np.int64, len(extra))])
-            freqs = np.concatenate([freqs, np.fromiter(extra.values(), np.float64, len(extra))])
-        return docs, freqs
-
-    def apply(self, changed: dict[int, list[tuple[int, str]] | None], seq: int) -> None:
-        """Replace the rows in ``changed`` (rowid -> (column, token) list; None: deleted)."""
-        top = max(changed, default=0)
-        if top >= len(self.lengths):
-            grow = max(top + 1, len(self.lengths) * 2) - len(self.lengths)
-            self.lengths = np.concatenate([self.lengths, np.zeros(grow)])
-            self.present = np.concatenate([self.present, np.zeros(grow, dtype=bool)])
-            self.dead = np.concatenate([self.dead, np.zeros(grow, dtype=bool)])
-        for rowid, tokens in changed.items():
-            old = self.overlay_rows.pop(rowid, None)
-            if old is not None:
-                for token in old:
-                    self.overlay[token].pop(rowid, None)
-            else:  # its base postings, if it has any, no longer count
-                self.dead[rowid] = self.has_dead = True
-            if self.present[rowid]:
-                self.rows -= 1
-                self.tokens -= int(self.lengths[rowid])
-            self.present[rowid], self.lengths[rowid] = False, 0.0
-            if tokens is None:
-                continue
-            freqs: dict[str, float] = {}
-            for column, token in tokens:
-                freqs[token] = freqs.get(token, 0.0) + BM25_WEIGHTS[column]
-            for token, freq in freqs.items():
-                self.overlay.setdefault(token, {})[rowid] = freq
-            self.overlay_rows[rowid] = list(freqs)
-            self.present[rowid], self.lengths[rowid] = True, float(len(tokens))
-            self.rows += 1
-            self.tokens += len(tokens)
-        self.seq = seq
-
-
-_EMPTY_DOCS: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
-_EMPTY_FREQS: npt.NDArray[np.float64] = np.zeros(0, dtype=np.float64)
-
-
-def build_postings(
-    conn: sqlite3.Connection, tokenizer: FtsTokenizer, stop: threading.Event | None = None
-) -> Postings | None:
-    """Read the whole store into ``Postings`` (None when stopped, or when the rowids are too
-    sparse for per-row arrays). One read transaction, so the rows and ``seq`` agree."""
-    conn.execute("BEGIN")
-    try:
-        seq = _log_seq(conn)
-        count, top = conn.execute(
-            "SELECT count(*), coalesce(max(rowid), 0) FROM memories"
-        ).fetchone()
-        if top > _MAX_SPARSITY * count + 100_000:
-            return None
-        reader = _StoreReader(tokenizer)
-        cursor = conn.execute(f"SELECT rowid, {_TEXT_COLUMNS} FROM memories")
-        while batch := cursor.fetchmany(_BATCH):
-            if stop is not None and stop.is_set():
-                return None
-            reader.read(batch)
-    finally:
-        conn.execute("COMMIT")
-    return reader.postings(seq, top)
-
-
-# Every ASCII byte that is not a letter or digit becomes a space; the rest stay (UTF-8 bytes of
-# non-ASCII characters are all >= 0x80, so a cut never falls inside a character).
-_ASCII_CUTS = bytes(c if c >= 0x80 or chr(c).isalnum() else 0x20 for c in range(256))
-
-
-class _StoreReader:
-    """The token ids of every row's columns, read batch by batch (see ``build_postings``).
-
-    Work per token is kept in C: a cell's text is cut with ``bytes.translate``/``split`` and its
-    pieces mapped to token ids with ``map``; a piece FTS5 makes zero or several tokens of is
-    stored as a negative reference into ``multi`` and expanded once at the end.
-    """
-
-    def __init__(self, tokenizer: FtsTokenizer) -> None:
-        self.tokenizer = tokenizer
-        self.vocab: dict[str, int] = {}
-        self.ids: dict[bytes, int] = {}
-        self.multi: list[tuple[int, ...]] = []
-        self.pieces: array[int] = array("q")
-        self.cell_rows: array[int] = array("q")
-        self.cell_columns: array[int] = array("b")
-        self.cell_sizes: array[int] = array("q")
-        self.rowids: array[int] = array("q")
-
-    def read(self, batch: list[tuple[int, str, str, str, str, str]]) -> None:
-        cells: list[tuple[int, int, list[bytes]]] = []
-        for rowid, *texts in batch:
-            self.rowids.append(rowid)
-            for column, text in enumerate(texts):
-                if text:
-                    pieces = text.encode().translate(_ASCII_CUTS).split()
-                    if pieces:
-                        cells.append((rowid, column, pieces))
-        unknown = set().union(*(pieces for _, _, pieces in cells)) - self.ids.keys()
-        if unknown:
-            self._learn(unknown)
-        lookup = self.ids.__getitem__
-        for rowid, column, pieces in cells:
-            self.pieces.extend(map(lookup, pieces))
-            self.cell_rows.append(rowid)
-            self.cell_columns.append(column)
-            self.cell_sizes.append(len(pieces))
-
-    def _learn(self, pieces: set[bytes]) -> None:
-        text = {piece: piece.decode() for piece in pieces}
-        self.tokenizer.learn(text.values())
-        vocab = self.vocab
-        for piece, decoded in text.items():
-            tokens = tuple(vocab.setdefault(t, len(vocab)) for t in self.tokenizer.cache[decoded])
-            if len(tokens) == 1:
-                self.ids[piece] = tokens[0]
-            else:
-                self.ids[piece] = -1 - len(self.multi)
-                self.multi.append(tokens)
-
-    def postings(self, seq: int, top: int) -> Postings:
-        pieces = _int64(self.pieces)
-        cell_of_piece = np.repeat(np.arange(len(self.cell_sizes)), _int64(self.cell_sizes))
-        refs = np.flatnonzero(pieces < 0)
-        if len(refs):  # expand the pieces of zero or several tokens
-            multi = [self.multi[-1 - int(pieces[j])] for j in refs]
-            counts = np.ones(len(pieces), dtype=np.int64)
-            counts[refs] = [len(m) for m in multi]
-            terms = np.repeat(pieces, counts)
-            at = np.cumsum(counts) - counts
-            for j, tokens in zip(refs, multi, strict=True):
-                terms[at[j] : at[j] + len(tokens)] = tokens
-            token_cells = np.repeat(cell_of_piece, counts)
-        else:
-            terms, token_cells = pieces, cell_of_piece
-        docs = _int64(self.cell_rows)[token_cells]
-        column_weight = np.asarray(BM25_WEIGHTS, dtype=np.float64)
-        columns = np.frombuffer(self.cell_columns, dtype=np.int8).astype(np.int64)
-        weights = column_weight[columns][token_cells]
-        return _aggregate(self.vocab, terms, docs, weights, _int64(self.rowids), seq, top)
-
-
-def _int64(values: array[int]) -> npt.NDArray[np.int64]:
-    return np.frombuffer(values, dtype=np.int64) if len(values) else _EMPTY_DOCS
-
-
-def _aggregate(
-    vocab: dict[str, int],
-    terms: npt.NDArray[np.int64],
-    docs: npt.NDArray[np.int64],
-    weights: npt.NDArray[np.float64],
-    rowids: npt.NDArray[np.int64],
-    seq: int,
-    top: int,
-) -> Postings:
-    # One entry per (token, row): sorted stably, so a row's weights add up in the order of its
-    # columns and positions, as bm25() adds them.
-    keys = (terms << 32) | docs
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    if len(keys):
-        starts_at = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        freqs = np.add.reduceat(weights[order], starts_at)
-    else:
-        starts_at, freqs = _EMPTY_DOCS, _EMPTY_FREQS
-    first = keys[starts_at]
-    post_terms, post_docs = first >> 32, first & 0xFFFFFFFF
-    size = top + 1
-    present = np.zeros(size, dtype=bool)
-    present[rowids] = True
-    return Postings(
-        vocab=vocab,
-        starts=np.searchsorted(post_terms, np.arange(len(vocab) + 1)).astype(np.int64),
-        docs=post_docs.astype(np.int64),
-        freqs=freqs.astype(np.float64),
-        lengths=np.bincount(docs, minlength=size).astype(np.float64),
-        present=present,
-        dead=np.zeros(size, dtype=bool),
-        rows=len(rowids),
-        tokens=len(terms),
-        seq=seq,
-    )
-
-
-def _log_seq(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT coalesce(max(seq), 0) FROM memories_fts_log").fetchone()[0])
-
-
-def changed_rows(
-    conn: sqlite3.Connection, tokenizer: FtsTokenizer, rowids: Sequence[int]
-) -> dict[int, list[tuple[int, str]] | None]:
-    """rowid -> its (column, token) list now, or None for a row that no longer exists."""
-    out: dict[int, list[tuple[int, str]] | None] = dict.fromkeys(rowids)
-    for start in range(0, len(rowids), 500):
-        chunk = list(rowids[start : start + 500])
-        rows = conn.execute(
-            f"SELECT rowid, {_TEXT_COLUMNS} FROM memories"
-            f" WHERE rowid IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ).fetchall()
-        for rowid, *texts in rows:
-            out[rowid] = [
-                (column, token)
-                for column, text in enumerate(texts)
-                if text
-                for token in tokenizer.tokens(text)
-            ]
-    return out
 
 
 @dataclass(slots=True)
@@ -505,7 +197,7 @@ class TextIndex:
         return score_query(postings, self.tokenizer(conn), conn, terms)
 
     def _refresh(self, conn: sqlite3.Connection, current: Postings) -> Postings | None:
-        seq = _log_seq(conn)
+        seq = log_seq(conn)
         if seq == current.seq:
             return current
         oldest = conn.execute("SELECT min(seq) FROM memories_fts_log").fetchone()[0]
