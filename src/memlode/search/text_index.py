@@ -67,12 +67,18 @@ class QueryScores:
     matches."""
 
     scores: npt.NDArray[np.float64]
+    _matched: npt.NDArray[np.intp] | None = None  # rowids with a rank, found once
+
+    def _rows(self) -> npt.NDArray[np.intp]:
+        if self._matched is None:
+            self._matched = np.flatnonzero(self.scores > 0)
+        return self._matched
 
     def best(self, limit: int, skip: int = 0) -> list[tuple[int, float]]:
         """The (rowid, rank) of the matching rows ranked ``skip`` to ``skip + limit``, best
         first; ties by rowid, as FTS5's ``ORDER BY score`` with rowid order."""
         scores = self.scores
-        matched = np.flatnonzero(scores > 0)
+        matched = self._rows()
         want = skip + limit
         if len(matched) > want:
             part = np.argpartition(-scores[matched], want - 1)[:want]
@@ -83,7 +89,7 @@ class QueryScores:
         return [(int(r), float(scores[r])) for r in matched[order]]
 
     def matched(self) -> int:
-        return int(np.count_nonzero(self.scores > 0))
+        return len(self._rows())
 
     def ranks(self, rowids: Iterable[int]) -> dict[int, float]:
         scores, size = self.scores, len(self.scores)
