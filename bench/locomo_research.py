@@ -255,6 +255,7 @@ class ConvData:
     emb_win1: np.ndarray | None = None
     qproper: np.ndarray | None = None  # Q x V: term came from a capitalised word
     speaker_hit: np.ndarray | None = None  # Q x N: the turn's speaker is named in the question
+    vocab: dict[str, int] = field(default_factory=dict)  # term -> column
 
 
 IRREGULAR = """go went gone|make made|take took taken|get got gotten|see saw seen|come came
@@ -345,6 +346,7 @@ def prepare(
                 emb=emb,
                 qemb=qemb,
                 emb_win1=toks["emb_win1"][offset : offset + n] if "emb_win1" in toks else None,
+                vocab=vocab,
                 speaker_hit=np.array(
                     [
                         [

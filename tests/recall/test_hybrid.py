@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.errors import InvalidInput
+from memlode.search.hybrid import recall
 from memlode.types import format_ts, utcnow
 
 
@@ -224,3 +226,37 @@ def test_bm25_filter_falls_back_when_other_namespaces_dominate(engine: Engine) -
 
     hits = bm25_search(engine.conn, "kafka consumer lag", engine.filter(None), 5)
     assert [h.id for h in hits] == [mine.id]
+
+
+def _rank(engine: Engine, query: str, question_penalty: float | None = None) -> list[str]:
+    params = engine.recall_params()
+    if question_penalty is not None:
+        params = replace(params, question_penalty=question_penalty)
+    hits = recall(engine.conn, query, engine.filter(), 5, params, now=utcnow())
+    return [h.memory.id for h in hits]
+
+
+def test_a_memory_that_only_asks_ranks_below_its_answer(engine: Engine) -> None:
+    asks = engine.store("Melanie: What did you name the new puppy? \n", source="conversation")
+    tells = engine.store("Caroline: The new puppy is named Rex, after my grandfather's dog")
+    # On words alone the question wins: it is shorter, with the same query words.
+    assert _rank(engine, "name of the new puppy", question_penalty=0.0)[:2] == [asks.id, tells.id]
+    assert _rank(engine, "name of the new puppy")[:2] == [tells.id, asks.id]
+
+    hits = {h.memory.id: h for h in engine.search("name of the new puppy", k=5)}
+    assert hits[asks.id].signals["question"] < 0
+    assert "question" not in hits[tells.id].signals
+    assert hits[asks.id].score == pytest.approx(sum(hits[asks.id].signals.values()))
+
+
+def test_only_single_utterances_count_as_asking(engine: Engine) -> None:
+    # A transcript turn joins the user's request, the answer and the next request: ending in
+    # a question does not make it empty of facts.
+    turn = engine.store(
+        "User: rename the worker pool\nAssistant: renamed it to TaskPool in pool.py\n"
+        "User: does the pool still drain on shutdown?",
+        source="transcript",
+    )
+    hits = engine.search("worker pool rename", k=3)
+    assert hits[0].memory.id == turn.id
+    assert "question" not in hits[0].signals

@@ -21,8 +21,13 @@ __all__ = ["CandidateRow", "conversation_neighbours", "load_rows", "passes"]
 
 _COLUMNS = (
     "rowid, id, memory_type, importance, confidence, tags, namespace, source, session_id,"
-    " created_at, metadata"
+    " created_at, metadata,"
+    # Does the text end in a question mark (trailing white space aside)? See ``asks``.
+    " substr(rtrim(content, ' ' || char(9, 10, 13)), -1) = '?'"
 )
+# Transcript turns join several messages (user, assistant, next user): one that ends in a
+# question still holds the answer before it, so only single utterances count as asking.
+_MULTI_MESSAGE_SOURCES = frozenset({"transcript"})
 _CHUNK = 500
 
 
@@ -40,6 +45,7 @@ class CandidateRow:
     created_at: str
     evergreen: bool  # metadata says so
     path: str | None  # metadata's path, for the evergreen file names
+    asks: bool = False  # one utterance that ends in a question: it asks rather than tells
 
     @property
     def conversation(self) -> str | None:
@@ -56,7 +62,20 @@ def load_rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Candida
         rows = conn.execute(
             f"SELECT {_COLUMNS} FROM memories WHERE id IN ({','.join('?' * len(chunk))})", chunk
         )
-        for rowid, memory_id, kind, imp, conf, tags, ns, source, session, created, meta in rows:
+        for (
+            rowid,
+            memory_id,
+            kind,
+            imp,
+            conf,
+            tags,
+            ns,
+            source,
+            session,
+            created,
+            meta,
+            question,
+        ) in rows:
             evergreen, path = _metadata_marks(meta)
             out[memory_id] = CandidateRow(
                 rowid,
@@ -71,6 +90,7 @@ def load_rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Candida
                 created,
                 evergreen,
                 path,
+                bool(question) and source not in _MULTI_MESSAGE_SOURCES,
             )
     return out
 

@@ -16,7 +16,8 @@ Pipeline for one query:
    have — no vectors, no graph, no time in the query — drops out and the remaining weights are
    re-normalised), so scores stay comparable with the minimum score;
 4. session context: a memory's relevance is lifted by the relevance of its neighbours in the
-   same session (conversation turns answer questions together);
+   same session (conversation turns answer questions together); a memory that only asks a
+   question loses a share of the best score (its answer is elsewhere);
 5. MMR re-ranking for diversity (cosine between vectors; Jaccard over words without vectors),
    then the minimum score.
 
@@ -78,6 +79,11 @@ MIN_VECTOR_SIMILARITY = 0.2
 DEFAULT_SMOOTHING = 0.5
 DEFAULT_SESSION_PRIOR = 0.4
 SESSION_TOP = 2
+# A memory that is one utterance ending in a question ("What's their name?") names the topic
+# but rarely holds the fact asked about; the answer is the turn after it. It loses this share
+# of the best score. LoCoMo (bench/locomo_research.py and the eval, bench/RESULTS.md): 0.1 is
+# the best of 0.02-0.3 on both halves of the data; turn recall@5 +0.016.
+DEFAULT_QUESTION_PENALTY = 0.1
 # Sources whose score decays with age (memory files: issue 7); others only get the recency
 # signal. The floor keeps a stale note findable instead of erasing it.
 DECAY_SOURCES = frozenset({"doc"})
@@ -98,6 +104,7 @@ class RecallParams:
     candidates: int = DEFAULT_CANDIDATES
     smoothing: float = DEFAULT_SMOOTHING
     session_prior: float = DEFAULT_SESSION_PRIOR
+    question_penalty: float = DEFAULT_QUESTION_PENALTY
     decay_sources: frozenset[str] = DECAY_SOURCES
     scoring_budget: int = SCORING_BUDGET  # BM25 rows scored per query (search/fts.py)
 
@@ -123,6 +130,7 @@ class RecallParams:
             "candidates": self.candidates,
             "smoothing": self.smoothing,
             "session_prior": self.session_prior,
+            "question_penalty": self.question_penalty,
             "decay_sources": sorted(self.decay_sources),
             "scoring_budget": self.scoring_budget,
         }
@@ -250,6 +258,11 @@ def recall(
     if params.session_prior > 0:
         bonus = _session_prior(scored, rows, params.session_prior)
         scored = [(i, score + bonus[i]) for i, score in scored]
+    penalty: dict[str, float] = {}
+    if params.question_penalty > 0 and scored:
+        cut = params.question_penalty * max(s[1] for s in scored)
+        penalty = {i: -cut for i, _ in scored if rows[i].asks}
+        scored = [(i, score + penalty.get(i, 0.0)) for i, score in scored]
     scored.sort(key=lambda item: (-item[1], item[0]))
 
     ranked_ids = [s[0] for s in scored]
@@ -272,7 +285,13 @@ def recall(
         ScoredHit(
             memories[i],
             final[i],
-            _contributions(raw[i], active, rows[i].source in params.decay_sources, bonus.get(i)),
+            _contributions(
+                raw[i],
+                active,
+                rows[i].source in params.decay_sources,
+                bonus.get(i),
+                penalty.get(i),
+            ),
         )
         for i in out_ids
         if i in memories
@@ -284,9 +303,11 @@ def _contributions(
     active: list[tuple[str, float]],
     decays: bool,
     session_bonus: float | None,
+    question_penalty: float | None = None,
 ) -> dict[str, float]:
     """Each signal's weighted share of a hit's score (what ``--explain`` shows); they sum to
-    the score, with the age decay of a memory file and the session bonus as their own parts."""
+    the score, with the age decay of a memory file, the session bonus and the question
+    penalty as their own parts."""
     contributions = {name: weight * values[name] for name, weight in active}
     if decays:
         factor = max(values["recency"], DECAY_FLOOR)
@@ -297,6 +318,8 @@ def _contributions(
             contributions["decay"] = total * (factor - 1.0)
     if session_bonus is not None:
         contributions["session"] = session_bonus
+    if question_penalty is not None:
+        contributions["question"] = question_penalty
     return contributions
 
 
