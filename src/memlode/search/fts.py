@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from memlode.search.word_forms import with_word_forms
 from memlode.storage.memories import MemoryFilter
 from memlode.textutil import identifier_parts, words
 
@@ -38,6 +39,7 @@ __all__ = [
     "RowScores",
     "TermFrequencies",
     "bm25_search",
+    "bm25_terms",
     "fts_query",
     "query_terms",
     "rank_ids",
@@ -97,6 +99,13 @@ def query_terms(text: str, *, drop_stopwords: bool = True) -> list[str]:
         if kept:
             return kept
     return out
+
+
+def bm25_terms(text: str, *, drop_stopwords: bool = True) -> list[str]:
+    """The terms BM25 ORs for a query: ``query_terms`` plus the other forms of its irregular
+    verbs (``search/word_forms.py``), so "went" also finds "go"."""
+    terms = query_terms(text, drop_stopwords=drop_stopwords)
+    return with_word_forms(terms, STOPWORDS if drop_stopwords else ())
 
 
 def fts_query(terms: list[str]) -> str:
@@ -200,7 +209,7 @@ class Bm25Query:
         self.conn = conn
         self.limit = limit
         self.scores = scores
-        terms = query_terms(query, drop_stopwords=drop_stopwords)
+        terms = bm25_terms(query, drop_stopwords=drop_stopwords)
         self.expressions = (
             _expressions(conn, terms, limit * _OVERFETCH, budget, frequencies)
             if terms and scores is None
@@ -258,7 +267,7 @@ def rank_ids(
     conn: sqlite3.Connection, query: str, ids: list[str], *, drop_stopwords: bool = True
 ) -> dict[str, float]:
     """``Bm25Query.ranks`` by memory id: the whole query's rank of each id matching a term."""
-    expression = fts_query(query_terms(query, drop_stopwords=drop_stopwords))
+    expression = fts_query(bm25_terms(query, drop_stopwords=drop_stopwords))
     if not ids or not expression:
         return {}
     rows = conn.execute(

@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memlode.errors import StorageError
-from memlode.search.fts import BM25_WEIGHTS, fts_query, query_terms
+from memlode.search.fts import BM25_WEIGHTS, bm25_terms, fts_query
 from memlode.search.postings import FtsTokenizer, Postings, build_postings, changed_rows, log_seq
 from memlode.storage.db import connect
 
@@ -197,7 +197,7 @@ class TextIndex:
         self, conn: sqlite3.Connection, postings: Postings, query: str
     ) -> QueryScores | None:
         """Every row's BM25 rank for ``query`` (the terms ``Bm25Query`` would OR), or None."""
-        terms = query_terms(query)
+        terms = bm25_terms(query)
         if not terms:
             return None
         return score_query(postings, self.tokenizer(conn), conn, terms)
