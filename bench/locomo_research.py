@@ -182,6 +182,11 @@ class Config:
     dense_prf: float = 0.0
     dense_prf_docs: int = 5
     lemmas: bool = False  # irregular verb forms -> the base form (went, gone -> go), both sides
+    # query side only (what memlode ships, search/word_forms.py): each irregular verb form in
+    # the question also asks for its other forms, with this weight
+    verb_forms: float = 0.0
+    # subtracted (on max-normalised scores) from a turn whose text ends in "?" (search/hybrid.py)
+    question_penalty: float = 0.0
     extras: dict[str, Any] = field(default_factory=dict)
 
 
@@ -256,6 +261,7 @@ class ConvData:
     qproper: np.ndarray | None = None  # Q x V: term came from a capitalised word
     speaker_hit: np.ndarray | None = None  # Q x N: the turn's speaker is named in the question
     vocab: dict[str, int] = field(default_factory=dict)  # term -> column
+    only_asks: np.ndarray | None = None  # N: the turn's text ends in a question mark
 
 
 IRREGULAR = """go went gone|make made|take took taken|get got gotten|see saw seen|come came
@@ -347,6 +353,7 @@ def prepare(
                 qemb=qemb,
                 emb_win1=toks["emb_win1"][offset : offset + n] if "emb_win1" in toks else None,
                 vocab=vocab,
+                only_asks=np.array([t.text.strip().endswith("?") for t in conv.turns]),
                 speaker_hit=np.array(
                     [
                         [
@@ -378,7 +385,38 @@ def query_vectors(cd: ConvData, cfg: Config) -> np.ndarray:
     # A question made only of stop words keeps them (as the engine's sanitiser does).
     empty = kept.sum(axis=1) == 0
     kept[empty] = q[empty]
+    if cfg.verb_forms:
+        kept = kept + cfg.verb_forms * verb_form_matrix(cd, kept)
     return kept
+
+
+def verb_form_matrix(cd: ConvData, q: np.ndarray) -> np.ndarray:
+    """Q x V: the other forms' columns of each irregular verb the query holds (not asked yet)."""
+    groups = verb_groups()
+    add = np.zeros_like(q)
+    terms = {j: t for t, j in cd.vocab.items()}
+    for i, j in zip(*np.nonzero(q), strict=True):
+        for other in groups.get(terms[int(j)], ()):
+            k = cd.vocab.get(other)
+            if k is not None and q[i, k] == 0:
+                add[i, k] = 1.0
+    return add
+
+
+_VERB_GROUPS: dict[str, set[str]] = {}
+
+
+def verb_groups() -> dict[str, set[str]]:
+    """FTS5 stem -> the stems of its irregular verb's forms (go -> {go, went, gone})."""
+    if not _VERB_GROUPS:
+        groups = [g.split() for g in IRREGULAR.replace("\n", " ").split("|")]
+        flat = [w for g in groups for w in g]
+        stem = dict(zip(flat, (t[0] for t in fts_tokens(flat)), strict=True))
+        for g in groups:
+            stems = {stem[w] for w in g}
+            for one in stems:
+                _VERB_GROUPS.setdefault(one, set()).update(stems - {one})
+    return _VERB_GROUPS
 
 
 def lexical(cd: ConvData, cfg: Config, q: np.ndarray) -> np.ndarray:
@@ -508,6 +546,8 @@ def score(cd: ConvData, cfg: Config) -> np.ndarray:
         fused = normalise(fused, "max") + cfg.session * ss[:, idx]
     if cfg.speaker and cd.speaker_hit is not None:
         fused = normalise(fused, "max") + cfg.speaker * cd.speaker_hit
+    if cfg.question_penalty and cd.only_asks is not None:
+        fused = normalise(fused, "max") - cfg.question_penalty * cd.only_asks[None, :]
     return fused
 
 
@@ -707,6 +747,24 @@ BEST = Config(
 )
 
 
+# What memlode ships since session 5: BEST plus the question penalty and the verb forms.
+SHIPPED = replace(BEST, name="SHIPPED", question_penalty=0.1, verb_forms=1.0)
+
+
+def shipped_ablations() -> list[Config]:
+    s = SHIPPED
+    return [
+        s,
+        replace(s, name="SHIPPED - question penalty", question_penalty=0.0),
+        replace(s, name="SHIPPED - verb forms", verb_forms=0.0),
+        replace(s, name="SHIPPED, question penalty .05", question_penalty=0.05),
+        replace(s, name="SHIPPED, question penalty .15", question_penalty=0.15),
+        replace(s, name="SHIPPED, question penalty .2", question_penalty=0.2),
+        replace(s, name="SHIPPED, verb forms .5", verb_forms=0.5),
+        replace(s, name="SHIPPED, verb forms -> lemmas both sides", verb_forms=0.0, lemmas=True),
+    ]
+
+
 def ablations() -> list[Config]:
     b = BEST
     return [
@@ -783,7 +841,7 @@ def main(argv: list[str] | None = None) -> None:
     print(head)
     print("-" * len(head))
     wanted = [w.strip() for w in args.only.split(",") if w.strip()]
-    for cfg in [*variants(not args.no_dense), *ablations()]:
+    for cfg in [*variants(not args.no_dense), *ablations(), *shipped_ablations()]:
         if wanted and not any(w in cfg.name for w in wanted):
             continue
         if cfg.dense and cfg.dense_source == "win1" and "emb_win1" not in toks:
