@@ -8,7 +8,10 @@ what ``memlode mcp`` does before it serves, next to a bare interpreter.
 
 Round trips are ``recall_memory`` calls on one warm server over a store of N memories, with the
 deterministic embedder by default (``--embed local`` for the real model), after the background
-embedder has caught up.
+embedder has caught up. Then every part of the server that embeds is made to embed (a tool
+call, the background embedder after a store, the resident socket a hook asks) and the server's
+resident memory (VmRSS, Linux) is read: with ``--embed local`` it shows how many copies of the
+model the process holds.
 
     python bench/bench_mcp.py                  # 10 starts, 200 recalls over 2,000 memories
     python bench/bench_mcp.py --starts 20 --memories 10000 --json
@@ -68,12 +71,45 @@ def _summary(values: list[float]) -> dict[str, float]:
 
 
 def _params(home: Path, project: Path, embed: str) -> StdioServerParameters:
+    env = {"MEMLODE_HOME": str(home), "MEMLODE_EMBED_PROVIDER": embed}
+    if "PYTHONPATH" in os.environ:  # to measure another checkout's code with this venv
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memlode", "mcp"],
-        env={"MEMLODE_HOME": str(home), "MEMLODE_EMBED_PROVIDER": embed},
-        cwd=str(project),
+        command=sys.executable, args=["-m", "memlode", "mcp"], env=env, cwd=str(project)
     )
+
+
+def _server_rss_mb() -> float | None:
+    """VmRSS of this process's ``memlode mcp`` child (Linux /proc), in MB."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and b"mcp" in cmdline:
+            for line in (stat.parent / "status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    return None
+
+
+async def _every_embedder_used(session: ClientSession, home: Path, db: str) -> float | None:
+    """Make the tools, the background embedder and the resident socket each embed, then read
+    the server's resident memory."""
+    from memlode.hooks._resident import vector_hits
+
+    stored = await session.call_tool(
+        "store_memory", {"content": "the resident socket answers hooks", "memory_type": "context"}
+    )
+    assert not stored.is_error, stored.content
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the socket appears once the server has started it
+        if vector_hits(str(home), "resident socket", "proj", 5, 2000, db):
+            break
+        await anyio.sleep(0.2)
+    await anyio.sleep(3)  # the background embedder's round after the store
+    return _server_rss_mb()
 
 
 def _project(root: Path) -> Path:
@@ -153,7 +189,12 @@ async def _recalls(home: Path, project: Path, embed: str, calls: int) -> dict[st
                 )
                 times.append(time.perf_counter() - started)
                 assert not result.is_error, result.content
-            return {"first_call_ms": round(first_time * 1000, 1), "warm": _summary(times)}
+            db = str(home / "memlode.db")
+            return {
+                "first_call_ms": round(first_time * 1000, 1),
+                "warm": _summary(times),
+                "server_rss_mb": await _every_embedder_used(session, home, db),
+            }
 
 
 def bench_recall(memories: int, calls: int, embed: str) -> dict[str, Any]:
@@ -206,6 +247,10 @@ def main() -> None:
         f"recall_memory round trip over {recall['memories']} memories (k=10): "
         f"p50 {warm['p50_ms']} ms, p90 {warm['p90_ms']} ms (n={warm['n']}); "
         f"first call {recall['first_call_ms']} ms"
+    )
+    print(
+        "server resident memory after the tools, the background embedder and the resident"
+        f" socket have each embedded: {recall['server_rss_mb']} MB"
     )
 
 

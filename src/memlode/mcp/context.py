@@ -6,6 +6,12 @@ engine through a lock; the background embedder has its own connection and never 
 The engine is opened on first use, so the server answers ``initialize`` and ``tools/list``
 without touching the database.
 
+Every engine of the server process (the tools', the background embedder's, the resident
+vector socket's, the memory-file watcher's) comes from ``open_engine``, which gives it the
+server's one embedder: the local model is loaded once per process, not once per thread (each
+copy is ~90 MB and a second or two of CPU to load). Embedders are safe to share between threads
+(``CachedEmbedder`` locks its cache; the local model locks its loading).
+
 Errors: a ``MemlodeError`` (bad input, unknown id, storage failure) becomes a ``ToolError``
 whose text says what to change; the SDK turns it into an ``isError`` result the model reads.
 """
@@ -27,9 +33,12 @@ from memlode.errors import InvalidInput, MemlodeError, MissingDependency, NotFou
 from memlode.project import detect_namespace
 
 if TYPE_CHECKING:
+    from memlode.embed import Embedder
     from memlode.engine import Engine
 
-__all__ = ["ToolContext", "tool_error"]
+__all__ = ["EngineOpener", "ToolContext", "tool_error"]
+
+EngineOpener = Callable[[], "Engine"]
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +87,9 @@ class ToolContext:
         self._lock = threading.Lock()
         self._engine: Engine | None = None
         self._closed = False
+        self._embedder_lock = threading.Lock()
+        self._embedder: Embedder | None = None
+        self._embedder_made = False
         self.extras: dict[str, Callable[[], object]] = {}  # status reporters (e.g. the embedder)
 
     @property
@@ -94,10 +106,34 @@ class ToolContext:
             if self._closed:
                 raise StorageError("the server is shutting down; no more calls are served")
             if self._engine is None:
-                from memlode.engine import Engine
-
-                self._engine = Engine(self.settings, cwd=self.cwd)
+                self._engine = self.open_engine()
             yield self._engine
+
+    def open_engine(self) -> Engine:
+        """A new engine on the server's store (the caller closes it) that embeds with the
+        server's shared embedder. Without one (provider ``none``, or it cannot be made) the
+        engine keeps its own lazy embedder, which records the same error for the tools."""
+        from memlode.engine import Engine
+
+        engine = Engine(self.settings, cwd=self.cwd)
+        embedder = self.shared_embedder()
+        if embedder is not None:
+            engine.embeddings.use_embedder(embedder)
+        return engine
+
+    def shared_embedder(self) -> Embedder | None:
+        """The process's one embedder, made on first use (cheap: the model loads on first
+        ``embed``); None when embeddings are off or unavailable."""
+        with self._embedder_lock:
+            if not self._embedder_made:
+                self._embedder_made = True
+                from memlode.embed import make_embedder
+
+                try:
+                    self._embedder = make_embedder(self.settings, self.settings.home / "models")
+                except MemlodeError as exc:
+                    log.info("no shared embedder; each engine reports why: %s", exc)
+            return self._embedder
 
     def run(self, fn: Callable[[Engine], T], *, writes: bool = False) -> T:
         """``fn(engine)`` with engine errors turned into tool errors the model can act on."""

@@ -11,9 +11,12 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
+
+if TYPE_CHECKING:
+    from memlode.mcp.context import EngineOpener
 
 __all__ = ["DocsWatcher"]
 
@@ -22,11 +25,16 @@ log = logging.getLogger(__name__)
 
 class DocsWatcher:
     def __init__(
-        self, settings: Settings, cwd: Path, on_change: Callable[[], None] | None = None
+        self,
+        settings: Settings,
+        cwd: Path,
+        on_change: Callable[[], None] | None = None,
+        open_engine: EngineOpener | None = None,
     ) -> None:
         self.settings = settings
         self.cwd = cwd
         self.on_change = on_change
+        self.open_engine = open_engine  # the server's (shared embedder); else a plain Engine
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.reports = 0
@@ -51,7 +59,8 @@ class DocsWatcher:
         from memlode.watch import watch_docs
 
         try:
-            with Engine(self.settings, cwd=self.cwd) as engine:
+            opened = self.open_engine() if self.open_engine else Engine(self.settings, cwd=self.cwd)
+            with opened as engine:
                 watch_docs(engine, cwd=self.cwd, stop_event=self._stop, on_index=self._indexed)
         except Exception:  # the server keeps serving without the watcher
             log.exception("the memory-file watcher stopped")

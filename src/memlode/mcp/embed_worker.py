@@ -20,6 +20,7 @@ from memlode.errors import MissingDependency
 
 if TYPE_CHECKING:
     from memlode.engine import Engine
+    from memlode.mcp.context import EngineOpener
 
 __all__ = ["BackgroundEmbedder"]
 
@@ -49,9 +50,11 @@ class BackgroundEmbedder:
         batch_size: int = DEFAULT_BATCH_SIZE,
         idle_seconds: float = DEFAULT_IDLE_SECONDS,
         start_delay: float = DEFAULT_START_DELAY,
+        open_engine: EngineOpener | None = None,
     ) -> None:
         self.settings = settings
         self.cwd = cwd
+        self.open_engine = open_engine  # the server's (shared embedder); else a plain Engine
         self.batch_size = batch_size
         self.idle_seconds = idle_seconds
         self.start_delay = start_delay
@@ -117,9 +120,12 @@ class BackgroundEmbedder:
             self._set_state("stopped")
             return
         try:
-            from memlode.engine import Engine
+            if self.open_engine is not None:
+                engine = self.open_engine()
+            else:
+                from memlode.engine import Engine
 
-            engine = Engine(self.settings, cwd=self.cwd)
+                engine = Engine(self.settings, cwd=self.cwd)
         except Exception as exc:  # the tools report storage problems; here we only stop
             log.warning("background embedder cannot open the store: %s", exc)
             self._set_state("failed", str(exc))

@@ -20,9 +20,12 @@ import os
 import socket
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
+
+if TYPE_CHECKING:
+    from memlode.mcp.context import EngineOpener
 
 __all__ = ["SOCKET_NAME", "ResidentVectors"]
 
@@ -34,9 +37,12 @@ MAX_K = 50
 
 
 class ResidentVectors:
-    def __init__(self, settings: Settings, cwd: Path) -> None:
+    def __init__(
+        self, settings: Settings, cwd: Path, open_engine: EngineOpener | None = None
+    ) -> None:
         self.settings = settings
         self.cwd = cwd
+        self.open_engine = open_engine  # the server's (shared embedder); else a plain Engine
         self.path = settings.home / SOCKET_NAME
         self._server: socket.socket | None = None
         self._thread: threading.Thread | None = None
@@ -80,7 +86,7 @@ class ResidentVectors:
 
         assert self._server is not None
         try:
-            engine = Engine(self.settings, cwd=self.cwd)
+            engine = self.open_engine() if self.open_engine else Engine(self.settings, cwd=self.cwd)
         except Exception:
             log.exception("resident vectors: cannot open the store")
             return

@@ -88,19 +88,31 @@ def build_server(
         from memlode.mcp.registry import register_all
 
         ctx = ToolContext(settings, cwd=cwd)
-        embedder = BackgroundEmbedder(settings, cwd=ctx.cwd) if embed_in_background else None
+        # Every engine below comes from ctx.open_engine: one embedder (one model) per process.
+        embedder = (
+            BackgroundEmbedder(settings, cwd=ctx.cwd, open_engine=ctx.open_engine)
+            if embed_in_background
+            else None
+        )
         if embedder is not None:
             ctx.set_write_listener(embedder.wake)
             ctx.extras["background_embedder"] = embedder.status
         from memlode.mcp.resident import ResidentVectors
 
-        resident = ResidentVectors(settings, ctx.cwd) if settings.embed_provider != "none" else None
+        resident = (
+            ResidentVectors(settings, ctx.cwd, ctx.open_engine)
+            if settings.embed_provider != "none"
+            else None
+        )
         watcher = None
         if watch_docs:
             from memlode.mcp.docs_watcher import DocsWatcher
 
             watcher = DocsWatcher(
-                settings, ctx.cwd, embedder.wake if embedder is not None else None
+                settings,
+                ctx.cwd,
+                embedder.wake if embedder is not None else None,
+                open_engine=ctx.open_engine,
             )
 
         @contextlib.asynccontextmanager
