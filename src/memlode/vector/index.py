@@ -3,8 +3,17 @@
 The source of truth is ``memory_embeddings``; this index is derived. It is held in memory by a
 long-lived process and mirrored to ``<cache_dir>/vectors-<model>.npy`` (+ ids) so that a fresh
 process memory-maps it instead of decoding 100k BLOBs. Staleness is one query: the per-model
-change counter that triggers keep in ``vector_state``. Inserts since the last load are appended;
-deletions or updates trigger a full rebuild.
+change counter that triggers keep in ``vector_state``. Inserts since the last load are appended
+(into spare capacity: ``vector/growing.py``); deletions or updates trigger a full rebuild. An
+append is told from anything else by the count *and* the sum of the embedding rowids: a row
+re-embedded from another model is updated in place (an old rowid), and with one of this
+model's rows deleted meanwhile the count looks like nothing happened, but the sum does not.
+
+The mirror is rewritten after a rebuild, and after appends only once they add up to
+``MIRROR_EVERY`` rows or ``MIRROR_SHARE`` of the index: a server embedding 32 rows at a time
+used to write the whole 154 MB matrix (100k rows) for each batch. A process that finds an older
+mirror maps it and appends the rows added since, when the count and rowid sum say that is all
+that changed; otherwise it rebuilds.
 
 Search is exact below ``projection.MIN_ROWS`` vectors: one matrix-vector product. Above it, a
 PCA projection shortlists rows for the exact product (``memlode.vector.projection``): at 100k x
@@ -21,10 +30,12 @@ import logging
 import math
 import os
 import sqlite3
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memlode.vector.growing import append_rows
 from memlode.vector.projection import MIN_ROWS, Projection, fit_projection
 
 if TYPE_CHECKING:
@@ -34,6 +45,12 @@ if TYPE_CHECKING:
 __all__ = ["VectorIndex"]
 
 log = logging.getLogger(__name__)
+
+# Appended rows that make the mirror worth rewriting: at least this many, or this share of the
+# index (a fresh process appends the rest from SQLite, which costs about what they took to add).
+MIRROR_EVERY = 2_000
+MIRROR_SHARE = 0.05
+_MIRROR_FORMAT = 2  # meta without "format" 2 (no rowid sum) is rebuilt once
 
 
 def _model_version(conn: sqlite3.Connection, model: str) -> int:
@@ -54,6 +71,8 @@ class VectorIndex:
         self.cache_key = hashlib.sha256(f"{database}\0{model}".encode()).hexdigest()[:16]
         self.version = -1
         self.max_rowid = 0
+        self.rowid_sum = 0  # of the embedding rows held: tells an append from a delete + insert
+        self.mirrored_rows = 0  # rows in the mirror on disk (this process's last write or read)
         self.ids: list[str] = []
         self.namespaces: list[str] = []
         self._matrix: npt.NDArray[np.float32] | None = None
@@ -75,11 +94,13 @@ class VectorIndex:
         version = _model_version(conn, self.model)
         if version == self.version:
             return
-        if self.version < 0 and self._load_cache(version):
+        if self.version < 0 and self._load_cache(version) and self.version == version:
             return
         if self.version >= 0 and self._append_new(conn):
             self.version = version
-            self._save_cache()
+            unsaved = len(self.ids) - self.mirrored_rows
+            if unsaved >= min(MIRROR_EVERY, max(1, int(MIRROR_SHARE * len(self.ids)))):
+                self._save_cache()
             return
         self._rebuild(conn)
         self.version = version
@@ -102,6 +123,7 @@ class VectorIndex:
         buf = b"".join(r[2] for r in rows)
         self._matrix = np.frombuffer(buf, dtype=np.float32).reshape(len(rows), self.dim).copy()
         self.max_rowid = int(rows[-1][0]) if rows else 0
+        self.rowid_sum = sum(int(r[0]) for r in rows)
         self._reindex()
         self._refit()
 
@@ -109,22 +131,30 @@ class VectorIndex:
         """Append rows inserted since the last load; False when rows were deleted/updated."""
         import numpy as np
 
-        total = conn.execute(
-            "SELECT count(*) FROM memory_embeddings WHERE model = ? AND dim = ?",
+        total, rowid_sum = conn.execute(
+            "SELECT count(*), coalesce(sum(rowid), 0) FROM memory_embeddings"
+            " WHERE model = ? AND dim = ?",
             (self.model, self.dim),
-        ).fetchone()[0]
+        ).fetchone()
         rows = self._rows(conn, self.max_rowid)
-        if len(self.ids) + len(rows) != total or any(r[1] in self._row_of for r in rows):
+        added = sum(int(r[0]) for r in rows)
+        if (
+            len(self.ids) + len(rows) != total
+            or self.rowid_sum + added != rowid_sum
+            or any(r[1] in self._row_of for r in rows)
+        ):
             return False
         if rows:
             extra = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
             extra = extra.reshape(len(rows), self.dim)
             base = self._matrix if self._matrix is not None else np.zeros((0, self.dim), np.float32)
-            self._matrix = np.vstack([base, extra])
+            self._matrix = append_rows(base, extra)
+            first = len(self.ids)
             self.ids.extend(r[1] for r in rows)
             self.namespaces.extend(r[3] for r in rows)
             self.max_rowid = int(rows[-1][0])
-            self._reindex()
+            self.rowid_sum += added
+            self._reindex(first)
             projection = self._projection
             if projection is not None and len(self.ids) < 2 * projection.fitted_rows:
                 projection.extend(extra)
@@ -138,13 +168,22 @@ class VectorIndex:
             self._fit_rows = len(self.ids)
         self._projection = fit_projection(self._matrix)
 
-    def _reindex(self) -> None:
+    def _reindex(self, first: int = 0) -> None:
+        """Row lookups for the rows from ``first`` on (0: all of them, from scratch)."""
         import numpy as np
 
-        self._row_of = {memory_id: i for i, memory_id in enumerate(self.ids)}
-        self._ns_table = {}
-        codes = [self._ns_table.setdefault(ns, len(self._ns_table)) for ns in self.namespaces]
-        self._ns_codes = np.asarray(codes, dtype=np.int32)
+        if first == 0 or self._ns_codes is None:
+            first = 0
+            self._row_of = {}
+            self._ns_table = {}
+        for i in range(first, len(self.ids)):
+            self._row_of[self.ids[i]] = i
+        codes = np.fromiter(
+            (self._ns_table.setdefault(ns, len(self._ns_table)) for ns in self.namespaces[first:]),
+            dtype=np.int32,
+            count=len(self.namespaces) - first,
+        )
+        self._ns_codes = codes if first == 0 else np.concatenate([self._ns_codes, codes])
 
     # ---- on-disk mirror --------------------------------------------------------------------
 
@@ -164,6 +203,8 @@ class VectorIndex:
         )
 
     def _load_cache(self, version: int) -> bool:
+        """Map the mirror if it is this index's, at ``version`` or older (then ``refresh``
+        appends the rest or rebuilds); ``self.version`` becomes the mirror's."""
         import numpy as np
 
         paths = self._cache_paths()
@@ -172,7 +213,9 @@ class VectorIndex:
         try:
             meta = json.loads(paths[1].read_text(encoding="utf-8"))
             if (
-                meta.get("version") != version
+                meta.get("format") != _MIRROR_FORMAT
+                or not isinstance(meta.get("version"), int)
+                or meta["version"] > version  # a newer store's, or another store at this path
                 or meta.get("model") != self.model
                 or meta.get("key") != self.cache_key
             ):
@@ -187,7 +230,9 @@ class VectorIndex:
         self.ids = list(meta["ids"])
         self.namespaces = list(meta["namespaces"])
         self.max_rowid = int(meta["max_rowid"])
-        self.version = version
+        self.rowid_sum = int(meta["rowid_sum"])
+        self.version = int(meta["version"])
+        self.mirrored_rows = len(self.ids)
         self._reindex()
         self._projection = self._load_projection(meta.get("projection"))
         if self._projection is not None:
@@ -232,10 +277,12 @@ class VectorIndex:
         if paths is None or self._matrix is None:
             return
         meta: dict[str, Any] = {
+            "format": _MIRROR_FORMAT,
             "model": self.model,
             "key": self.cache_key,
             "version": self.version,
             "max_rowid": self.max_rowid,
+            "rowid_sum": self.rowid_sum,
             "ids": self.ids,
             "namespaces": self.namespaces,
         }
@@ -248,18 +295,21 @@ class VectorIndex:
             }
         try:
             paths[0].parent.mkdir(parents=True, exist_ok=True)
-            tmp_npy = paths[0].with_suffix(f".{os.getpid()}.tmp.npy")
-            tmp_json = paths[1].with_suffix(f".{os.getpid()}.tmp")
+            # Per process *and* thread: a server's engines (one per thread) may write at once.
+            writer = f"{os.getpid()}-{threading.get_ident()}"
+            tmp_npy = paths[0].with_suffix(f".{writer}.tmp.npy")
+            tmp_json = paths[1].with_suffix(f".{writer}.tmp")
             np.save(tmp_npy, np.ascontiguousarray(self._matrix))
             tmp_json.write_text(json.dumps(meta), encoding="utf-8")
             extra = self._projection_paths()
             if projection is not None and extra is not None:
                 for path, array in zip(extra, (projection.reduced, projection.basis), strict=True):
-                    tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+                    tmp = path.with_suffix(f".{writer}.tmp.npy")
                     np.save(tmp, np.ascontiguousarray(array))
                     tmp.replace(path)
             tmp_npy.replace(paths[0])
             tmp_json.replace(paths[1])
+            self.mirrored_rows = len(self.ids)
         except OSError as exc:  # a cache that cannot be written is only slower
             log.info("cannot write vector cache: %s", exc)
 

@@ -59,7 +59,9 @@ class Projection:
         """Project rows appended to the index."""
         import numpy as np
 
-        self.reduced = np.vstack([self.reduced, vectors @ self.basis]).astype(np.float32)
+        from memlode.vector.growing import append_rows
+
+        self.reduced = append_rows(self.reduced, (vectors @ self.basis).astype(np.float32))
 
     def candidates(
         self,
