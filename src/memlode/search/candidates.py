@@ -3,9 +3,8 @@
 Recall weighs a few hundred candidates to return ten. Building a full ``Memory`` for each
 (content, JSON tags and metadata, enum, every timestamp) cost as much as the FTS query itself,
 so candidates are ``CandidateRow``s - no content (only whether it ends in a question mark),
-tags decoded only when there are some,
-metadata only when it can hold an evergreen mark - and whole memories are fetched for the few
-that are returned (and the MMR window).
+tags decoded only when there are some, metadata only when it can hold an evergreen mark - and
+whole memories are fetched for the few that are returned (and the MMR window).
 """
 
 from __future__ import annotations
