@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memlode import validate
+from memlode import reports, validate
 from memlode.config import Settings, normalise_weights
 from memlode.embedding import EmbeddingService
-from memlode.errors import InvalidInput, NotFound, StorageError
+from memlode.errors import InvalidInput, NotFound
 from memlode.project import detect_namespace
 from memlode.search.fts import TermFrequencies
 from memlode.search.hybrid import RecallParams, recall
@@ -388,39 +388,7 @@ class Engine:
 
     def health(self) -> dict[str, Any]:
         """What works and what does not: storage, embedder, vectors, graph, pending rows."""
-        conn = self.conn
-        fts = conn.execute("SELECT count(*) FROM memories_fts").fetchone()[0]
-        embedder = self.embeddings.embedder
-        index = self.embeddings.index if embedder is not None else None
-        return {
-            "storage": {
-                "database": str(self.db.path),
-                "bytes": _file_size(self.db.path),
-                "sqlite_version": sqlite3.sqlite_version,
-                "journal_mode": conn.execute("PRAGMA journal_mode").fetchone()[0],
-                "schema_version": conn.execute(
-                    "SELECT max(version) FROM schema_migrations"
-                ).fetchone()[0],
-                "fts_rows": fts,
-                "ok": conn.execute("PRAGMA quick_check").fetchone()[0] == "ok",
-            },
-            "embedder": {
-                "provider": self.settings.embed_provider,
-                "model": embedder.name if embedder is not None else None,
-                "dim": embedder.dim if embedder is not None else None,
-                "available": embedder is not None,
-                "error": self.embeddings.error,
-            },
-            "vectors": {
-                "indexed": len(index) if index is not None else 0,
-                "models": self.embeddings.models_in_store(),
-            },
-            "graph": {
-                "nodes": conn.execute("SELECT count(*) FROM graph_nodes").fetchone()[0],
-                "edges": conn.execute("SELECT count(*) FROM graph_edges").fetchone()[0],
-            },
-            "pending_embeddings": self.embeddings.pending(),
-        }
+        return reports.health(self.conn, self.db.path, self.settings, self.embeddings)
 
     def recall_with_expansion(
         self,
@@ -434,40 +402,14 @@ class Engine:
         sources: Sequence[str] = (),
     ) -> list[dict[str, Any]]:
         """Hits plus the memories linked to them, up to ``depth`` hops, each once."""
+        from memlode.graph_ops import expand_hits
+
         if depth < 0 or depth > 5:
             raise InvalidInput("depth must be between 0 and 5")
         hits = self.search(
             query, k, namespace=namespace, memory_types=memory_types, tags=tags, sources=sources
         )
-        seen = {h.memory.id for h in hits}
-        out: list[dict[str, Any]] = []
-        for hit in hits:
-            item = hit.to_dict(explain=True)
-            item["expanded"] = []
-            frontier = [hit.memory.id]
-            for hop in range(1, depth + 1):
-                next_frontier: list[str] = []
-                for node_id in frontier:
-                    for n in graph_repo.neighbors(self.conn, node_id):
-                        if not n.memory_id or n.memory_id in seen:
-                            continue
-                        seen.add(n.memory_id)
-                        linked = memory_repo.fetch(self.conn, n.memory_id)
-                        if linked is None:
-                            continue
-                        item["expanded"].append(
-                            {
-                                **linked.to_dict(),
-                                "hop": hop,
-                                "via": node_id,
-                                "relationship": n.relationship,
-                                "direction": n.direction,
-                            }
-                        )
-                        next_frontier.append(n.memory_id)
-                frontier = next_frontier
-            out.append(item)
-        return out
+        return expand_hits(self, hits, depth)
 
     # ---- graph ------------------------------------------------------------------------------
 
@@ -556,64 +498,12 @@ class Engine:
     # ---- stats and namespaces ---------------------------------------------------------------
 
     def stats(self, namespace: str | None = ALL_NAMESPACES) -> dict[str, Any]:
-        ns = self.resolve_namespace(namespace)
-        where, params = MemoryFilter(namespace=ns).where("m")
-        conn = self.conn
-        total = conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
-        by_type = dict(
-            conn.execute(
-                f"SELECT memory_type, count(*) FROM memories m WHERE {where} GROUP BY 1 ORDER BY 1",
-                params,
-            ).fetchall()
-        )
-        by_source = dict(
-            conn.execute(
-                f"SELECT source, count(*) FROM memories m WHERE {where} GROUP BY 1 ORDER BY 1",
-                params,
-            ).fetchall()
-        )
-        embedded = conn.execute(
-            f"SELECT count(*) FROM memories m JOIN memory_embeddings e ON e.memory_id = m.id"
-            f" WHERE {where}",
-            params,
-        ).fetchone()[0]
-        node_where = "" if ns is None else " WHERE namespace = ?"
-        node_params: list[object] = [] if ns is None else [ns]
-        nodes = conn.execute(
-            f"SELECT count(*) FROM graph_nodes{node_where}", node_params
-        ).fetchone()
-        edges = conn.execute(
-            "SELECT count(*) FROM graph_edges e JOIN graph_nodes n ON n.id = e.source_id"
-            + (" WHERE n.namespace = ?" if ns is not None else ""),
-            node_params,
-        ).fetchone()
-        sessions = conn.execute(
-            f"SELECT count(*) FROM sessions{node_where}", node_params
-        ).fetchone()
-        last = conn.execute(f"SELECT max(created_at) FROM memories m WHERE {where}", params)
-        return {
-            "namespace": "*" if ns is None else ns,
-            "memories": total,
-            "by_type": by_type,
-            "by_source": by_source,
-            "embedded": embedded,
-            "pending_embeddings": total - embedded,
-            "graph_nodes": nodes[0],
-            "graph_edges": edges[0],
-            "sessions": sessions[0],
-            "last_memory_at": last.fetchone()[0],
-            "database": str(self.db.path),
-            "database_bytes": _file_size(self.db.path),
-        }
+        """Counts for one namespace (``*``: all): memories by type and source, vectors, graph,
+        sessions, the database's size."""
+        return reports.stats(self.conn, self.db.path, self.resolve_namespace(namespace))
 
     def namespaces(self) -> list[dict[str, Any]]:
-        rows = self.conn.execute(
-            "SELECT namespace, count(*), min(created_at), max(created_at) FROM memories"
-            " GROUP BY namespace ORDER BY namespace"
-        ).fetchall()
-        return [
-            {"namespace": r[0], "memories": r[1], "first_at": r[2], "last_at": r[3]} for r in rows
-        ]
+        return reports.namespaces(self.conn)
 
     def delete_namespace(self, namespace: str) -> int:
         if namespace == ALL_NAMESPACES:
@@ -634,15 +524,3 @@ class Engine:
             conn.execute("DELETE FROM graph_nodes WHERE namespace = ?", (namespace,))
             conn.execute("DELETE FROM sessions WHERE namespace = ?", (namespace,))
         return deleted
-
-
-def _file_size(path: Path) -> int:
-    try:
-        total = path.stat().st_size
-        for suffix in ("-wal", "-shm"):
-            extra = path.with_name(path.name + suffix)
-            if extra.exists():
-                total += extra.stat().st_size
-        return total
-    except OSError as exc:
-        raise StorageError(f"cannot stat {path}: {exc.strerror}") from None

@@ -23,7 +23,7 @@ from memlode.storage.memories import MemoryFilter
 from memlode.types import Edge, Memory, MemoryType, Relationship
 
 if TYPE_CHECKING:
-    from memlode.engine import Engine
+    from memlode.engine import Engine, SearchHit
 
 __all__ = [
     "CHAIN_RELATIONSHIPS",
@@ -32,6 +32,7 @@ __all__ = [
     "STRATEGIES",
     "DecisionChain",
     "TraversalStep",
+    "expand_hits",
     "get_decision_chain",
     "graph_traverse",
 ]
@@ -320,3 +321,37 @@ def get_decision_chain(
     ]
     links.sort(key=lambda e: (e.created_at, e.source_id, e.target_id, str(e.relationship)))
     return DecisionChain(topic, ns, decisions, links)
+
+
+def expand_hits(engine: Engine, hits: Sequence[SearchHit], depth: int) -> list[dict[str, Any]]:
+    """Each hit as a dict (with its signals), plus the memories linked to it up to ``depth``
+    hops under ``"expanded"``, each memory once across all hits."""
+    seen = {h.memory.id for h in hits}
+    out: list[dict[str, Any]] = []
+    for hit in hits:
+        item = hit.to_dict(explain=True)
+        item["expanded"] = []
+        frontier = [hit.memory.id]
+        for hop in range(1, depth + 1):
+            next_frontier: list[str] = []
+            for node_id in frontier:
+                for n in graph_repo.neighbors(engine.conn, node_id):
+                    if not n.memory_id or n.memory_id in seen:
+                        continue
+                    seen.add(n.memory_id)
+                    linked = memory_repo.fetch(engine.conn, n.memory_id)
+                    if linked is None:
+                        continue
+                    item["expanded"].append(
+                        {
+                            **linked.to_dict(),
+                            "hop": hop,
+                            "via": node_id,
+                            "relationship": n.relationship,
+                            "direction": n.direction,
+                        }
+                    )
+                    next_frontier.append(n.memory_id)
+            frontier = next_frontier
+        out.append(item)
+    return out
