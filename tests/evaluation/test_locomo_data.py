@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from memlode.engine import SearchHit
+from memlode.config import Settings
+from memlode.engine import Engine, SearchHit
 from memlode.errors import InvalidInput
 from memlode.evaluation import load_locomo, load_questions
-from memlode.evaluation.locomo import hit_turn_ids, turn_units
+from memlode.evaluation.locomo import _ingest, hit_turn_ids, memory_id_of, turn_units
 from memlode.types import Memory
 
 SAMPLE = {
@@ -92,3 +93,18 @@ def test_question_file_without_a_query_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"sample_id": "conv-a", "evidence": ["D1:1"]}]))
     with pytest.raises(InvalidInput, match="query"):
         load_questions(path)
+
+
+def test_every_store_gives_a_turn_the_same_memory_id(sample_file: Path, tmp_path: Path) -> None:
+    # Ties in score are broken by id: fixed ids make two runs of the evaluation rank alike.
+    (conversation,), _ = load_locomo(sample_file)
+    stored = []
+    for name in ("one", "two"):
+        settings = Settings.load({"home": str(tmp_path / name), "namespace": "locomo"})
+        with Engine(settings) as engine:
+            assert _ingest(engine, conversation) == 2
+            ids = sorted(m.id for m in engine.list_memories(limit=10))
+            stored.append(ids)
+            assert engine.get(memory_id_of(conversation, "D1:1")).content.startswith("Ann:")
+    assert stored[0] == stored[1]
+    assert memory_id_of(conversation, "D1:1") != memory_id_of(conversation, "D1:2")
