@@ -206,17 +206,7 @@ def learned(data: list[lr.ConvData], cfg: lr.Config, pool: int = 200) -> None:
             ci, qi, cand, x, _ = groups[r]
             cd = data[ci]
             order = cand[np.argsort(-(x @ w), kind="stable")][:25]
-            ranked = [cd.conv.turns[j].dia_id for j in order]
-            sess = {t.dia_id: f"D{t.session}" for t in cd.conv.turns}
-            ev = cd.questions[qi].evidence
-            out.append(
-                [
-                    lr.turn_recall_at(ranked, ev, 5),
-                    lr.turn_recall_at(ranked, ev, 10),
-                    lr.turn_recall_at(ranked, ev, 25),
-                    lr.session_recall_at(ranked, ev, 5, lambda t, s=sess: s.get(t, t)),
-                ]
-            )
+            out.append(lr.ranked_metrics(cd, cd.questions[qi], order))
         return np.mean(out, axis=0)
 
     first_half = [r for r, g in enumerate(groups) if g[0] < 5]

@@ -116,19 +116,8 @@ def evaluate(data: list[lr.ConvData], pool: int, neighbour: float, weight: float
         late = np.where(late > 0, (late - low) / np.maximum(high - low, 1e-9), 0.0)
         fused = lr.normalise(base, "max") + weight * late
         order = np.argsort(-fused, axis=1, kind="stable")[:, :25]
-        ids = [t.dia_id for t in cd.conv.turns]
-        sess = {t.dia_id: f"D{t.session}" for t in cd.conv.turns}
         for qi, question in enumerate(cd.questions):
-            ranked = [ids[j] for j in order[qi]]
-            ev = question.evidence
-            rows.append(
-                [
-                    lr.turn_recall_at(ranked, ev, 5),
-                    lr.turn_recall_at(ranked, ev, 10),
-                    lr.turn_recall_at(ranked, ev, 25),
-                    lr.session_recall_at(ranked, ev, 5, lambda t, s=sess: s.get(t, t)),
-                ]
-            )
+            rows.append(lr.ranked_metrics(cd, question, order[qi]))
     return np.mean(rows, axis=0)
 
 

@@ -569,34 +569,34 @@ def diversify(s: np.ndarray, sessions: np.ndarray, penalty: float, depth: int) -
 # ---- evaluation -------------------------------------------------------------------------------
 
 
+def ranked_metrics(cd: ConvData, question: Question, order: Any) -> list[float]:
+    """Turn recall @5/@10/@25 and session recall @5 of one question's ranked turn indexes."""
+    ids = [t.dia_id for t in cd.conv.turns]
+    sess = {t.dia_id: f"D{t.session}" for t in cd.conv.turns}
+
+    def key(t: str) -> str:
+        return sess.get(t, t.partition(":")[0])
+
+    ranked = [ids[j] for j in order]
+    ev = question.evidence
+    return [
+        turn_recall_at(ranked, ev, 5),
+        turn_recall_at(ranked, ev, 10),
+        turn_recall_at(ranked, ev, 25),
+        session_recall_at(ranked, ev, 5, key),
+    ]
+
+
 def evaluate(data: list[ConvData], cfg: Config, depth: int = 25) -> dict[str, float]:
     rows: list[tuple[int, list[float]]] = []
     for cd in data:
         s = score(cd, cfg)
-        ids = [t.dia_id for t in cd.conv.turns]
-        sess = {t.dia_id: f"D{t.session}" for t in cd.conv.turns}
-
-        def key(t: str, sess: dict[str, str] = sess) -> str:
-            return sess.get(t, t.partition(":")[0])
-
         if cfg.diversity:
             order = diversify(s, cd.sessions, cfg.diversity, depth)
         else:
             order = np.argsort(-s, axis=1, kind="stable")[:, :depth]
         for qi, question in enumerate(cd.questions):
-            ranked = [ids[j] for j in order[qi]]
-            ev = question.evidence
-            rows.append(
-                (
-                    question.category,
-                    [
-                        turn_recall_at(ranked, ev, 5),
-                        turn_recall_at(ranked, ev, 10),
-                        turn_recall_at(ranked, ev, 25),
-                        session_recall_at(ranked, ev, 5, key),
-                    ],
-                )
-            )
+            rows.append((question.category, ranked_metrics(cd, question, order[qi])))
     allm = np.array([r for _, r in rows]).mean(axis=0)
     c14 = np.array([r for c, r in rows if c != 5]).mean(axis=0)
     out = {f"all_{n}": float(v) for n, v in zip(("r5", "r10", "r25", "s5"), allm, strict=True)}

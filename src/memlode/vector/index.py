@@ -71,7 +71,7 @@ class VectorIndex:
         self.cache_key = hashlib.sha256(f"{database}\0{model}".encode()).hexdigest()[:16]
         self.version = -1
         self.max_rowid = 0
-        self.rowid_sum = 0  # of the embedding rows held: tells an append from a delete + insert
+        self.rowid_sum = 0  # of the embedding rows held: see the module docstring
         self.mirrored_rows = 0  # rows in the mirror on disk (this process's last write or read)
         self.ids: list[str] = []
         self.namespaces: list[str] = []
