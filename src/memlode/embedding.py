@@ -4,6 +4,12 @@ Embedding never happens in a hook process: hooks store rows without vectors and 
 long-lived process runs next (the MCP server, ``memlode embed``, a search's bounded catch-up)
 fills them here. A row is *pending* when it has no vector from the current model; changing the
 model therefore makes every row pending, which ``memlode reembed`` works off.
+
+An embedder that gives token states (the local model, the hash embedder) also stores, from the
+same forward pass, the sign bits of each memory's content-token vectors for late interaction
+(``memlode.search.late``). Rows embedded before that existed get their states from
+``embed_pending`` too, after the rows without vectors (never in a search's catch-up: that
+would make every search of an old store pay for a forward pass).
 """
 
 from __future__ import annotations
@@ -113,12 +119,45 @@ class EmbeddingService:
         ).fetchone()[0]
         return max(total - int(embedded), 0)
 
+    def pending_states(self) -> int:
+        """Rows with a vector from the current model but no token states from it (0 when the
+        embedder gives none): what ``embed_pending`` fills after the rows without vectors."""
+        from memlode.embed import token_embedder
+
+        embedder = token_embedder(self.embedder)
+        if embedder is None:
+            return 0
+        conn = self.db.conn
+        model = embedder.name
+        embedded = conn.execute(
+            "SELECT count(*) FROM memory_embeddings WHERE model = ?", (model,)
+        ).fetchone()[0]
+        with_states = conn.execute(
+            "SELECT count(*) FROM memory_tokens WHERE model = ?", (model,)
+        ).fetchone()[0]
+        return max(int(embedded) - int(with_states), 0)
+
     def embed_query(self, text: str) -> npt.NDArray[np.float32] | None:
         embedder = self.embedder
         if embedder is None:
             return None
         vector: npt.NDArray[np.float32] = embedder.embed([text])[0]
         return vector
+
+    def embed_query_states(
+        self, text: str
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None] | None:
+        """The query's vector and, when the embedder gives them, its token states (one pass)."""
+        from memlode.embed import token_embedder
+
+        embedder = self.embedder
+        if embedder is None:
+            return None
+        tokens = token_embedder(embedder)
+        if tokens is None:
+            return embedder.embed([text])[0], None
+        vectors, states = tokens.embed_with_tokens([text])
+        return vectors[0], states[0]
 
     def nearest(
         self, query: str, k: int, namespace: str | None, *, bm25: bool = True
@@ -136,7 +175,7 @@ class EmbeddingService:
         if self._worker is None:
             self._worker = VectorWorker(self.db.path)
         return self._worker.start(
-            query, k, namespace, index, self.embed_query, MIN_VECTOR_SIMILARITY, bm25=bm25
+            query, k, namespace, index, self.embed_query_states, MIN_VECTOR_SIMILARITY, bm25=bm25
         )
 
     def close(self) -> None:
@@ -188,15 +227,54 @@ class EmbeddingService:
         limit: int | None = None,
         batch_size: int = DEFAULT_BATCH,
         progress: Callable[[int, int], None] | None = None,
+        *,
+        states: bool = True,
     ) -> int:
-        """Embed rows that have no vector from the current model; returns how many were done."""
+        """Embed rows that have no vector from the current model, then (with ``states``) give
+        token states to rows embedded without them; returns how many rows were done, at most
+        ``limit`` in all."""
         embedder = self.embedder
         if embedder is None:
             return 0
-        model = embedder.name
         todo = self.pending()
+        backfill = self.pending_states() if states else 0
         if limit is not None:
             todo = min(todo, limit)
+            backfill = min(backfill, limit - todo)
+        total = todo + backfill
+        done = self._embed_rows(embedder, todo, batch_size, progress, 0, total, states_only=False)
+        if backfill > 0:
+            done += self._embed_rows(
+                embedder, backfill, batch_size, progress, done, total, states_only=True
+            )
+        return done
+
+    def _embed_rows(
+        self,
+        embedder: Embedder,
+        todo: int,
+        batch_size: int,
+        progress: Callable[[int, int], None] | None,
+        before: int,
+        total: int,
+        *,
+        states_only: bool,
+    ) -> int:
+        """Embed up to ``todo`` rows lacking a vector (or, ``states_only``, having a vector but
+        no token states) from the current model, newest first, in batches."""
+        from memlode.embed import token_embedder
+        from memlode.search.late import pack_states
+
+        model = embedder.name
+        tokens = token_embedder(embedder)
+        missing = (
+            " AND EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id"
+            " AND e.model = ?) AND NOT EXISTS"
+            " (SELECT 1 FROM memory_tokens t WHERE t.memory_id = m.id AND t.model = ?)"
+            if states_only
+            else " AND NOT EXISTS"
+            " (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = ?)"
+        )
         done = 0
         # Newest first (rows left pending are usually the latest), resuming below the last
         # batch so that no batch re-scans the rows the previous ones embedded.
@@ -205,41 +283,64 @@ class EmbeddingService:
             take = min(batch_size, todo - done)
             rows = self.db.conn.execute(
                 "SELECT m.rowid, m.id, m.content, m.memory_type, m.namespace, m.tags"
-                " FROM memories m WHERE (? < 0 OR m.rowid < ?) AND NOT EXISTS"
-                " (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = ?)"
+                f" FROM memories m WHERE (? < 0 OR m.rowid < ?){missing}"
                 " ORDER BY m.rowid DESC LIMIT ?",
-                (below, below, model, take),
+                (below, below, model, *((model,) if states_only else ()), take),
             ).fetchall()
             if not rows:
                 break
             below = int(rows[-1][0])
             texts = self._enriched(rows)
-            vectors = embedder.embed(texts)
+            if tokens is not None:
+                vectors, token_rows = tokens.embed_with_tokens(texts)
+            else:
+                vectors, token_rows = embedder.embed(texts), []
             now = format_ts(utcnow())
             with self.db.write() as conn:
-                conn.executemany(
-                    "INSERT INTO memory_embeddings (memory_id, model, dim, vector, text_hash,"
-                    " created_at) SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS"
-                    " (SELECT 1 FROM memories WHERE id = ?)"
-                    " ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model,"
-                    " dim = excluded.dim, vector = excluded.vector, text_hash = excluded.text_hash,"
-                    " created_at = excluded.created_at",
-                    [
-                        (
-                            row["id"],
-                            model,
-                            embedder.dim,
-                            vectors[i].astype("<f4").tobytes(),
-                            content_hash(texts[i]),
-                            now,
-                            row["id"],
-                        )
-                        for i, row in enumerate(rows)
-                    ],
-                )
+                if not states_only:
+                    conn.executemany(
+                        "INSERT INTO memory_embeddings (memory_id, model, dim, vector, text_hash,"
+                        " created_at) SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS"
+                        " (SELECT 1 FROM memories WHERE id = ?)"
+                        " ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model,"
+                        " dim = excluded.dim, vector = excluded.vector,"
+                        " text_hash = excluded.text_hash, created_at = excluded.created_at",
+                        [
+                            (
+                                row["id"],
+                                model,
+                                embedder.dim,
+                                vectors[i].astype("<f4").tobytes(),
+                                content_hash(texts[i]),
+                                now,
+                                row["id"],
+                            )
+                            for i, row in enumerate(rows)
+                        ],
+                    )
+                if token_rows:
+                    # Only beside a vector of this model: a row whose content changed meanwhile
+                    # lost its vector (and its states wait for the new one).
+                    conn.executemany(
+                        "INSERT INTO memory_tokens (memory_id, model, states) SELECT ?, ?, ?"
+                        " WHERE EXISTS (SELECT 1 FROM memory_embeddings WHERE memory_id = ?"
+                        " AND model = ?)"
+                        " ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model,"
+                        " states = excluded.states",
+                        [
+                            (
+                                row["id"],
+                                model,
+                                pack_states(token_rows[i]),
+                                row["id"],
+                                model,
+                            )
+                            for i, row in enumerate(rows)
+                        ],
+                    )
             done += len(rows)
             if progress is not None:
-                progress(done, todo)
+                progress(before + done, total)
         return done
 
     def drop_other_models(self, *, including_current: bool = False) -> int:
@@ -250,6 +351,7 @@ class EmbeddingService:
             return 0
         with self.db.write() as conn:
             if including_current:
+                conn.execute("DELETE FROM memory_tokens")
                 return conn.execute("DELETE FROM memory_embeddings").rowcount
             return conn.execute("DELETE FROM memory_embeddings WHERE model != ?", (model,)).rowcount
 

@@ -310,8 +310,8 @@ class Engine:
             raise InvalidInput("k must be a whole number between 1 and 1000")
         flt = self.filter(namespace, memory_types, tags, sources)
         params = self.recall_params()
-        if catch_up > 0:  # nothing without an embedder
-            self.embeddings.embed_pending(limit=catch_up)
+        if catch_up > 0:  # nothing without an embedder; token states only in the background
+            self.embeddings.embed_pending(limit=catch_up, states=False)
         text_index = self.text_index
         postings = text_index.scorer(self.conn)
         vectors = self.embeddings.nearest(
@@ -385,6 +385,9 @@ class Engine:
 
     def pending_embeddings(self) -> int:
         return self.embeddings.pending()
+
+    def pending_token_states(self) -> int:
+        return self.embeddings.pending_states()
 
     def health(self) -> dict[str, Any]:
         """What works and what does not: storage, embedder, vectors, graph, pending rows."""

@@ -112,6 +112,7 @@ def health(
             "edges": conn.execute("SELECT count(*) FROM graph_edges").fetchone()[0],
         },
         "pending_embeddings": embeddings.pending(),
+        "pending_token_states": embeddings.pending_states(),
     }
 
 

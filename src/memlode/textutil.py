@@ -10,7 +10,27 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["content_hash", "date_words", "identifier_parts", "search_terms", "words"]
+__all__ = [
+    "STOPWORDS",
+    "content_hash",
+    "date_words",
+    "identifier_parts",
+    "search_terms",
+    "words",
+]
+
+# Function words that carry no topic. Dropping them from OR-queries measurably helps BM25 on
+# LoCoMo (turn recall@5 0.489 -> 0.549 in the issue's reference runs).
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    s t don didn doesn isn wasn weren won wouldn shouldn couldn ll re ve d m o y""".split()
+)
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")

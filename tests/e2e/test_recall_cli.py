@@ -28,7 +28,12 @@ def test_embed_reembed_and_explained_search(cli, workdir: Path) -> None:
     stored = cli("store", "rotate JWT signing keys every 24 hours", "-t", "decision", cwd=workdir)
     assert stored.returncode == 0, stored.stderr
     embedded = cli("embed", "--json", cwd=workdir).json()
-    assert embedded == {"embedded": 1, "pending": 0, "model": "hash:v1-256"}
+    assert embedded == {
+        "embedded": 1,
+        "pending": 0,
+        "pending_token_states": 0,
+        "model": "hash:v1-256",
+    }
     assert cli("embed", "--json", cwd=workdir).json()["embedded"] == 0
     again = cli("reembed", "--yes", "--json", cwd=workdir).json()
     assert again["embedded"] == 1

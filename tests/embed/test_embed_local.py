@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 
 from memlode.embed import Embedder, LocalEmbedder
+from memlode.embed._onnx_bert import GRAPH_VERSION
+from memlode.search.late import maxsim, pack_states, unpack_states
 
 TOLERANCE = 1e-4
 LONG_TEXT = " ".join(f"word{i} alpha beta" for i in range(200))  # 931 word pieces
@@ -135,6 +137,45 @@ def test_numpy_backend_agrees_with_onnx(local: LocalEmbedder) -> None:
     np.testing.assert_allclose(numpy_embedder.embed(short), local.embed(short), atol=1e-5)
 
 
+def test_token_states_come_from_the_same_pass(local: LocalEmbedder) -> None:
+    texts = ["The cat sits on the mat.", "and the of", "", *TEXTS[3:6]]
+    vectors, states = local.embed_with_tokens(texts)
+    np.testing.assert_allclose(vectors, local.embed(texts), atol=1e-6)
+    # Content word pieces only: cat, sits, mat; a text of stop words keeps its pieces; an
+    # empty text has none ([CLS] and [SEP] are never kept).
+    assert [len(s) for s in states[:3]] == [3, 3, 0]
+    for rows in states:
+        assert rows.shape[1] == 384
+        np.testing.assert_allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-5)
+    # Each kept piece is the last layer's state of that token: "cat" alone in a sentence and
+    # in another sentence is the same word, so its states are close, closer than to "mat".
+    cat_elsewhere = local.embed_with_tokens(["A cat slept."])[1][0][0]
+    cat, _, mat = states[0]
+    assert float(cat @ cat_elsewhere) > float(cat @ mat) + 0.1
+
+
+def test_numpy_backend_gives_the_same_token_states(local: LocalEmbedder) -> None:
+    numpy_embedder = LocalEmbedder(backend="numpy")
+    short = TEXTS[:4]
+    _, expected = local.embed_with_tokens(short)
+    _, found = numpy_embedder.embed_with_tokens(short)
+    for a, b in zip(found, expected, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-4)
+
+
+def test_stored_token_signs_still_find_the_word(local: LocalEmbedder) -> None:
+    _, (query, pottery, camping) = local.embed_with_tokens(
+        [
+            "Which pottery did she buy?",
+            "I bought a lovely pottery bowl at the market",
+            "We went camping with the kids last weekend",
+        ]
+    )
+    stored = [unpack_states(pack_states(s), 384) for s in (pottery, camping)]
+    near, far = maxsim(query, stored)
+    assert near > far + 0.05
+
+
 def test_graph_is_built_once_and_reused(
     local: LocalEmbedder, model_cache: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -142,7 +183,7 @@ def test_graph_is_built_once_and_reused(
     assert len(graphs) == 1
     assert not list(model_cache.glob("*.tmp"))
     memo = json.loads((model_cache / "all-MiniLM-L6-v2.sha256.json").read_text())
-    assert graphs[0].name == f"all-MiniLM-L6-v2-{memo['sha256'][:16]}-g1.onnx"
+    assert graphs[0].name == f"all-MiniLM-L6-v2-{memo['sha256'][:16]}-g{GRAPH_VERSION}.onnx"
     stamp = graphs[0].stat().st_mtime_ns
     caplog.set_level(logging.INFO, logger="memlode.embed")
     again = LocalEmbedder(cache_dir=model_cache)

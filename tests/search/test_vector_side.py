@@ -42,7 +42,7 @@ def test_without_a_database_file_the_caller_scores_them(filled: Engine) -> None:
     assert index is not None
     worker = VectorWorker(None)
     try:
-        nearest = worker.start("kafka", 5, None, index, filled.embeddings.embed_query, 0.2)
+        nearest = worker.start("kafka", 5, None, index, filled.embeddings.embed_query_states, 0.2)
         found = nearest.result()
         assert found.bm25 is None and len(found.hits) == 5
     finally:
@@ -53,7 +53,7 @@ def test_an_embedder_error_surfaces_where_the_caller_waits(filled: Engine) -> No
     index = filled.embeddings.index
     assert index is not None
 
-    def broken(text: str) -> npt.NDArray[np.float32]:
+    def broken(text: str) -> tuple[npt.NDArray[np.float32], None]:
         raise EmbedError("the embedding server is down")
 
     worker = VectorWorker(filled.db.path)
@@ -77,7 +77,7 @@ def test_recall_is_the_same_whichever_connection_scores_neighbours(filled: Engin
             params.vector_candidates(k),
             "test",
             index,
-            filled.embeddings.embed_query,
+            filled.embeddings.embed_query_states,
             MIN_VECTOR_SIMILARITY,
         )
         mine = recall(filled.conn, query, flt, k, params, now=now, vectors=here)

@@ -23,7 +23,8 @@ def _progress_printer(label: str) -> Callable[[int, int], None]:
 @json_option
 @click.pass_context
 def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool) -> None:
-    """Embed memories stored without a vector (hooks leave them for this)."""
+    """Embed memories stored without a vector (hooks leave them for this), then give token
+    states (late interaction) to memories embedded before they existed."""
     if batch_size < 1:
         raise InvalidInput("batch size must be at least 1")
     with open_engine(ctx) as engine:
@@ -35,11 +36,20 @@ def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool)
         if done:
             click.echo("", err=True)
         pending = engine.pending_embeddings()
+        pending_states = engine.pending_token_states()
         model = engine.embeddings.model_name()
     if as_json:
-        echo_json({"embedded": done, "pending": pending, "model": model})
+        echo_json(
+            {
+                "embedded": done,
+                "pending": pending,
+                "pending_token_states": pending_states,
+                "model": model,
+            }
+        )
     else:
-        click.echo(f"embedded {done} memories with {model}; {pending} pending")
+        more = f", {pending_states} without token states" if pending_states else ""
+        click.echo(f"embedded {done} memories with {model}; {pending} pending{more}")
 
 
 @click.command()

@@ -18,7 +18,13 @@ from memlode.embed._cache import DEFAULT_CACHE_SIZE, CachedEmbedder
 from memlode.embed._enrich import MAX_RELATIONSHIPS, enrich
 from memlode.embed._factory import PROVIDERS, make_embedder
 from memlode.embed._hashing import HASH_DIM, HashEmbedder
-from memlode.embed._protocol import Embedder, EmbedError, l2_normalise
+from memlode.embed._protocol import (
+    Embedder,
+    EmbedError,
+    TokenEmbedder,
+    l2_normalise,
+    token_embedder,
+)
 
 if TYPE_CHECKING:
     from memlode.embed._http import OllamaEmbedder, OpenAIEmbedder
@@ -36,9 +42,11 @@ __all__ = [
     "LocalEmbedder",
     "OllamaEmbedder",
     "OpenAIEmbedder",
+    "TokenEmbedder",
     "enrich",
     "l2_normalise",
     "make_embedder",
+    "token_embedder",
 ]
 
 _LAZY = {

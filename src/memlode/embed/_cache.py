@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memlode.embed._protocol import Embedder
+from memlode.embed._protocol import Embedder, EmbedError, token_embedder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -24,6 +24,9 @@ __all__ = ["DEFAULT_CACHE_SIZE", "CachedEmbedder"]
 
 # 10,000 rows of 384 float32 are about 15 MB: a day of queries in a long-lived process.
 DEFAULT_CACHE_SIZE = 10_000
+# Token states are asked for queries (memories are embedded once): ~15 tokens of 384 float32
+# each is ~23 KB a text, so far fewer of them are kept.
+STATES_CACHE_SIZE = 256
 
 
 def _digest(text: str) -> bytes:
@@ -46,6 +49,9 @@ class CachedEmbedder:
         self.hits = 0
         self.misses = 0
         self._rows: OrderedDict[tuple[str, bytes], npt.NDArray[np.float32]] = OrderedDict()
+        self._states: OrderedDict[
+            tuple[str, bytes], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
+        ] = OrderedDict()
         self._lock = threading.Lock()
 
     @property
@@ -63,9 +69,14 @@ class CachedEmbedder:
     def __len__(self) -> int:
         return len(self._rows)
 
+    @property
+    def token_states(self) -> bool:
+        return token_embedder(self.inner) is not None
+
     def clear(self) -> None:
         with self._lock:
             self._rows.clear()
+            self._states.clear()
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         import numpy as np
@@ -105,6 +116,57 @@ class CachedEmbedder:
         for i, key in enumerate(keys):
             out[i] = found[key]
         return out
+
+    def embed_with_tokens(
+        self, texts: Sequence[str]
+    ) -> tuple[npt.NDArray[np.float32], list[npt.NDArray[np.float32]]]:
+        """Vectors and token states (see ``TokenEmbedder``); the last ``STATES_CACHE_SIZE``
+        texts' states are kept, and every vector made here joins the vector cache."""
+        import numpy as np
+
+        inner = token_embedder(self.inner)
+        if inner is None:
+            raise EmbedError(f"{self.inner.name} gives no token states")
+        model = inner.name
+        keys = [(model, _digest(text)) for text in texts]
+        found: dict[tuple[str, bytes], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]
+        found = {}
+        missing: dict[tuple[str, bytes], str] = {}
+        with self._lock:
+            for key, text in zip(keys, texts, strict=True):
+                pair = self._states.get(key)
+                if pair is not None:
+                    self._states.move_to_end(key)
+                    found[key] = pair
+                    self.hits += 1
+                elif key in missing:
+                    self.hits += 1
+                else:
+                    missing[key] = text
+                    self.misses += 1
+        if missing:
+            vectors, states = inner.embed_with_tokens(list(missing.values()))
+            if vectors.shape[0] != len(missing) or len(states) != len(missing):
+                raise ValueError(f"{model} returned {vectors.shape[0]} vectors for {len(missing)}")
+            with self._lock:
+                for key, row, tokens in zip(missing, vectors, states, strict=True):
+                    row = row.copy()
+                    row.flags.writeable = False
+                    tokens.flags.writeable = False
+                    found[key] = (row, tokens)
+                    self._states[key] = (row, tokens)
+                    self._rows[key] = row
+                    self._rows.move_to_end(key)
+                while len(self._states) > STATES_CACHE_SIZE:
+                    self._states.popitem(last=False)
+                while len(self._rows) > self.max_entries:
+                    self._rows.popitem(last=False)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        token_rows: list[npt.NDArray[np.float32]] = []
+        for i, key in enumerate(keys):
+            out[i], tokens = found[key]
+            token_rows.append(tokens)
+        return out, token_rows
 
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.inner!r}, max_entries={self.max_entries})"

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from memlode.embed._protocol import l2_normalise
+from memlode.textutil import STOPWORDS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -95,6 +96,23 @@ class HashEmbedder:
                 index, sign = _bucket(feature, self._dim)
                 out[row, index] += sign * weight
         return l2_normalise(out)
+
+    @property
+    def token_states(self) -> bool:
+        return True
+
+    def embed_with_tokens(
+        self, texts: Sequence[str]
+    ) -> tuple[npt.NDArray[np.float32], list[npt.NDArray[np.float32]]]:
+        """Vectors, and per text one hashed vector per content word (stop words left out,
+        unless the text has nothing else): the same words-and-trigrams features, one word at a
+        time, so a word shares a token state only with itself and its near spellings."""
+        states = []
+        for text in texts:
+            found = _WORD_RE.findall(text.lower())
+            content = [w for w in found if w not in STOPWORDS] or found
+            states.append(self.embed(content))
+        return self.embed(texts), states
 
     def __repr__(self) -> str:
         return f"HashEmbedder(dim={self._dim})"

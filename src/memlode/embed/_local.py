@@ -26,8 +26,9 @@ from memlode.embed._model_files import (
     write_atomically,
 )
 from memlode.embed._onnx_bert import GRAPH_VERSION
-from memlode.embed._protocol import EmbedError
+from memlode.embed._protocol import EmbedError, l2_normalise
 from memlode.errors import InvalidInput, MissingDependency
+from memlode.textutil import STOPWORDS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,7 +51,11 @@ DEFAULT_MAX_BATCH_TOKENS = 1_024
 _MIN_FILL = 0.5
 _THREADS_CAP = 8  # beyond this a small encoder stops scaling and starves the rest of the process
 
-Runner = Callable[["npt.NDArray[np.int64]", "npt.NDArray[np.int64]"], "npt.NDArray[np.float32]"]
+# (input ids, attention mask, want token states) -> (unit sentence vectors, token states or None)
+Runner = Callable[
+    ["npt.NDArray[np.int64]", "npt.NDArray[np.int64]", bool],
+    "tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]",
+]
 
 
 def _usable_cores() -> int:
@@ -107,6 +112,7 @@ class LocalEmbedder:
         self._tokenizer: Any = None
         self._runner: Runner | None = None
         self._counter: Any = None  # a second tokenizer that does not truncate
+        self._content: npt.NDArray[np.bool_] | None = None  # per token id: a content word piece
 
     @property
     def name(self) -> str:
@@ -135,7 +141,25 @@ class LocalEmbedder:
             counter = self._counter
         return [len(ids) for ids in _encode(counter, texts)]
 
+    @property
+    def token_states(self) -> bool:
+        return True
+
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self._forward(texts, None)
+
+    def embed_with_tokens(
+        self, texts: Sequence[str]
+    ) -> tuple[npt.NDArray[np.float32], list[npt.NDArray[np.float32]]]:
+        """The sentence vectors, and for each text the unit last-layer states of its content
+        word pieces (special tokens, punctuation and stop words left out; all its pieces when
+        it has no content piece), from the same forward pass."""
+        states: list[npt.NDArray[np.float32]] = [_no_states(self.dim)] * len(texts)
+        return self._forward(texts, states), states
+
+    def _forward(
+        self, texts: Sequence[str], states: list[npt.NDArray[np.float32]] | None
+    ) -> npt.NDArray[np.float32]:
         import numpy as np
 
         tokenizer, run = self._loaded()
@@ -143,6 +167,7 @@ class LocalEmbedder:
         if not texts:
             return out
         ids = _encode(tokenizer, texts)
+        content = self._content_pieces() if states is not None else None
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]), reverse=True)
         for chunk in self._batches([len(ids[i]) for i in order]):
             rows = [order[k] for k in chunk]
@@ -153,8 +178,34 @@ class LocalEmbedder:
                 n = len(ids[index])
                 input_ids[row, :n] = ids[index]
                 mask[row, :n] = 1
-            out[rows] = run(input_ids, mask)
+            pooled, hidden = run(input_ids, mask, states is not None)
+            out[rows] = pooled
+            if states is not None and hidden is not None and content is not None:
+                for row, index in enumerate(rows):
+                    n = len(ids[index])
+                    keep = content[input_ids[row, :n]]
+                    if not keep.any():  # only stop words: keep every piece but [CLS]/[SEP]
+                        keep = np.zeros(n, dtype=bool)
+                        keep[1 : max(n - 1, 1)] = True
+                    states[index] = l2_normalise(hidden[row, :n][keep])
         return out
+
+    def _content_pieces(self) -> npt.NDArray[np.bool_]:
+        """Per token id: True for a word piece that carries content (letters or digits, not a
+        stop word, not a special token)."""
+        import numpy as np
+
+        if self._content is None:
+            tokenizer, _ = self._loaded()
+            vocab: dict[str, int] = tokenizer.get_vocab()
+            content = np.zeros(max(vocab.values()) + 1, dtype=bool)
+            for piece, token_id in vocab.items():
+                special = piece.startswith("[") and piece.endswith("]")
+                content[token_id] = (
+                    not special and piece not in STOPWORDS and any(c.isalnum() for c in piece)
+                )
+            self._content = content
+        return self._content
 
     def _batches(self, lengths: list[int]) -> list[range]:
         """Cut lengths sorted longest first into batches: at most ``batch_size`` rows and
@@ -197,7 +248,15 @@ class LocalEmbedder:
     def _load_numpy(self) -> Runner:
         from memlode.embed._numpy_bert import NumpyBert
 
-        return NumpyBert(self.spec, load_weights(self.spec))
+        bert = NumpyBert(self.spec, load_weights(self.spec))
+
+        def run(
+            input_ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64], states: bool
+        ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
+            pooled, hidden = bert.forward(input_ids, mask)
+            return pooled, hidden if states else None
+
+        return run
 
     def _graph_path(self) -> Path | None:
         if self.cache_dir is None:
@@ -231,10 +290,13 @@ class LocalEmbedder:
             session = ort.InferenceSession(graph, options, providers=providers)
 
         def run(
-            input_ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]
-        ) -> npt.NDArray[np.float32]:
-            result = session.run(None, {"input_ids": input_ids, "attention_mask": mask})[0]
-            return result  # type: ignore[no-any-return]
+            input_ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64], states: bool
+        ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None]:
+            feeds = {"input_ids": input_ids, "attention_mask": mask}
+            if not states:
+                return session.run(_POOLED, feeds)[0], None
+            pooled, hidden = session.run(_BOTH, feeds)
+            return pooled, hidden
 
         return run
 
@@ -249,6 +311,16 @@ class LocalEmbedder:
 
     def __repr__(self) -> str:
         return f"LocalEmbedder({self.spec.model_id!r}, backend={self.backend!r})"
+
+
+_POOLED = ["sentence_embedding"]
+_BOTH = ["sentence_embedding", "token_states"]
+
+
+def _no_states(dim: int) -> npt.NDArray[np.float32]:
+    import numpy as np
+
+    return np.zeros((0, dim), dtype=np.float32)
 
 
 def _encode(tokenizer: Any, texts: Sequence[str]) -> list[list[int]]:

@@ -104,6 +104,13 @@ class NumpyBert:
     def __call__(
         self, input_ids: npt.NDArray[np.int64], attention_mask: npt.NDArray[np.int64]
     ) -> npt.NDArray[np.float32]:
+        return self.forward(input_ids, attention_mask)[0]
+
+    def forward(
+        self, input_ids: npt.NDArray[np.int64], attention_mask: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Unit sentence vectors (batch x hidden) and the last layer's token states (batch x
+        sequence x hidden), as the ONNX graph's two outputs."""
         import numpy as np
 
         spec = self.spec
@@ -137,4 +144,4 @@ class NumpyBert:
         mean = summed / np.maximum(mask.sum(axis=1, keepdims=True), _POOL_MIN_COUNT)
         norm = np.maximum(np.linalg.norm(mean, axis=1, keepdims=True), _NORM_MIN)
         out: npt.NDArray[np.float32] = (mean / norm).astype(np.float32, copy=False)
-        return out
+        return out, x.astype(np.float32, copy=False)

@@ -5,8 +5,11 @@ ends in the sentence embedding itself (mean pooling over the attention mask, the
 normalisation), so onnxruntime hands back finished vectors. Built once per weights digest and
 cached on disk by the local embedder; ``GRAPH_VERSION`` changes whenever the graph does.
 
-Inputs ``input_ids`` and ``attention_mask`` (int64, batch x sequence); output
-``sentence_embedding`` (float32, batch x hidden). Token types are all zero (one segment), so
+Inputs ``input_ids`` and ``attention_mask`` (int64, batch x sequence); outputs
+``sentence_embedding`` (float32, batch x hidden) and ``token_states`` (float32, batch x
+sequence x hidden: the last layer's states that the pooling averages, for late interaction,
+see ``memlode.search.late``; onnxruntime computes them anyway and copies them out only when
+asked). Token types are all zero (one segment), so
 their embedding row is folded into the position table.
 """
 
@@ -23,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["GRAPH_VERSION", "build_onnx_model"]
 
-GRAPH_VERSION = 1
+GRAPH_VERSION = 2  # 2: the token states are a second output
 _OPSET = 18  # LayerNormalization (17) and ReduceL2 with axes as an input (18)
 # Added to the scores of padding keys: exp() of it is 0 in float32, and it cannot overflow.
 _MASK_NEG = -10_000.0
@@ -170,6 +173,7 @@ def build_onnx_model(spec: BertSpec, weights: Weights) -> bytes:
         "Max", g.op("ReduceL2", mean, axis1, keepdims=1), g.const("min_norm", _NORM_MIN, f32)
     )
     g.nodes.append(helper.make_node("Div", [mean, norm], ["sentence_embedding"]))
+    g.nodes.append(helper.make_node("Identity", [x], ["token_states"]))
 
     graph = helper.make_graph(
         g.nodes,
@@ -181,7 +185,10 @@ def build_onnx_model(spec: BertSpec, weights: Weights) -> bytes:
         [
             helper.make_tensor_value_info(
                 "sentence_embedding", TensorProto.FLOAT, ["batch", spec.hidden]
-            )
+            ),
+            helper.make_tensor_value_info(
+                "token_states", TensorProto.FLOAT, ["batch", "seq", spec.hidden]
+            ),
         ],
         g.initializers,
     )

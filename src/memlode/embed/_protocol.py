@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["EmbedError", "Embedder", "l2_normalise"]
+__all__ = ["EmbedError", "Embedder", "TokenEmbedder", "l2_normalise", "token_embedder"]
 
 # Below this norm a row is treated as all zeros and left as it is (dividing would give NaN).
 _ZERO_NORM = 1e-12
@@ -53,6 +53,28 @@ class Embedder(Protocol):
         """Return an ``(len(texts), dim)`` float32 array, row ``i`` for ``texts[i]``, each row
         L2-normalised. Batching is the embedder's business; an empty input gives ``(0, dim)``."""
         ...
+
+
+class TokenEmbedder(Embedder, Protocol):
+    """An embedder that can also hand back per-token vectors from the same pass: for each text,
+    a ``(tokens, dim)`` float32 array of unit vectors for its content tokens (what late
+    interaction compares, see ``memlode.search.late``). ``token_states`` says whether it can
+    (a cache in front of a provider forwards the provider's answer)."""
+
+    @property
+    def token_states(self) -> bool: ...
+
+    def embed_with_tokens(
+        self, texts: Sequence[str]
+    ) -> tuple[npt.NDArray[np.float32], list[npt.NDArray[np.float32]]]: ...
+
+
+def token_embedder(embedder: Embedder | None) -> TokenEmbedder | None:
+    """``embedder`` as a ``TokenEmbedder`` when it can give token states, else None (HTTP
+    providers cannot: their servers return one vector per text)."""
+    if embedder is not None and getattr(embedder, "token_states", False):
+        return embedder  # type: ignore[return-value]
+    return None
 
 
 def l2_normalise(matrix: npt.ArrayLike) -> npt.NDArray[np.float32]:

@@ -18,7 +18,9 @@ Pipeline for one query:
 4. session context: a memory's relevance is lifted by the relevance of its neighbours in the
    same session (conversation turns answer questions together); a memory that only asks a
    question loses a share of the best score (its answer is elsewhere);
-5. MMR re-ranking for diversity (cosine between vectors; Jaccard over words without vectors),
+5. late interaction: the best ``late_pool`` are re-scored token by token against the query
+   (``search/late.py``) and gain up to ``late_interaction`` of the best score;
+6. MMR re-ranking for diversity (cosine between vectors; Jaccard over words without vectors),
    then the minimum score.
 
 Every hit carries the weighted contribution of each signal (``--explain``).
@@ -40,6 +42,7 @@ from memlode.search.fts import (
     TermFrequencies,
     query_terms,
 )
+from memlode.search.late import DEFAULT_LATE_POOL, DEFAULT_LATE_WEIGHT, late_bonus
 from memlode.search.signals import (
     DEFAULT_HALF_LIFE_DAYS,
     EVERGREEN_NAMES,
@@ -105,6 +108,8 @@ class RecallParams:
     smoothing: float = DEFAULT_SMOOTHING
     session_prior: float = DEFAULT_SESSION_PRIOR
     question_penalty: float = DEFAULT_QUESTION_PENALTY
+    late_interaction: float = DEFAULT_LATE_WEIGHT
+    late_pool: int = DEFAULT_LATE_POOL
     decay_sources: frozenset[str] = DECAY_SOURCES
     scoring_budget: int = SCORING_BUDGET  # BM25 rows scored per query (search/fts.py)
 
@@ -131,6 +136,8 @@ class RecallParams:
             "smoothing": self.smoothing,
             "session_prior": self.session_prior,
             "question_penalty": self.question_penalty,
+            "late_interaction": self.late_interaction,
+            "late_pool": self.late_pool,
             "decay_sources": sorted(self.decay_sources),
             "scoring_budget": self.scoring_budget,
         }
@@ -181,10 +188,12 @@ def recall(
     loaded = load_rows(conn, cands) if vectors is not None else {}
     index: VectorIndex | None = None
     query_vector: npt.NDArray[np.float32] | None = None
+    query_states: npt.NDArray[np.float32] | None = None
     if vectors is not None:
         nearest = vectors.result()
         if nearest.vector is not None and len(vectors.index) > 0:
             index, query_vector = vectors.index, nearest.vector
+            query_states = nearest.states
             known = nearest.bm25 or {}
             for memory_id, cosine in nearest.hits:
                 if memory_id in cands or cosine >= MIN_VECTOR_SIMILARITY:
@@ -263,6 +272,12 @@ def recall(
         cut = params.question_penalty * max(s[1] for s in scored)
         penalty = {i: -cut for i, _ in scored if rows[i].asks}
         scored = [(i, score + penalty.get(i, 0.0)) for i, score in scored]
+    late: dict[str, float] = {}
+    if index is not None and query_states is not None and params.late_interaction > 0:
+        late = late_bonus(
+            conn, scored, query_states, index.model, params.late_interaction, params.late_pool
+        )
+        scored = [(i, score + late.get(i, 0.0)) for i, score in scored]
     scored.sort(key=lambda item: (-item[1], item[0]))
 
     ranked_ids = [s[0] for s in scored]
@@ -291,6 +306,7 @@ def recall(
                 rows[i].source in params.decay_sources,
                 bonus.get(i),
                 penalty.get(i),
+                late.get(i),
             ),
         )
         for i in out_ids
@@ -304,10 +320,11 @@ def _contributions(
     decays: bool,
     session_bonus: float | None,
     question_penalty: float | None = None,
+    late: float | None = None,
 ) -> dict[str, float]:
     """Each signal's weighted share of a hit's score (what ``--explain`` shows); they sum to
-    the score, with the age decay of a memory file, the session bonus and the question
-    penalty as their own parts."""
+    the score, with the age decay of a memory file, the session bonus, the question penalty
+    and the late-interaction bonus as their own parts."""
     contributions = {name: weight * values[name] for name, weight in active}
     if decays:
         factor = max(values["recency"], DECAY_FLOOR)
@@ -320,6 +337,8 @@ def _contributions(
         contributions["session"] = session_bonus
     if question_penalty is not None:
         contributions["question"] = question_penalty
+    if late is not None:
+        contributions["late"] = late
     return contributions
 
 

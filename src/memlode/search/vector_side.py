@@ -39,6 +39,7 @@ class Nearest:
     vector: npt.NDArray[np.float32] | None  # the query's embedding
     hits: list[tuple[str, float]]  # (memory id, cosine), best first
     bm25: dict[str, float] | None  # BM25 rank of the neighbours asked about (0.0: no term)
+    states: npt.NDArray[np.float32] | None = None  # the query's token states (search/late.py)
 
 
 @dataclass(slots=True)
@@ -65,26 +66,30 @@ class VectorWorker:
         k: int,
         namespace: str | None,
         index: VectorIndex,
-        embed: Callable[[str], npt.NDArray[np.float32] | None],
+        embed: Callable[
+            [str], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None] | None
+        ],
         min_similarity: float,
         *,
         bm25: bool = True,
     ) -> NearestVectors:
-        """Embed ``query``, find its ``k`` nearest memories, and BM25-score those at least
+        """Embed ``query`` (``embed`` gives its vector and token states, or None), find its
+        ``k`` nearest memories, and BM25-score those at least
         ``min_similarity`` close (the ones that can become candidates by their vector) unless
         ``bm25`` is off (the caller has every row's BM25 score already)."""
 
         def work() -> Nearest:
-            vector = embed(query)
-            if vector is None:
+            embedded = embed(query)
+            if embedded is None:
                 return Nearest(None, [], None)
+            vector, states = embedded
             hits = index.search(vector, k, namespace)
             reader = self._connection() if bm25 else None
             if reader is None:
-                return Nearest(vector, hits, None)
+                return Nearest(vector, hits, None, states)
             close = [memory_id for memory_id, cosine in hits if cosine >= min_similarity]
             ranks = rank_ids(reader, query, close)
-            return Nearest(vector, hits, {i: ranks.get(i, 0.0) for i in close})
+            return Nearest(vector, hits, {i: ranks.get(i, 0.0) for i in close}, states)
 
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="memlode-vectors")
