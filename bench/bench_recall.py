@@ -45,10 +45,11 @@ import numpy.typing as npt
 
 from corpus import corpus, queries
 from memlode.config import Settings
-from memlode.embed import Embedder, enrich
+from memlode.embed import Embedder, enrich, token_embedder
 from memlode.engine import Engine
 from memlode.search import text_index
 from memlode.search.hybrid import RecallParams
+from memlode.search.late import pack_states, unpack_states
 
 CORPUS_SEED = 7  # corpus()'s default seed: part of the vector cache's key
 CHECKPOINT = 10_000  # new vectors between two writes of the cache file
@@ -61,20 +62,56 @@ def _percentile(values: list[float], pct: float) -> float:
 
 class CorpusVectorCache:
     """An ``Embedder`` that answers from a file of known vectors and asks ``inner`` for the rest
-    (recording them, so that ``save`` can add them to the file)."""
+    (recording them, so that ``save`` can add them to the file). When ``inner`` gives token
+    states (late interaction), they are kept too, as the sign bits the store keeps of them."""
 
     def __init__(self, inner: Embedder, path: Path) -> None:
         self.inner = inner
         self.path = path
         self.rows: dict[bytes, npt.NDArray[np.float32]] = {}
+        self.states: dict[bytes, bytes] = {}  # packed sign bits (search/late.py)
         self.added = 0
         self.saved = 0
         # Every size's file of this seed and model: the corpus of n rows is the first n rows of
         # any larger one, and vectors are looked up by their text's digest anyway.
+        width = (inner.dim + 7) // 8
         for known in sorted(path.parent.glob(cache_path(path.parent, "*", inner.name).name)):
             with np.load(known) as data:
                 for digest, vector in zip(data["digests"], data["vectors"], strict=True):
                     self.rows[bytes(digest)] = vector
+                if "state_counts" in data:
+                    blob = data["states"].tobytes()
+                    ends = np.cumsum(data["state_counts"]) * width
+                    for digest, end, count in zip(
+                        data["digests"], ends, data["state_counts"], strict=True
+                    ):
+                        self.states[bytes(digest)] = blob[end - count * width : end]
+
+    @property
+    def token_states(self) -> bool:
+        return token_embedder(self.inner) is not None
+
+    def embed_with_tokens(
+        self, texts: Sequence[str]
+    ) -> tuple[npt.NDArray[np.float32], list[npt.NDArray[np.float32]]]:
+        inner = token_embedder(self.inner)
+        assert inner is not None
+        digests = [hashlib.sha256(t.encode("utf-8", "surrogatepass")).digest() for t in texts]
+        missing = [i for i, d in enumerate(digests) if d not in self.states]
+        if missing:
+            fresh, states = inner.embed_with_tokens([texts[i] for i in missing])
+            for row, i in enumerate(missing):
+                self.rows[digests[i]] = fresh[row]
+                self.states[digests[i]] = pack_states(states[row])
+            self.added += len(missing)
+            if self.added - self.saved >= CHECKPOINT:
+                self.save()
+        vectors = (
+            np.stack([self.rows[d] for d in digests])
+            if texts
+            else np.empty((0, self.dim), dtype=np.float32)
+        )
+        return vectors, [unpack_states(self.states[d], self.dim) for d in digests]
 
     @property
     def name(self) -> str:
@@ -108,10 +145,18 @@ class CorpusVectorCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         digests = list(self.rows)
         tmp = self.path.with_suffix(".tmp.npz")
+        extra: dict[str, npt.NDArray[np.uint8] | npt.NDArray[np.int64]] = {}
+        if self.states and all(d in self.states for d in digests):
+            width = (self.dim + 7) // 8
+            extra = {
+                "states": np.frombuffer(b"".join(self.states[d] for d in digests), np.uint8),
+                "state_counts": np.array([len(self.states[d]) // width for d in digests]),
+            }
         np.savez(
             tmp,
             digests=np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(len(digests), 32),
             vectors=np.stack([self.rows[d] for d in digests]).astype(np.float32),
+            **extra,  # type: ignore[arg-type]
         )
         tmp.replace(self.path)
         self.saved = self.added

@@ -9,6 +9,10 @@ its neighbours, as everywhere else in recall). The score, min-max normalised ove
 added with weight ``w`` to SHIPPED's max-normalised score. No new weights and no training: the
 ONNX graph memlode builds gets a second output.
 
+The last rows store the states as memlode ships them (``memlode.search.late``): content word
+pieces only (stop words and punctuation left out, on both sides, by the local embedder's own
+rule) and the turns' states reduced to sign bits, the question's kept as floats.
+
     .venv/bin/python bench/locomo_late_interaction.py [--pool 60]
 
 Token states are cached in /tmp/memlode-locomo-research/tokens-late.pkl (float16, ~110 MB).
@@ -90,6 +94,32 @@ def load_states(conversations: list[Any], questions: list[Any]) -> dict[str, lis
     return states
 
 
+def as_shipped(
+    conversations: list[Any], questions: list[Any], states: dict[str, list[np.ndarray]]
+) -> dict[str, list[np.ndarray]]:
+    """The cached states as the product keeps them: content pieces only, turns as sign bits."""
+    from memlode.embed._local import LocalEmbedder, _encode
+    from memlode.search.late import pack_states, unpack_states
+
+    embedder = LocalEmbedder(cache_dir=lr.CACHE / "models")
+    content = embedder._content_pieces()
+    tokenizer = embedder._load_tokenizer()
+
+    def pruned(texts: list[str], rows: list[np.ndarray]) -> list[np.ndarray]:
+        out = []
+        for ids, vectors in zip(_encode(tokenizer, texts), rows, strict=True):
+            keep = content[ids[1 : len(vectors) + 1]]  # the cache dropped [CLS] and [SEP]
+            out.append(vectors[keep] if keep.any() else vectors)
+        return out
+
+    turns = pruned([t.content for c in conversations for t in c.turns], states["turns"])
+    asked = pruned([q.query for q in questions], states["questions"])
+    return {
+        "turns": [unpack_states(pack_states(v.astype(np.float32)), v.shape[1]) for v in turns],
+        "questions": [v.astype(np.float32) for v in asked],
+    }
+
+
 def late_scores(cd: lr.ConvData, base: np.ndarray, pool: int, neighbour: float) -> np.ndarray:
     """Q x N: the late-interaction score of each question's top ``pool`` turns (0 elsewhere)."""
     turns = cd.turn_states  # type: ignore[attr-defined]
@@ -128,24 +158,33 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     conversations, questions, toks = lr.load(args.data, dense=True)
     data = lr.prepare(conversations, questions, toks)
-    states = load_states(conversations, [q for cd in data for q in cd.questions])
+    asked = [q for cd in data for q in cd.questions]
+    raw = load_states(conversations, asked)
+    print(f"re-ranking SHIPPED's top {args.pool}: all questions | conversations 1-5 | 6-10")
+    print("variant                    R@5   R@10  R@25  S@5  |  R@5/R@10/R@25 per half")
+    for kind, states in (("float16", raw), ("shipped", as_shipped(conversations, asked, raw))):
+        attach(data, states)
+        settings = ((0.0, 0.0), (0.0, 0.2), (0.0, 0.3), (0.8, 0.2), (0.8, 0.3))
+        for neighbour, weight in settings if kind == "float16" else settings[1:2]:
+            whole = evaluate(data, args.pool, neighbour, weight)
+            halves = [evaluate(part, args.pool, neighbour, weight) for part in (data[:5], data[5:])]
+            name = "SHIPPED" if weight == 0 else f"+ late w {weight}, neighbours {neighbour}"
+            if kind == "shipped":
+                name = f"+ late as stored, w {weight}"
+            print(
+                f"{name:<26} {' '.join(f'{v:.3f}' for v in whole)} | "
+                + " ".join("/".join(f"{v:.3f}" for v in h[:3]) for h in halves),
+                flush=True,
+            )
+
+
+def attach(data: list[lr.ConvData], states: dict[str, list[np.ndarray]]) -> None:
     turn_at = question_at = 0
     for cd in data:
         cd.turn_states = states["turns"][turn_at : turn_at + len(cd.conv.turns)]  # type: ignore[attr-defined]
         cd.question_states = states["questions"][question_at : question_at + len(cd.questions)]  # type: ignore[attr-defined]
         turn_at += len(cd.conv.turns)
         question_at += len(cd.questions)
-    print(f"re-ranking SHIPPED's top {args.pool}: all questions | conversations 1-5 | 6-10")
-    print("variant                    R@5   R@10  R@25  S@5  |  R@5/R@10/R@25 per half")
-    for neighbour, weight in ((0.0, 0.0), (0.0, 0.2), (0.0, 0.3), (0.8, 0.2), (0.8, 0.3)):
-        whole = evaluate(data, args.pool, neighbour, weight)
-        halves = [evaluate(part, args.pool, neighbour, weight) for part in (data[:5], data[5:])]
-        name = "SHIPPED" if weight == 0 else f"+ late w {weight}, neighbours {neighbour}"
-        print(
-            f"{name:<26} {' '.join(f'{v:.3f}' for v in whole)} | "
-            + " ".join("/".join(f"{v:.3f}" for v in h[:3]) for h in halves),
-            flush=True,
-        )
 
 
 if __name__ == "__main__":
