@@ -12,7 +12,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from memlode.embed._protocol import Embedder, EmbedError, token_embedder
 
@@ -27,6 +27,10 @@ DEFAULT_CACHE_SIZE = 10_000
 # Token states are asked for queries (memories are embedded once): ~15 tokens of 384 float32
 # each is ~23 KB a text, so far fewer of them are kept.
 STATES_CACHE_SIZE = 256
+
+
+_Key = tuple[str, bytes]  # (model name, SHA-256 of the text)
+_T = TypeVar("_T")
 
 
 def _digest(text: str) -> bytes:
@@ -48,10 +52,10 @@ class CachedEmbedder:
         self.max_entries = max_entries
         self.hits = 0
         self.misses = 0
-        self._rows: OrderedDict[tuple[str, bytes], npt.NDArray[np.float32]] = OrderedDict()
-        self._states: OrderedDict[
-            tuple[str, bytes], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
-        ] = OrderedDict()
+        self._rows: OrderedDict[_Key, npt.NDArray[np.float32]] = OrderedDict()
+        self._states: OrderedDict[_Key, tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]] = (
+            OrderedDict()
+        )
         self._lock = threading.Lock()
 
     @property
@@ -82,21 +86,7 @@ class CachedEmbedder:
         import numpy as np
 
         model = self.inner.name
-        keys = [(model, _digest(text)) for text in texts]
-        found: dict[tuple[str, bytes], npt.NDArray[np.float32]] = {}
-        missing: dict[tuple[str, bytes], str] = {}  # insertion-ordered, duplicates collapsed
-        with self._lock:
-            for key, text in zip(keys, texts, strict=True):
-                row = self._rows.get(key)
-                if row is not None:
-                    self._rows.move_to_end(key)
-                    found[key] = row
-                    self.hits += 1
-                elif key in missing:
-                    self.hits += 1  # a duplicate of a miss in this very call
-                else:
-                    missing[key] = text
-                    self.misses += 1
+        keys, found, missing = self._lookup(self._rows, model, texts)
         if missing:
             fresh = self.inner.embed(list(missing.values()))
             if fresh.shape[0] != len(missing):
@@ -117,6 +107,28 @@ class CachedEmbedder:
             out[i] = found[key]
         return out
 
+    def _lookup(
+        self, table: OrderedDict[_Key, _T], model: str, texts: Sequence[str]
+    ) -> tuple[list[_Key], dict[_Key, _T], dict[_Key, str]]:
+        """Each text's key, the entries ``table`` has (now the most recently used), and the
+        texts it lacks (insertion-ordered, duplicates collapsed), counting hits and misses."""
+        keys = [(model, _digest(text)) for text in texts]
+        found: dict[_Key, _T] = {}
+        missing: dict[_Key, str] = {}
+        with self._lock:
+            for key, text in zip(keys, texts, strict=True):
+                entry = table.get(key)
+                if entry is not None:
+                    table.move_to_end(key)
+                    found[key] = entry
+                    self.hits += 1
+                elif key in missing:
+                    self.hits += 1  # a duplicate of a miss in this very call
+                else:
+                    missing[key] = text
+                    self.misses += 1
+        return keys, found, missing
+
     def embed_with_tokens(
         self, texts: Sequence[str]
     ) -> tuple[npt.NDArray[np.float32], list[npt.NDArray[np.float32]]]:
@@ -128,22 +140,7 @@ class CachedEmbedder:
         if inner is None:
             raise EmbedError(f"{self.inner.name} gives no token states")
         model = inner.name
-        keys = [(model, _digest(text)) for text in texts]
-        found: dict[tuple[str, bytes], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]
-        found = {}
-        missing: dict[tuple[str, bytes], str] = {}
-        with self._lock:
-            for key, text in zip(keys, texts, strict=True):
-                pair = self._states.get(key)
-                if pair is not None:
-                    self._states.move_to_end(key)
-                    found[key] = pair
-                    self.hits += 1
-                elif key in missing:
-                    self.hits += 1
-                else:
-                    missing[key] = text
-                    self.misses += 1
+        keys, found, missing = self._lookup(self._states, model, texts)
         if missing:
             vectors, states = inner.embed_with_tokens(list(missing.values()))
             if vectors.shape[0] != len(missing) or len(states) != len(missing):
