@@ -8,7 +8,9 @@ queries, with the in-memory text index (``memlode.search.text_index``; the wait 
 is printed) and, in the same run, with BM25 left to FTS5 (``hybrid_fts5_bm25``, ``ratio_p50``);
 and once: ingest throughput with embeddings (store + embed_pending) against the raw embedder's
 throughput on the same enriched texts in the same run (the ratio is the figure).
-Per size it also prints the vector index's recall against exact search for the queries'
+Per size it also prints late interaction's share of the hybrid p50 (the same engine with it
+off, alternating: ``late_interaction``), the mean bytes of token states a memory, and the
+database's size, and the vector index's recall against exact search for the queries'
 embeddings (the top ``RecallParams.vector_candidates(10)`` rows): 1.0 below the size where the
 approximate first stage takes over (``memlode.vector.projection``). ``--ingest-n 0`` skips the
 ingest figure; ``--keep DIR`` builds the stores under DIR (``DIR/n<N>``) and reuses one that
@@ -331,6 +333,21 @@ def main() -> None:
             latency_fts = fts_latency(fts_only, qs)
             fts_only.close()
             latency = search_latency(engine, qs)
+            # Late interaction's share: the same engine with it off and on again, alternating.
+            late_runs = [latency["p50_ms"]]
+            off_runs = []
+            default_params = engine.recall_params
+            for late_weight in (0.0, None, 0.0):
+                params = default_params()
+                if late_weight is not None:
+                    params.late_interaction = late_weight
+                engine.recall_params = lambda params=params: params  # type: ignore[method-assign]
+                p50 = search_latency(engine, qs)["p50_ms"]
+                (off_runs if late_weight is not None else late_runs).append(p50)
+            engine.recall_params = default_params  # type: ignore[method-assign]
+            states = engine.conn.execute(
+                "SELECT count(*), coalesce(avg(length(states)), 0) FROM memory_tokens"
+            ).fetchone()
             recall_vs_exact = vector_recall(engine, qs, RecallParams({}).vector_candidates(10))
             bm25_only = Engine(
                 Settings.load({"home": tmp, "namespace": "bench", "embed_provider": "none"})
@@ -338,6 +355,7 @@ def main() -> None:
             latency_bm25 = search_latency(bm25_only, qs)
             bm25_only.close()
             engine.close()
+            db_bytes = (Path(tmp) / "memlode.db").stat().st_size
         row = {
             "n": n,
             "store_s": round(stored_s, 1),
@@ -347,6 +365,14 @@ def main() -> None:
             "ratio_p50": round(latency["p50_ms"] / latency_fts["p50_ms"], 2),
             "vector_recall_vs_exact": recall_vs_exact,
             "bm25_only": latency_bm25,
+            "late_interaction": {
+                "p50_ms_on": late_runs,
+                "p50_ms_off": off_runs,
+                "ratio_p50": round(statistics.fmean(late_runs) / statistics.fmean(off_runs), 2),
+                "memories_with_states": states[0],
+                "state_bytes_mean": round(states[1]),
+            },
+            "database_bytes": db_bytes,
         }
         results[str(n)] = row
         if not args.json:
