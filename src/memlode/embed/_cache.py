@@ -132,8 +132,9 @@ class CachedEmbedder:
     def embed_with_tokens(
         self, texts: Sequence[str]
     ) -> tuple[npt.NDArray[np.float32], list[npt.NDArray[np.float32]]]:
-        """Vectors and token states (see ``TokenEmbedder``); the last ``STATES_CACHE_SIZE``
-        texts' states are kept, and every vector made here joins the vector cache."""
+        """Vectors and token states (see ``TokenEmbedder``). The states of the last
+        ``STATES_CACHE_SIZE`` texts asked alone (queries) are kept; every vector made here joins
+        the vector cache."""
         import numpy as np
 
         inner = token_embedder(self.inner)
@@ -151,7 +152,8 @@ class CachedEmbedder:
                     row.flags.writeable = False
                     tokens.flags.writeable = False
                     found[key] = (row, tokens)
-                    self._states[key] = (row, tokens)
+                    if len(texts) == 1:  # a query; a batch of memories is embedded once
+                        self._states[key] = (row, tokens)
                     self._rows[key] = row
                     self._rows.move_to_end(key)
                 while len(self._states) > STATES_CACHE_SIZE:
