@@ -22,8 +22,7 @@ import logging
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,10 +39,8 @@ from memlode.sources.turns import (
     summary_chunks,
     turn_chunks,
 )
-from memlode.storage import memories as memory_repo
-from memlode.storage.context import refresh_context
 from memlode.storage.memories import NewMemory
-from memlode.textutil import content_hash
+from memlode.transcript_units import IngestReport, Unit, reconcile
 from memlode.types import MemoryType, format_ts, parse_ts, utcnow
 
 if TYPE_CHECKING:
@@ -68,41 +65,6 @@ SUMMARY_IMPORTANCE = 0.6
 TURN_IMPORTANCE = 0.5
 _SESSION_SUMMARY_CHARS = 4000
 _ENCODE = re.compile(r"[^A-Za-z0-9]")
-
-
-@dataclass(slots=True)
-class IngestReport:
-    path: str
-    status: str  # "ingested", "unchanged" or "empty"
-    session_id: str | None = None
-    namespace: str = ""
-    lines: int = 0
-    malformed: int = 0
-    partial_tail: bool = False
-    read_offset: int = 0
-    turns: int = 0  # main-thread turns in the file
-    sidechain_turns: int = 0
-    summaries: int = 0
-    provisional_turn: int | None = None
-    units_added: int = 0
-    units_replaced: int = 0
-    units_removed: int = 0
-    units_unchanged: int = 0
-    chunks_added: int = 0
-    chunks_removed: int = 0
-    incremental: bool = False  # only the tail from the provisional turn on was read
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(slots=True)
-class _Unit:
-    thread: str
-    index: int
-    provisional: bool
-    items: list[NewMemory]
-    fingerprint: str = ""
 
 
 # ---- locating transcripts -------------------------------------------------------------------
@@ -203,9 +165,9 @@ def _units(
     report: IngestReport,
     *,
     first_turn: int = 0,
-) -> list[_Unit]:
+) -> list[Unit]:
     """Every unit of a parsed file (or file tail, whose first main turn is ``first_turn``)."""
-    units: list[_Unit] = []
+    units: list[Unit] = []
 
     def memory(chunk: Chunk, meta: dict[str, Any], created: str | None) -> NewMemory:
         summary = chunk.kind == "summary"
@@ -240,7 +202,7 @@ def _units(
                 for chunk in turn_chunks(turn)
             ]
             if items:
-                units.append(_Unit(thread.key, turn.index, turn.provisional, items))
+                units.append(Unit(thread.key, turn.index, turn.provisional, items))
     for i, summary in enumerate(summaries(transcript)):
         report.summaries += 1
         items = []
@@ -257,7 +219,7 @@ def _units(
             if summary.timestamp:
                 meta["started_at"] = summary.timestamp
             items.append(memory(chunk, meta, _timestamp(summary.timestamp)))
-        units.append(_Unit(SUMMARY_THREAD, i, False, items))
+        units.append(Unit(SUMMARY_THREAD, i, False, items))
     for unit in units:
         unit.fingerprint = _fingerprint(unit.items)
     return units
@@ -411,7 +373,7 @@ def _store(
     file: Path,
     stat: os.stat_result,
     transcript: Transcript,
-    units: list[_Unit],
+    units: list[Unit],
     report: IngestReport,
     *,
     prefix_malformed: int,
@@ -456,7 +418,7 @@ def _store(
                 format_ts(utcnow()),
             ),
         )
-        _reconcile(conn, str(file), units, report, scope)
+        reconcile(conn, str(file), units, report, scope)
         _record_session(conn, transcript, report.namespace)
     _append_compactions(engine, transcript)
 
@@ -492,98 +454,6 @@ def _append_compactions(engine: Engine, transcript: Transcript) -> None:
             )
         except (MemlodeError, OSError, ValueError) as exc:
             log.warning("could not append a compaction summary to %s: %s", memory_file, exc)
-
-
-def _links(conn: sqlite3.Connection, path: str) -> dict[tuple[str, int], list[str]]:
-    out: dict[tuple[str, int], list[str]] = {}
-    rows = conn.execute(
-        "SELECT thread, unit, memory_id FROM transcript_chunks WHERE path = ?"
-        " ORDER BY thread, unit, chunk",
-        (path,),
-    )
-    for row in rows:
-        out.setdefault((row[0], row[1]), []).append(row[2])
-    return out
-
-
-def _chunked(ids: list[str], size: int = 500) -> Iterator[list[str]]:
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
-
-
-def _reconcile(
-    conn: sqlite3.Connection,
-    path: str,
-    units: list[_Unit],
-    report: IngestReport,
-    scope: Callable[[str, int], bool] | None = None,
-) -> None:
-    """Make the stored units (those ``scope`` covers; all by default) equal ``units``."""
-    stored = {
-        (r[0], r[1]): r[2]
-        for r in conn.execute(
-            "SELECT thread, unit, fingerprint FROM transcript_units WHERE path = ?", (path,)
-        )
-        if scope is None or scope(r[0], r[1])
-    }
-    wanted = {(u.thread, u.index): u for u in units}
-    stale = [k for k in stored if k not in wanted]
-    changed = [u for k, u in wanted.items() if stored.get(k) != u.fingerprint]
-    report.units_unchanged = len(wanted) - len(changed)
-    report.units_removed = len(stale)
-    report.units_replaced = sum(1 for u in changed if (u.thread, u.index) in stored)
-    report.units_added = len(changed) - report.units_replaced
-    if not stale and not changed:
-        return
-    links = _links(conn, path)
-    released: list[str] = []
-    for key in [*stale, *((u.thread, u.index) for u in changed)]:
-        if key in stored:
-            released.extend(links.get(key, []))
-            conn.execute(
-                "DELETE FROM transcript_units WHERE path = ? AND thread = ? AND unit = ?",
-                (path, key[0], key[1]),
-            )
-    # Memories of replaced units whose text comes back keep their id (and embedding).
-    pool: dict[str, str] = {}
-    for ids in _chunked(list(dict.fromkeys(released))):
-        marks = ",".join("?" * len(ids))
-        for row in conn.execute(
-            f"SELECT id, content_hash FROM memories WHERE id IN ({marks}) AND namespace = ?",
-            [*ids, report.namespace],
-        ):
-            pool.setdefault(row[1], row[0])
-    for unit in changed:
-        conn.execute(
-            "INSERT INTO transcript_units (path, thread, unit, fingerprint, provisional)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (path, unit.thread, unit.index, unit.fingerprint, int(unit.provisional)),
-        )
-        for n, item in enumerate(unit.items):
-            reused = pool.pop(content_hash(item.content), None)
-            if reused is not None:
-                memory_repo.update(conn, reused, {"metadata": item.metadata})
-                memory_id = reused
-            else:
-                memory_id, created = memory_repo.insert(conn, item)
-                report.chunks_added += int(created)
-            conn.execute(
-                "INSERT INTO transcript_chunks (path, thread, unit, chunk, memory_id)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (path, unit.thread, unit.index, n, memory_id),
-            )
-    # Released memories no unit links any more go (their embeddings and nodes cascade).
-    orphans = [
-        memory_id
-        for memory_id in dict.fromkeys(released)
-        if conn.execute(
-            "SELECT 1 FROM transcript_chunks WHERE memory_id = ? LIMIT 1", (memory_id,)
-        ).fetchone()
-        is None
-    ]
-    report.chunks_removed = memory_repo.delete(conn, orphans)
-    # Turns know their neighbours (storage/context.py): refresh the sessions that changed.
-    refresh_context(conn, {i.session_id for u in changed for i in u.items if i.session_id})
 
 
 def _record_session(conn: sqlite3.Connection, transcript: Transcript, namespace: str) -> None:
