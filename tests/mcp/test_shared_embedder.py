@@ -59,6 +59,36 @@ def test_background_embedder_embeds_with_the_shared_model(tmp_path: Path) -> Non
     ctx.close()
 
 
+def test_background_embedder_gives_old_rows_their_token_states(tmp_path: Path) -> None:
+    ctx = _context(tmp_path)
+    with ctx.engine() as engine:
+        engine.store("pgbouncer pools postgres connections", "decision")
+        engine.store("the nightly job vacuums the database", "context")
+        engine.embed_pending()
+        with engine.db.write() as conn:  # as a store embedded before token states existed
+            conn.execute("DELETE FROM memory_tokens")
+        assert engine.pending_token_states() == 2
+    worker = BackgroundEmbedder(
+        ctx.settings, cwd=ctx.cwd, start_delay=0.0, idle_seconds=0.2, open_engine=ctx.open_engine
+    )
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with ctx.engine() as engine:
+                if engine.pending_token_states() == 0:
+                    break
+            time.sleep(0.05)
+    finally:
+        worker.stop()
+    with ctx.engine() as engine:
+        assert engine.pending_token_states() == 0
+        assert engine.conn.execute("SELECT count(*) FROM memory_tokens").fetchone()[0] == 2
+        health = engine.health()
+        assert health["pending_token_states"] == 0 and health["pending_embeddings"] == 0
+    ctx.close()
+
+
 def test_without_embeddings_engines_get_none(tmp_path: Path) -> None:
     ctx = _context(tmp_path, provider="none")
     assert ctx.shared_embedder() is None
