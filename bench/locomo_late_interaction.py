@@ -102,13 +102,12 @@ def as_shipped(
     from memlode.search.late import pack_states, unpack_states
 
     embedder = LocalEmbedder(cache_dir=lr.CACHE / "models")
-    content = embedder._content_pieces()
     tokenizer = embedder._load_tokenizer()
 
     def pruned(texts: list[str], rows: list[np.ndarray]) -> list[np.ndarray]:
         out = []
         for ids, vectors in zip(_encode(tokenizer, texts), rows, strict=True):
-            keep = content[ids[1 : len(vectors) + 1]]  # the cache dropped [CLS] and [SEP]
+            keep = embedder.content_mask(ids[1 : len(vectors) + 1])  # cache: no [CLS], [SEP]
             out.append(vectors[keep] if keep.any() else vectors)
         return out
 

@@ -114,10 +114,7 @@ class EmbeddingService:
         model = self.model_name()
         if model is None:
             return total
-        embedded = conn.execute(
-            "SELECT count(*) FROM memory_embeddings WHERE model = ?", (model,)
-        ).fetchone()[0]
-        return max(total - int(embedded), 0)
+        return max(total - self._rows_of("memory_embeddings", model), 0)
 
     def pending_states(self) -> int:
         """Rows with a vector from the current model but no token states from it (0 when the
@@ -127,15 +124,14 @@ class EmbeddingService:
         embedder = token_embedder(self.embedder)
         if embedder is None:
             return 0
-        conn = self.db.conn
         model = embedder.name
-        embedded = conn.execute(
-            "SELECT count(*) FROM memory_embeddings WHERE model = ?", (model,)
-        ).fetchone()[0]
-        with_states = conn.execute(
-            "SELECT count(*) FROM memory_tokens WHERE model = ?", (model,)
-        ).fetchone()[0]
-        return max(int(embedded) - int(with_states), 0)
+        embedded = self._rows_of("memory_embeddings", model)
+        return max(embedded - self._rows_of("memory_tokens", model), 0)
+
+    def _rows_of(self, table: str, model: str) -> int:
+        """Rows of ``memory_embeddings`` or ``memory_tokens`` made by ``model`` (an index count)."""
+        sql = f"SELECT count(*) FROM {table} WHERE model = ?"
+        return int(self.db.conn.execute(sql, (model,)).fetchone()[0])
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32] | None:
         embedder = self.embedder

@@ -17,7 +17,7 @@ import pytest
 
 from memlode.embed import Embedder, LocalEmbedder
 from memlode.embed._onnx_bert import GRAPH_VERSION
-from memlode.search.late import maxsim, pack_states, unpack_states
+from memlode.search.late import pack_states, stored_maxsim
 
 TOLERANCE = 1e-4
 LONG_TEXT = " ".join(f"word{i} alpha beta" for i in range(200))  # 931 word pieces
@@ -171,8 +171,7 @@ def test_stored_token_signs_still_find_the_word(local: LocalEmbedder) -> None:
             "We went camping with the kids last weekend",
         ]
     )
-    stored = [unpack_states(pack_states(s), 384) for s in (pottery, camping)]
-    near, far = maxsim(query, stored)
+    near, far = stored_maxsim(query, [pack_states(s) for s in (pottery, camping)], 384)
     assert near > far + 0.05
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from memlode.config import Settings
 from memlode.embed import CachedEmbedder
+from memlode.engine import Engine
 from memlode.mcp.context import ToolContext
 from memlode.mcp.embed_worker import BackgroundEmbedder
 
@@ -14,6 +16,23 @@ from memlode.mcp.embed_worker import BackgroundEmbedder
 def _context(tmp_path: Path, provider: str = "hash") -> ToolContext:
     settings = Settings.load({"namespace": "proj", "embed_provider": provider})
     return ToolContext(settings, cwd=tmp_path)
+
+
+def _run_worker_until(ctx: ToolContext, done: Callable[[Engine], bool]) -> None:
+    """Run the server's background embedder until ``done`` holds (or 30 s pass)."""
+    worker = BackgroundEmbedder(
+        ctx.settings, cwd=ctx.cwd, start_delay=0.0, idle_seconds=0.2, open_engine=ctx.open_engine
+    )
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with ctx.engine() as engine:
+                if done(engine):
+                    return
+            time.sleep(0.05)
+    finally:
+        worker.stop()
 
 
 def test_engines_of_one_server_share_its_embedder(tmp_path: Path) -> None:
@@ -39,19 +58,7 @@ def test_background_embedder_embeds_with_the_shared_model(tmp_path: Path) -> Non
         engine.store("pgbouncer pools postgres connections", "decision")
         engine.store("the nightly job vacuums the database", "context")
         assert engine.pending_embeddings() == 2
-    worker = BackgroundEmbedder(
-        ctx.settings, cwd=ctx.cwd, start_delay=0.0, idle_seconds=0.2, open_engine=ctx.open_engine
-    )
-    worker.start()
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with ctx.engine() as engine:
-                if engine.pending_embeddings() == 0:
-                    break
-            time.sleep(0.05)
-    finally:
-        worker.stop()
+    _run_worker_until(ctx, lambda engine: engine.pending_embeddings() == 0)
     with ctx.engine() as engine:
         assert engine.pending_embeddings() == 0
         # The worker embedded through the shared embedder (its cache counted both texts).
@@ -68,19 +75,7 @@ def test_background_embedder_gives_old_rows_their_token_states(tmp_path: Path) -
         with engine.db.write() as conn:  # as a store embedded before token states existed
             conn.execute("DELETE FROM memory_tokens")
         assert engine.pending_token_states() == 2
-    worker = BackgroundEmbedder(
-        ctx.settings, cwd=ctx.cwd, start_delay=0.0, idle_seconds=0.2, open_engine=ctx.open_engine
-    )
-    worker.start()
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with ctx.engine() as engine:
-                if engine.pending_token_states() == 0:
-                    break
-            time.sleep(0.05)
-    finally:
-        worker.stop()
+    _run_worker_until(ctx, lambda engine: engine.pending_token_states() == 0)
     with ctx.engine() as engine:
         assert engine.pending_token_states() == 0
         assert engine.conn.execute("SELECT count(*) FROM memory_tokens").fetchone()[0] == 2

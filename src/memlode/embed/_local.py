@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -112,7 +113,7 @@ class LocalEmbedder:
         self._tokenizer: Any = None
         self._runner: Runner | None = None
         self._counter: Any = None  # a second tokenizer that does not truncate
-        self._content: npt.NDArray[np.bool_] | None = None  # per token id: a content word piece
+        self._content: dict[int, bool] = {}  # token id -> a content word piece (as met)
 
     @property
     def name(self) -> str:
@@ -167,7 +168,6 @@ class LocalEmbedder:
         if not texts:
             return out
         ids = _encode(tokenizer, texts)
-        content = self._content_pieces() if states is not None else None
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]), reverse=True)
         for chunk in self._batches([len(ids[i]) for i in order]):
             rows = [order[k] for k in chunk]
@@ -180,32 +180,36 @@ class LocalEmbedder:
                 mask[row, :n] = 1
             pooled, hidden = run(input_ids, mask, states is not None)
             out[rows] = pooled
-            if states is not None and hidden is not None and content is not None:
+            if states is not None and hidden is not None:
                 for row, index in enumerate(rows):
                     n = len(ids[index])
-                    keep = content[input_ids[row, :n]]
+                    keep = self.content_mask(ids[index])
                     if not keep.any():  # only stop words: keep every piece but [CLS]/[SEP]
-                        keep = np.zeros(n, dtype=bool)
                         keep[1 : max(n - 1, 1)] = True
                     states[index] = l2_normalise(hidden[row, :n][keep])
         return out
 
-    def _content_pieces(self) -> npt.NDArray[np.bool_]:
-        """Per token id: True for a word piece that carries content (letters or digits, not a
-        stop word, not a special token)."""
+    def content_mask(self, ids: Sequence[int]) -> npt.NDArray[np.bool_]:
+        """For each token id, whether it is a content word piece (letters or digits, not a
+        stop word, not a special token). Each id is looked up once per process, when first met:
+        classifying the whole 30k vocabulary up front would cost a one-shot search ~40 ms."""
         import numpy as np
 
-        if self._content is None:
-            tokenizer, _ = self._loaded()
-            vocab: dict[str, int] = tokenizer.get_vocab()
-            content = np.zeros(max(vocab.values()) + 1, dtype=bool)
-            for piece, token_id in vocab.items():
+        known = self._content
+        out = np.empty(len(ids), dtype=bool)
+        for k, token_id in enumerate(ids):
+            flag = known.get(token_id)
+            if flag is None:
+                piece = self._loaded()[0].id_to_token(token_id) or ""
                 special = piece.startswith("[") and piece.endswith("]")
-                content[token_id] = (
-                    not special and piece not in STOPWORDS and any(c.isalnum() for c in piece)
+                flag = bool(
+                    not special
+                    and piece not in STOPWORDS
+                    and _LETTER_OR_DIGIT.search(piece) is not None
                 )
-            self._content = content
-        return self._content
+                known[token_id] = flag
+            out[k] = flag
+        return out
 
     def _batches(self, lengths: list[int]) -> list[range]:
         """Cut lengths sorted longest first into batches: at most ``batch_size`` rows and
@@ -313,6 +317,7 @@ class LocalEmbedder:
         return f"LocalEmbedder({self.spec.model_id!r}, backend={self.backend!r})"
 
 
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 _POOLED = ["sentence_embedding"]
 _BOTH = ["sentence_embedding", "token_states"]
 

@@ -32,7 +32,6 @@ __all__ = [
     "DEFAULT_LATE_WEIGHT",
     "MAX_STATE_TOKENS",
     "late_bonus",
-    "maxsim",
     "pack_states",
     "read_states",
     "stored_maxsim",
@@ -74,27 +73,6 @@ def unpack_states(blob: bytes, dim: int) -> npt.NDArray[np.float32]:
     return signs
 
 
-def maxsim(
-    query: npt.NDArray[np.float32], documents: Sequence[npt.NDArray[np.float32]]
-) -> list[float]:
-    """For each document, the mean over the query's tokens of the best dot product with any of
-    the document's tokens (0.0 for a document or query with no tokens). One matrix product for
-    all documents together."""
-    import numpy as np
-
-    out = [0.0] * len(documents)
-    present = [i for i, d in enumerate(documents) if len(d)]
-    if not present or not len(query):
-        return out
-    stacked = np.concatenate([documents[i] for i in present], axis=0)
-    sims = query @ stacked.T  # query tokens x all document tokens
-    starts = np.cumsum([0] + [len(documents[i]) for i in present[:-1]])
-    best = np.maximum.reduceat(sims, starts, axis=1)  # query tokens x documents
-    for column, i in enumerate(present):
-        out[i] = float(best[:, column].mean())
-    return out
-
-
 def read_states(
     conn: sqlite3.Connection, model: str, dim: int, ids: Sequence[str]
 ) -> dict[str, bytes]:
@@ -120,9 +98,10 @@ def read_states(
 def stored_maxsim(
     query: npt.NDArray[np.float32], packed: Sequence[bytes], dim: int
 ) -> npt.NDArray[np.float32]:
-    """``maxsim`` of ``query`` against documents stored by ``pack_states`` (none empty), all at
-    once: the bits of every document are unpacked together and, since a sign is 2 x bit - 1,
-    the dot products come from the bits directly (no per-document arrays)."""
+    """For each document stored by ``pack_states`` (none empty), its MaxSim with ``query``:
+    the mean over the query's tokens of the best dot product with any of the document's
+    (sign) tokens. All at once: the bits of every document are unpacked together and, since a
+    sign is 2 x bit - 1, the dot products come from the bits directly."""
     import numpy as np
 
     width = (dim + 7) // 8
