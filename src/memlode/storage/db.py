@@ -30,21 +30,22 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 5000
 _WRITE_RETRIES = 8
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
+# Never open the database, its WAL or its shared-memory file other than through SQLite. On
+# POSIX, closing *any* descriptor of a file drops every fcntl lock the process holds on it, so a
+# plain ``open(db).read(16)`` in a process that already has connections (the MCP server opens
+# one per thread) silently releases their locks: another process may then checkpoint and reset
+# the WAL under them and acknowledged writes vanish (SQLite's "How To Corrupt An SQLite Database
+# File", section 2.2). So the checks below use stat() and SQLite's own reads only.
 
 
-def _check_is_sqlite(path: Path) -> None:
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(16)
-    except (FileNotFoundError, NotADirectoryError):
-        return  # a new database; a folder that cannot be created is reported by connect()
-    except IsADirectoryError:
-        raise StorageError(f"database path {path} is a directory; point --db at a file") from None
-    except OSError as exc:
-        raise StorageError(f"cannot read database {path}: {exc.strerror}") from None
-    if head and head != _SQLITE_MAGIC:
-        raise StorageError(f"{path} is not a SQLite database; point --db at a memlode database")
+def _check_path(path: Path) -> None:
+    if path.is_dir():
+        raise StorageError(f"database path {path} is a directory; point --db at a file")
+
+
+def _not_sqlite(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return "not a database" in text or "file is encrypted" in text
 
 
 def connect(
@@ -53,7 +54,7 @@ def connect(
     """Open (and by default create and migrate) a memlode database."""
     db_path = Path(path)
     if str(db_path) != ":memory:":
-        _check_is_sqlite(db_path)
+        _check_path(db_path)
         if not readonly:
             try:
                 db_path.parent.mkdir(parents=True, exist_ok=True)
@@ -62,6 +63,7 @@ def connect(
                     f"cannot create the folder for {db_path}: {exc.strerror}; "
                     "set MEMLODE_HOME or --db to a writable place"
                 ) from None
+    conn: sqlite3.Connection | None = None
     try:
         if readonly:
             conn = sqlite3.connect(
@@ -71,6 +73,8 @@ def connect(
             conn = sqlite3.connect(str(db_path), isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        # SQLite reads the header here: a file that is not a database fails with SQLITE_NOTADB.
+        conn.execute("PRAGMA schema_version")
         if not readonly:
             _retry(lambda: conn.execute("PRAGMA journal_mode=WAL"))
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -78,8 +82,16 @@ def connect(
         if migrate and not readonly:
             apply_migrations(conn)
     except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
+        if _not_sqlite(exc):
+            raise StorageError(
+                f"{db_path} is not a SQLite database; point --db at a memlode database"
+            ) from None
         raise StorageError(f"cannot open database {db_path}: {exc}") from None
     except OSError as exc:
+        if conn is not None:
+            conn.close()
         raise StorageError(f"cannot open database {db_path}: {exc.strerror}") from None
     return conn
 
