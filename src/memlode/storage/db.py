@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from memlode.errors import StorageError
+from memlode.owner_only import secure_database
 from memlode.storage.migrations import apply_migrations
 
 __all__ = ["BUSY_TIMEOUT_MS", "Database", "connect"]
@@ -57,7 +58,7 @@ def connect(
         _check_path(db_path)
         if not readonly:
             try:
-                db_path.parent.mkdir(parents=True, exist_ok=True)
+                db_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             except OSError as exc:
                 raise StorageError(
                     f"cannot create the folder for {db_path}: {exc.strerror}; "
@@ -75,6 +76,9 @@ def connect(
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         # SQLite reads the header here: a file that is not a database fails with SQLITE_NOTADB.
         conn.execute("PRAGMA schema_version")
+        if not readonly and str(db_path) != ":memory:":
+            # Owner-only before WAL mode: SQLite gives the WAL and SHM files the db's mode.
+            secure_database(db_path)
         if not readonly:
             _retry(lambda: conn.execute("PRAGMA journal_mode=WAL"))
         conn.execute("PRAGMA synchronous=NORMAL")

@@ -294,7 +294,7 @@ class VectorIndex:
                 "fitted_rows": projection.fitted_rows,
             }
         try:
-            paths[0].parent.mkdir(parents=True, exist_ok=True)
+            paths[0].parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             # Per process *and* thread: a server's engines (one per thread) may write at once.
             writer = f"{os.getpid()}-{threading.get_ident()}"
             tmp_npy = paths[0].with_suffix(f".{writer}.tmp.npy")
@@ -306,7 +306,10 @@ class VectorIndex:
                 for path, array in zip(extra, (projection.reduced, projection.basis), strict=True):
                     tmp = path.with_suffix(f".{writer}.tmp.npy")
                     np.save(tmp, np.ascontiguousarray(array))
+                    tmp.chmod(0o600)  # owner-only, like the database it mirrors
                     tmp.replace(path)
+            tmp_npy.chmod(0o600)
+            tmp_json.chmod(0o600)
             tmp_npy.replace(paths[0])
             tmp_json.replace(paths[1])
             self.mirrored_rows = len(self.ids)
