@@ -95,3 +95,63 @@ def locomo(
         echo_json(report)
     else:
         click.echo(format_report(report))
+
+
+@eval_.command()
+@click.argument("questions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--data",
+    "data_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=Path("../shared/data/transcripts/spotter"),
+    show_default=True,
+    help="Folder the question file's session paths are relative to.",
+)
+@click.option(
+    "--only", multiple=True, help="Replay only sessions whose file name contains this (repeatable)."
+)
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Work in this folder (projects, memlode home, transcripts) and keep it.",
+)
+@click.option(
+    "--embed-provider",
+    type=click.Choice(EMBED_CHOICES),
+    default=None,
+    help="Embedding provider for the replay's store.",
+)
+@click.option("--progress", is_flag=True, help="Report each session on stderr.")
+@json_option
+def replay(
+    questions: Path,
+    data_dir: Path,
+    only: tuple[str, ...],
+    keep: Path | None,
+    embed_provider: str | None,
+    progress: bool,
+    as_json: bool,
+) -> None:
+    """Replay real Claude Code sessions through the installed hooks, then ask next-day prompts.
+
+    QUESTIONS is a JSON file of sessions (transcripts under --data), next-day prompts with the
+    phrases an answer must contain, end states, and control prompts (bench/replay_prompts.json).
+    Reports prompts answered by the injection, silent controls, injected size, whether
+    SessionStart states each session's end state, echoes, files left in the project and hook
+    wall times.
+    """
+    from memlode.evaluation.replay import format_replay, load_replay_spec, run_replay
+
+    spec = load_replay_spec(questions, data_dir, list(only) or None)
+    extra = {"MEMLODE_EMBED_PROVIDER": embed_provider} if embed_provider else None
+    report = run_replay(
+        spec,
+        keep=keep,
+        env_extra=extra,
+        progress=(lambda line: click.echo(line, err=True)) if progress else None,
+    )
+    if as_json:
+        echo_json(report)
+    else:
+        click.echo(format_replay(report))

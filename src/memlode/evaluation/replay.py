@@ -1,0 +1,384 @@
+"""Session replay: what the installed hooks hand the assistant, judged like LoCoMo judges ranking.
+
+Each real Claude Code session of a question file is replayed into its own project folder
+(``git init``-ed, so it is a project) through the hook commands that ``memlode init``
+registers (``memlode.evaluation.replay_hooks``), all projects sharing one memlode home as one
+user's machine would. When the detached transcript ingests have finished, each project gets a
+new session "the next day": SessionStart, then the session's next-day prompts with the control
+prompts interleaved, each through UserPromptSubmit. Judged:
+
+- a relevant prompt is *answered* when the text its UserPromptSubmit injects contains, for
+  every group of its ``expect`` phrases, at least one phrase (case-insensitive);
+- a control is *silent* when nothing is injected for it;
+- SessionStart *states the end state* when its text holds a phrase of every ``end_state`` group;
+- an *echo* is an injection that contains the current prompt, or an earlier prompt of the same
+  next-day session (prompts of four words or more), as stored text;
+- *files left* are files created or changed in a project folder (``.git`` aside);
+- hook wall time per event, p50 and p95.
+
+The question file (``bench/replay_prompts.json``) names its sessions relative to a data folder
+(../shared/data/transcripts/spotter). Controls split into ``calibration`` (for tuning a gate)
+and ``test`` (for reporting); only the test split counts in ``controls_silent``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memlode.errors import InvalidInput
+from memlode.evaluation.replay_hooks import InstalledHooks, replay_transcript
+
+__all__ = ["ReplaySession", "format_replay", "load_replay_spec", "run_replay"]
+
+ECHO_MIN_WORDS = 4
+DETACHED_WAIT_S = 300.0
+
+
+@dataclass
+class Prompt:
+    prompt: str
+    expect: list[list[str]]
+    kind: str = ""
+
+
+@dataclass
+class ReplaySession:
+    file: Path
+    end_state: list[list[str]]
+    prompts: list[Prompt]
+    name: str = ""
+
+
+@dataclass
+class Control:
+    prompt: str
+    split: str
+
+
+@dataclass
+class ReplaySpec:
+    sessions: list[ReplaySession]
+    controls: list[Control] = field(default_factory=list)
+
+
+def _groups(value: Any, where: str) -> list[list[str]]:
+    if not isinstance(value, list) or not all(
+        isinstance(g, list) and g and all(isinstance(p, str) and p.strip() for p in g)
+        for g in value
+    ):
+        raise InvalidInput(f"{where}: expected a list of non-empty lists of phrases")
+    return [[p.strip() for p in g] for g in value]
+
+
+def load_replay_spec(path: Path, data_dir: Path, only: list[str] | None = None) -> ReplaySpec:
+    """The question file at ``path``; session files resolve under ``data_dir``."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InvalidInput(f"cannot read the replay questions {path}: {exc}") from None
+    sessions = []
+    for i, raw in enumerate(data.get("sessions") or []):
+        file = data_dir / str(raw.get("file", ""))
+        name = Path(str(raw.get("file", ""))).stem
+        if only and not any(o in str(raw.get("file")) for o in only):
+            continue
+        if not file.is_file():
+            raise InvalidInput(f"session {i}: no transcript at {file}")
+        prompts = [
+            Prompt(
+                str(p["prompt"]),
+                _groups(p.get("expect"), f"{name}: {p['prompt'][:40]}"),
+                str(p.get("kind", "")),
+            )
+            for p in raw.get("prompts") or []
+        ]
+        sessions.append(
+            ReplaySession(
+                file, _groups(raw.get("end_state") or [], f"{name}: end_state"), prompts, name
+            )
+        )
+    if not sessions:
+        raise InvalidInput(
+            f"no sessions to replay in {path}" + (f" matching {only}" if only else "")
+        )
+    controls = [
+        Control(str(c["prompt"]), str(c.get("split", "test"))) for c in data.get("controls") or []
+    ]
+    return ReplaySpec(sessions, controls)
+
+
+def _matches(text: str, groups: list[list[str]]) -> bool:
+    low = text.lower()
+    return all(any(p.lower() in low for p in group) for group in groups)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    out = {}
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if rel.parts and rel.parts[0] == ".git":
+            continue
+        if path.is_file():
+            st = path.stat()
+            out[str(rel)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _detached_running(needles: list[str]) -> bool:
+    wanted = [n.encode() for n in needles]
+    for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"memlode" in cmdline and any(n in cmdline for n in wanted):
+            return True
+    return False
+
+
+def _install(work: Path, env: dict[str, str], project: Path) -> Path:
+    settings_file = work / "claude-settings.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memlode",
+            "init",
+            "--settings-file",
+            str(settings_file),
+            "--no-mcp",
+        ],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        raise InvalidInput(f"memlode init failed: {proc.stderr.strip()}")
+    return settings_file
+
+
+def _interleave(prompts: list[Prompt], controls: list[Control]) -> list[tuple[str, Any]]:
+    """The prompts in their order with the controls spread evenly between them."""
+    slots: dict[int, list[Control]] = {}
+    for j, control in enumerate(controls):
+        slots.setdefault(round((j + 1) * len(prompts) / (len(controls) + 1)), []).append(control)
+    order: list[tuple[str, Any]] = []
+    for i in range(len(prompts) + 1):
+        order.extend(("control", c) for c in slots.get(i, []))
+        if i < len(prompts):
+            order.append(("relevant", prompts[i]))
+    return order
+
+
+def _rate(part: int, whole: int) -> float:
+    return round(part / whole, 3) if whole else 0.0
+
+
+def _mean(values: list[int]) -> float:
+    return round(statistics.fmean(values), 1) if values else 0.0
+
+
+def _p(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
+
+
+def run_replay(
+    spec: ReplaySpec,
+    *,
+    home: Path | None = None,
+    keep: Path | None = None,
+    env_extra: dict[str, str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Replay every session of ``spec``, ask the next-day prompts, and return the report."""
+    say = progress or (lambda _line: None)
+    work = Path(tempfile.mkdtemp(prefix="memlode-replay-")) if keep is None else keep
+    work.mkdir(parents=True, exist_ok=True)
+    memlode_home = home or work / "memlode-home"
+    fake_home = work / "home"
+    fake_home.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLODE_", "CLAUDE_"))}
+    env.update({"HOME": str(fake_home), "MEMLODE_HOME": str(memlode_home)})
+    if "MEMLODE_EMBED_PROVIDER" in os.environ:
+        env["MEMLODE_EMBED_PROVIDER"] = os.environ["MEMLODE_EMBED_PROVIDER"]
+    env.update(env_extra or {})
+    started = time.monotonic()
+
+    projects: list[tuple[ReplaySession, Path, dict[str, tuple[int, int]]]] = []
+    all_calls = []
+    replay_stats = {}
+    transcripts = []
+    for session in spec.sessions:
+        project = work / "projects" / session.name
+        if project.exists():
+            shutil.rmtree(project)
+        project.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(project)], check=True, env=env)
+        before = _snapshot(project)
+        settings_file = _install(work, env, project)
+        hooks = InstalledHooks(settings_file, {**env, "CLAUDE_PROJECT_DIR": str(project)}, project)
+        enc = re.sub(r"[^A-Za-z0-9]", "-", str(project))
+        target = fake_home / ".claude" / "projects" / enc / session.file.name
+        if target.exists():
+            target.unlink()
+        say(f"replaying {session.name} into {project}")
+        t0 = time.monotonic()
+        stats = replay_transcript(session.file, target, hooks, project)
+        replay_stats[session.name] = {**stats.__dict__, "seconds": round(time.monotonic() - t0, 1)}
+        all_calls.extend(hooks.calls)
+        transcripts.append(str(target))
+        projects.append((session, project, before))
+
+    deadline = time.monotonic() + DETACHED_WAIT_S
+    while _detached_running(transcripts) and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+    per_session = {}
+    echo_hits: list[dict[str, str]] = []
+    relevant_rows: list[dict[str, Any]] = []
+    control_rows: list[dict[str, Any]] = []
+    files_left: dict[str, list[str]] = {}
+    for session, project, before in projects:
+        settings_file = work / "claude-settings.json"
+        hooks = InstalledHooks(settings_file, {**env, "CLAUDE_PROJECT_DIR": str(project)}, project)
+        next_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"next-day/{session.name}"))
+        base = {
+            "session_id": next_id,
+            "transcript_path": str(fake_home / "next-day" / f"{next_id}.jsonl"),
+            "cwd": str(project),
+            "permission_mode": "default",
+        }
+        start_calls = hooks.fire("SessionStart", {**base, "source": "startup"}, "startup")
+        start_text = "\n".join(c.injected() for c in start_calls)
+        asked: list[str] = []
+        order = _interleave(session.prompts, spec.controls)
+        for kind, item in order:
+            calls = hooks.fire("UserPromptSubmit", {**base, "prompt": item.prompt})
+            injected = "\n".join(c.injected() for c in calls)
+            asked.append(item.prompt)
+            low = _norm(injected)
+            for earlier in asked:
+                if len(earlier.split()) >= ECHO_MIN_WORDS and _norm(earlier) in low:
+                    echo_hits.append(
+                        {"session": session.name, "prompt": item.prompt, "echoed": earlier}
+                    )
+            row = {"session": session.name, "prompt": item.prompt, "chars": len(injected)}
+            if kind == "relevant":
+                row.update(kind=item.kind, answered=_matches(injected, item.expect))
+                relevant_rows.append(row)
+            else:
+                row.update(split=item.split, silent=not injected.strip())
+                control_rows.append(row)
+        all_calls.extend(hooks.calls)
+        after = _snapshot(project)
+        left = sorted(k for k, v in after.items() if before.get(k) != v)
+        if left:
+            files_left[session.name] = left
+        per_session[session.name] = {
+            "prompts": len(session.prompts),
+            "answered": sum(
+                1 for r in relevant_rows if r["session"] == session.name and r["answered"]
+            ),
+            "session_start_chars": len(start_text),
+            "end_state_stated": _matches(start_text, session.end_state)
+            if session.end_state
+            else None,
+            "replay": replay_stats[session.name],
+        }
+
+    by_event: dict[str, list[float]] = {}
+    failed_hooks = 0
+    for call in all_calls:
+        by_event.setdefault(call.event, []).append(call.ms)
+        failed_hooks += call.returncode != 0
+    test_controls = [r for r in control_rows if r["split"] == "test"]
+    calib_controls = [r for r in control_rows if r["split"] != "test"]
+    answered = sum(1 for r in relevant_rows if r["answered"])
+    silent = sum(1 for r in test_controls if r["silent"])
+    calib_silent = sum(1 for r in calib_controls if r["silent"])
+    return {
+        "sessions": len(spec.sessions),
+        "relevant_prompts": len(relevant_rows),
+        "answered": answered,
+        "answered_rate": _rate(answered, len(relevant_rows)),
+        "controls_test": len(test_controls),
+        "controls_silent": silent,
+        "controls_silent_rate": _rate(silent, len(test_controls)),
+        "controls_calibration_silent": f"{calib_silent}/{len(calib_controls)}",
+        "mean_chars_relevant": _mean([r["chars"] for r in relevant_rows]),
+        "mean_chars_controls": _mean([r["chars"] for r in test_controls]),
+        "end_state_stated": sum(1 for s in per_session.values() if s["end_state_stated"]),
+        "echo_hits": len(echo_hits),
+        "files_left": files_left,
+        "failed_hooks": failed_hooks,
+        "hook_ms": {
+            event: {"n": len(v), "p50": round(_p(v, 0.5), 1), "p95": round(_p(v, 0.95), 1)}
+            for event, v in sorted(by_event.items())
+        },
+        "per_session": per_session,
+        "echoes": echo_hits[:20],
+        "unanswered": [
+            {"session": r["session"], "prompt": r["prompt"]}
+            for r in relevant_rows
+            if not r["answered"]
+        ],
+        "noisy_controls": [
+            {"session": r["session"], "prompt": r["prompt"], "chars": r["chars"]}
+            for r in test_controls
+            if not r["silent"]
+        ],
+        "seconds": round(time.monotonic() - started, 1),
+        "work_dir": str(work),
+    }
+
+
+def format_replay(report: dict[str, Any]) -> str:
+    lines = [
+        f"Session replay: {report['sessions']} sessions, {report['relevant_prompts']} next-day"
+        f" prompts, {report['controls_test']} test controls ({report['seconds']} s)",
+        f"  answered by the injection   {report['answered']}/{report['relevant_prompts']}"
+        f" ({report['answered_rate']:.0%})",
+        f"  controls left silent        {report['controls_silent']}/{report['controls_test']}"
+        f" ({report['controls_silent_rate']:.0%});"
+        f" calibration {report['controls_calibration_silent']}",
+        f"  injected chars, mean        relevant {report['mean_chars_relevant']:.0f},"
+        f" controls {report['mean_chars_controls']:.0f}",
+        f"  SessionStart end state      {report['end_state_stated']}/{report['sessions']}",
+        f"  echo hits                   {report['echo_hits']}",
+        f"  files left in the project   {sum(len(v) for v in report['files_left'].values())}"
+        + (f" {report['files_left']}" if report["files_left"] else ""),
+        f"  hooks failed (exit != 0)    {report['failed_hooks']}",
+        "  hook wall ms (n, p50, p95): "
+        + ", ".join(f"{e} {v['n']}/{v['p50']}/{v['p95']}" for e, v in report["hook_ms"].items()),
+    ]
+    for name, row in report["per_session"].items():
+        stated = "yes" if row["end_state_stated"] else "no"
+        lines.append(
+            f"  {name[:12]:<12} answered {row['answered']}/{row['prompts']}, end state {stated},"
+            f" SessionStart {row['session_start_chars']} chars,"
+            f" replay {row['replay']['lines']} lines in {row['replay']['seconds']} s"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,313 @@
+"""Driving the installed Claude Code hooks the way Claude Code does, for the replay evaluation.
+
+``InstalledHooks`` reads the settings file that ``memlode init`` wrote and runs its command
+strings through a shell with the event's JSON payload on stdin, honouring each entry's matcher
+and timeout, and timing every run. ``replay_transcript`` walks a real Claude Code transcript
+line by line: each line is appended to a growing copy of the file (the transcript the hooks
+are handed) and each hook fires where Claude Code fires it:
+
+- SessionStart (``startup``) before the first line, and (``compact``) after a compaction;
+- UserPromptSubmit for each real prompt, before its line is written;
+- PostToolUse after a successful tool result's line (``tool_response`` is the line's
+  ``toolUseResult``), PostToolUseFailure after an ``is_error`` one (``error`` is its text);
+- Stop where a turn ends (a ``stop_hook_summary`` or ``turn_duration`` line, or the next real
+  prompt after assistant output), PreCompact before a ``compact_boundary``;
+- SessionEnd after the last line.
+
+Lines of subagents (``isSidechain``) are written but fire nothing. The rules for a real prompt
+are INTEGRATION.md's (section 2). Written independently of memlode's own transcript parser so
+that the evaluation does not share its mistakes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["HookCall", "InstalledHooks", "ReplayStats", "replay_transcript", "tool_text"]
+
+_NOT_PROMPTS = (
+    "<command-name>",
+    "<local-command-stdout>",
+    "<task-notification>",
+    "[Request interrupted",
+)
+
+
+@dataclass
+class HookCall:
+    event: str
+    ms: float
+    stdout: str
+    returncode: int
+
+    def injected(self) -> str:
+        """The text Claude Code would add to the model's context from this run (or "")."""
+        out = self.stdout.strip()
+        if not out or self.returncode != 0:
+            return ""
+        if out.startswith("{"):
+            try:
+                data = json.loads(out)
+            except ValueError:
+                return out
+            specific = data.get("hookSpecificOutput") if isinstance(data, dict) else None
+            if isinstance(specific, dict):
+                return str(specific.get("additionalContext") or "")
+            return ""
+        return out
+
+
+@dataclass
+class _Handler:
+    matcher: str
+    command: str
+    timeout: float
+
+
+class InstalledHooks:
+    """The hook handlers a Claude Code settings file registers, run as Claude Code runs them."""
+
+    def __init__(self, settings_file: Path, env: dict[str, str], cwd: Path) -> None:
+        data = json.loads(settings_file.read_text(encoding="utf-8"))
+        self.env = env
+        self.cwd = cwd
+        self.handlers: dict[str, list[_Handler]] = {}
+        for event, groups in (data.get("hooks") or {}).items():
+            for group in groups:
+                for handler in group.get("hooks", []):
+                    if handler.get("type") == "command":
+                        self.handlers.setdefault(event, []).append(
+                            _Handler(
+                                str(group.get("matcher") or ""),
+                                str(handler["command"]),
+                                float(handler.get("timeout") or 600),
+                            )
+                        )
+        self.calls: list[HookCall] = []
+
+    def registered(self, event: str) -> bool:
+        return bool(self.handlers.get(event))
+
+    def fire(self, event: str, payload: dict[str, Any], match: str = "") -> list[HookCall]:
+        """Run every handler of ``event`` whose matcher accepts ``match`` (a tool name or a
+        SessionStart/PreCompact source); returns their calls."""
+        calls = []
+        body = json.dumps({**payload, "hook_event_name": event}).encode()
+        for handler in self.handlers.get(event, []):
+            if handler.matcher not in ("", "*") and not re.fullmatch(handler.matcher, match):
+                continue
+            started = time.perf_counter()
+            try:
+                proc = subprocess.run(
+                    handler.command,
+                    shell=True,
+                    input=body,
+                    capture_output=True,
+                    env=self.env,
+                    cwd=self.cwd,
+                    timeout=handler.timeout,
+                )
+                out, code = proc.stdout.decode("utf-8", "replace"), proc.returncode
+            except subprocess.TimeoutExpired:
+                out, code = "", -1
+            call = HookCall(event, (time.perf_counter() - started) * 1000, out, code)
+            self.calls.append(call)
+            calls.append(call)
+        return calls
+
+
+@dataclass
+class ReplayStats:
+    lines: int = 0
+    prompts: int = 0
+    tool_results: int = 0
+    failures: int = 0
+    stops: int = 0
+    compactions: int = 0
+    events: dict[str, int] = field(default_factory=dict)
+
+
+def tool_text(content: Any) -> str:
+    """A tool_result's content as text (a string or a list of text blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and "text" in b
+        )
+    return ""
+
+
+def _prompt_text(record: dict[str, Any]) -> str | None:
+    """The prompt of a real user line, else None (INTEGRATION.md section 2, rule 4)."""
+    if record.get("isMeta") or record.get("isCompactSummary"):
+        return None
+    content = (record.get("message") or {}).get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return None
+        text = "\n".join(
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        )
+    else:
+        return None
+    stripped = text.lstrip()
+    if not stripped or stripped.startswith(_NOT_PROMPTS):
+        return None
+    return text
+
+
+def _records(
+    source: Path, rewrite: tuple[str, str] | None
+) -> Iterator[tuple[str, dict[str, Any] | None]]:
+    with source.open(encoding="utf-8") as fh:
+        for raw in fh:
+            line = raw if raw.endswith("\n") else raw + "\n"
+            if rewrite:
+                line = line.replace(rewrite[0], rewrite[1])
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            yield line, record if isinstance(record, dict) else None
+
+
+def original_cwd(source: Path) -> str | None:
+    """The working directory the session recorded (the first line that has one)."""
+    for _line, record in _records(source, None):
+        if record and isinstance(record.get("cwd"), str):
+            return str(record["cwd"])
+    return None
+
+
+def replay_transcript(
+    source: Path, target: Path, hooks: InstalledHooks, project: Path, session_id: str | None = None
+) -> ReplayStats:
+    """Replay ``source`` into the growing file ``target`` through ``hooks`` (see the module)."""
+    stats = ReplayStats()
+    old_cwd = original_cwd(source)
+    rewrite = (old_cwd, str(project)) if old_cwd else None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tools: dict[str, tuple[str, dict[str, Any]]] = {}
+    state: dict[str, Any] = {"session": session_id, "last_text": "", "open_turn": False}
+
+    def base() -> dict[str, Any]:
+        return {
+            "session_id": state["session"] or "replay-session",
+            "transcript_path": str(target),
+            "cwd": str(project),
+            "permission_mode": "default",
+        }
+
+    def fire(event: str, extra: dict[str, Any], match: str = "") -> None:
+        stats.events[event] = stats.events.get(event, 0) + 1
+        hooks.fire(event, {**base(), **extra}, match)
+
+    def stop() -> None:
+        if state["open_turn"]:
+            state["open_turn"] = False
+            stats.stops += 1
+            fire("Stop", {"stop_hook_active": False, "last_assistant_message": state["last_text"]})
+
+    started = False
+    with target.open("a", encoding="utf-8") as out:
+
+        def write(line: str) -> None:
+            out.write(line)
+            out.flush()
+            stats.lines += 1
+
+        for line, record in _records(source, rewrite):
+            if record is None or record.get("isSidechain"):
+                write(line)
+                continue
+            if state["session"] is None and isinstance(record.get("sessionId"), str):
+                state["session"] = record["sessionId"]
+            if not started:
+                started = True
+                fire("SessionStart", {"source": "startup"}, "startup")
+            kind = record.get("type")
+            if kind == "user":
+                prompt = _prompt_text(record)
+                if prompt is not None:
+                    stop()
+                    stats.prompts += 1
+                    fire("UserPromptSubmit", {"prompt": prompt})
+                    write(line)
+                    continue
+                write(line)
+                _tool_results(record, tools, stats, fire)
+            elif kind == "assistant":
+                write(line)
+                state["open_turn"] = True
+                for block in (record.get("message") or {}).get("content") or []:
+                    if not isinstance(block, dict):
+                        continue
+                    if block.get("type") == "tool_use":
+                        tools[str(block.get("id"))] = (
+                            str(block.get("name")),
+                            block.get("input") or {},
+                        )
+                    elif block.get("type") == "text" and str(block.get("text", "")).strip():
+                        state["last_text"] = str(block["text"])
+            elif kind == "system" and record.get("subtype") == "compact_boundary":
+                trigger = str((record.get("compactMetadata") or {}).get("trigger") or "auto")
+                fire("PreCompact", {"trigger": trigger, "custom_instructions": ""}, trigger)
+                write(line)
+                stats.compactions += 1
+                fire("SessionStart", {"source": "compact"}, "compact")
+            elif kind == "system" and record.get("subtype") in (
+                "stop_hook_summary",
+                "turn_duration",
+            ):
+                write(line)
+                stop()
+            else:
+                write(line)
+        stop()
+        if started:
+            fire("SessionEnd", {"reason": "prompt_input_exit"})
+    return stats
+
+
+def _tool_results(
+    record: dict[str, Any],
+    tools: dict[str, tuple[str, dict[str, Any]]],
+    stats: ReplayStats,
+    fire: Any,
+) -> None:
+    content = (record.get("message") or {}).get("content")
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        name, tool_input = tools.get(str(block.get("tool_use_id")), ("", {}))
+        if not name:
+            continue
+        common = {
+            "tool_name": name,
+            "tool_input": tool_input,
+            "tool_use_id": block.get("tool_use_id"),
+        }
+        if block.get("is_error"):
+            stats.failures += 1
+            error = tool_text(block.get("content"))
+            fire("PostToolUseFailure", {**common, "error": error, "is_interrupt": False}, name)
+        else:
+            stats.tool_results += 1
+            response = record.get("toolUseResult")
+            if not isinstance(response, (dict, list, str)):
+                response = tool_text(block.get("content"))
+            fire("PostToolUse", {**common, "tool_response": response}, name)
