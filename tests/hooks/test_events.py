@@ -30,7 +30,7 @@ def test_example_payloads_round_trip(hook, payloads, proj_engine: Engine, memlod
     kinds = {(m.memory_type.value, m.content.split("\n")[0]) for m in memories}
     assert ("context", "Why does login 401?") in kinds
     edit = next(m for m in memories if m.metadata.get("tool") == "Edit")
-    assert edit.memory_type.value == "decision"
+    assert edit.memory_type.value == "context"  # a change observed, not a decision
     assert edit.content.startswith("Edited auth.py: +1 -1 lines in 1 hunk")
     assert "+exp=3600" in edit.content and "<whole file>" not in edit.content
     assert edit.session_id == "8c1f-test"
@@ -80,7 +80,7 @@ def test_session_start_includes_the_code_map(hook, payloads, project: Path, proj
         "from core import Store, helper\n\n\ndef main():\n    return Store().get() + helper()\n"
     )
     stats = codeintel.index(proj_engine, project)
-    assert stats["namespace"] == "proj" and stats["session_map_chars"] > 0
+    assert stats["namespace"] == proj_engine.namespace and stats["session_map_chars"] > 0
     # a project with code indexed but no memories yet still gets its map
     text = hook("session-start", payloads["session-start"]).context()["hookSpecificOutput"][
         "additionalContext"

@@ -54,11 +54,17 @@ class HookSpec:
 # Timeouts are seconds (values like 2000 have left other tools' hooks effectively uncapped).
 # PostToolUse runs async: Claude Code does not wait for it at all. The PostToolUse matcher
 # names the tools memlode has extractors for, which also leaves out memlode's own MCP tools.
-CAPTURED_TOOLS = "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|Grep|Glob|WebFetch|WebSearch"
+CAPTURED_TOOLS = (
+    "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|Grep|Glob|WebFetch|WebSearch"
+    "|AskUserQuestion|ExitPlanMode"
+)
+# Failures worth remembering: a rejected push, a failing test run, an edit that did not apply.
+FAILED_TOOLS = "Bash|Edit|MultiEdit|Write|NotebookEdit|WebFetch"
 HOOK_SPECS = (
     HookSpec("SessionStart", "session-start", None, 5),
     HookSpec("UserPromptSubmit", "prompt", None, 5),
     HookSpec("PostToolUse", "post-tool", CAPTURED_TOOLS, 10, async_=True),
+    HookSpec("PostToolUseFailure", "post-tool-failure", FAILED_TOOLS, 10, async_=True),
     HookSpec("Stop", "stop", None, 5),
     HookSpec("PreCompact", "pre-compact", "auto|manual", 5),
     HookSpec("SessionEnd", "session-end", None, 5),

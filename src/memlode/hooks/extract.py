@@ -9,10 +9,16 @@ an edit stores a diff summary, never the file.
 |---|---|---|
 | Read | context | file:, ext:, dir: |
 | Glob / Grep | pattern | glob: / pattern: |
-| Edit / MultiEdit / Write / NotebookEdit | decision | file:, ext:, dir:, edit |
+| Edit / MultiEdit / Write / NotebookEdit | context | file:, ext:, dir:, edit |
 | Bash | context | cmd: |
 | WebFetch / WebSearch | context | web: |
+| AskUserQuestion (the user's answers) | decision | decision, asked-user |
+| ExitPlanMode (the plan the user approved) | decision | decision, plan |
 | any other tool | context | tool: |
+
+An edit is an observation of a change, not a decision: the decisions of a session are the
+user's answers and approved plans (and what is stored on purpose). ``extract_failure`` turns a
+PostToolUseFailure (a failed command, a rejected edit) into a short ``failure`` observation.
 """
 
 from __future__ import annotations
@@ -26,7 +32,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["OWN_TOOL_PREFIX", "Observation", "display_path", "extract", "is_own_tool"]
+__all__ = [
+    "OWN_TOOL_PREFIX",
+    "Observation",
+    "display_path",
+    "extract",
+    "extract_failure",
+    "is_own_tool",
+]
 
 OWN_TOOL_PREFIX = "mcp__memlode__"
 
@@ -39,8 +52,15 @@ IMPORTANCE = {
     "edit": 0.45,
     "command": 0.3,
     "fetch": 0.35,
+    "failure": 0.4,
+    # What the user decided: their answer to a question, a plan they approved.
+    "decision": 0.8,
+    "plan": 0.7,
     "other": 0.2,
 }
+MAX_ERROR_CHARS = 600
+MAX_PLAN_CHARS = 1500
+MAX_ANSWER_CHARS = 400
 MAX_PATTERN_CHARS = 200
 MAX_LISTED_FILES = 8
 MAX_FETCH_CHARS = 600
@@ -189,17 +209,61 @@ def _search(
     if extras:
         text += " (" + ", ".join(extras) + ")"
     num = _n(resp.get("numFiles"))
-    if num is not None:
-        text += f" -> {num} file" + ("" if num == 1 else "s")
-    listed = _file_list(resp.get("filenames"), paths)
+    mode = _s(resp.get("mode")) or _s(tool_in.get("output_mode"))
+    if tool == "Grep" and mode in ("content", "count"):
+        # Content mode reports numFiles 0 and puts the matches in ``content``.
+        matches, files = _grep_matches(_s(resp.get("content"), 2_000_000), mode)
+        lines = _n(resp.get("numLines"))
+        if mode == "content" and lines is not None:
+            matches = lines
+        num = len(files) if files else None
+        text += f" -> {matches} matching line" + ("" if matches == 1 else "s")
+        if files:
+            text += f" in {len(files)} file" + ("" if len(files) == 1 else "s")
+            text += ": " + _file_list(files, paths)
+        meta_matches: int | None = matches
+    else:
+        meta_matches = num
+        if num is not None:
+            text += f" -> {num} file" + ("" if num == 1 else "s")
+    listed = (
+        ""
+        if tool == "Grep" and mode in ("content", "count")
+        else _file_list(resp.get("filenames"), paths)
+    )
     if listed:
         text += ": " + listed
     if resp.get("truncated") is True:
         text += " (truncated)"
     prefix = "glob" if tool == "Glob" else "pattern"
     tags = ["search", f"{prefix}:{pattern[:80]}"]
-    meta = {"pattern": pattern, "matches": num}
+    meta = {"pattern": pattern, "matches": meta_matches}
     return Observation("search", text, "pattern", tags, meta)
+
+
+def _grep_matches(content: str, mode: str) -> tuple[int, list[str]]:
+    """Matches and distinct files of a Grep in content or count mode.
+
+    Content lines read ``path:line:text`` (or ``path:text``; plain ``text`` when one file was
+    searched); count lines read ``path:count``.
+    """
+    files: list[str] = []
+    seen: set[str] = set()
+    matches = 0
+    for line in content.splitlines():
+        if not line.strip() or line == "--":
+            continue
+        head, sep, rest = line.partition(":")
+        if mode == "count":
+            count = rest.strip()
+            matches += int(count) if sep and count.isdigit() else 0
+        else:
+            matches += 1
+        is_path = sep and head and ("/" in head or "." in head) and " " not in head
+        if is_path and head not in seen:
+            seen.add(head)
+            files.append(head)
+    return matches, files
 
 
 def _edit(
@@ -244,7 +308,7 @@ def _edit(
         text += "\n" + "\n".join(summary.excerpt)
     tags = ["edit", *paths.file_tags(path)]
     meta = {"file": path, "diff": summary.as_dict()}
-    return Observation("edit", text, "decision", tags, meta, path)
+    return Observation("edit", text, "context", tags, meta, path)
 
 
 def _bash(
@@ -302,6 +366,72 @@ def _web(tool: str, tool_in: dict[str, Any], resp: dict[str, Any]) -> Observatio
     return Observation("fetch", text, "context", ["web", f"web:{host}"], {"url": _clip(url, 400)})
 
 
+def _ask(tool_in: dict[str, Any], resp: dict[str, Any]) -> Observation | None:
+    """The user's answers to AskUserQuestion: often the one real decision of a session."""
+    answers = _d(resp.get("answers"))
+    if not answers:
+        return None
+    questions: list[Any] = []
+    for source in (resp.get("questions"), tool_in.get("questions")):
+        if isinstance(source, list):
+            questions = source
+            break
+    asked = [_s(_d(q).get("question"), 2000) for q in questions]
+    order = [q for q in asked if q in answers] + [q for q in answers if q not in asked]
+    parts = []
+    for question in order:
+        answer = answers.get(question)
+        if isinstance(answer, list):
+            answer = ", ".join(_s(a, MAX_ANSWER_CHARS) for a in answer)
+        answer_text = _one_line(_s(answer, MAX_ANSWER_CHARS * 2), MAX_ANSWER_CHARS)
+        if answer_text:
+            parts.append(f"Q: {_one_line(question, 300)}\nA (user): {answer_text}")
+    if not parts:
+        return None
+    text = "User decided:\n" + "\n".join(parts)
+    meta = {"answers": {_one_line(q, 300): _one_line(_s(answers.get(q)), 400) for q in order}}
+    return Observation("decision", text, "decision", ["decision", "asked-user"], meta)
+
+
+def _plan(tool_in: dict[str, Any]) -> Observation | None:
+    plan = _s(tool_in.get("plan"), 200_000).strip()
+    if not plan:
+        return None
+    text = "Plan approved by the user:\n" + _clip(plan, MAX_PLAN_CHARS)
+    return Observation("plan", text, "decision", ["decision", "plan"], {})
+
+
+def extract_failure(
+    tool_name: str, tool_input: object, error: object, cwd: str
+) -> Observation | None:
+    """A failed tool call (PostToolUseFailure): what was tried and the error's first lines."""
+    if not tool_name or is_own_tool(tool_name):
+        return None
+    paths = _Paths(cwd)
+    tool_in = _d(tool_input)
+    message = _s(error, 200_000).strip()
+    if tool_name == "Bash":
+        command = _s(tool_in.get("command"), 20_000).strip()
+        if not command:
+            return None
+        what = "$ " + _clip(command, 600)
+        first = command.split()[0] if command.split() else ""
+        tags = ["failure", "command", f"cmd:{os.path.basename(first)[:40]}"]
+        meta: dict[str, Any] = {"command": _clip(command, 300)}
+    else:
+        raw = _s(tool_in.get("file_path")) or _s(tool_in.get("path"))
+        shown = paths.display(paths.absolute(raw)) if raw else ""
+        what = f"{tool_name} {shown}".strip()
+        tags = ["failure", *(paths.file_tags(paths.absolute(raw)) if raw else [])]
+        meta = {"file": paths.absolute(raw)} if raw else {}
+    text = f"Failed: {what}"
+    if message:
+        text += "\n" + _head_tail(message, MAX_ERROR_CHARS)
+    tags.append(f"tool:{tool_name[:60]}")
+    meta["tool"] = tool_name
+    return Observation("failure", text, "context", tags, meta)
+
+
 def _generic(tool: str, tool_in: object) -> Observation | None:
     try:
         shown = dumps(tool_in, ensure_ascii=False, sort_keys=True)
@@ -330,6 +460,10 @@ def extract(
         obs = _bash(tool_in, resp, paths, bash_output_chars)
     elif tool_name in ("WebFetch", "WebSearch"):
         obs = _web(tool_name, tool_in, resp)
+    elif tool_name == "AskUserQuestion":
+        obs = _ask(tool_in, resp)
+    elif tool_name == "ExitPlanMode":
+        obs = _plan(tool_in)
     else:
         obs = _generic(tool_name, tool_input)
     if obs is not None:

@@ -6,6 +6,7 @@ print (only SessionStart and UserPromptSubmit ever return any).
 - UserPromptSubmit: stores the prompt as a Context memory (importance 0.3); prints the recalled
   memories that pass the relevance gate, if any.
 - PostToolUse: one observation per tool call, file nodes, RELATES_TO and EVOLVED_INTO edges.
+- PostToolUseFailure: one ``failure`` observation (what was tried, the error's first lines).
 - Stop: stores the session summary (an Insight), then ends the session.
 - PreCompact: stores the session summary (a checkpoint).
 - SessionEnd: stores the session summary, then ends the session.
@@ -213,8 +214,27 @@ def post_tool(run: HookRun) -> str | None:
         run.cwd,
         run.settings.bash_output_chars,
     )
-    if obs is None:
+    if obs is not None:
+        _store_observation(run, obs)
+    return None
+
+
+def post_tool_failure(run: HookRun) -> str | None:
+    """A failed tool call (a rejected push, a failing test run): what was tried, the error."""
+    if not run.settings.capture or run.payload.get("is_interrupt") is True:
         return None
+    tool = run.text("tool_name", 200)
+    if run.settings.tools is not None and tool not in run.settings.tools:
+        return None
+    from memlode.hooks.extract import extract_failure
+
+    obs = extract_failure(tool, run.payload.get("tool_input"), run.payload.get("error"), run.cwd)
+    if obs is not None:
+        _store_observation(run, obs)
+    return None
+
+
+def _store_observation(run: HookRun, obs: Observation) -> None:
     content = redact(obs.content).strip()
     if not content:
         return None
@@ -248,7 +268,6 @@ def post_tool(run: HookRun) -> str | None:
                 changes["files"] = files
         if changes:
             store.update_session_metadata(conn, run.session_id, changes)
-    return None
 
 
 def _seen_update(
@@ -428,6 +447,7 @@ HANDLERS = {
     "session-start": session_start,
     "prompt": user_prompt,
     "post-tool": post_tool,
+    "post-tool-failure": post_tool_failure,
     "stop": stop,
     "pre-compact": pre_compact,
     "session-end": session_end,

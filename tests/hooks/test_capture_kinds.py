@@ -1,0 +1,131 @@
+"""What the hooks capture from the tool calls that carry knowledge: the user's answers and
+approved plans as decisions, failed tool calls (PostToolUseFailure), Grep in content mode
+counted from its content. Payload shapes are those of real Claude Code transcripts
+(INTEGRATION.md section 1.2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memlode.engine import Engine
+
+
+def _payload(project: Path, event: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "session_id": "cap-session",
+        "transcript_path": str(project / "cap.jsonl"),
+        "cwd": str(project),
+        "permission_mode": "default",
+        "hook_event_name": event,
+        **fields,
+    }
+
+
+def _hook_rows(engine: Engine) -> list[Any]:
+    return engine.list_memories(sources=["hook"], limit=None)
+
+
+def test_ask_user_question_answer_is_a_decision(hook, project: Path, proj_engine: Engine):
+    question = "Is main clean, or should I fix the pre-commit issues first?"
+    payload = _payload(
+        project,
+        "PostToolUse",
+        tool_name="AskUserQuestion",
+        tool_input={
+            "questions": [
+                {
+                    "question": question,
+                    "header": "Pre-commit",
+                    "options": [{"label": "Fix them", "description": "fix the issues"}],
+                    "multiSelect": False,
+                }
+            ]
+        },
+        tool_response={
+            "questions": [{"question": question, "header": "Pre-commit"}],
+            "answers": {question: "main was clean; fix the issues"},
+        },
+    )
+    assert hook("post-tool", payload).returncode == 0
+    rows = [m for m in _hook_rows(proj_engine) if "asked-user" in m.tags]
+    assert len(rows) == 1
+    assert rows[0].memory_type.value == "decision"
+    assert question in rows[0].content and "main was clean; fix the issues" in rows[0].content
+    assert rows[0].importance > 0.5
+
+
+def test_approved_plan_is_a_decision(hook, project: Path, proj_engine: Engine):
+    plan = "1. Add the telemetry handler\n2. Wire it in application.ex\n3. Test it"
+    payload = _payload(
+        project,
+        "PostToolUse",
+        tool_name="ExitPlanMode",
+        tool_input={"plan": plan},
+        tool_response={},
+    )
+    assert hook("post-tool", payload).returncode == 0
+    rows = [m for m in _hook_rows(proj_engine) if "plan" in m.tags]
+    assert len(rows) == 1 and rows[0].memory_type.value == "decision"
+    assert "telemetry handler" in rows[0].content
+
+
+def test_failed_push_is_captured(hook, project: Path, proj_engine: Engine):
+    error = (
+        "Exit code 1\nTo github.com:me/app.git\n ! [rejected] main -> main (fetch first)\n"
+        "error: failed to push some refs"
+    )
+    payload = _payload(
+        project,
+        "PostToolUseFailure",
+        tool_name="Bash",
+        tool_use_id="toolu_01F",
+        tool_input={"command": "git push origin main", "description": "Push"},
+        error=error,
+        is_interrupt=False,
+    )
+    result = hook("post-tool-failure", payload)
+    assert result.returncode == 0 and result.stdout == ""
+    rows = [m for m in _hook_rows(proj_engine) if "failure" in m.tags]
+    assert len(rows) == 1
+    assert rows[0].content.startswith("Failed: $ git push origin main")
+    assert "[rejected]" in rows[0].content and "cmd:git" in rows[0].tags
+    # the declared event name alone is enough too (hook_event_name), and an interrupt is skipped
+    interrupted = {**payload, "tool_input": {"command": "sleep 100"}, "is_interrupt": True}
+    assert hook("PostToolUseFailure", interrupted).returncode == 0
+    assert len([m for m in _hook_rows(proj_engine) if "failure" in m.tags]) == 1
+
+
+def test_grep_content_mode_counts_its_matches(hook, project: Path, proj_engine: Engine):
+    content = (
+        "lib/app/telemetry.ex:12:  def handle_event(event, measurements, meta, _config) do\n"
+        'lib/app/telemetry.ex:40:    :telemetry.attach("handler", event, &handle_event/4, nil)\n'
+        "lib/app_web/endpoint.ex:7:  plug Plug.Telemetry, event_prefix: [:phoenix, :endpoint]\n"
+    )
+    payload = _payload(
+        project,
+        "PostToolUse",
+        tool_name="Grep",
+        tool_input={"pattern": "telemetry", "output_mode": "content", "-n": True},
+        tool_response={
+            "mode": "content",
+            "numFiles": 0,
+            "filenames": [],
+            "content": content,
+            "numLines": 3,
+        },
+    )
+    assert hook("post-tool", payload).returncode == 0
+    rows = [m for m in _hook_rows(proj_engine) if m.metadata.get("tool") == "Grep"]
+    assert len(rows) == 1
+    text = rows[0].content
+    assert "0 files" not in text
+    assert "3 matching lines in 2 files" in text and "lib/app/telemetry.ex" in text
+    assert rows[0].metadata["matches"] == 3
+
+
+def test_edits_are_observations_not_decisions(hook, payloads, proj_engine: Engine):
+    hook("post-tool", payloads["post-tool"])
+    edits = [m for m in _hook_rows(proj_engine) if m.metadata.get("tool") == "Edit"]
+    assert edits and all(m.memory_type.value == "context" for m in edits)
+    assert proj_engine.list_memories(memory_types=["decision"], limit=None) == []
