@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import anyio
+import httpx2
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -44,8 +45,15 @@ async def test_http_transport_serves_the_same_tools(harness, store: Engine, tmp_
     try:
         harness.wait_for_port(port, proc)
         url = f"http://127.0.0.1:{port}/mcp"
+        token = subprocess.run(  # every HTTP request needs the bearer token (tests/safety)
+            [sys.executable, "-m", "memlode", "mcp", "--print-token"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         async with (
-            streamable_http_client(url) as (read, write),
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+            streamable_http_client(url, http_client=http) as (read, write),
             ClientSession(read, write) as session,
         ):
             await session.initialize()

@@ -7,6 +7,9 @@ entries are recognised by their command (``... -c "from memlode.hooks.dispatch i
 <event>``, or the older ``-m memlode.hooks <event>``), which carries the
 absolute path of the interpreter memlode is installed in, quoted, so that no shim or ``PATH``
 lookup is involved. ``disable`` removes exactly those entries and keeps the data.
+
+``init --http`` registers memlode's HTTP server with its bearer token instead of a stdio server
+(``memlode.cli.claude_mcp``: the token goes to Claude Code's local scope, not the repository).
 """
 
 from __future__ import annotations
@@ -14,26 +17,30 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from memlode.errors import InvalidInput
+from memlode.cli import claude_mcp
+from memlode.cli.claude_mcp import MCP_NAME
+from memlode.errors import InvalidInput, StorageError
 
 __all__ = [
     "HOOK_SPECS",
+    "MCP_NAME",
     "disable",
     "hook",
     "hook_command",
     "init",
     "is_memlode_command",
     "merge_hooks",
+    "read_json",
     "remove_hooks",
+    "update_json",
 ]
-
-MCP_NAME = "memlode"
 
 
 class HookSpec:
@@ -215,20 +222,38 @@ def read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
+def _write_json(path: Path, data: dict[str, Any], *, private: bool = False) -> None:
+    """Replace ``path`` atomically, keeping its permissions; ``private``: 0600 (it holds a
+    secret). A new file that is not private gets the usual 0644 less the umask."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    if private:
+        mode = 0o600 if mode is None else mode & 0o600
     tmp = path.with_name(f".{path.name}.memlode-{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(tmp, flags, 0o600 if private else 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    if mode is not None:
+        os.chmod(tmp, mode)
     os.replace(tmp, path)
 
 
-def _update_json(path: Path, change: Any) -> bool:
-    """Apply ``change(data) -> data`` to a JSON file; write only if it changed. True if written."""
+def update_json(path: Path, change: Any, *, private: bool = False) -> bool:
+    """Apply ``change(data) -> data`` to a JSON file; write only if it changed. True if written.
+
+    ``private`` (the file holds a secret) also tightens an unchanged file to 0600.
+    """
     before = read_json(path)
     after = change(before)
     if after == before and path.exists():
+        if private and stat.S_IMODE(path.stat().st_mode) & 0o077:
+            os.chmod(path, stat.S_IMODE(path.stat().st_mode) & 0o600)
         return False
-    _write_json(path, after)
+    _write_json(path, after, private=private)
     return True
 
 
@@ -270,21 +295,6 @@ def _explicit_env(ctx: click.Context) -> dict[str, str]:
     return env
 
 
-def _mcp_entry(python: str, env: dict[str, str]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"type": "stdio", "command": python, "args": ["-m", "memlode", "mcp"]}
-    if env:
-        entry["env"] = dict(env)
-    return entry
-
-
-def _is_our_mcp(entry: object) -> bool:
-    if not isinstance(entry, dict):
-        return False
-    args = entry.get("args")
-    command = str(entry.get("command") or "")
-    return "memlode" in command or (isinstance(args, list) and "memlode" in map(str, args))
-
-
 def _scope_option(fn: Any) -> Any:
     fn = click.option(
         "--mcp-file",
@@ -313,6 +323,26 @@ def _scope_option(fn: Any) -> Any:
 @click.command()
 @_scope_option
 @click.option("--no-mcp", is_flag=True, help="Install the hooks only; do not register MCP.")
+@click.option(
+    "--http",
+    "use_http",
+    is_flag=True,
+    help="Register memlode's HTTP server (`memlode mcp --http`) with its bearer token, in "
+    "Claude Code's local scope (~/.claude.json) unless --mcp-file says where.",
+)
+@click.option(
+    "--host",
+    default=claude_mcp.DEFAULT_HOST,
+    show_default=True,
+    help="With --http: the address `memlode mcp --http` serves on.",
+)
+@click.option(
+    "--port",
+    default=claude_mcp.DEFAULT_PORT,
+    show_default=True,
+    type=click.IntRange(1, 65535),
+    help="With --http: the port `memlode mcp --http` serves on.",
+)
 @click.pass_context
 def init(
     ctx: click.Context,
@@ -320,33 +350,59 @@ def init(
     settings_file: str | None,
     mcp_file: str | None,
     no_mcp: bool,
+    use_http: bool,
+    host: str,
+    port: int,
 ) -> None:
     """Install memlode's Claude Code hooks and register its MCP server.
 
     Merges into the existing settings (other hooks are kept) and is safe to run again.
-    Restart Claude Code (or review /hooks) afterwards.
+    Restart Claude Code (or review /hooks) afterwards. With --http the MCP entry points at
+    `memlode mcp --http` and carries its bearer token; start that server yourself.
     """
     python = str(Path(sys.executable).absolute())
     env = _explicit_env(ctx)
     settings_path, mcp_path, user_mcp = _paths(scope, settings_file, mcp_file)
-    changed = _update_json(settings_path, lambda data: merge_hooks(data, python, env))
+    changed = update_json(settings_path, lambda data: merge_hooks(data, python, env))
     click.echo(f"hooks: {'installed in' if changed else 'already up to date in'} {settings_path}")
-    if not no_mcp:
-
-        def register(data: dict[str, Any]) -> dict[str, Any]:
-            out = json.loads(json.dumps(data))
-            servers = out.get("mcpServers")
-            if not isinstance(servers, dict):
-                servers = {}
-            servers[MCP_NAME] = _mcp_entry(python, env)
-            out["mcpServers"] = servers
-            return dict(out)
-
-        changed = _update_json(mcp_path, register)
+    if not no_mcp and use_http:
+        _register_http(ctx, scope, mcp_file, host, port)
+    elif not no_mcp:
+        changed = update_json(mcp_path, claude_mcp.register(claude_mcp.stdio_entry(python, env)))
         where = f"{mcp_path}" + (" (user scope)" if user_mcp else "")
         click.echo(f"mcp: {'registered in' if changed else 'already registered in'} {where}")
     click.echo(f"interpreter: {python}")
     click.echo("Restart Claude Code (or open /hooks) so it picks up the new hooks.")
+
+
+def _register_http(
+    ctx: click.Context, scope: str, mcp_file: str | None, host: str, port: int
+) -> None:
+    """The HTTP entry with the token: in ``--mcp-file``, the user scope, or the local scope."""
+    from memlode.cli.common import settings_from
+    from memlode.owner_only import http_token
+
+    settings = settings_from(ctx)
+    try:
+        token = http_token(settings.home)
+    except OSError as exc:
+        raise StorageError(f"cannot read or create the HTTP token: {exc}") from None
+    url = claude_mcp.http_url(host, port)
+    change = claude_mcp.register(claude_mcp.http_entry(url, token))
+    if mcp_file or scope == "user":
+        path = Path(mcp_file).expanduser().resolve() if mcp_file else Path.home() / ".claude.json"
+        changed = update_json(path, change, private=True)
+        where = f"{path}" + ("" if mcp_file else " (user scope)")
+    else:
+        root = project_root()
+        path = Path.home() / ".claude.json"
+        changed = update_json(
+            path, lambda data: claude_mcp.in_local_scope(data, root, change), private=True
+        )
+        where = f"{path} for {root} (local scope: the token stays out of the repository)"
+    state = "registered in" if changed else "already registered in"
+    click.echo(f"mcp: {state} {where} as {url} with its bearer token")
+    click.echo(f"start the server with: memlode mcp --http --host {host} --port {port}")
 
 
 @click.command()
@@ -365,7 +421,7 @@ def disable(
         return out
 
     if settings_path.exists():
-        _update_json(settings_path, strip_hooks)
+        update_json(settings_path, strip_hooks)
     click.echo(f"hooks: removed {removed} memlode handler(s) from {settings_path}")
     dropped = False
 
@@ -373,14 +429,20 @@ def disable(
         nonlocal dropped
         out = json.loads(json.dumps(data))
         servers = out.get("mcpServers")
-        if isinstance(servers, dict) and _is_our_mcp(servers.get(MCP_NAME)):
+        if isinstance(servers, dict) and claude_mcp.is_our_entry(servers.get(MCP_NAME)):
             del servers[MCP_NAME]
             dropped = True
         return dict(out)
 
     if mcp_path.exists():
-        _update_json(mcp_path, unregister)
+        update_json(mcp_path, unregister)
     click.echo(f"mcp: {'unregistered from' if dropped else 'not registered in'} {mcp_path}")
+    local = Path.home() / ".claude.json"
+    if scope == "project" and not mcp_file and local.exists():
+        dropped = False
+        update_json(local, lambda data: claude_mcp.drop_local(data, project_root(), unregister))
+        if dropped:
+            click.echo(f"mcp: unregistered from {local} (local scope of {project_root()})")
     click.echo("Your memories are kept; run `memlode init` to turn capture back on.")
 
 

@@ -1,7 +1,8 @@
 """``memlode mcp``: serve the engine to MCP clients over stdio (default) or streamable HTTP.
 
 Nothing heavy is imported until the command runs, and the SDK is imported with stdout pointed
-at stderr: over stdio, stdout belongs to the protocol.
+at stderr: over stdio, stdout belongs to the protocol. ``--print-token`` and ``--new-token``
+show the HTTP server's bearer token (kept owner-only in the home) instead of serving.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import click
 
 from memlode.cli.common import settings_from
+from memlode.errors import StorageError
 
 __all__ = ["mcp"]
 
@@ -50,6 +52,17 @@ DEFAULT_PORT = 8765
     default=None,
     help="The tools' default namespace (default: the project of the working directory).",
 )
+@click.option(
+    "--print-token",
+    is_flag=True,
+    help="Print the bearer token --http requires (made on first use) and exit.",
+)
+@click.option(
+    "--new-token",
+    is_flag=True,
+    help="Replace the --http bearer token with a new one, print it and exit "
+    "(run `memlode init --http` again, or update your clients).",
+)
 @click.pass_context
 def mcp(
     ctx: click.Context,
@@ -59,12 +72,25 @@ def mcp(
     no_embed: bool,
     watch_docs: bool,
     namespace: str | None,
+    print_token: bool,
+    new_token: bool,
 ) -> None:
     """Run the MCP server (stdio by default; --http for http://HOST:PORT/mcp).
 
-    Register it with a client, e.g. `claude mcp add memlode -- memlode mcp`.
+    Register it with a client, e.g. `claude mcp add memlode -- memlode mcp`. Over HTTP every
+    request needs `Authorization: Bearer <token>`; `memlode init --http` writes it into Claude
+    Code's config, `--print-token` shows it.
     """
     settings = settings_from(ctx, namespace=namespace)
+    if print_token or new_token:
+        from memlode.owner_only import http_token, new_http_token
+
+        try:
+            token = new_http_token(settings.home) if new_token else http_token(settings.home)
+        except OSError as exc:
+            raise StorageError(f"cannot read or create the HTTP token: {exc}") from None
+        click.echo(token)
+        return
     from memlode.mcp.server import serve_http, serve_stdio
 
     if use_http:

@@ -4,7 +4,8 @@
 tool module and, as the server's lifespan, the background embedder. ``serve_stdio`` and
 ``serve_http`` run it. Over stdio, stdout carries protocol messages only: the SDK points fd 1 at
 stderr while it serves, and anything that may print while the server is being built is
-redirected to stderr here.
+redirected to stderr here. Over HTTP every request needs the bearer token kept in the home, and
+Host/Origin headers must name the address served (``memlode.mcp.http_auth``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlode import __version__
 from memlode.config import Settings
+from memlode.errors import StorageError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -181,16 +183,29 @@ def serve_http(
     embed_in_background: bool = True,
     watch_docs: bool = False,
 ) -> None:
-    """Serve streamable HTTP on ``http://host:port/mcp`` until interrupted."""
+    """Serve streamable HTTP on ``http://host:port/mcp`` until interrupted.
+
+    Only requests with ``Authorization: Bearer <token>`` (the token in ``$MEMLODE_HOME``,
+    generated on first use) reach the server; the rest get 401.
+    """
     import anyio
     import uvicorn
 
+    from memlode.mcp.http_auth import BearerTokenAuth, transport_security
+    from memlode.owner_only import http_token
+
+    try:
+        token = http_token(settings.home)
+    except OSError as exc:
+        raise StorageError(f"cannot set up the HTTP server's token: {exc}") from None
     built = build_server(settings, embed_in_background=embed_in_background, watch_docs=watch_docs)
-    app = built.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
+    app = built.server.streamable_http_app(
+        streamable_http_path=HTTP_PATH, host=host, transport_security=transport_security(host)
+    )
     # log_config=None: uvicorn keeps to our stderr logging (its default sends access lines to
     # stdout); access lines are off, requests are the client's business.
     config = uvicorn.Config(
-        app,
+        BearerTokenAuth(app, token),
         host=host,
         port=port,
         log_config=None,
@@ -200,11 +215,16 @@ def serve_http(
     )
     if host not in _LOOPBACK:
         log.warning(
-            "serving on %s: anyone who can reach this address can read and change your "
-            "memories (there is no authentication); prefer 127.0.0.1",
+            "serving on %s: the bearer token is all that keeps others on the network from your "
+            "memories, and it travels in clear text over plain HTTP; prefer 127.0.0.1",
             host,
         )
-    print(f"memlode: MCP server on http://{host}:{port}{HTTP_PATH}", file=sys.stderr, flush=True)
+    print(
+        f"memlode: MCP server on http://{host}:{port}{HTTP_PATH} (clients send "
+        "'Authorization: Bearer <token>'; `memlode mcp --print-token` shows it)",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         anyio.run(uvicorn.Server(config).serve)
     finally:
