@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlode.errors import InvalidInput, NotFound
+from memlode.index_state import refresh_for_read
 from memlode.project import find_project_root
 from memlode.types import format_ts, parse_ts, utcnow
 
@@ -152,12 +153,24 @@ def index(
             ns = (project if project is not None and project != project.parent else base).name
             if not ns:
                 raise InvalidInput(f"cannot name a namespace for {base}; pass one")
-    stats = index_project(engine.db, base, ns, exclude=tuple(exclude), progress=progress)
+    from memlode.index_state import refresh
+
+    stats = index_project(
+        engine.db, base, ns, exclude=tuple(exclude), progress=progress, centrality=False
+    )
+    # The steps after the commit run whenever what they derive is stale, not only when this
+    # run changed files: a run killed after its commit left them undone (index_state.py).
+    # A run that wrote files ("store") has linked cross-repo imports already.
+    rebuilt = refresh(engine, ns, full=True, linked="store" in stats.phases, progress=progress)
     out = stats.to_dict()
-    out["seconds"] = round(stats.seconds, 3)
-    out["phases"] = {k: round(v, 3) for k, v in stats.phases.items()}
-    if stats.parsed or stats.deleted or session_map(engine, ns) is None:
+    if rebuilt is not None:
+        stats.phases["centrality"] = rebuilt.seconds
+        if "session_map_chars" in rebuilt.extra:
+            out["session_map_chars"] = rebuilt.extra["session_map_chars"]
+    if "session_map_chars" not in out and session_map(engine, ns) is None:
         out["session_map_chars"] = len(save_session_map(engine, ns))
+    out["seconds"] = round(stats.seconds + (rebuilt.seconds if rebuilt else 0.0), 3)
+    out["phases"] = {k: round(v, 3) for k, v in stats.phases.items()}
     return out
 
 
@@ -206,6 +219,7 @@ def search_symbols(
         raise InvalidInput("limit must be between 1 and 500")
     kind = _check_kind(kind)
     ns = engine.resolve_namespace(namespace)
+    refresh_for_read(engine, ns)
     hits = _search(engine.db, query, namespace=ns, kind=kind, limit=limit)
     return [hit.to_dict() for hit in hits]
 
@@ -271,6 +285,7 @@ def symbol_info(engine: Engine, symbol: str, *, namespace: str | None = None) ->
     from memlode.code import symbol_details
 
     ns = _indexed_namespace(engine, namespace)
+    refresh_for_read(engine, ns)
     return symbol_details(engine.db, ns, symbol).to_dict()
 
 
@@ -301,6 +316,7 @@ def impact(
 
     _check_depth(depth)
     ns = _indexed_namespace(engine, namespace)
+    refresh_for_read(engine, ns)
     out = _walk_result(_impact(engine.db, ns, symbol, depth=depth))
     out["depth"] = depth
     return out
@@ -314,6 +330,7 @@ def dependencies(
 
     _check_depth(depth)
     ns = _indexed_namespace(engine, namespace)
+    refresh_for_read(engine, ns)
     out = _walk_result(_dependencies(engine.db, ns, symbol, depth=depth))
     out["depth"] = depth
     return out
@@ -414,12 +431,13 @@ def recompute(
 ) -> dict[str, Any]:
     """Recompute and cache PageRank, betweenness, degree and community of every node of the
     namespace (code and memory nodes alike: recall's graph signal reads the memory ones)."""
-    from memlode.graph import recompute_centrality
+    from memlode.index_state import refresh
 
     if method not in ("leiden", "louvain"):
         raise InvalidInput("method must be 'leiden' or 'louvain'")
     ns = _namespace(engine, namespace)
-    run = recompute_centrality(engine.db, ns, method=method)
+    run = refresh(engine, ns, force=True, method=method)
+    assert run is not None  # forced
     kinds = dict(
         engine.conn.execute(
             "SELECT n.kind, count(*) FROM graph_centrality c JOIN graph_nodes n"
@@ -440,7 +458,7 @@ def recompute(
 
 
 def _fresh_namespace(engine: Engine, namespace: str | None) -> str:
-    from memlode.graph import ensure_centrality
+    from memlode.index_state import refresh
 
     ns = _namespace(engine, namespace)
     row = engine.db.one("SELECT 1 FROM graph_nodes WHERE namespace = ? LIMIT 1", (ns,))
@@ -448,7 +466,7 @@ def _fresh_namespace(engine: Engine, namespace: str | None) -> str:
         raise NotFound(
             f"namespace {ns!r} has no graph yet; run `memlode index` or link memories first"
         )
-    ensure_centrality(engine.db, ns)
+    refresh(engine, ns, full=True)
     return ns
 
 

@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memlode.storage.derived import COPY_MARGIN
 from memlode.vector.growing import append_rows
 from memlode.vector.projection import MIN_ROWS, Projection, fit_projection
 
@@ -96,7 +97,10 @@ class VectorIndex:
             return
         if self.version < 0 and self._load_cache(version) and self.version == version:
             return
-        if self.version >= 0 and self._append_new(conn):
+        # A version that went back, or jumped by COPY_MARGIN, is a replaced store (a restore
+        # or repair moves it so: storage/derived.py): rebuild, never append to the old rows.
+        replaced = not self.version <= version < self.version + COPY_MARGIN
+        if self.version >= 0 and not replaced and self._append_new(conn):
             self.version = version
             unsaved = len(self.ids) - self.mirrored_rows
             if unsaved >= min(MIRROR_EVERY, max(1, int(MIRROR_SHARE * len(self.ids)))):
