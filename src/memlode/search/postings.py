@@ -19,7 +19,8 @@ import threading
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import accumulate, chain
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +38,8 @@ _BATCH = 2_000
 # rowids much larger than the row count would make the dense per-row arrays wasteful.
 _MAX_SPARSITY = 4
 _MAX_CACHED_PIECES = 500_000
+# Distinct weighted frequencies kept as uint16 codes (see ``_FreqTable``).
+FREQ_CODES = 65_536
 
 
 class FtsTokenizer:
@@ -90,14 +93,15 @@ class Postings:
     """One store's FTS postings: a base read at ``seq`` plus an overlay of rows changed since.
 
     ``starts[t]:starts[t+1]`` slices ``docs``/``freqs`` for token id ``t`` (rowids ascending);
-    ``freqs`` are column-weighted counts. Per-rowid arrays: ``lengths`` (tokens in the row),
-    ``present`` (the row exists), ``dead`` (its base postings are out of date).
+    ``freqs`` are column-weighted counts, stored as codes into ``freq_table`` (see
+    ``_FreqTable``). Per-rowid arrays: ``lengths`` (tokens in the row), ``present`` (the row
+    exists), ``dead`` (its base postings are out of date).
     """
 
-    vocab: dict[str, int]
+    vocab: Vocabulary
     starts: npt.NDArray[np.int64]
-    docs: npt.NDArray[np.int64]
-    freqs: npt.NDArray[np.float64]
+    docs: npt.NDArray[Any]  # int32 rowids (int64 past 2**31)
+    freqs: npt.NDArray[Any]  # codes into ``freq_table``, or the doubles themselves
     lengths: npt.NDArray[np.float64]
     present: npt.NDArray[np.bool_]
     dead: npt.NDArray[np.bool_]
@@ -107,17 +111,18 @@ class Postings:
     overlay: dict[str, dict[int, float]] = field(default_factory=dict)
     overlay_rows: dict[int, list[str]] = field(default_factory=dict)
     has_dead: bool = False  # some row's base postings are out of date
+    freq_table: npt.NDArray[np.float64] | None = None  # the value of each frequency code
 
-    def postings(self, token: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    def postings(self, token: str) -> tuple[npt.NDArray[Any], npt.NDArray[np.float64]]:
         """(rowids, weighted frequencies) of the rows holding ``token``."""
         t = self.vocab.get(token)
         if t is None:
             docs, freqs = _EMPTY_DOCS, _EMPTY_FREQS
         else:
-            docs, freqs = (
-                self.docs[self.starts[t] : self.starts[t + 1]],
-                self.freqs[self.starts[t] : self.starts[t + 1]],
-            )
+            begin, end = self.starts[t], self.starts[t + 1]
+            docs, freqs = self.docs[begin:end], self.freqs[begin:end]
+            if self.freq_table is not None:
+                freqs = self.freq_table[freqs]
             if self.has_dead:
                 alive = ~self.dead[docs]
                 if not alive.all():
@@ -165,6 +170,40 @@ _EMPTY_DOCS: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
 _EMPTY_FREQS: npt.NDArray[np.float64] = np.zeros(0, dtype=np.float64)
 
 
+class Vocabulary:
+    """Token -> token id, the ids being the tokens' places in sorted order; the tokens are
+    kept as one UTF-8 blob with offsets and found by binary search (~20 us). A 1M-row store
+    has ~1.7M distinct tokens (ticket numbers, identifiers): ~200 MB as a dict, ~30 MB here."""
+
+    def __init__(self, tokens: dict[str, int]) -> None:
+        keys = list(tokens)
+        by_token = np.argsort(np.array(keys, dtype=object), kind="stable")
+        # order[i]: the id of the i-th key of ``tokens`` (in its iteration order)
+        self.order = np.empty(len(keys), dtype=np.int32)
+        self.order[by_token] = np.arange(len(keys), dtype=np.int32)
+        encoded = [keys[i].encode() for i in by_token.tolist()]
+        self.blob = b"".join(encoded)
+        self.offsets: array[int] = array("q", [0])
+        self.offsets.extend(accumulate(map(len, encoded)))
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def get(self, token: str) -> int | None:
+        key = token.encode("utf-8", "surrogatepass")
+        blob, offsets = self.blob, self.offsets
+        lo, hi = 0, len(offsets) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if blob[offsets[mid] : offsets[mid + 1]] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < len(offsets) - 1 and blob[offsets[lo] : offsets[lo + 1]] == key:
+            return lo
+        return None
+
+
 def build_postings(
     conn: sqlite3.Connection, tokenizer: FtsTokenizer, stop: threading.Event | None = None
 ) -> Postings | None:
@@ -178,7 +217,7 @@ def build_postings(
         ).fetchone()
         if top > _MAX_SPARSITY * count + 100_000:
             return None
-        reader = _StoreReader(tokenizer)
+        reader = _StoreReader(tokenizer, top)
         cursor = conn.execute(f"SELECT rowid, {_TEXT_COLUMNS} FROM memories")
         while batch := cursor.fetchmany(_BATCH):
             if stop is not None and stop.is_set():
@@ -186,7 +225,7 @@ def build_postings(
             reader.read(batch)
     finally:
         conn.execute("COMMIT")
-    return reader.postings(seq, top)
+    return reader.postings(seq)
 
 
 # Every ASCII byte that is not a letter or digit becomes a space; the rest stay (UTF-8 bytes of
@@ -195,42 +234,93 @@ _ASCII_CUTS = bytes(c if c >= 0x80 or chr(c).isalnum() else 0x20 for c in range(
 
 
 class _StoreReader:
-    """The token ids of every row's columns, read batch by batch (see ``build_postings``).
+    """The (token, row, weighted frequency) entries of a store, read batch by batch.
 
     Work per token is kept in C: a cell's text is cut with ``bytes.translate``/``split`` and its
     pieces mapped to token ids with ``map``; a piece FTS5 makes zero or several tokens of is
-    stored as a negative reference into ``multi`` and expanded once at the end.
+    stored as a negative reference into ``multi`` and expanded per batch. A batch's rows are
+    all its own, so its entries are final once summed per (token, row): only those are kept
+    (rowids as int32, frequencies as codes of ``_FreqTable``), which holds a 1M-row store's
+    build to about a gigabyte instead of four.
     """
 
-    def __init__(self, tokenizer: FtsTokenizer) -> None:
+    def __init__(self, tokenizer: FtsTokenizer, top: int) -> None:
         self.tokenizer = tokenizer
         self.vocab: dict[str, int] = {}
         self.ids: dict[bytes, int] = {}
         self.multi: list[tuple[int, ...]] = []
-        self.pieces: array[int] = array("q")
-        self.cell_rows: array[int] = array("q")
-        self.cell_columns: array[int] = array("b")
-        self.cell_sizes: array[int] = array("q")
-        self.rowids: array[int] = array("q")
+        self.doc_type = np.int32 if top < 2**31 else np.int64
+        self.lengths = np.zeros(top + 1, dtype=np.float64)
+        self.present = np.zeros(top + 1, dtype=bool)
+        self.rows = 0
+        self.tokens = 0
+        self.terms: list[npt.NDArray[np.int32]] = []
+        self.docs: list[npt.NDArray[Any]] = []
+        self.freqs = _FreqTable()
 
     def read(self, batch: list[tuple[int, str, str, str, str, str]]) -> None:
+        pieces: array[int] = array("q")
+        cell_rows: array[int] = array("q")
+        cell_columns: array[int] = array("b")
+        cell_sizes: array[int] = array("q")
         cells: list[tuple[int, int, list[bytes]]] = []
         for rowid, *texts in batch:
-            self.rowids.append(rowid)
+            self.present[rowid] = True
             for column, text in enumerate(texts):
                 if text:
-                    pieces = text.encode().translate(_ASCII_CUTS).split()
-                    if pieces:
-                        cells.append((rowid, column, pieces))
-        unknown = set().union(*(pieces for _, _, pieces in cells)) - self.ids.keys()
+                    cut = text.encode().translate(_ASCII_CUTS).split()
+                    if cut:
+                        cells.append((rowid, column, cut))
+        self.rows += len(batch)
+        if not cells:
+            return
+        unknown = set().union(*(cut for _, _, cut in cells)) - self.ids.keys()
         if unknown:
             self._learn(unknown)
         lookup = self.ids.__getitem__
-        for rowid, column, pieces in cells:
-            self.pieces.extend(map(lookup, pieces))
-            self.cell_rows.append(rowid)
-            self.cell_columns.append(column)
-            self.cell_sizes.append(len(pieces))
+        for rowid, column, cut in cells:
+            pieces.extend(map(lookup, cut))
+            cell_rows.append(rowid)
+            cell_columns.append(column)
+            cell_sizes.append(len(cut))
+        terms, token_cells = self._expand(_int64(pieces), _int64(cell_sizes))
+        docs = _int64(cell_rows)[token_cells]
+        column_weight = np.asarray(BM25_WEIGHTS, dtype=np.float64)
+        columns = np.frombuffer(cell_columns, dtype=np.int8).astype(np.int64)
+        weights = column_weight[columns][token_cells]
+        self.tokens += len(terms)
+        if not len(docs):
+            return
+        low = int(docs.min())
+        counts = np.bincount(docs - low)
+        self.lengths[low : low + len(counts)] += counts
+        # One entry per (token, row): sorted stably, so a row's weights add up in the order of
+        # its columns and positions, as bm25() adds them.
+        keys = (terms << 32) | docs
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        starts_at = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        first = keys[starts_at]
+        self.terms.append((first >> 32).astype(np.int32))
+        self.docs.append((first & 0xFFFFFFFF).astype(self.doc_type))
+        self.freqs.add(np.add.reduceat(weights[order], starts_at))
+
+    def _expand(
+        self, pieces: npt.NDArray[np.int64], cell_sizes: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Token ids (pieces of zero or several tokens expanded) and the cell of each."""
+        cell_of_piece = np.repeat(np.arange(len(cell_sizes)), cell_sizes)
+        refs = np.flatnonzero(pieces < 0)
+        if not len(refs):
+            return pieces, cell_of_piece
+        multi = [self.multi[-1 - int(pieces[j])] for j in refs]
+        counts = np.ones(len(pieces), dtype=np.int64)
+        counts[refs] = [len(m) for m in multi]
+        terms = np.repeat(pieces, counts)
+        at = np.cumsum(counts) - counts
+        for j, tokens in zip(refs, multi, strict=True):
+            terms[at[j] : at[j] + len(tokens)] = tokens
+        return terms, np.repeat(cell_of_piece, counts)
 
     def _learn(self, pieces: set[bytes]) -> None:
         text = {piece: piece.decode() for piece in pieces}
@@ -244,68 +334,85 @@ class _StoreReader:
                 self.ids[piece] = -1 - len(self.multi)
                 self.multi.append(tokens)
 
-    def postings(self, seq: int, top: int) -> Postings:
-        pieces = _int64(self.pieces)
-        cell_of_piece = np.repeat(np.arange(len(self.cell_sizes)), _int64(self.cell_sizes))
-        refs = np.flatnonzero(pieces < 0)
-        if len(refs):  # expand the pieces of zero or several tokens
-            multi = [self.multi[-1 - int(pieces[j])] for j in refs]
-            counts = np.ones(len(pieces), dtype=np.int64)
-            counts[refs] = [len(m) for m in multi]
-            terms = np.repeat(pieces, counts)
-            at = np.cumsum(counts) - counts
-            for j, tokens in zip(refs, multi, strict=True):
-                terms[at[j] : at[j] + len(tokens)] = tokens
-            token_cells = np.repeat(cell_of_piece, counts)
-        else:
-            terms, token_cells = pieces, cell_of_piece
-        docs = _int64(self.cell_rows)[token_cells]
-        column_weight = np.asarray(BM25_WEIGHTS, dtype=np.float64)
-        columns = np.frombuffer(self.cell_columns, dtype=np.int8).astype(np.int64)
-        weights = column_weight[columns][token_cells]
-        return _aggregate(self.vocab, terms, docs, weights, _int64(self.rowids), seq, top)
+    def postings(self, seq: int) -> Postings:
+        """The entries grouped by token (rowids ascending within each: batches come in rowid
+        order and the sort is stable), token ids renumbered in the vocabulary's order."""
+        self.ids.clear()  # the build's lookups are not needed any more
+        vocab = Vocabulary(self.vocab)
+        renumber = np.empty(len(self.vocab), dtype=np.int32)
+        renumber[np.fromiter(self.vocab.values(), np.int64, len(self.vocab))] = vocab.order
+        self.vocab.clear()
+        terms = _concat(self.terms, np.int32)
+        terms = renumber[terms]
+        order = np.argsort(terms, kind="stable")
+        starts = np.zeros(len(vocab) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(terms, minlength=len(vocab)), out=starts[1:])
+        del terms
+        docs = _concat(self.docs, self.doc_type)[order]
+        codes, table = self.freqs.result()
+        return Postings(
+            vocab=vocab,
+            starts=starts,
+            docs=docs,
+            freqs=codes[order],
+            lengths=self.lengths,
+            present=self.present,
+            dead=np.zeros(len(self.present), dtype=bool),
+            rows=self.rows,
+            tokens=self.tokens,
+            seq=seq,
+            freq_table=table,
+        )
 
 
 def _int64(values: array[int]) -> npt.NDArray[np.int64]:
     return np.frombuffer(values, dtype=np.int64) if len(values) else _EMPTY_DOCS
 
 
-def _aggregate(
-    vocab: dict[str, int],
-    terms: npt.NDArray[np.int64],
-    docs: npt.NDArray[np.int64],
-    weights: npt.NDArray[np.float64],
-    rowids: npt.NDArray[np.int64],
-    seq: int,
-    top: int,
-) -> Postings:
-    # One entry per (token, row): sorted stably, so a row's weights add up in the order of its
-    # columns and positions, as bm25() adds them.
-    keys = (terms << 32) | docs
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    if len(keys):
-        starts_at = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        freqs = np.add.reduceat(weights[order], starts_at)
-    else:
-        starts_at, freqs = _EMPTY_DOCS, _EMPTY_FREQS
-    first = keys[starts_at]
-    post_terms, post_docs = first >> 32, first & 0xFFFFFFFF
-    size = top + 1
-    present = np.zeros(size, dtype=bool)
-    present[rowids] = True
-    return Postings(
-        vocab=vocab,
-        starts=np.searchsorted(post_terms, np.arange(len(vocab) + 1)).astype(np.int64),
-        docs=post_docs.astype(np.int64),
-        freqs=freqs.astype(np.float64),
-        lengths=np.bincount(docs, minlength=size).astype(np.float64),
-        present=present,
-        dead=np.zeros(size, dtype=bool),
-        rows=len(rowids),
-        tokens=len(terms),
-        seq=seq,
-    )
+def _concat(parts: list[Any], dtype: type) -> Any:
+    """One array of ``parts`` (emptied as they are joined)."""
+    joined = np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+    parts.clear()
+    return joined
+
+
+class _FreqTable:
+    """Weighted frequencies as small codes into a table of their distinct values (a store has
+    a few dozen: sums of a handful of column weights), exact: the table holds the doubles.
+    A store with more than ``FREQ_CODES`` distinct values keeps the doubles themselves."""
+
+    def __init__(self) -> None:
+        self.values: dict[float, int] = {}
+        self.parts: list[Any] = []
+        self.coded = True
+
+    def add(self, freqs: npt.NDArray[np.float64]) -> None:
+        if self.coded:
+            distinct, inverse = np.unique(freqs, return_inverse=True)
+            for value in distinct.tolist():
+                self.values.setdefault(value, len(self.values))
+            if len(self.values) <= FREQ_CODES:
+                lookup = np.fromiter(
+                    (self.values[v] for v in distinct.tolist()), np.uint16, len(distinct)
+                )
+                self.parts.append(lookup[inverse])
+                return
+            table = self._table()  # too many: back to the doubles
+            self.parts = [table[part] for part in self.parts]
+            self.coded = False
+        self.parts.append(freqs)
+
+    def _table(self) -> npt.NDArray[np.float64]:
+        table = np.empty(len(self.values), dtype=np.float64)
+        for value, code in self.values.items():
+            table[code] = value
+        return table
+
+    def result(self) -> tuple[Any, npt.NDArray[np.float64] | None]:
+        """(codes, table) or (doubles, None)."""
+        if self.coded:
+            return _concat(self.parts, np.uint16), self._table()
+        return _concat(self.parts, np.float64), None
 
 
 def log_seq(conn: sqlite3.Connection) -> int:
