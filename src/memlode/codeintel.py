@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlode.errors import InvalidInput, NotFound
 from memlode.index_state import refresh_for_read
-from memlode.project import find_project_root
+from memlode.project import find_project_root, namespace_for_path
 from memlode.types import format_ts, parse_ts, utcnow
 
 if TYPE_CHECKING:
@@ -131,8 +131,8 @@ def index(
 ) -> dict[str, Any]:
     """Index (incrementally) the code under ``root`` into its project's namespace.
 
-    Namespace: ``namespace`` when given; else, for an explicit ``root``, the name of the project
-    that root belongs to (its folder name outside any project); else the engine's.
+    Namespace: ``namespace`` when given; else, for an explicit ``root``, the key of the project
+    that root belongs to (of the folder itself outside any project); else the engine's.
     """
     from memlode.code import index_project
 
@@ -149,8 +149,7 @@ def index(
         if namespace is not None:
             ns = _namespace(engine, namespace)
         else:
-            project = find_project_root(base)
-            ns = (project if project is not None and project != project.parent else base).name
+            ns = namespace_for_path(str(base))  # its project's key (the folder's own outside one)
             if not ns:
                 raise InvalidInput(f"cannot name a namespace for {base}; pass one")
     from memlode.index_state import refresh

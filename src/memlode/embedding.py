@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
+from memlode.project import readable_name
 from memlode.storage.db import Database
 from memlode.textutil import content_hash
 from memlode.types import format_ts, utcnow
@@ -187,7 +188,9 @@ class EmbeddingService:
             enrich(
                 row["content"],
                 memory_type=row["memory_type"],
-                namespace=row["namespace"] or None,
+                # the project's name, not its key's hash: a rename of the key (a moved
+                # namespace) leaves the embedded text as it was
+                namespace=readable_name(row["namespace"]) or None,
                 tags=json.loads(row["tags"]),
                 relationships=relationships.get(row["id"], ()),
             )

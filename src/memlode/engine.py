@@ -19,11 +19,12 @@ from memlode.config import Settings, normalise_weights
 from memlode.embedding import EmbeddingService
 from memlode.errors import InvalidInput, NotFound
 from memlode.owner_only import secure_home
-from memlode.project import detect_namespace
+from memlode.project import detect_namespace, is_identity_key
 from memlode.search.fts import TermFrequencies
 from memlode.search.hybrid import RecallParams, recall
 from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
+from memlode.storage import namespaces as namespace_repo
 from memlode.storage import sessions as session_repo
 from memlode.storage.context import CONVERSATION_SOURCES, refresh_context
 from memlode.storage.db import Database
@@ -105,12 +106,29 @@ class Engine:
     # ---- namespaces -------------------------------------------------------------------------
 
     def resolve_namespace(self, namespace: str | None) -> str | None:
-        """None -> the current project; '*' -> every namespace (returned as None)."""
+        """None -> the current project; '*' -> every namespace (returned as None); a name ->
+        ``namespace_key(name)``."""
         if namespace is None:
             return self.namespace
         if namespace == ALL_NAMESPACES:
             return None
-        return namespace.strip()
+        return self.namespace_key(namespace.strip())
+
+    def namespace_key(self, name: str) -> str:
+        """The namespace a user means by ``name``: the namespace of that name if the store has
+        one, else the one project key whose readable name it is (``app`` -> ``app-1a2b3c4d``),
+        else ``name`` itself (a new namespace). Two projects called ``name``: InvalidInput."""
+        if not name or name == self.namespace or is_identity_key(name):
+            return name
+        if namespace_repo.exists(self.conn, name):
+            return name
+        keys = namespace_repo.keys_named(self.conn, name)
+        if len(keys) > 1:
+            raise InvalidInput(
+                f"namespace {name!r} is ambiguous: {len(keys)} projects are called {name!r} "
+                f"({', '.join(keys)}); give one of those keys"
+            )
+        return keys[0] if keys else name
 
     # ---- memories ---------------------------------------------------------------------------
 
@@ -508,24 +526,47 @@ class Engine:
         return reports.stats(self.conn, self.db.path, self.resolve_namespace(namespace))
 
     def namespaces(self) -> list[dict[str, Any]]:
-        return reports.namespaces(self.conn)
+        """Every namespace with its readable name, counts and time span; ``current`` marks this
+        project's."""
+        found = namespace_repo.listing(self.conn)
+        for item in found:
+            item["current"] = item["namespace"] == self.namespace
+        return found
+
+    def existing_namespace(self, namespace: str) -> str:
+        """``namespace_key(namespace)``, which must hold something (else NotFound)."""
+        if namespace.strip() == ALL_NAMESPACES:
+            raise InvalidInput("give one namespace, not '*'")
+        key = self.namespace_key(namespace.strip())
+        if not namespace_repo.exists(self.conn, key):
+            raise NotFound(f"no namespace {namespace.strip()!r}")
+        return key
 
     def delete_namespace(self, namespace: str) -> int:
-        if namespace == ALL_NAMESPACES:
+        """Delete exactly one namespace (a readable name must name one project) and everything
+        in it; return the number of memories deleted."""
+        if namespace.strip() == ALL_NAMESPACES:
             raise InvalidInput("delete one namespace at a time, not '*'")
+        key = self.existing_namespace(namespace)
         with self.db.write() as conn:
-            ids = [
-                r[0]
-                for r in conn.execute("SELECT id FROM memories WHERE namespace = ?", (namespace,))
-            ]
-            if (
-                not ids
-                and not conn.execute(
-                    "SELECT 1 FROM graph_nodes WHERE namespace = ? LIMIT 1", (namespace,)
-                ).fetchone()
-            ):
-                raise NotFound(f"no namespace {namespace!r}")
-            deleted = memory_repo.delete(conn, ids)
-            conn.execute("DELETE FROM graph_nodes WHERE namespace = ?", (namespace,))
-            conn.execute("DELETE FROM sessions WHERE namespace = ?", (namespace,))
-        return deleted
+            return namespace_repo.delete(conn, key)
+
+    def move_namespace(self, old: str, new: str | None = None) -> dict[str, Any]:
+        """Move everything in namespace ``old`` into ``new`` (default: this project's): for rows
+        kept under a folder name by migration 0010, or two namespaces that are one project."""
+        source = self.existing_namespace(old)
+        target = self.namespace_key(new.strip()) if new is not None else self.namespace
+        if not target or target == ALL_NAMESPACES:
+            raise InvalidInput("move into one namespace: run inside the project, or give --to NAME")
+        if target == source:
+            raise InvalidInput(f"{source!r} is already that namespace")
+        with self.db.write() as conn:
+            report = namespace_repo.move(conn, source, target)
+            namespace_repo.forget_legacy(conn, source)
+        return {"from": source, "to": target, **report.to_dict()}
+
+    def keep_namespace(self, name: str) -> bool:
+        """Keep a folder-name namespace that migration 0010 left rows in as it is: drop its
+        note, so that ``memlode doctor`` stops warning. False if there was none."""
+        with self.db.write() as conn:
+            return namespace_repo.forget_legacy(conn, name.strip(), keep=True)

@@ -1,4 +1,5 @@
-"""Reports on a store: counts per namespace, the namespaces, and a health check.
+"""Reports on a store: counts per namespace and a health check (the namespaces themselves:
+``memlode.storage.namespaces.listing``).
 
 What ``memlode stats``, ``memlode doctor``, the MCP ``namespace_stats`` / ``memlode_health``
 tools and the dashboard show. L3 beside the engine, which calls these with its connection; they
@@ -18,7 +19,7 @@ from memlode.storage.memories import MemoryFilter
 if TYPE_CHECKING:
     from memlode.embedding import EmbeddingService
 
-__all__ = ["file_size", "health", "namespaces", "stats"]
+__all__ = ["file_size", "health", "stats"]
 
 
 def stats(conn: sqlite3.Connection, db_path: Path, ns: str | None) -> dict[str, Any]:
@@ -66,15 +67,6 @@ def stats(conn: sqlite3.Connection, db_path: Path, ns: str | None) -> dict[str, 
         "database": str(db_path),
         "database_bytes": file_size(db_path),
     }
-
-
-def namespaces(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Every namespace with its memory count and first and last memory times."""
-    rows = conn.execute(
-        "SELECT namespace, count(*), min(created_at), max(created_at) FROM memories"
-        " GROUP BY namespace ORDER BY namespace"
-    ).fetchall()
-    return [{"namespace": r[0], "memories": r[1], "first_at": r[2], "last_at": r[3]} for r in rows]
 
 
 def health(

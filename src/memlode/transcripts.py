@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlode.errors import InvalidInput, MemlodeError, NotFound
-from memlode.project import detect_namespace, find_project_root
+from memlode.project import detect_namespace, find_project_root, make_key
 from memlode.sources.transcript import MAIN_THREAD, EventKind, Transcript, parse_transcript
 from memlode.sources.turns import (
     Chunk,
@@ -118,7 +118,11 @@ def _namespace(transcript: Transcript, engine: Engine, override: str | None) -> 
         exists = Path(cwd).is_dir()
     except OSError:
         exists = False
-    return detect_namespace(cwd) if exists else namespace_hint(cwd)
+    if exists:
+        return detect_namespace(cwd)
+    # A folder that is not here (another machine's, or deleted): keyed by its name and path.
+    name = namespace_hint(cwd)
+    return make_key(name, cwd) if name else ""
 
 
 def _timestamp(value: str | None) -> str | None:

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from memlode.project import detect_namespace
+
 Cli = Callable[..., Any]
 
 
@@ -30,7 +32,7 @@ def test_docs_index_json_then_skip(cli: Cli, project: Path) -> None:
     assert first.returncode == 0, first.stderr
     data = first.json()
     assert (data["indexed"], data["docs_only"]) == (2, False)
-    assert data["namespaces"] == ["proj", "global"]
+    assert data["namespaces"] == [detect_namespace(project), "global"]
     again = cli("docs", "index", cwd=project)
     assert again.returncode == 0
     assert "2 files: 0 indexed, 2 unchanged" in again.stdout
@@ -106,7 +108,7 @@ def test_docs_add_list_remove(cli: Cli, project: Path, tmp_path: Path) -> None:
     assert folders == [
         {
             "path": str(folder.resolve()),
-            "namespace": "proj",
+            "namespace": detect_namespace(project),
             "scope": "folder",
             "memory_only": False,
             "exists": True,

@@ -22,6 +22,7 @@ from memlode.docs import (
 )
 from memlode.engine import Engine
 from memlode.errors import InvalidInput, NotFound
+from memlode.project import detect_namespace
 
 
 def write(path: Path, text: str) -> Path:
@@ -54,13 +55,13 @@ def long_note(tag: str, paragraphs: int = 12) -> str:
 def test_first_index_stores_chunks_with_metadata(project: Path, proj_engine: Engine) -> None:
     report = index_docs(proj_engine, cwd=project)
     assert report["docs_only"] is False
-    assert report["namespaces"] == ["proj", "global"]
+    assert report["namespaces"] == [detect_namespace(project), "global"]
     assert (report["files"], report["indexed"], report["skipped"]) == (2, 2, 0)
     chunks = doc_chunks(proj_engine)
     assert set(chunks) == {"MEMORY.md", "memory/caching.md"}
     memory = chunks["MEMORY.md"][0]
     meta = memory["metadata"]
-    assert memory["source"] == "doc" and memory["namespace"] == "proj"
+    assert memory["source"] == "doc" and memory["namespace"] == detect_namespace(project)
     assert meta["root"] == str(project) and meta["scope"] == "project"
     assert meta["file"] == str(project / "MEMORY.md") and meta["ref"] == "MEMORY.md"
     assert meta["chunk"] == 0 and meta["chunks"] == 1
@@ -111,13 +112,14 @@ def test_replacement_is_one_transaction(project: Path, proj_engine: Engine) -> N
     (project / "MEMORY.md").write_text("# Project memory\n\nEverything changed.\n")
     reader = sqlite3.connect(proj_engine.db.path)
     try:
-        count = "SELECT count(*) FROM memories WHERE source = 'doc' AND namespace = 'proj'"
+        count = "SELECT count(*) FROM memories WHERE source = 'doc' AND namespace = ?"
+        ns = (detect_namespace(project),)
         reader.execute("BEGIN")
-        seen_before = reader.execute(count).fetchone()[0]
+        seen_before = reader.execute(count, ns).fetchone()[0]
         index_docs(proj_engine, cwd=project)  # WAL: the writer commits while the reader reads
-        assert reader.execute(count).fetchone()[0] == seen_before  # snapshot unchanged
+        assert reader.execute(count, ns).fetchone()[0] == seen_before  # snapshot unchanged
         reader.execute("COMMIT")
-        assert reader.execute(count).fetchone()[0] == 2
+        assert reader.execute(count, ns).fetchone()[0] == 2
     finally:
         reader.close()
 
@@ -213,7 +215,7 @@ def test_project_search_includes_global_files(project: Path, memlode_home: Path)
     with Engine(Settings.load(), cwd=project) as engine:
         index_docs(engine, cwd=project)
         found = memory_search(engine, "tabs spaces", cwd=project)
-        assert found["namespaces"] == ["proj", "global"]
+        assert found["namespaces"] == [detect_namespace(project), "global"]
         top = found["results"][0]
         assert top["namespace"] == "global" and top["ref"] == "global/USER.md"
         assert top["evergreen"] is True
@@ -224,7 +226,7 @@ def test_folders_add_list_remove(project: Path, proj_engine: Engine, tmp_path: P
     write(folder / "a.md", "Alpha release notes.\n")
     write(folder / "sub" / "b.md", "Beta release notes.\n")
     first = add_folder(proj_engine, folder, cwd=project)
-    assert first["added"] is True and first["namespace"] == "proj"
+    assert first["added"] is True and first["namespace"] == detect_namespace(project)
     assert first["index"]["indexed"] == 2
     assert add_folder(proj_engine, folder, cwd=project)["added"] is False
     listed = list_folders(proj_engine)

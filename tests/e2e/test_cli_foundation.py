@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memlode import __version__
+from memlode.project import detect_namespace
 
 COMMANDS = [
     "associate",
@@ -87,7 +88,7 @@ def test_a_session_with_every_command(cli: Any, workdir: Path, tmp_path: Path) -
     assert [n["node_id"] for n in ok("neighbors", fts, "--json").json()] == [wal]
     stats = ok("stats", "--json").json()
     assert (stats["memories"], stats["graph_edges"]) == (2, 1)
-    assert ok("namespaces", "--json").json()[0]["namespace"] == "proj"
+    assert ok("namespaces", "--json").json()[0]["namespace"] == detect_namespace(workdir)
     assert ok("sessions").stdout.strip() == "no sessions"
 
     exported = tmp_path / "out.jsonl"

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from memlode.project import detect_namespace
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/util.py": '''"""Small helpers everything uses."""
@@ -106,7 +108,7 @@ def _one_line_error(result: Any, code: int) -> str:
 
 def test_index_then_query_the_project(cli: Any, project: Path) -> None:
     stats = _ok(cli("index", "--json", cwd=project))
-    assert stats["namespace"] == "proj"
+    assert stats["namespace"] == detect_namespace(project)
     assert stats["root"] == project.resolve().as_posix()
     assert stats["parsed"] == len(FILES) + 1  # + pyproject.toml (a manifest)
     assert stats["symbols"] >= 12
@@ -153,7 +155,7 @@ def test_index_then_query_the_project(cli: Any, project: Path) -> None:
     assert {h["depth"] for h in shallow["hits"]} == {1}
 
     run = _ok(cli("graph", "recompute", "--json", cwd=project))
-    assert run["namespace"] == "proj" and run["nodes"] > stats["symbols"]
+    assert run["namespace"] == detect_namespace(project) and run["nodes"] > stats["symbols"]
     assert run["edges"] > 0 and run["communities"] >= 1
     top = _ok(cli("graph", "pagerank", "--kind", "function", "--limit", "3", "--json", cwd=project))
     assert len(top) == 3 and {n["kind"] for n in top} == {"function"}
@@ -219,11 +221,12 @@ def test_bad_input(cli: Any, project: Path, tmp_path: Path) -> None:
     assert "not inside a project" in _one_line_error(outside, 1)
 
 
-def _cached_memory_nodes(home: Path) -> int:
+def _cached_memory_nodes(home: Path, namespace: str) -> int:
     with sqlite3.connect(home / "memlode.db") as conn:
         row = conn.execute(
             "SELECT count(*) FROM graph_centrality c JOIN graph_nodes n ON n.id = c.node_id"
-            " WHERE n.kind = 'memory' AND n.namespace = 'proj' AND c.pagerank > 0"
+            " WHERE n.kind = 'memory' AND n.namespace = ? AND c.pagerank > 0",
+            (namespace,),
         ).fetchone()
     return int(row[0])
 
@@ -242,11 +245,11 @@ def test_graph_recompute_feeds_recall_graph_signal(
     loner = _ok(cli("store", "Redis runs on port 6379 in development", "--json", cwd=workdir))["id"]
     for other in others:
         assert cli("associate", hub, other, "-r", "LEADS_TO", cwd=workdir).returncode == 0
-    assert _cached_memory_nodes(memlode_home) == 0
+    assert _cached_memory_nodes(memlode_home, detect_namespace(workdir)) == 0
 
     run = _ok(cli("graph", "recompute", "--json", cwd=workdir))
     assert run["memory_nodes"] == 3 and run["edges"] == 2
-    assert _cached_memory_nodes(memlode_home) == 3
+    assert _cached_memory_nodes(memlode_home, detect_namespace(workdir)) == 3
     ranked = _ok(cli("graph", "pagerank", "--kind", "memory", "--json", cwd=workdir))
     assert {n["kind"] for n in ranked} == {"memory"} and len(ranked) == 3
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from memlode.config import Settings
 from memlode.engine import Engine
+from memlode.project import detect_namespace
 
 SHAPE = {"id", "content", "memory_type", "importance", "tags", "namespace", "created_at"}
 
@@ -57,7 +58,7 @@ def test_store_prints_the_id_and_defaults(cli: Any, workdir: Path) -> None:
     assert got["confidence"] == 1.0
     assert got["tags"] == []
     assert got["metadata"] == {}
-    assert got["namespace"] == "proj"  # the workdir's project
+    assert got["namespace"] == detect_namespace(Path.cwd())  # the workdir's project
     assert got["source"] == "memory"
 
 
@@ -161,7 +162,7 @@ def test_delete_several_ids(cli: Any, store: Any, db: Any) -> None:
 def _seed_for_listing(home: Path) -> dict[str, str]:
     """Memories with chosen times, types, tags, namespaces and sources, through the engine."""
     ids: dict[str, str] = {}
-    with Engine(Settings.load({"namespace": "proj"})) as eng:
+    with Engine(Settings.load()) as eng:  # in the workdir: its project's namespace
         ids["jan"] = eng.store(
             "january decision", "decision", tags="a,b", created_at="2026-01-10T09:00:00Z"
         ).id

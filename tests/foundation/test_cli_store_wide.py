@@ -9,6 +9,7 @@ from typing import Any
 
 from memlode.config import Settings
 from memlode.engine import Engine
+from memlode.project import detect_namespace
 
 
 def test_dedup_returns_the_same_id_and_bumps_nothing(cli: Any, store: Any, db: Any) -> None:
@@ -54,11 +55,12 @@ def test_namespaces_list_and_delete(cli: Any, store: Any, db: Any, memlode_home:
     assert cli("associate", gone[0], gone[1]).returncode == 0
     with Engine(Settings.load({"namespace": "gone"})) as eng:
         eng.start_session("s-gone")
+    proj = detect_namespace(Path.cwd())  # the workdir's project
     listed = cli("namespaces", "--json").json()
     assert [(n["namespace"], n["memories"]) for n in listed] == [
         ("gone", 2),
         ("keep", 1),
-        ("proj", 1),
+        (proj, 1),
     ]
     assert {"first_at", "last_at"} <= set(listed[0])
     assert "keep" in cli("namespaces").stdout
@@ -70,7 +72,7 @@ def test_namespaces_list_and_delete(cli: Any, store: Any, db: Any, memlode_home:
     result = cli("namespaces", "--delete", "gone", "--yes", "--json")
     assert result.returncode == 0, result.stderr
     assert result.json() == {"namespace": "gone", "deleted_memories": 2}
-    assert [n["namespace"] for n in cli("namespaces", "--json").json()] == ["keep", "proj"]
+    assert [n["namespace"] for n in cli("namespaces", "--json").json()] == ["keep", proj]
     assert db.count("graph_edges") == 0
     assert db.count("graph_nodes") == 0
     assert db.count("sessions") == 0
@@ -79,7 +81,7 @@ def test_namespaces_list_and_delete(cli: Any, store: Any, db: Any, memlode_home:
 
 
 def test_sessions_started_and_ended_by_the_engine(cli: Any, workdir: Path) -> None:
-    with Engine(Settings.load({"namespace": "proj"})) as eng:
+    with Engine(Settings.load()) as eng:  # in the workdir: its project's namespace
         done = eng.start_session("session-done", source="claude-code", metadata={"k": 1})
         eng.end_session(done.id, summary="Refactored the storage layer\nand more")
         eng.start_session("session-open")
@@ -225,13 +227,14 @@ def test_import_maps_duplicate_content_onto_the_existing_memory(
     cli: Any, store: Any, tmp_path: Path, db: Any
 ) -> None:
     existing = store("already here")
+    proj = detect_namespace(Path.cwd())  # the workdir's project, where store put it
     lines = [
         json.dumps(
             {
                 "kind": "memory",
                 "id": "other-id",
                 "content": "already here",
-                "namespace": "proj",
+                "namespace": proj,
                 "created_at": "2026-01-01T00:00:00Z",
             }
         ),
@@ -240,7 +243,7 @@ def test_import_maps_duplicate_content_onto_the_existing_memory(
                 "kind": "memory",
                 "id": "new-id",
                 "content": "brand new",
-                "namespace": "proj",
+                "namespace": proj,
                 "created_at": "2026-01-02",
             }
         ),

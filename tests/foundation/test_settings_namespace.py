@@ -9,7 +9,7 @@ import pytest
 
 from memlode.config import DEFAULT_WEIGHTS, Settings
 from memlode.errors import InvalidInput
-from memlode.project import detect_namespace, find_project_root
+from memlode.project import detect_namespace, find_project_root, make_key, readable_name
 
 
 def test_git_top_level_wins_over_nearer_markers(tmp_path: Path) -> None:
@@ -19,14 +19,16 @@ def test_git_top_level_wins_over_nearer_markers(tmp_path: Path) -> None:
     (repo / ".git").mkdir()
     (repo / "packages" / "web" / "package.json").write_text("{}")
     assert find_project_root(sub) == repo.resolve()
-    assert detect_namespace(sub) == "myrepo"
+    # no origin remote: keyed by the repository's resolved path, named by its folder
+    assert detect_namespace(sub) == make_key("myrepo", str(repo.resolve()))
+    assert readable_name(detect_namespace(sub)) == "myrepo"
 
 
 def test_a_git_file_marks_a_worktree(tmp_path: Path) -> None:
     tree = tmp_path / "worktree"
     tree.mkdir()
     (tree / ".git").write_text("gitdir: /elsewhere/.git/worktrees/worktree\n")
-    assert detect_namespace(tree) == "worktree"
+    assert readable_name(detect_namespace(tree)) == "worktree"
 
 
 @pytest.mark.parametrize("marker", ["pyproject.toml", "package.json", "Cargo.toml", "go.mod"])
@@ -37,8 +39,8 @@ def test_nearest_project_marker(tmp_path: Path, marker: str) -> None:
     deep.mkdir(parents=True)
     (outer / "pom.xml").write_text("<project/>")
     (inner / marker).write_text("")
-    assert detect_namespace(deep) == "inner"
-    assert detect_namespace(outer) == "outer"
+    assert detect_namespace(deep) == make_key("inner", str(inner.resolve()))
+    assert detect_namespace(outer) == make_key("outer", str(outer.resolve()))
 
 
 def test_no_project_means_no_namespace(tmp_path: Path) -> None:
@@ -56,7 +58,8 @@ def test_the_cli_stores_into_the_detected_namespace(cli: Any, tmp_path: Path) ->
     sub.mkdir(parents=True)
     (repo / ".git").mkdir()
     memory_id = cli("store", "from a sub folder", cwd=sub).stdout.strip()
-    assert cli("get", memory_id, "--json").json()["namespace"] == "detected"
+    assert cli("get", memory_id, "--json").json()["namespace"] == detect_namespace(repo)
+    assert readable_name(detect_namespace(repo)) == "detected"
     nowhere = tmp_path / "nowhere"
     nowhere.mkdir()
     other = cli("store", "outside any project", cwd=nowhere).stdout.strip()

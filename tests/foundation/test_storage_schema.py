@@ -99,9 +99,10 @@ def test_a_database_from_migration_1_upgrades_in_place(
         assert old.memory_type == "decision"
         assert old.tags == ["legacy"]
         new_id = eng.store("a memory written after the upgrade").id
-    listed = cli("--db", str(path), "list", "--json").json()
+    # 'proj' recorded no path, so migration 0010 kept it under that name (doctor warns)
+    listed = cli("--db", str(path), "list", "-n", "proj", "--json").json()
     assert {m["id"] for m in listed} == {"old-1", new_id}
-    hits = cli("--db", str(path), "search", "config file", "--json").json()
+    hits = cli("--db", str(path), "search", "config file", "-n", "proj", "--json").json()
     assert [h["id"] for h in hits] == ["old-1"]
 
 

@@ -172,8 +172,10 @@ def read_payload(project: Path) -> Callable[..., dict[str, Any]]:
 
 @pytest.fixture
 def proj_engine(project: Path) -> Iterator[Engine]:
-    """An engine on the project's namespace ('proj'), as the hooks detect it."""
-    eng = Engine(Settings.load({"namespace": project.name, "embed_provider": "none"}))
+    """An engine on the project's namespace (the key of 'proj'), as the hooks detect it."""
+    from memlode.project import detect_namespace
+
+    eng = Engine(Settings.load({"namespace": detect_namespace(project), "embed_provider": "none"}))
     try:
         yield eng
     finally:

@@ -1,5 +1,6 @@
-"""The hooks keep their own lean copies of a few rules (settings, namespace, the FTS query,
-the memory row). These tests hold each copy to the original, so they cannot drift apart."""
+"""The hooks keep their own lean copies of a few rules (settings, the FTS query, the memory
+row). These tests hold each copy to the original, so they cannot drift apart. Namespace
+detection is not copied: the hooks import ``memlode.project`` itself."""
 
 from __future__ import annotations
 
@@ -11,33 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlode import project, textutil
+from memlode import textutil
 from memlode.config import Settings
 from memlode.engine import Engine
-from memlode.hooks import _lean, _project, _recall, _store
+from memlode.hooks import _lean, _recall, _store
 from memlode.hooks._settings import HookSettings
 from memlode.search import fts
-
-
-def test_project_markers_and_namespace_agree(tmp_path: Path) -> None:
-    assert _project.PROJECT_MARKERS == project.PROJECT_MARKERS
-    (tmp_path / "repo" / ".git").mkdir(parents=True)
-    (tmp_path / "repo" / "pkg" / "deep").mkdir(parents=True)
-    (tmp_path / "repo" / "pkg" / "package.json").write_text("{}")
-    (tmp_path / "plain" / "sub").mkdir(parents=True)
-    (tmp_path / "marked" / "x").mkdir(parents=True)
-    (tmp_path / "marked" / "Cargo.toml").write_text("")
-    (tmp_path / "link").symlink_to(tmp_path / "repo" / "pkg")
-    for folder in (
-        tmp_path / "repo" / "pkg" / "deep",
-        tmp_path / "repo",
-        tmp_path / "plain" / "sub",
-        tmp_path / "marked" / "x",
-        tmp_path / "link",
-        tmp_path / "missing" / "dir",
-        Path("/"),
-    ):
-        assert _project.detect_namespace(str(folder)) == project.detect_namespace(folder)
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ import pytest
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.errors import InvalidInput, NotFound
+from memlode.project import make_key
 from memlode.transcripts import ingest_transcript
 from memlode.types import Memory
 
@@ -61,8 +62,8 @@ def test_real_files_become_memories(engine: Engine) -> None:
     kinds = {m.metadata["kind"] for m in memories}
     assert kinds == {"turn", "action", "summary"}
     spotter = [m for m in memories if m.session_id == "491e126e-1e71-469c-ade2-fcc8af567c74"]
-    # the cwd /home/marco/projects/spotter does not exist here: its folder name is the namespace
-    assert {m.namespace for m in spotter} == {"spotter"}
+    # the cwd /home/marco/projects/spotter does not exist here: keyed by its folder name and path
+    assert {m.namespace for m in spotter} == {make_key("spotter", "/home/marco/projects/spotter")}
     turn = next(m for m in spotter if m.metadata["kind"] == "turn" and m.metadata["turn"] == 1)
     assert turn.content.startswith("User: create the beads")
     assert turn.created_at == "2026-02-10T22:01:14.815000Z"
@@ -202,7 +203,8 @@ def test_compaction_summary_becomes_session_summary(engine: Engine, tmp_path: Pa
         "SELECT summary, source, namespace FROM sessions WHERE id = 'sess-compact'"
     ).fetchone()
     assert "invoices table still pending" in session[0]
-    assert session[1] == "claude-code" and session[2] == "demo-app"
+    assert session[1] == "claude-code"
+    assert session[2] == make_key("demo-app", "/home/dev/projects/demo-app")  # not here: its path
 
 
 def test_long_turn_keeps_unchanged_sub_chunks(engine: Engine, tmp_path: Path) -> None:
@@ -236,8 +238,9 @@ def test_namespace_from_an_existing_cwd(engine: Engine, tmp_path: Path) -> None:
     w = factory.TranscriptWriter(path, cwd=str(project / "src"))
     w.prompt("add a health endpoint")
     w.reply("Added /health.")
-    assert ingest_transcript(engine, path).namespace == "shop-api"
-    assert {m.namespace for m in stored(engine)} == {"shop-api"}
+    key = make_key("shop-api", str(project.resolve()))  # a marker folder: keyed by its path
+    assert ingest_transcript(engine, path).namespace == key
+    assert {m.namespace for m in stored(engine)} == {key}
 
 
 def test_bad_input_changes_nothing(engine: Engine, tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ COMMANDS: dict[str, str] = {
     "list": "memlode.cli.memory_cmds:list_",
     "search": "memlode.cli.memory_cmds:search",
     "stats": "memlode.cli.admin_cmds:stats",
-    "namespaces": "memlode.cli.admin_cmds:namespaces",
+    "namespaces": "memlode.cli.namespace_cmds:namespaces",
     "sessions": "memlode.cli.admin_cmds:sessions",
     "associate": "memlode.cli.memory_cmds:associate",
     "neighbors": "memlode.cli.memory_cmds:neighbors",

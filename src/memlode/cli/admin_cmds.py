@@ -1,4 +1,4 @@
-"""Store-wide commands: stats, namespaces, sessions, export, import."""
+"""Store-wide commands: stats, sessions, export, import (namespaces: namespace_cmds.py)."""
 
 from __future__ import annotations
 
@@ -35,40 +35,6 @@ def stats(ctx: click.Context, namespace: str | None, as_json: bool) -> None:
         click.echo("by source:   " + ", ".join(f"{k} {v}" for k, v in data["by_source"].items()))
     click.echo(f"graph:       {data['graph_nodes']} nodes, {data['graph_edges']} edges")
     click.echo(f"sessions:    {data['sessions']}")
-
-
-@click.command()
-@click.option(
-    "--delete",
-    "to_delete",
-    default=None,
-    metavar="NAME",
-    help="Delete this namespace and everything in it.",
-)
-@click.option("--yes", is_flag=True, help="Do not ask before deleting.")
-@json_option
-@click.pass_context
-def namespaces(ctx: click.Context, to_delete: str | None, yes: bool, as_json: bool) -> None:
-    """List namespaces with their counts, or delete one."""
-    with open_engine(ctx) as engine:
-        if to_delete is not None:
-            if not yes and not click.confirm(f"Delete namespace {to_delete!r} and its memories?"):
-                raise click.exceptions.Abort()
-            deleted = engine.delete_namespace(to_delete)
-            if as_json:
-                echo_json({"namespace": to_delete, "deleted_memories": deleted})
-            else:
-                click.echo(f"deleted namespace {to_delete!r} ({deleted} memories)")
-            return
-        found = engine.namespaces()
-    if as_json:
-        echo_json(found)
-        return
-    if not found:
-        click.echo("no namespaces")
-    for item in found:
-        name = item["namespace"] or "(none)"
-        click.echo(f"{name:<30} {item['memories']:>7} memories  last {item['last_at'][:16]}")
 
 
 @click.command()

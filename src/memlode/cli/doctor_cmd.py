@@ -184,9 +184,11 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...]) ->
     if database["exists"]:
         try:
             from memlode.engine import Engine
+            from memlode.namespace_check import legacy_namespace_warnings
 
             with Engine(settings) as engine:
                 stats = engine.stats()
+                problems += legacy_namespace_warnings(engine)
             for key in (
                 "database_bytes",
                 "memories",

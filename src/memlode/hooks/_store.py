@@ -81,9 +81,11 @@ def _latest_migration() -> int:
         names = os.listdir(_MIGRATIONS_DIR)
     except OSError:
         return -1  # unknown: take the slow path, which knows
-    # NNNN_name.sql, as memlode.storage.migrations names them
+    # NNNN_name.sql (or .py), as memlode.storage.migrations names them
     versions = [
-        int(n[:4]) for n in names if n.endswith(".sql") and n[:4].isdigit() and n[4:5] == "_"
+        int(n[:4])
+        for n in names
+        if n.endswith((".sql", ".py")) and n[:4].isdigit() and n[4:5] == "_"
     ]
     return max(versions, default=0)
 

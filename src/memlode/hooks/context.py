@@ -14,6 +14,7 @@ a line that does not fit is clipped once and then the block ends.
 from __future__ import annotations
 
 from memlode.hooks._lean import dumps
+from memlode.project import readable_name
 from memlode.redact import redact
 
 TYPE_CHECKING = False
@@ -122,7 +123,7 @@ def session_context(
         if rows
         else f"No memories yet, {sessions_total} sessions."
     ) + " Use the memlode tools to search or store more."
-    title = f"## memlode: what I remember about {namespace or 'this folder'}"
+    title = f"## memlode: what I remember about {readable_name(namespace) or 'this folder'}"
     room = budget_chars - len(stats) - 12
     map_room = min(len(code_map) + 40, int(room * MAP_SHARE)) if code_map else 0
     block = _Block(room - map_room)

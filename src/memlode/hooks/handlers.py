@@ -76,7 +76,7 @@ class HookRun:
             if self.settings.namespace is not None:
                 self._namespace = self.settings.namespace
             else:
-                from memlode.hooks._project import detect_namespace
+                from memlode.project import detect_namespace  # import-light (L0)
 
                 self._namespace = detect_namespace(self.cwd) if self.cwd else ""
         return self._namespace

@@ -165,10 +165,14 @@ class DecisionChainOut(BaseModel):
 
 
 class NamespaceOut(BaseModel):
-    namespace: str
+    namespace: str = Field(description="The key: a project's name and a hash of its identity")
+    name: str = Field("", description="The readable name (the key without its hash)")
     memories: int
+    sessions: int = 0
+    code_files: int = 0
     first_at: str | None
     last_at: str | None
+    current: bool = False
 
 
 class NamespacesOut(BaseModel):

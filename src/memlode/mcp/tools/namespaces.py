@@ -38,7 +38,10 @@ def stats_text(out: StatsOut) -> str:
 def register(server: MCPServer[Any], ctx: ToolContext) -> None:
     @server.tool(
         annotations=READ_ONLY,
-        description="Every namespace (one per project) with its memory count and time span.",
+        description=(
+            "Every namespace (one per project: its key is the project's name and a hash of its"
+            " identity, e.g. app-1a2b3c4d) with its counts and time span."
+        ),
     )
     def list_namespaces() -> Annotated[CallToolResult, NamespacesOut]:
         def call(engine: Engine) -> NamespacesOut:
@@ -53,8 +56,9 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
             lines.append("no namespaces yet")
         for n in out.namespaces:
             lines.append(
-                f"{n.namespace or '(none)'}: {n.memories} memories, "
-                f"{(n.first_at or '-')[:10]} .. {(n.last_at or '-')[:10]}"
+                f"{n.namespace or '(none)'} ({n.name or '-'}): {n.memories} memories, "
+                f"{n.sessions} sessions, {(n.first_at or '-')[:10]} .. {(n.last_at or '-')[:10]}"
+                + (" (this project)" if n.current and n.namespace else "")
             )
         return respond(out, "\n".join(lines))
 
@@ -72,7 +76,8 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
     @server.tool(
         annotations=DESTRUCTIVE,
         description=(
-            "Delete a namespace and everything in it (memories, graph, sessions). Irreversible: "
+            "Delete a namespace and everything in it (memories, graph, sessions, code index). "
+            "A project's name stands for its key only when one project has it. Irreversible: "
             "ask the user first, then call with confirm=true."
         ),
     )
@@ -90,6 +95,12 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
                 f"not deleted: deleting namespace {namespace!r} cannot be undone; ask the user, "
                 "then call delete_namespace again with confirm=true"
             )
-        deleted = ctx.run(lambda engine: engine.delete_namespace(namespace), writes=True)
-        out = NamespaceDeleteOut(namespace=namespace, deleted_memories=deleted)
-        return respond(out, f"deleted namespace {namespace!r} ({deleted} memories)")
+
+        def call(engine: Engine) -> NamespaceDeleteOut:
+            key = engine.existing_namespace(namespace)
+            return NamespaceDeleteOut(namespace=key, deleted_memories=engine.delete_namespace(key))
+
+        out = ctx.run(call, writes=True)
+        return respond(
+            out, f"deleted namespace {out.namespace!r} ({out.deleted_memories} memories)"
+        )

@@ -1,5 +1,9 @@
 """Numbered schema migrations: ``NNNN_name.sql`` files in this package, applied in order.
 
+A change that SQL alone cannot make (one that reads the file system) is a ``NNNN_name.py``
+module with a ``migrate(conn)`` function instead, run at its place in the order, in the same
+kind of transaction.
+
 Each migration and its record in ``schema_migrations`` commit in one transaction, under
 ``BEGIN IMMEDIATE`` so that parallel processes opening a fresh database never apply one twice.
 A capability that needs tables adds one file here; nothing else changes.
@@ -13,7 +17,8 @@ from importlib import resources
 
 __all__ = ["MIGRATIONS", "apply_migrations", "latest_version", "split_statements"]
 
-_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.(sql|py)$")
+_PYTHON: dict[int, str] = {}  # version -> module name of a Python migration
 
 
 def _load() -> list[tuple[int, str, str]]:
@@ -21,7 +26,12 @@ def _load() -> list[tuple[int, str, str]]:
     for entry in resources.files(__package__).iterdir():
         match = _NAME.match(entry.name)
         if match:
-            found.append((int(match.group(1)), match.group(2), entry.read_text(encoding="utf-8")))
+            version = int(match.group(1))
+            if match.group(3) == "py":
+                _PYTHON[version] = entry.name[: -len(".py")]
+                found.append((version, match.group(2), ""))  # no SQL: see _run_python
+            else:
+                found.append((version, match.group(2), entry.read_text(encoding="utf-8")))
     found.sort()
     versions = [v for v, _, _ in found]
     if len(versions) != len(set(versions)):
@@ -51,6 +61,14 @@ def split_statements(script: str) -> list[str]:
     return statements
 
 
+def _run_python(conn: sqlite3.Connection, version: int) -> None:
+    """Run a Python migration (imported only when it is pending)."""
+    import importlib
+
+    module = importlib.import_module(f"{__package__}.{_PYTHON[version]}")
+    module.migrate(conn)
+
+
 def _applied(conn: sqlite3.Connection) -> set[int]:
     rows = conn.execute("SELECT version FROM schema_migrations").fetchall()
     return {int(r[0]) for r in rows}
@@ -73,6 +91,8 @@ def apply_migrations(conn: sqlite3.Connection) -> list[int]:
                 continue
             for statement in split_statements(script):
                 conn.execute(statement)
+            if version in _PYTHON:
+                _run_python(conn, version)
             conn.execute(
                 "INSERT INTO schema_migrations (version, name, applied_at) "
                 "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
