@@ -2,6 +2,14 @@
 
 Precedence for every field: explicit flag > ``MEMLODE_*`` environment > ``config.toml`` in the
 home > default. L0: stdlib only.
+
+Writing into the user's project is off unless asked for:
+
+```toml
+[memory_files]
+write_compactions = true   # MEMLODE_WRITE_COMPACTIONS=1: also append each compaction summary to
+                           # MEMORY.md of the project the ingest runs in (never another one)
+```
 """
 
 from __future__ import annotations
@@ -65,6 +73,8 @@ class Settings:
     embed_dimensions: int | None = None
     weights: dict[str, float] | None = None  # None means the defaults
     log_level: str = "WARNING"
+    # Off: a transcript's compaction summaries stay in memlode's store (issue 16 item 6).
+    write_compactions: bool = False
 
     @property
     def database(self) -> Path:
@@ -112,6 +122,8 @@ class Settings:
                     raise InvalidInput(
                         f"embed dimensions must be an integer, got {value!r}"
                     ) from None
+            elif key == "write_compactions":
+                value = _switch(key, value)
             elif key == "weights" and value is not None:
                 if not isinstance(value, Mapping):
                     raise InvalidInput("weights must be a table of signal = number")
@@ -136,7 +148,23 @@ _ENV_KEYS = {
     "MEMLODE_EMBED_API_KEY": "embed_api_key",
     "MEMLODE_EMBED_DIMENSIONS": "embed_dimensions",
     "MEMLODE_LOG_LEVEL": "log_level",
+    "MEMLODE_WRITE_COMPACTIONS": "write_compactions",
 }
+
+_ON = frozenset({"1", "true", "yes", "on"})
+_OFF = frozenset({"0", "false", "no", "off", ""})
+
+
+def _switch(name: str, value: object) -> bool:
+    """An on/off setting from TOML (a boolean) or the environment ("1", "true", "off", ...)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _ON:
+        return True
+    if text in _OFF:
+        return False
+    raise InvalidInput(f"{name} must be true or false, got {value!r}")
 
 
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
@@ -144,7 +172,8 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _read_config_file(path: Path) -> dict[str, Any]:
-    """Read ``config.toml``: top-level field names plus ``[weights]`` and ``[embed]`` tables."""
+    """Read ``config.toml``: top-level field names plus ``[weights]``, ``[embed]`` and
+    ``[memory_files]`` tables."""
     try:
         raw = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
@@ -167,4 +196,7 @@ def _read_config_file(path: Path) -> dict[str, Any]:
                 out[f"embed_{key}"] = embed[key]
     if "weights" in data:
         out["weights"] = data["weights"]
+    memory_files = data.get("memory_files", {})
+    if isinstance(memory_files, Mapping) and "write_compactions" in memory_files:
+        out["write_compactions"] = memory_files["write_compactions"]
     return out

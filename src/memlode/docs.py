@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +36,7 @@ from typing import Any
 
 from memlode.engine import Engine, SearchHit
 from memlode.errors import InvalidInput, NotFound
+from memlode.owner_only import DIR_MODE, FILE_MODE
 from memlode.project import find_project_root
 from memlode.sources.docfiles import DocRoot, discover, relative_to_root
 from memlode.sources.docindex import (
@@ -105,7 +107,8 @@ def doc_roots(engine: Engine, *, cwd: Path | None = None) -> list[DocRoot]:
     if project is not None:
         ns = _project_namespace(engine)
         roots.append(DocRoot(project, ns, "project", True))
-        roots.append(DocRoot(project / ".memlode" / "docs", ns, "docs", False))
+        # within=project: a .memlode or docs symlink that leads out of the project is skipped.
+        roots.append(DocRoot(project / ".memlode" / "docs", ns, "docs", False, within=project))
     wanted = _namespaces(engine, project)
     rows = engine.conn.execute("SELECT path, namespace FROM doc_folders ORDER BY path").fetchall()
     roots += [DocRoot(Path(r[0]), r[1], "folder", False) for r in rows if r[1] in wanted]
@@ -365,7 +368,10 @@ def memory_search(
     }
 
 
-def _write_note(path: Path, text: str, mode: str) -> None:
+def _write_note(path: Path, text: str, mode: str, *, private: bool) -> None:
+    """Append to or replace a memory file. ``private``: it is under memlode's home (0600);
+    otherwise it is the user's project file and gets the user's umask (or keeps its mode)."""
+    new_mode = FILE_MODE if private else 0o644
     body = text if text.endswith("\n") else text + "\n"
     if mode == "append":
         try:
@@ -377,12 +383,21 @@ def _write_note(path: Path, text: str, mode: str) -> None:
             if existing.endswith(b"\n\n"):
                 body = body[1:]
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(path, flags, 0o644)
+        fd = os.open(path, flags, new_mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(body)
         return
+    try:  # a replaced file keeps its permissions (a private one no looser than 0600)
+        kept: int | None = stat.S_IMODE(path.stat().st_mode) & (FILE_MODE if private else 0o777)
+    except FileNotFoundError:
+        kept = None
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(body, encoding="utf-8")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(tmp, flags, new_mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(body)
+    if kept is not None:
+        os.chmod(tmp, kept)
     os.replace(tmp, path)
 
 
@@ -421,11 +436,13 @@ def memory_store(
         root = DocRoot(_global_root(engine), GLOBAL_NAMESPACE, "global", True)
     else:
         root = DocRoot(project, _project_namespace(engine), "project", True)
-    root.path.mkdir(parents=True, exist_ok=True)
+    private = root.scope == "global"  # under memlode's home: owner-only
+    folder_mode = DIR_MODE if private else 0o777  # (the umask applies to the user's folders)
+    root.path.mkdir(mode=folder_mode, parents=True, exist_ok=True)
     target = resolve_memory_path(root.path, rel, must_exist=False)
-    target.parent.mkdir(exist_ok=True)
+    target.parent.mkdir(mode=folder_mode, exist_ok=True)
     target = resolve_memory_path(root.path, rel, must_exist=False)
-    _write_note(target, text, mode)
+    _write_note(target, text, mode, private=private)
     report = IndexReport()
     index_file(engine.db, root, root.path / rel, DEFAULT_EVERGREEN, report)
     return {

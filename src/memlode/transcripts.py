@@ -428,21 +428,39 @@ def _store(
 
 
 def _append_compactions(engine: Engine, transcript: Transcript) -> None:
-    """Append each compaction summary to the project's MEMORY.md under a dated heading, once.
+    """Append compaction summaries to MEMORY.md, only when the user asked for it.
 
-    Only inside a project (the transcript's cwd exists and has a project root); a summary whose
-    text MEMORY.md already holds is not appended again, so re-ingesting changes nothing. A
-    failure here is logged and never fails the ingest.
+    Off by default (``[memory_files] write_compactions``, ``MEMLODE_WRITE_COMPACTIONS``): the
+    summary is already in memlode's own store, as the transcript's summary unit and the
+    session's summary, and ingest writes nothing into any repository. When on, it writes only
+    into the project the ingest runs in (the working directory's project root, the root
+    memlode indexes as that project's memory files) and only for a transcript of that same
+    project: a transcript whose ``cwd`` names another repository is never written into it.
+    A summary whose text MEMORY.md already holds is not appended again. A failure here is
+    logged and never fails the ingest.
     """
-    compactions = [s for s in summaries(transcript) if s.kind == "compaction" and s.text.strip()]
-    if not compactions or not transcript.cwd or not Path(transcript.cwd).is_dir():
+    if not engine.settings.write_compactions:
         return
-    root = find_project_root(transcript.cwd)
-    if root is None:
+    compactions = [s for s in summaries(transcript) if s.kind == "compaction" and s.text.strip()]
+    if not compactions or not transcript.cwd:
+        return
+    try:
+        here = find_project_root(Path.cwd())
+        there = find_project_root(transcript.cwd) if Path(transcript.cwd).is_dir() else None
+    except OSError:  # a working directory that was deleted, an unreadable cwd
+        return
+    if here is None or here == here.parent or there != here:
+        log.info(
+            "compaction summary of %s not written to MEMORY.md: the transcript's project (%s)"
+            " is not the project this ingest runs in (%s)",
+            transcript.path,
+            there or transcript.cwd,
+            here or "none",
+        )
         return
     from memlode import docs
 
-    memory_file = root / "MEMORY.md"
+    memory_file = here / "MEMORY.md"
     for summary in compactions:
         try:
             existing = memory_file.read_text(encoding="utf-8") if memory_file.exists() else ""
@@ -454,7 +472,7 @@ def _append_compactions(engine: Engine, transcript: Transcript) -> None:
                 summary.text,
                 session_id=transcript.session_id,
                 when=parse_ts(when) if when else None,
-                cwd=root,
+                cwd=here,
             )
         except (MemlodeError, OSError, ValueError) as exc:
             log.warning("could not append a compaction summary to %s: %s", memory_file, exc)

@@ -25,7 +25,8 @@ from typing import Any
 from memlode.docs import doc_roots, index_docs, reindex_paths
 from memlode.engine import Engine
 from memlode.errors import MissingDependency
-from memlode.sources.docfiles import DOC_SUFFIXES
+from memlode.owner_only import make_private_dir
+from memlode.sources.docfiles import DOC_SUFFIXES, is_contained
 from memlode.sources.pathguard import MEMORY_DIR, ROOT_FILES
 
 __all__ = ["DEFAULT_DEBOUNCE_MS", "watch_docs"]
@@ -48,8 +49,8 @@ def _watch_set(engine: Engine, cwd: Path | None) -> tuple[frozenset[Path], froze
     flat: set[Path] = set()
     deep: set[Path] = set()
     for root in doc_roots(engine, cwd=cwd):
-        if not root.path.is_dir():
-            continue
+        if not root.path.is_dir() or not is_contained(root):
+            continue  # a root that leads out of its project is neither indexed nor watched
         if root.scope == "project":
             flat.add(root.path)
             if (root.path / MEMORY_DIR).is_dir():
@@ -143,7 +144,7 @@ def watch_docs(
     change made after it is always seen.
     """
     stop = stop_event or threading.Event()
-    (engine.settings.home / "global").mkdir(parents=True, exist_ok=True)
+    make_private_dir(engine.settings.home / "global")
     current = _watch_set(engine, cwd)
     watchers = _Watchers(*current, debounce_ms)
     watchers.start()

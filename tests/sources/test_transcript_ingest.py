@@ -342,10 +342,16 @@ def test_incremental_ingest_equals_one_full_read(engine: Engine, tmp_path: Path)
         other.close()
 
 
-def test_compaction_summary_is_appended_to_memory_md_once(engine: Engine, tmp_path: Path) -> None:
+def test_compaction_summary_is_appended_to_memory_md_once_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only with the write_compactions switch on, and only in the project the ingest runs in
+    (the default, writing nothing into any repository, is in tests/safety)."""
     project = tmp_path / "app"
     project.mkdir()
     (project / "pyproject.toml").write_text("[project]\nname = 'app'\n")
+    monkeypatch.chdir(project)
+    engine = Engine(Settings.load({"namespace": "test", "write_compactions": True}))
     path = tmp_path / "s.jsonl"
     w = factory.TranscriptWriter(path, session_id="sess-mem", cwd=str(project))
     w.prompt("migrate the billing service to postgres")
@@ -361,3 +367,4 @@ def test_compaction_summary_is_appended_to_memory_md_once(engine: Engine, tmp_pa
     assert (project / "MEMORY.md").read_text(encoding="utf-8") == memory_md
     docs = engine.list_memories(namespace="*", sources=["doc"], limit=None)
     assert any("invoices table still pending" in m.content for m in docs)
+    engine.close()
