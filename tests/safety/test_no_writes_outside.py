@@ -201,6 +201,11 @@ def test_the_switch_writes_only_into_the_project_the_ingest_runs_in(
         memlode_home.mkdir(parents=True, exist_ok=True)
         (memlode_home / "config.toml").write_text("[memory_files]\nwrite_compactions = true\n")
     before = {current: tree(current), other: tree(other)}
+    shown = memlode("config", "show", "--json", cwd=current, env=env)
+    assert json.loads(shown.stdout)["write_compactions"] is True
+    assert json.loads(memlode("config", "show", "--json", cwd=current).stdout)[
+        "write_compactions"
+    ] is (switch == "config")  # off unless asked for
 
     # Working in `current`: the transcript names `other`, which is not this project.
     done = memlode("-v", "ingest", "transcript", str(transcript), cwd=current, env=env)

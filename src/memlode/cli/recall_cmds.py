@@ -101,6 +101,7 @@ def config_show(ctx: click.Context, as_json: bool) -> None:
             "database": str(engine.db.path),
             "namespace": engine.namespace,
             "config_file": str(engine.settings.config_file),
+            "write_compactions": engine.settings.write_compactions,
             **engine.describe_config(),
         }
     if as_json:
