@@ -90,7 +90,7 @@ class EmbeddingService:
         if self._index is None:
             from memlode.vector.index import VectorIndex
 
-            self._index = VectorIndex(
+            self._index = VectorIndex.shared(  # one copy per process (vector/index.py)
                 embedder.name,
                 embedder.dim,
                 self.settings.home / "cache",

@@ -20,6 +20,14 @@ PCA projection shortlists rows for the exact product (``memlode.vector.projectio
 384 that is 8 ms instead of 21, and the projection checks its recall against exact (>= 0.98,
 as DESIGN.md requires) when it is fitted, or is not used. Its matrices are mirrored with the
 vectors.
+
+Memory (issue 16, the 1M-memory benchmark in ``bench/bench_scale.py``): the matrix is the
+largest thing a server holds (1M x 384 float32 is 1.5 GB), so one process holds it once.
+``VectorIndex.shared`` gives every engine of a process on the same database and model the same
+index (the MCP server has one for its tools and one for the hooks' socket); a lock makes its
+refresh and searches take turns. A rebuild reads the rows in chunks into a matrix of the
+right size (reading them all first held every BLOB twice more: 4.5 GB at its peak at 1M), and
+the rows' namespaces are kept as small integer codes, not a string a row.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import math
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,6 +61,14 @@ log = logging.getLogger(__name__)
 MIRROR_EVERY = 2_000
 MIRROR_SHARE = 0.05
 _MIRROR_FORMAT = 2  # meta without "format" 2 (no rowid sum) is rebuilt once
+# Rows a rebuild decodes at a time (1.5 KB each at 384 dims).
+_REBUILD_CHUNK = 10_000
+
+# One index per (database, model, dim, mirror folder) in a process, while someone holds it.
+_SHARED: weakref.WeakValueDictionary[tuple[str, str, int, str], VectorIndex] = (
+    weakref.WeakValueDictionary()
+)
+_SHARED_LOCK = threading.Lock()
 
 
 def _model_version(conn: sqlite3.Connection, model: str) -> int:
@@ -75,7 +92,6 @@ class VectorIndex:
         self.rowid_sum = 0  # of the embedding rows held: see the module docstring
         self.mirrored_rows = 0  # rows in the mirror on disk (this process's last write or read)
         self.ids: list[str] = []
-        self.namespaces: list[str] = []
         self._matrix: npt.NDArray[np.float32] | None = None
         self._ns_codes: npt.NDArray[np.int32] | None = None
         self._ns_table: dict[str, int] = {}
@@ -84,14 +100,40 @@ class VectorIndex:
         # rows when a projection was last fitted or refused: the next attempt waits until the
         # index has doubled (a refused fit is not retried on every appended batch)
         self._fit_rows = 0
+        # refresh and the searches take turns: engines on several threads may share the index
+        self._lock = threading.RLock()
+
+    @classmethod
+    def shared(
+        cls, model: str, dim: int, cache_dir: Path | None = None, database: str = ""
+    ) -> VectorIndex:
+        """The process's index of ``database`` and ``model`` (a new one if nobody holds it)."""
+        key = (database, model, dim, str(cache_dir))
+        with _SHARED_LOCK:
+            found = _SHARED.get(key)
+            if found is None:
+                found = cls(model, dim, cache_dir, database)
+                _SHARED[key] = found
+            return found
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @property
+    def namespaces(self) -> list[str]:
+        """Each row's namespace (built from the codes the index keeps)."""
+        names = {code: ns for ns, code in self._ns_table.items()}
+        codes = self._ns_codes if self._ns_codes is not None else ()
+        return [names[int(c)] for c in codes]
 
     # ---- loading ---------------------------------------------------------------------------
 
     def refresh(self, conn: sqlite3.Connection) -> None:
         """Bring the index up to date with the database (cheap when nothing changed)."""
+        with self._lock:
+            self._refresh(conn)
+
+    def _refresh(self, conn: sqlite3.Connection) -> None:
         version = _model_version(conn, self.model)
         if version == self.version:
             return
@@ -110,24 +152,47 @@ class VectorIndex:
         self.version = version
         self._save_cache()
 
-    def _rows(self, conn: sqlite3.Connection, after_rowid: int) -> list[sqlite3.Row]:
+    def _cursor(self, conn: sqlite3.Connection, after_rowid: int) -> sqlite3.Cursor:
         return conn.execute(
             "SELECT e.rowid, e.memory_id, e.vector, m.namespace FROM memory_embeddings e"
             " JOIN memories m ON m.id = e.memory_id"
             " WHERE e.model = ? AND e.dim = ? AND e.rowid > ? ORDER BY e.rowid",
             (self.model, self.dim, after_rowid),
-        ).fetchall()
+        )
+
+    def _rows(self, conn: sqlite3.Connection, after_rowid: int) -> list[sqlite3.Row]:
+        return self._cursor(conn, after_rowid).fetchall()
 
     def _rebuild(self, conn: sqlite3.Connection) -> None:
+        """Every vector of the model from SQLite, a chunk of rows at a time, into a matrix
+        sized by a count first (grown if rows arrive meanwhile)."""
         import numpy as np
 
-        rows = self._rows(conn, 0)
-        self.ids = [r[1] for r in rows]
-        self.namespaces = [r[3] for r in rows]
-        buf = b"".join(r[2] for r in rows)
-        self._matrix = np.frombuffer(buf, dtype=np.float32).reshape(len(rows), self.dim).copy()
-        self.max_rowid = int(rows[-1][0]) if rows else 0
-        self.rowid_sum = sum(int(r[0]) for r in rows)
+        (expected,) = conn.execute(
+            "SELECT count(*) FROM memory_embeddings WHERE model = ? AND dim = ?",
+            (self.model, self.dim),
+        ).fetchone()
+        matrix = np.empty((int(expected), self.dim), dtype=np.float32)
+        ids: list[str] = []
+        codes: list[npt.NDArray[np.int32]] = []
+        self._ns_table = {}
+        self.max_rowid = self.rowid_sum = 0
+        cursor = self._cursor(conn, 0)
+        while rows := cursor.fetchmany(_REBUILD_CHUNK):
+            block = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32)
+            block = block.reshape(len(rows), self.dim)
+            first = len(ids)
+            if first + len(rows) > len(matrix):
+                matrix = append_rows(matrix, block)
+            else:
+                matrix[first : first + len(rows)] = block
+            ids.extend(r[1] for r in rows)
+            codes.append(self._codes([r[3] for r in rows]))
+            self.max_rowid = int(rows[-1][0])
+            self.rowid_sum += sum(int(r[0]) for r in rows)
+        self.ids = ids
+        self._matrix = matrix[: len(ids)]
+        self._ns_codes = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int32)
         self._reindex()
         self._refit()
 
@@ -155,9 +220,10 @@ class VectorIndex:
             self._matrix = append_rows(base, extra)
             first = len(self.ids)
             self.ids.extend(r[1] for r in rows)
-            self.namespaces.extend(r[3] for r in rows)
             self.max_rowid = int(rows[-1][0])
             self.rowid_sum += added
+            known = self._ns_codes if self._ns_codes is not None else np.zeros(0, np.int32)
+            self._ns_codes = np.concatenate([known, self._codes([r[3] for r in rows])])
             self._reindex(first)
             projection = self._projection
             if projection is not None and len(self.ids) < 2 * projection.fitted_rows:
@@ -172,22 +238,23 @@ class VectorIndex:
             self._fit_rows = len(self.ids)
         self._projection = fit_projection(self._matrix)
 
-    def _reindex(self, first: int = 0) -> None:
-        """Row lookups for the rows from ``first`` on (0: all of them, from scratch)."""
+    def _codes(self, namespaces: Sequence[str]) -> npt.NDArray[np.int32]:
+        """The codes of ``namespaces`` in ``_ns_table`` (new names get the next codes)."""
         import numpy as np
 
-        if first == 0 or self._ns_codes is None:
-            first = 0
+        table = self._ns_table
+        return np.fromiter(
+            (table.setdefault(ns, len(table)) for ns in namespaces),
+            dtype=np.int32,
+            count=len(namespaces),
+        )
+
+    def _reindex(self, first: int = 0) -> None:
+        """The id lookup for the rows from ``first`` on (0: all of them, from scratch)."""
+        if first == 0:
             self._row_of = {}
-            self._ns_table = {}
         for i in range(first, len(self.ids)):
             self._row_of[self.ids[i]] = i
-        codes = np.fromiter(
-            (self._ns_table.setdefault(ns, len(self._ns_table)) for ns in self.namespaces[first:]),
-            dtype=np.int32,
-            count=len(self.namespaces) - first,
-        )
-        self._ns_codes = codes if first == 0 else np.concatenate([self._ns_codes, codes])
 
     # ---- on-disk mirror --------------------------------------------------------------------
 
@@ -232,11 +299,12 @@ class VectorIndex:
             return False
         self._matrix = matrix
         self.ids = list(meta["ids"])
-        self.namespaces = list(meta["namespaces"])
         self.max_rowid = int(meta["max_rowid"])
         self.rowid_sum = int(meta["rowid_sum"])
         self.version = int(meta["version"])
         self.mirrored_rows = len(self.ids)
+        self._ns_table = {}
+        self._ns_codes = self._codes(meta["namespaces"])
         self._reindex()
         self._projection = self._load_projection(meta.get("projection"))
         if self._projection is not None:
@@ -323,11 +391,12 @@ class VectorIndex:
     # ---- search ----------------------------------------------------------------------------
 
     def vector_of(self, memory_id: str) -> npt.NDArray[np.float32] | None:
-        row = self._row_of.get(memory_id)
-        if row is None or self._matrix is None:
-            return None
-        vector: npt.NDArray[np.float32] = self._matrix[row]
-        return vector
+        with self._lock:
+            row = self._row_of.get(memory_id)
+            if row is None or self._matrix is None:
+                return None
+            vector: npt.NDArray[np.float32] = self._matrix[row]
+            return vector
 
     def search(
         self,
@@ -336,6 +405,15 @@ class VectorIndex:
         namespace: str | None = None,
     ) -> list[tuple[str, float]]:
         """Top ``k`` (memory id, cosine) for an L2-normalised query, optionally in one namespace."""
+        with self._lock:
+            return self._search(query, k, namespace)
+
+    def _search(
+        self,
+        query: npt.NDArray[np.float32],
+        k: int,
+        namespace: str | None = None,
+    ) -> list[tuple[str, float]]:
         import numpy as np
 
         if self._matrix is None or not self.ids or k <= 0:
@@ -384,6 +462,16 @@ class VectorIndex:
         With ``smoothing`` a memory that has ``neighbours`` (its conversation's previous and
         next turn, at most two) is compared as ``v + smoothing * (prev + next)``, normalised.
         """
+        with self._lock:
+            return self._similarities(query, ids, neighbours, smoothing)
+
+    def _similarities(
+        self,
+        query: npt.NDArray[np.float32],
+        ids: Sequence[str],
+        neighbours: Mapping[str, Sequence[str]] | None,
+        smoothing: float,
+    ) -> list[float]:
         import numpy as np
 
         if self._matrix is None or not ids:
@@ -416,6 +504,10 @@ class VectorIndex:
 
     def gram(self, ids: Sequence[str]) -> tuple[npt.NDArray[np.float32], list[bool]] | None:
         """Pairwise cosines of the memories' vectors and which ids have one (None if none)."""
+        with self._lock:
+            return self._gram(ids)
+
+    def _gram(self, ids: Sequence[str]) -> tuple[npt.NDArray[np.float32], list[bool]] | None:
         import numpy as np
 
         if self._matrix is None:
