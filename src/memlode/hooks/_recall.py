@@ -7,7 +7,10 @@ column weights as ``memlode.search.fts``; ``tests/hooks/test_recall.py`` checks 
 and then applies a gate tuned for injection, where silence is better than noise:
 
 - the prompt needs at least ``MIN_QUERY_TERMS`` content words ("ok", "continue" recall nothing);
-- a memory must contain at least ``MIN_MATCHED_TERMS`` of them and ``MIN_COVERAGE`` of all;
+- the prompt is answered only when a memory holds at least ``MIN_MATCHED_TERMS`` of them and
+  ``MIN_IDF_COVERAGE`` of their information (each term weighted by its idf over the store), or
+  a resident's vector reaches ``MIN_VECTOR_SCORE``; then the best memories above a floor go in;
+- near-duplicates (the same text as a transcript chunk, a doc chunk and a summary) count once;
 - memories of the current session are skipped (they are already in the context), and so are
   stored prompts (a question is not an answer).
 
@@ -46,12 +49,23 @@ _BM25_WEIGHTS = "1.0, 0.5, 0.4, 0.5, 0.25"  # memlode.search.fts.BM25_WEIGHTS
 SCORING_BUDGET = 6_000
 MIN_QUERY_TERMS = 2
 MIN_MATCHED_TERMS = 2
-MIN_COVERAGE = 0.3
-CANDIDATES = 30
-# Minimum cosine similarity for a vector-only hit from the resident process (no shared words).
-MIN_VECTOR_SCORE = 0.55
-# Final order: mostly how much of the prompt a memory covers, then BM25, then importance.
+CANDIDATES = 40
+# The gate, per prompt: something stored must clearly answer it, i.e. cover at least
+# ``MIN_IDF_COVERAGE`` of the prompt's information (each term weighted by its BM25 idf over the
+# whole store, so a prompt about something never stored, "add TOTP login", leaves its rarest
+# terms unmatched) or, with the resident's vectors, reach cosine ``MIN_VECTOR_SCORE``. Once it
+# passes, the best memories go in, each above a low floor. Calibrated on the replay
+# evaluation's next-day prompts and its calibration controls, never on its test controls
+# (bench/RESULTS.md, "Session replay").
+MIN_IDF_COVERAGE = 0.35
+MIN_VECTOR_SCORE = 0.4
+MIN_ITEM_COVERAGE = 0.15
+MIN_ITEM_VECTOR = 0.15
+# Final order: how much of the prompt's information a memory covers, then BM25, importance.
 W_COVERAGE, W_BM25, W_IMPORTANCE = 0.6, 0.25, 0.15
+# Two memories sharing this share of their terms say the same thing (a transcript chunk, the
+# doc chunk of the same compaction summary, a session summary): only the better one is kept.
+DUPLICATE_OVERLAP = 0.6
 
 # What ``re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term)`` strips: the longest of these endings.
 _SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
@@ -96,16 +110,23 @@ def _stem(term: str) -> str:
 
 
 class Recalled:
-    __slots__ = ("content", "created_at", "id", "memory_type", "score")
+    __slots__ = ("content", "created_at", "id", "memory_type", "score", "terms")
 
     def __init__(
-        self, memory_id: str, content: str, memory_type: str, created_at: str, score: float
+        self,
+        memory_id: str,
+        content: str,
+        memory_type: str,
+        created_at: str,
+        score: float,
+        terms: frozenset[str] = frozenset(),
     ) -> None:
         self.id = memory_id
         self.content = content
         self.memory_type = memory_type
         self.created_at = created_at
         self.score = score
+        self.terms = terms  # the stemmed prompt terms this memory holds (for its excerpt)
 
 
 def _gate_terms(prompt: str) -> list[str]:
@@ -138,32 +159,66 @@ def recall(
                 " AND (m.session_id IS NULL OR m.session_id != ?)",
                 (*missing, namespace, session_id),
             ).fetchall()
-    wanted = {_stem(t) for t in terms}
+    weights = _idf_weights(conn, terms)
+    total = sum(weights.values()) or 1.0
     best_bm25 = max((-float(r[6]) for r in rows), default=0.0) or 1.0
-    scored: list[Recalled] = []
-    seen_heads: set[str] = set()
+    scored: list[tuple[Recalled, set[str]]] = []
+    answered = False
     for memory_id, content, memory_type, importance, created_at, tags_json, raw in rows:
         if _is_prompt(tags_json):
             continue
         have = {_stem(t) for t in _content_terms(content)}
-        matched = len(wanted & have)
-        coverage = matched / len(wanted)
+        matched = {t for t in weights if t in have}
+        coverage = sum(weights[t] for t in matched) / total
         vector = vectors.get(memory_id, 0.0)
-        lexical_ok = matched >= MIN_MATCHED_TERMS and coverage >= MIN_COVERAGE
-        if not lexical_ok and vector < MIN_VECTOR_SCORE:
+        enough_terms = len(matched) >= min(MIN_MATCHED_TERMS, len(weights))
+        answered = answered or (enough_terms and coverage >= MIN_IDF_COVERAGE)
+        answered = answered or vector >= MIN_VECTOR_SCORE
+        if coverage < MIN_ITEM_COVERAGE and vector < MIN_ITEM_VECTOR:
             continue
-        head = " ".join(content.split())[:60].lower()
-        if head in seen_heads:
-            continue
-        seen_heads.add(head)
         score = (
             W_COVERAGE * max(coverage, vector)
             + W_BM25 * (-float(raw) / best_bm25)
             + W_IMPORTANCE * float(importance)
         )
-        scored.append(Recalled(memory_id, content, memory_type, created_at, score))
-    scored.sort(key=lambda r: -r.score)
-    return scored[:limit]
+        hit = Recalled(memory_id, content, memory_type, created_at, score, frozenset(matched))
+        scored.append((hit, have))
+    if not answered:
+        return []
+    scored.sort(key=lambda pair: -pair[0].score)
+    kept: list[tuple[Recalled, set[str]]] = []
+    for hit, have in scored:
+        if any(_overlap(have, other) >= DUPLICATE_OVERLAP for _h, other in kept):
+            continue
+        kept.append((hit, have))
+        if len(kept) == limit:
+            break
+    return [hit for hit, _have in kept]
+
+
+def _overlap(a: set[str], b: set[str]) -> float:
+    """The share of the smaller term set found in the other."""
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def _idf_weights(conn: sqlite3.Connection, terms: list[str]) -> dict[str, float]:
+    """Each stemmed prompt term's BM25 idf over the whole store (a term no memory holds gets
+    the highest weight: a prompt about something never stored is not covered)."""
+    import math
+
+    size = conn.execute("SELECT count(*) FROM memories").fetchone()[0] or 1
+    weights: dict[str, float] = {}
+    for term in terms[:64]:
+        stem = _stem(term)
+        if stem in weights:
+            continue
+        count = conn.execute(
+            "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (_or([term]),)
+        ).fetchone()[0]
+        weights[stem] = math.log((size - count + 0.5) / (count + 0.5) + 1.0)
+    return weights
 
 
 def _candidates(

@@ -203,17 +203,65 @@ def _session_map(conn: sqlite3.Connection, namespace: str) -> str:
 
 
 def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:
+    """The recalled memories, best first; of a long memory, the passage about the prompt."""
     if not found or budget_chars <= 0:
         return ""
+    title = "## memlode: possibly relevant memories"
     block = _Block(budget_chars)
-    block.add("## memlode: possibly relevant memories")
-    per_item = max(120, budget_chars // max(len(found), 1) - 40)
+    block.add(title)
+    # Each item's share of what is left, less its "- [type, date] " prefix.
+    per_item = max(160, (budget_chars - len(title) - 1) // max(len(found), 1) - 30)
     added = 0
     for item in found:
-        line = (
-            f"- [{item.memory_type}, {_day(item.created_at)}] {_one_line(item.content, per_item)}"
-        )
+        text = excerpt(item.content, item.terms, per_item)
+        line = f"- [{item.memory_type}, {_day(item.created_at)}] {text}"
         if not block.add(line):
             break
         added += 1
     return block.text() if added else ""
+
+
+def excerpt(content: str, terms: frozenset[str] | set[str], limit: int) -> str:
+    """``content`` on one line, or if longer than ``limit``, the window of ``limit`` characters
+    holding the most distinct ``terms`` (stemmed, as ``memlode.hooks._recall`` matches them),
+    with an ellipsis where it was cut."""
+    text = " ".join(content.split())
+    if len(text) <= limit:
+        return text
+    if not terms:
+        return text[: limit - 1] + "…"
+    from memlode.hooks._recall import _stem
+
+    hits: list[tuple[int, str]] = []  # (offset, stemmed term) of every matching word
+    start = -1
+    for i, ch in enumerate(text + " "):
+        if ch.isalnum() or ch == "_":
+            if start < 0:
+                start = i
+        elif start >= 0:
+            word = text[start:i].lower()
+            for part in (word, *word.split("_")):
+                stem = _stem(part)
+                if stem in terms:
+                    hits.append((start, stem))
+                    break
+            start = -1
+    if not hits:
+        return text[: limit - 1] + "…"
+    best_at, best_key = 0, (-1, -1)
+    left = 0
+    for right in range(len(hits)):
+        while hits[right][0] - hits[left][0] > limit * 0.8:
+            left += 1
+        window = hits[left : right + 1]
+        key = (len({t for _o, t in window}), len(window))
+        if key > best_key:
+            best_key, best_at = key, hits[left][0]
+    # Start a little before the first match, at a word boundary.
+    begin = max(0, best_at - limit // 6)
+    if begin:
+        space = text.rfind(" ", 0, begin)
+        begin = space + 1 if space >= 0 and begin - space < 30 else begin
+    end = min(len(text), begin + limit - 2)
+    piece = text[begin:end]
+    return ("…" if begin else "") + piece + ("…" if end < len(text) else "")
