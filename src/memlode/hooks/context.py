@@ -89,13 +89,17 @@ def _day(ts: str | None) -> str:
     return (ts or "")[:10]
 
 
+# The lines of a stored session summary SessionStart shows, in this order: how the session
+# ended comes first, so that its latest state is what the next session reads.
+_DIGEST_LINES = ("Outcome", "Decided", "Prompts", "Edited", "Failed", "Noted")
+DIGEST_CHARS = 600
+
+
 def _session_digest(summary: str) -> str:
-    """The most telling lines of a stored session summary, on one line."""
-    keep: list[str] = []
-    for line in summary.splitlines()[1:]:
-        if line.startswith(("Prompts", "Edited", "Outcome", "Noted")):
-            keep.append(line)
-    return _one_line(" | ".join(keep) if keep else summary, 360)
+    """The most telling lines of a stored session summary, outcome first, on one line."""
+    lines = summary.splitlines()[1:]
+    keep = [line for key in _DIGEST_LINES for line in lines if line.startswith(key)]
+    return _one_line(" | ".join(keep) if keep else summary, DIGEST_CHARS)
 
 
 def session_context(
@@ -140,11 +144,16 @@ def session_context(
             block.add(f"- {_day(started_at)}: {_session_digest(summary)}")
 
     marks = ",".join("?" * len(_KEY_TYPES))
+    # Stored on purpose, or the user's own answers and approved plans; not a compaction
+    # summary's chunks: that state is history once the session went on (its outcome is above).
     key = conn.execute(
         "SELECT memory_type, content, created_at FROM memories WHERE namespace = ?"
-        f" AND source != ? AND memory_type IN ({marks})"
+        f" AND memory_type IN ({marks})"
+        " AND (source != ? OR json_extract(metadata, '$.tool') IN ('AskUserQuestion',"
+        " 'ExitPlanMode'))"
+        " AND coalesce(json_extract(metadata, '$.summary'), '') != 'compaction'"
         " ORDER BY importance DESC, created_at DESC LIMIT ?",
-        (namespace, HOOK_SOURCE, *_KEY_TYPES, MAX_KEY_MEMORIES),
+        (namespace, *_KEY_TYPES, HOOK_SOURCE, MAX_KEY_MEMORIES),
     ).fetchall()
     if key and block.room() > 80:
         block.add("### Decisions, insights and patterns")
@@ -153,7 +162,8 @@ def session_context(
 
     edits = conn.execute(
         "SELECT content, created_at FROM memories WHERE namespace = ? AND source = ?"
-        " AND memory_type = 'decision' AND session_id IS NOT ? ORDER BY created_at DESC LIMIT ?",
+        " AND json_extract(metadata, '$.tool') IN ('Edit', 'MultiEdit', 'Write', 'NotebookEdit')"
+        " AND session_id IS NOT ? ORDER BY created_at DESC LIMIT ?",
         (namespace, HOOK_SOURCE, current_session, MAX_RECENT_EDITS),
     ).fetchall()
     if edits and block.room() > 80:

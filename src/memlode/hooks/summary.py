@@ -1,4 +1,5 @@
-"""The structured session summary: what a session read, changed, searched, ran and asked.
+"""The structured session summary: how a session ended, then what it decided, asked, changed,
+ran, searched and read.
 
 Built from the session's own memories (those stored with its ``session_id`` plus observations it
 repeated from earlier sessions, which dedup filed under the first one; the hook keeps their ids
@@ -22,6 +23,7 @@ __all__ = ["MAX_SUMMARY_CHARS", "SUMMARY_TAG", "build_summary", "session_rows"]
 
 SUMMARY_TAG = "session-summary"
 MAX_SUMMARY_CHARS = 2000
+MAX_OUTCOME_CHARS = 600
 _MAX_ITEMS = 8
 _ITEM_CHARS = 160
 
@@ -80,6 +82,8 @@ def build_summary(
     commands: list[str] = []
     web: list[str] = []
     notes: list[str] = []
+    decided: list[str] = []
+    failed: list[str] = []
     for _id, content, memory_type, tags_json, meta_json in rows:
         tags = _loads(tags_json)
         tags = tags if isinstance(tags, list) else []
@@ -101,30 +105,43 @@ def build_summary(
             searches.append(_one_line(first.split(" -> ", 1)[0], 100))
         elif tool == "Bash":
             commands.append(_one_line(str(meta.get("command") or first.removeprefix("$ ")), 100))
+        elif tool in ("AskUserQuestion", "ExitPlanMode"):
+            decided.append(_one_line(content.split("\n", 1)[-1], 200))
+        elif "failure" in tags:
+            failed.append(_one_line(first.removeprefix("Failed: "), 100))
         elif tool in ("WebFetch", "WebSearch"):
             web.append(_one_line(str(meta.get("url") or meta.get("query") or first), 120))
         elif tool is None and memory_type in ("decision", "insight", "pattern", "preference"):
             notes.append(f"[{memory_type}] " + _one_line(content, 140))
     sections = [
+        _section("Decided", decided),
         _section("Prompts", prompts),
         _section("Edited", [tally.note(path) for path, tally in edited.items()]),
-        _section("Read", [p for p in read if p not in edited]),
-        _section("Searches", searches),
+        _section("Failed", failed),
         _section("Commands", commands),
+        _section("Searches", searches),
+        _section("Read", [p for p in read if p not in edited]),
         _section("Web", web),
         _section("Noted", notes),
     ]
     body = [s for s in sections if s]
-    outcome = _one_line(last_message, 300) if last_message.strip() else ""
+    outcome = _one_line(last_message, MAX_OUTCOME_CHARS) if last_message.strip() else ""
     if not body and not outcome:
         return ""
     when = started_at[:16].replace("T", " ") if started_at else ""
     head = f"Session summary ({namespace or 'no project'}{', ' + when if when else ''} UTC)"
-    lines = [head, *body]
-    if outcome:
-        lines.append(f"Outcome: {outcome}")
-    text = "\n".join(lines)
-    return text if len(text) <= MAX_SUMMARY_CHARS else text[: MAX_SUMMARY_CHARS - 1] + "…"
+    # The outcome (the session's last word: committed, pushed, what is left) leads and is never
+    # cut; the activity sections fill what is left of the budget, in order of what they tell.
+    lines = [head, f"Outcome: {outcome}"] if outcome else [head]
+    used = sum(len(line) + 1 for line in lines)
+    for section in body:
+        room = MAX_SUMMARY_CHARS - used
+        if room < 40:
+            break
+        line = section if len(section) < room else section[: room - 2] + "…"
+        lines.append(line)
+        used += len(line) + 1
+    return "\n".join(lines)
 
 
 def _display(path: str, cwd: str) -> str:
