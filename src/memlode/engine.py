@@ -536,7 +536,7 @@ class Engine:
     def existing_namespace(self, namespace: str) -> str:
         """``namespace_key(namespace)``, which must hold something (else NotFound)."""
         if namespace.strip() == ALL_NAMESPACES:
-            raise InvalidInput("give one namespace, not '*'")
+            raise InvalidInput("one namespace at a time, not '*'")
         key = self.namespace_key(namespace.strip())
         if not namespace_repo.exists(self.conn, key):
             raise NotFound(f"no namespace {namespace.strip()!r}")
@@ -545,9 +545,7 @@ class Engine:
     def delete_namespace(self, namespace: str) -> int:
         """Delete exactly one namespace (a readable name must name one project) and everything
         in it; return the number of memories deleted."""
-        if namespace.strip() == ALL_NAMESPACES:
-            raise InvalidInput("delete one namespace at a time, not '*'")
-        key = self.existing_namespace(namespace)
+        key = self.existing_namespace(namespace)  # not '*': one namespace at a time
         with self.db.write() as conn:
             return namespace_repo.delete(conn, key)
 

@@ -107,20 +107,20 @@ async def test_memory_tools_change_the_store(harness, store: Engine) -> None:
                 },
             )
         )
-        assert stored["created"] is True and stored["namespace"] == "proj"
+        assert stored["created"] is True and stored["namespace"] == store.namespace  # proj's key
         memory = store.get(stored["id"], touch=False)
         assert memory.memory_type == MemoryType.DECISION
         assert memory.importance == 0.9 and memory.confidence == 0.8
         assert memory.tags == ["auth", "security"]
         assert memory.metadata == {"file": "src/auth.py"}
-        assert memory.namespace == "proj"
+        assert memory.namespace == store.namespace
 
         again = harness.ok(
             await session.call_tool(
                 "store_memory", {"content": "We hash passwords with argon2id, never bcrypt"}
             )
         )
-        assert again == {"id": stored["id"], "created": False, "namespace": "proj"}
+        assert again == {"id": stored["id"], "created": False, "namespace": store.namespace}
 
         other = harness.ok(
             await session.call_tool(
@@ -294,21 +294,21 @@ async def test_namespace_portability_config_and_system_tools(harness, store: Eng
         )
 
         listed = harness.ok(await session.call_tool("list_namespaces", {}))
-        assert listed["current"] == "proj"
+        assert listed["current"] == store.namespace
         assert {(n["namespace"], n["memories"]) for n in listed["namespaces"]} == {
-            ("proj", 2),
+            (store.namespace, 2),
             ("other", 1),
         }
 
         stats = harness.ok(await session.call_tool("namespace_stats", {}))
-        assert stats["namespace"] == "proj" and stats["memories"] == 2
+        assert stats["namespace"] == store.namespace and stats["memories"] == 2
         assert stats["by_type"] == {"style": 2}
         everything = harness.ok(await session.call_tool("memlode_stats", {}))
         assert everything["namespace"] == "*" and everything["memories"] == 3
         assert everything == store.stats("*") | {"database_bytes": everything["database_bytes"]}
 
         export = harness.ok(await session.call_tool("export_memories", {}))
-        assert export["namespace"] == "proj"
+        assert export["namespace"] == store.namespace
         kinds = [json.loads(line)["kind"] for line in export["jsonl"].splitlines()]
         assert kinds.count("memory") == 2 and kinds.count("edge") == 1
         assert export["records"] == len(kinds) - 1  # the header is not a record
@@ -320,7 +320,7 @@ async def test_namespace_portability_config_and_system_tools(harness, store: Eng
         gone = harness.ok(
             await session.call_tool("delete_namespace", {"namespace": "proj", "confirm": True})
         )
-        assert gone == {"namespace": "proj", "deleted_memories": 2}
+        assert gone == {"namespace": store.namespace, "deleted_memories": 2}  # "proj": its key
         assert store.stats("proj")["memories"] == 0
         assert store.stats("other")["memories"] == 1
 
