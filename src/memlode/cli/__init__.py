@@ -51,6 +51,8 @@ COMMANDS: dict[str, str] = {
     "map": "memlode.cli.code_cmds:map_",
     "impact": "memlode.cli.code_cmds:impact",
     "graph": "memlode.cli.code_cmds:graph",
+    "backup": "memlode.cli.backup_cmds:backup",
+    "restore": "memlode.cli.backup_cmds:restore",
 }
 
 

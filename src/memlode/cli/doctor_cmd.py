@@ -1,5 +1,6 @@
 """``memlode doctor``: is the Claude Code integration installed and working, and what state the
-database and the embedder are in."""
+database, its derived indexes and the embedder are in; ``--repair`` rebuilds every derived
+index (``memlode.recovery.repair``)."""
 
 from __future__ import annotations
 
@@ -157,6 +158,33 @@ def _log_report(home: Path) -> dict[str, Any]:
     return report
 
 
+def _derived_report(engine: Any) -> tuple[dict[str, Any], list[str]]:
+    """The FTS indexes against their tables, and namespaces whose graph state is stale (the
+    cheap checks: a count each, a lookup per namespace)."""
+    from memlode.index_state import stale_reasons
+    from memlode.storage import derived
+
+    conn = engine.conn
+    fts = {t: derived.fts_probe(conn, t).to_dict() for t in derived.FTS_TABLES}
+    graphs: dict[str, list[str]] = {}
+    for ns in derived.graph_namespaces(conn):
+        reasons = stale_reasons(engine, ns, full=False)[1]
+        if reasons:
+            graphs[ns] = reasons
+    problems = [
+        f"derived: the {table} index holds {p['indexed']} of {p['rows']} rows;"
+        " run `memlode doctor --repair`"
+        for table, p in fts.items()
+        if p["stale"]
+    ]
+    problems += [
+        f"derived: the graph state of namespace {ns!r} is stale ({'; '.join(reasons)});"
+        " `memlode index` there or `memlode doctor --repair` rebuilds it"
+        for ns, reasons in graphs.items()
+    ]
+    return {"fts": fts, "stale_graphs": graphs}, problems
+
+
 @click.command()
 @json_option
 @click.option(
@@ -165,10 +193,19 @@ def _log_report(home: Path) -> dict[str, Any]:
     multiple=True,
     help="Also check this settings file (repeatable).",
 )
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Rebuild every derived index (FTS, code edges, centrality, vector mirror) and report"
+    " rows that cannot be read.",
+)
 @click.pass_context
-def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...]) -> None:
+def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], repair: bool) -> None:
     """Check the Claude Code integration, the database and the embedder."""
     settings = settings_from(ctx)
+    if repair:
+        _repair(ctx, settings, as_json)
+        return
     root = project_root()
     cache: dict[str, str] = {}
     files = [root / ".claude" / "settings.json", Path.home() / ".claude" / "settings.json"]
@@ -188,6 +225,8 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...]) ->
 
             with Engine(settings) as engine:
                 stats = engine.stats()
+                database["derived"], derived_problems = _derived_report(engine)
+                problems += derived_problems
                 problems += legacy_namespace_warnings(engine)
             for key in (
                 "database_bytes",
@@ -246,6 +285,50 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...]) ->
     else:
         _print_doctor(result)
     ctx.exit(0 if not problems else 1)
+
+
+def _repair(ctx: click.Context, settings: Any, as_json: bool) -> None:
+    from memlode import recovery
+    from memlode.engine import Engine
+
+    if not settings.database.exists():
+        raise InvalidInput(f"no store at {settings.database}; there is nothing to repair")
+    with Engine(settings) as engine:
+        report = recovery.repair(engine)
+    if as_json:
+        echo_json(report)
+    else:
+        _print_repair(report)
+    ctx.exit(0 if report["ok"] else 1)
+
+
+def _print_repair(report: dict[str, Any]) -> None:
+    click.echo(f"repair  {report['database']}")
+    click.echo(f"  integrity before: {'; '.join(report['integrity_before'][:3]) or 'not run'}")
+    rebuilt = report["rebuilt"]
+    for table, probe in (rebuilt.get("fts") or {}).items():
+        click.echo(f"  rebuilt {table}: {probe['indexed']} rows")
+    for ns, count in rebuilt.get("code_edges", {}).items():
+        click.echo(f"  rebuilt code edges of {ns}: {count}")
+    for ns, graph in rebuilt.get("graph", {}).items():
+        click.echo(f"  rebuilt centrality of {ns}: {graph['nodes']} nodes")
+    vectors = rebuilt.get("vectors")
+    if vectors:
+        click.echo(f"  rebuilt vector index ({vectors['model']}): {vectors['rows']} rows")
+    for kind, listed in report["removed"].items():
+        if listed["count"]:
+            click.echo(
+                f"  removed {listed['count']} unreadable {kind} (`memlode embed` redoes them)"
+            )
+    for row in report["unreadable"].get("rows", []):
+        click.echo(f"  cannot read {row['table']} {row['id']}: {row['problem']}")
+    click.echo(f"  integrity after: {'; '.join(report['integrity_after'][:3]) or 'not run'}")
+    if report["problems"]:
+        click.echo("problems:")
+        for problem in report["problems"]:
+            click.echo(f"  - {problem}")
+    else:
+        click.echo(f"repaired in {report['seconds']:.2f} s")
 
 
 def _print_doctor(result: dict[str, Any]) -> None:

@@ -25,9 +25,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode.types import format_ts, utcnow
+
+if TYPE_CHECKING:
+    from memlode.storage.db import Database
 
 __all__ = [
     "COPY_MARGIN",
@@ -36,6 +39,7 @@ __all__ = [
     "FtsProbe",
     "GraphProbe",
     "Record",
+    "code_namespaces",
     "copy_marks",
     "fts_integrity",
     "fts_probe",
@@ -45,6 +49,7 @@ __all__ = [
     "graph_probe",
     "invalidate_copies",
     "mark_built",
+    "rebuild_code_edges",
     "record",
 ]
 
@@ -252,3 +257,41 @@ def invalidate_copies(conn: sqlite3.Connection, seen: CopyMarks) -> CopyMarks:
     version = max(seen.vector_version, mine.vector_version) + COPY_MARGIN
     conn.execute("UPDATE vector_state SET version = ?", (version,))
     return copy_marks(conn)
+
+
+# ---- code edges ---------------------------------------------------------------------------------
+
+
+def rebuild_code_edges(db: Database, namespace: str) -> int:
+    """Recompute every code edge of a namespace from ``code_refs`` and ``code_symbols`` (the
+    tables they aggregate: ``storage/code_repo.py``); return the namespace's code edges."""
+    from memlode.storage.code_repo import CODE_RELATIONSHIPS, CodeRepo
+
+    repo = CodeRepo(db)
+    with db.write() as conn:
+        sources = [
+            r[0]
+            for r in conn.execute(
+                "SELECT DISTINCT source_id FROM code_refs WHERE namespace = ?", (namespace,)
+            )
+        ]
+        children = [
+            r[0]
+            for r in conn.execute(
+                "SELECT node_id FROM code_symbols WHERE namespace = ?", (namespace,)
+            )
+        ]
+        repo.rebuild_edges(conn, namespace, sources)
+        repo.rebuild_contains(conn, namespace, children)
+        marks = ",".join("?" * len(CODE_RELATIONSHIPS))
+        row = conn.execute(
+            "SELECT count(*) FROM graph_edges e JOIN graph_nodes s ON s.id = e.source_id"
+            f" WHERE s.namespace = ? AND e.relationship IN ({marks})",
+            (namespace, *CODE_RELATIONSHIPS),
+        ).fetchone()
+    return int(row[0])
+
+
+def code_namespaces(conn: sqlite3.Connection) -> list[str]:
+    rows = conn.execute("SELECT DISTINCT namespace FROM code_files ORDER BY 1").fetchall()
+    return [str(r[0]) for r in rows]
