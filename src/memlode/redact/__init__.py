@@ -1,0 +1,160 @@
+"""Secret redaction: the storage layer applies it to every text it stores
+(``memlode.storage.scrub``), and context injection applies it again to stored text before it
+reaches an assistant (rows written by older versions, rules added since).
+
+What goes, replaced by ``[redacted:kind]``:
+
+- ``<private>...</private>`` regions (an unclosed ``<private>`` drops the rest of the text);
+- credentials known by their shape (PEM private keys, vendor tokens, JWTs: _tokens.py);
+- credentials known by where they stand (URL passwords, HTTP authorization and cookies,
+  command lines, SQL, .netrc, .pgpass: _context.py);
+- the value of any secret's name in any notation (``NAME=value``, ``name: value``,
+  ``"name": "value"``, ``<name>value</name>``, ``--name value``: _assign.py, _names.py).
+
+Pure standard library, import-light: hooks import it on every event. A pattern is compiled only
+when a cheap probe says the text may hold its match, so most texts never import ``re``. Every
+pattern runs in linear time (see _rules.py); ``redact`` is idempotent.
+``tests/safety/secrets_corpus.json`` holds the planted secrets and look-alikes it is measured on.
+"""
+
+from __future__ import annotations
+
+from memlode.redact._assign import find_assignments
+from memlode.redact._context import CONTEXT_RULES
+from memlode.redact._names import LITERAL, PRIVATE_MARK, WEAK, keep_value, looks_random
+from memlode.redact._names import secret_name as _secret_name
+from memlode.redact._rules import Rule, has_lower, mark
+from memlode.redact._tokens import PEM_RULES, TOKEN_RULES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+__all__ = [
+    "PRIVATE_MARK",
+    "RULES",
+    "redact",
+    "redact_mapping",
+    "redact_value",
+    "strip_private",
+]
+
+_PRIVATE = Rule(
+    "private",
+    r"(?i)<private>.*?(?:</private>|\Z)",
+    has_lower("<private>"),
+    action=lambda match: PRIVATE_MARK,
+)
+# Order matters only for readability of the markers: a PEM block goes whole before any rule
+# could take a piece of it, vendor tokens before the names they are assigned to.
+RULES: tuple[Rule, ...] = (_PRIVATE, *PEM_RULES, *TOKEN_RULES, *CONTEXT_RULES)
+# Which rules each needle (lower case) may set off: one pass of ``in`` over the needles finds
+# the few rules worth a closer look; most texts hold none of them.
+_NEEDLES: tuple[tuple[str, tuple[int, ...]], ...] = tuple(
+    (needle, tuple(i for i, rule in enumerate(RULES) if needle in rule.probe.needles))
+    for needle in dict.fromkeys(n for rule in RULES for n in rule.probe.needles)
+)
+# A pass can expose a match to an earlier rule (rarely); passes repeat until nothing changes.
+_MAX_PASSES = 4
+_SECRET_MARK = mark("secret")
+
+
+def _lower(text: str) -> str:
+    """``text.lower()`` with every index kept (a few characters lower to two, such as "İ")."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    return lowered
+
+
+def _candidates(lowered: str) -> list[Rule]:
+    """The rules one of whose needles ``lowered`` holds, in order."""
+    hit: set[int] = set()
+    for needle, rules in _NEEDLES:
+        if needle in lowered:
+            hit.update(rules)
+    return [RULES[i] for i in sorted(hit)]
+
+
+def _one_pass(text: str) -> str:
+    out = text
+    lowered = _lower(out)
+    for rule in _candidates(lowered):
+        changed = rule.apply(out, lowered)
+        if changed is not out:
+            out = changed
+            lowered = _lower(out)
+    spans = find_assignments(out, lowered)
+    if not spans:
+        return out
+    pieces: list[str] = []
+    last = 0
+    for start, end in spans:
+        pieces.append(out[last:start])
+        pieces.append(_SECRET_MARK)
+        last = end
+    pieces.append(out[last:])
+    return "".join(pieces)
+
+
+def strip_private(text: str) -> str:
+    """Remove ``<private>...</private>`` regions (an unclosed tag runs to the end)."""
+    lowered = _lower(text)
+    return _PRIVATE.apply(text, lowered) if _PRIVATE.probe(text, lowered) else text
+
+
+def redact(text: str) -> str:
+    """``text`` with private regions removed and secrets replaced by markers."""
+    if not text:
+        return text
+    out = text
+    for _ in range(_MAX_PASSES):
+        again = _one_pass(out)
+        if again == out:
+            break
+        out = again
+    return out
+
+
+def _secret_string(value: str, strength: int) -> str:
+    """A string stored under a secret's name ({"password": "..."}): the whole of it goes."""
+    out = redact(value)
+    if out.startswith("[redacted:") or keep_value(out, context=LITERAL):
+        return out
+    if strength == WEAK and not looks_random(out):
+        return out
+    return _SECRET_MARK
+
+
+def _value(value: object, strength: int) -> object:
+    if isinstance(value, str):
+        return _secret_string(value, strength) if strength else redact(value)
+    if isinstance(value, dict):
+        return {redact(str(k)): _value(v, _secret_name(str(k))) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        out: list[object] = []
+        flag = 0  # the previous item was a secret's flag: ["--password", "x"]
+        for item in value:
+            out.append(_value(item, strength or flag))
+            flag = (
+                _secret_name(item)
+                if isinstance(item, str) and item.startswith("-") and "=" not in item
+                else 0
+            )
+        return out
+    return value
+
+
+def redact_value(value: object) -> object:
+    """Redact every string inside a JSON-like value (dicts, lists); a string stored under a
+    secret's name (``{"password": "x"}``) goes whole; other values pass through."""
+    return _value(value, 0)
+
+
+def redact_mapping(value: Mapping[str, Any]) -> dict[str, Any]:
+    """``redact_value`` for a JSON object (a memory's or a session's metadata)."""
+    return {
+        redact(str(k)): _value(v, _secret_name(str(k)) if isinstance(k, str) else 0)
+        for k, v in value.items()
+    }

@@ -1,0 +1,399 @@
+"""Secrets known by where they stand rather than by their shape.
+
+Passwords in URLs (``postgres://app:pw@db``), HTTP credentials (``Authorization: Basic …``,
+``Bearer …``, cookies), command lines (``mysql -ppw``, ``curl -u user:pw``, ``sshpass -p pw``,
+``redis-cli -a pw``, ``ldapsearch -w pw``, ``docker login -p pw``, ``smbclient -U user%pw``,
+``openssl … pass:pw``, ``htpasswd -b file user pw``), SQL (``IDENTIFIED BY 'pw'``,
+``PASSWORD 'pw'``), ``.netrc``, ``.pgpass``, ``redis.conf``, Oracle's ``user/pw@db`` and
+``auth=("user", "pw")``. The linear-time rules of _rules.py apply to every pattern here.
+"""
+
+from __future__ import annotations
+
+from memlode.redact._names import SHELL, is_marker, keep_value
+from memlode.redact._rules import Probe, Rule, has_lower, mark
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+
+__all__ = ["CONTEXT_RULES", "redact_cookies"]
+
+# A value on a command line: quoted (its end quote may be missing) or one word.
+_ARG = r"(?P<v>'[^'\n]*+'?+|\"[^\"\n]*+\"?+|[^\s'\"]\S*+)"
+_AUTH_SCHEMES = frozenset(
+    {"basic", "bearer", "token", "digest", "negotiate", "ntlm", "apikey", "api-key", "key"}
+)
+_COOKIE_ATTRIBUTES = frozenset(
+    {"path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority"}
+    | {"partitioned", "version", "comment"}
+)
+_MIN_COOKIE_VALUE = 6  # shorter values are flags and preferences (theme=dark), not sessions
+_MIN_HEADER_VALUE = 6
+
+
+def _skip(text: str, i: int, chars: str) -> int:
+    """The first index at or after ``i`` whose character is not in ``chars``."""
+    n = len(text)
+    while i < n and text[i] in chars:
+        i += 1
+    return i
+
+
+def _kept(value: str) -> bool:
+    """A value that is already a marker, a variable or a placeholder."""
+    bare = value.strip("'\"")
+    return is_marker(bare) or keep_value(bare, context=SHELL)
+
+
+def _value_mark(kind: str) -> Callable[[re.Match[str]], str]:
+    """Replace the group ``v`` unless it is kept; quotes around it stay."""
+
+    def action(match: re.Match[str]) -> str:
+        value = match.group("v")
+        if value is None or _kept(value):
+            return match.group(0)
+        start, end = match.span("v")
+        lead = len(value) - len(value.lstrip("'\""))
+        trail = len(value) - len(value.rstrip("'\""))
+        start, end = start + lead, end - trail
+        whole, offset = match.group(0), match.start()
+        return whole[: start - offset] + mark(kind) + whole[end - offset :]
+
+    return action
+
+
+# ---- URLs ---------------------------------------------------------------------------------
+
+
+def _uri_password(match: re.Match[str]) -> str:
+    """user:password@host: the password is whatever lies between the first ``:`` of the
+    user part and the last ``@`` of the authority (pasted passwords hold ``@``, ``:``, ``#``
+    and ``?`` unencoded)."""
+    auth = match.group("auth")
+    at = auth.rfind("@")
+    colon = auth.find(":", 0, at) if at > 0 else -1
+    if colon < 0:
+        return match.group(0)
+    password = auth[colon + 1 : at]
+    if not password or _kept(password):
+        return match.group(0)
+    head = match.group(0)[: match.start("auth") - match.start()]
+    return head + auth[: colon + 1] + mark("password") + auth[at:]
+
+
+_uri_probe = Probe(("://",), lambda text, lowered: "@" in text)
+
+
+# ---- HTTP ---------------------------------------------------------------------------------
+
+
+def _authorization(match: re.Match[str]) -> str:
+    value = match.group("v")
+    if value.lower() in _AUTH_SCHEMES or len(value) < _MIN_HEADER_VALUE or _kept(value):
+        return match.group(0)
+    start, end = match.span("v")
+    whole, offset = match.group(0), match.start()
+    return whole[: start - offset] + mark("secret") + whole[end - offset :]
+
+
+def _long_credential(match: re.Match[str]) -> str:
+    """A credential after "bearer" or "token": letters and digits mixed (not a long word)."""
+    value = match.group("v")
+    if not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
+        return match.group(0)
+    if _kept(value):
+        return match.group(0)
+    start = match.start("v") - match.start()
+    return match.group(0)[:start] + mark("bearer_token")
+
+
+def _word_then_long_run(words: tuple[str, ...], minimum: int) -> Probe:
+    """One of ``words``, blanks, then a run of at least ``minimum`` non-blank characters."""
+
+    def probe(text: str, lowered: str) -> bool:
+        for word in words:
+            i = lowered.find(word)
+            while i >= 0:
+                j = i + len(word)
+                k = _skip(lowered, j, " \t")
+                if k > j:
+                    run = lowered[k : k + minimum]
+                    if len(run) == minimum and not any(c.isspace() for c in run):
+                        return True
+                i = lowered.find(word, i + 1)
+        return False
+
+    return Probe(words, probe)
+
+
+def redact_cookies(value: str) -> str:
+    """``a=1; session=abc…; Path=/``: the value of each cookie goes, attributes stay."""
+    parts = value.split(";")
+    for i, part in enumerate(parts):
+        name, eq, val = part.partition("=")
+        bare = val.strip()
+        if not eq or name.strip().lower() in _COOKIE_ATTRIBUTES:
+            continue
+        if len(bare) < _MIN_COOKIE_VALUE or is_marker(bare):
+            continue
+        lead = val[: len(val) - len(val.lstrip())]
+        trail = val[len(val.rstrip()) :]
+        parts[i] = f"{name}={lead}{mark('cookie')}{trail}"
+    return ";".join(parts)
+
+
+def _cookie_header(match: re.Match[str]) -> str:
+    start = match.start("v") - match.start()
+    whole = match.group(0)
+    return whole[:start] + redact_cookies(match.group("v"))
+
+
+# ---- command lines ----------------------------------------------------------------------
+
+_inner: dict[str, re.Pattern[str]] = {}
+_INNER = {
+    "mysql": r"(?<![\w-])-p" + _ARG,
+    "curl_user": r"(?<![\w-])(?:-u|--user|-U|--proxy-user)(?:=|[ \t]*+)['\"]?+[^\s:'\"]*+:"
+    r"(?P<v>[^\s'\"]*+)",
+    "curl_cookie": r"(?<![\w-])(?:-b|--cookie)(?:=|[ \t]++)['\"]?+(?P<v>[^\s'\"=]*+=[^'\"\n]*+)",
+    "curl_bearer": r"(?<![\w-])--oauth2-bearer(?:=|[ \t]++)" + _ARG,
+    "space_p": r"(?<![\w-])-p[ \t]*+" + _ARG,
+    "login_p": r"(?<![\w-])-p[ \t]++" + _ARG,
+    "redis": r"(?<![\w-])-a[ \t]++" + _ARG,
+    "ldap": r"(?<![\w-])-w[ \t]++" + _ARG,
+    "smb": r"(?<![\w-])-U[ \t]*+['\"]?+[^\s%'\"]++%(?P<v>[^\s'\"]++)",
+    "openssl_pass": r"(?<![\w-])-pass(?:in|out)?+[ \t]++pass:(?P<v>\S++)",
+    "openssl_k": r"(?<![\w-])-k[ \t]++" + _ARG,
+    "htpasswd": r"(?<![\w-])-(?P<f>[a-zA-Z]*b[a-zA-Z]*+)[ \t]++(?P<a>\S++)[ \t]++(?P<b>\S++)"
+    r"(?:[ \t]++(?P<c>\S++))?+",
+}
+_COMMAND_INNER = {
+    "curl": ("curl_user", "curl_cookie", "curl_bearer"),
+    "sshpass": ("space_p",),
+    "redis-cli": ("redis",),
+    "smbclient": ("smb",),
+    "openssl": ("openssl_pass", "openssl_k"),
+    "htpasswd": ("htpasswd",),
+}
+_LOGIN_COMMANDS = frozenset(
+    {"docker", "podman", "nerdctl", "buildah", "helm", "oras", "skopeo", "az"}
+)
+
+
+def _inner_pattern(key: str) -> re.Pattern[str]:
+    pattern = _inner.get(key)
+    if pattern is None:
+        import re
+
+        pattern = _inner[key] = re.compile(_INNER[key])
+    return pattern
+
+
+def _htpasswd(match: re.Match[str]) -> str:
+    """``htpasswd -b file user pw`` / ``htpasswd -nb user pw``: the last word is the password."""
+    group = "b" if "n" in match.group("f") else "c"
+    value = match.group(group)
+    if value is None or _kept(value):
+        return match.group(0)
+    start, end = match.span(group)
+    whole, offset = match.group(0), match.start()
+    return whole[: start - offset] + mark("password") + whole[end - offset :]
+
+
+def _command(match: re.Match[str]) -> str:
+    command = match.group("cmd").lower()
+    segment = match.group("seg")
+    if command.startswith(("mysql", "mariadb")):
+        keys: tuple[str, ...] = ("mysql",)
+    elif command.startswith("ldap"):
+        keys = ("ldap",)
+    elif command in _LOGIN_COMMANDS:
+        keys = ("login_p",) if "login" in segment else ()
+    else:
+        keys = _COMMAND_INNER.get(command, ())
+    for key in keys:
+        pattern = _inner_pattern(key)
+        if key == "htpasswd":
+            segment = pattern.sub(_htpasswd, segment)
+        elif key == "curl_cookie":
+            segment = pattern.sub(_cookie_header, segment)
+        else:
+            segment = pattern.sub(_value_mark("password"), segment)
+    return match.group("cmd") + segment
+
+
+# ---- SQL, config files --------------------------------------------------------------------
+
+
+def _word_then_quote(word: str) -> Probe:
+    """``word``, at least one blank, then a quote."""
+
+    def probe(text: str, lowered: str) -> bool:
+        i = lowered.find(word)
+        while i >= 0:
+            j = i + len(word)
+            k = _skip(lowered, j, " \t")
+            if k > j and lowered[k : k + 1] in ("'", '"'):
+                return True
+            i = lowered.find(word, i + 1)
+        return False
+
+    return Probe((word,), probe)
+
+
+def _netrc_file(text: str, lowered: str) -> bool:
+    """Text shaped like a .netrc: "machine" and "login" entries."""
+    return "machine" in lowered and "login" in lowered
+
+
+def _pgpass_line(text: str, lowered: str) -> bool:
+    """A line ``host:port:database:user:password`` with no blanks inside."""
+    if text.count(":") < 4:
+        return False
+    for line in text.split("\n"):
+        if line.count(":") < 4:
+            continue
+        parts = line.strip().split(":")
+        port = parts[1]
+        if (port == "*" or (port.isdigit() and len(port) <= 5)) and len(parts[0].split()) == 1:
+            return True
+    return False
+
+
+def _assigned(word: str, openers: str, *, operator: str = "=") -> Probe:
+    """``word``, then quotes, backslashes and blanks, ``operator``, blanks, then one of
+    ``openers`` (anything when empty): where ``auth=(`` or ``Authorization:`` may start."""
+
+    def probe(text: str, lowered: str) -> bool:
+        i = lowered.find(word)
+        while i >= 0:
+            k = _skip(lowered, _skip(lowered, i + len(word), "\\'\""), " \t\r\n\f\v")
+            if lowered[k : k + 1] and lowered[k] in operator:
+                k = _skip(lowered, k + 1, " \t\r\n\f\v")
+                if not openers or (lowered[k : k + 1] and lowered[k] in openers):
+                    return True
+            i = lowered.find(word, i + 1)
+        return False
+
+    return Probe((word,), probe)
+
+
+# Each command word with the flags that carry its password: the command rule compiles only
+# when a text names one of the commands and one of its flags.
+_COMMAND_FLAGS = (
+    (("mysql", "mariadb", "sshpass"), ("-p",)),
+    (("curl",), ("-u", "--user", "-b", "--cookie", "--oauth2-bearer", "--proxy-user")),
+    (("redis-cli",), ("-a",)),
+    (("ldap",), ("-w",)),
+    (("smbclient",), ("-u",)),
+    (("openssl",), ("pass:", "-k")),
+    (("htpasswd",), ("b",)),
+    (("docker", "podman", "nerdctl", "buildah", "helm", "oras", "skopeo", "az"), ("-p",)),
+)
+
+
+def _command_flags(text: str, lowered: str) -> bool:
+    for words, flags in _COMMAND_FLAGS:
+        if any(w in lowered for w in words) and any(f in lowered for f in flags):
+            return True
+    return False
+
+
+_command_probe = Probe(tuple(w for words, _ in _COMMAND_FLAGS for w in words), _command_flags)
+
+
+_auth_tuple = _assigned("auth", "([")
+
+
+_basic_auth_probe = Probe(
+    ("auth",), lambda text, lowered: "basicauth(" in lowered or _auth_tuple(text, lowered)
+)
+
+
+_QUOTED_V = r"(?P<q>['\"])(?P<v>[^'\"\n]*+)(?P=q)"
+
+CONTEXT_RULES: tuple[Rule, ...] = (
+    Rule(
+        "password",
+        r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,31}+://(?P<auth>[^\s/'\"<>\\]*+)",
+        _uri_probe,
+        action=_uri_password,
+    ),
+    Rule(
+        "secret",
+        r"(?i)(?<![a-z0-9_\-])(?:proxy-)?authorization\\?+['\"]?+[ \t]*+[:=][ \t]*+\\?+['\"]?+"
+        r"(?:[a-z][a-z0-9\-]*+[ \t]++)?+(?P<v>[^\s\"'\\,;]++)",
+        _assigned("authorization", "", operator=":="),
+        action=_authorization,
+    ),
+    Rule(
+        "bearer_token",
+        r"(?i)(?<![a-z0-9_\-])(?:bearer|token)[ \t]++(?P<v>[a-z0-9._~+/\-]{16,}+=*+)",
+        _word_then_long_run(("bearer", "token"), 16),
+        action=_long_credential,
+    ),
+    Rule(
+        "cookie",
+        r"(?i)(?<![a-z0-9_\-])(?:set-)?cookie\\?+['\"]?+[ \t]*+:[ \t]*+\\?+['\"]?+"
+        r"(?P<v>[^\r\n\"'\\]++)",
+        has_lower("cookie"),
+        action=_cookie_header,
+    ),
+    Rule(
+        "password",
+        r"(?i)(?<![a-z0-9_\-.])(?P<cmd>mysql[a-z]*+|mariadb[a-z\-]*+|curl|sshpass|redis-cli"
+        r"|ldap[a-z]++|docker|podman|nerdctl|buildah|helm|oras|skopeo|az|smbclient|htpasswd"
+        r"|openssl)(?![a-z0-9_\-])(?P<seg>(?:[^\n\\]++|\\.)*+)",
+        _command_probe,
+        action=_command,
+    ),
+    Rule(
+        "password",
+        r"(?i)(?<![a-z0-9_])identified[ \t]++(?:with[ \t]++[a-z0-9_]++[ \t]++)?+by[ \t]++"
+        r"(?:password[ \t]++)?+" + _QUOTED_V,
+        has_lower("identified"),
+        action=_value_mark("password"),
+    ),
+    Rule(
+        "password",
+        r"(?i)(?<![a-z0-9_\-])password[ \t]++" + _QUOTED_V,
+        _word_then_quote("password"),
+        action=_value_mark("password"),
+    ),
+    Rule(
+        "password",
+        r"(?i)(?<![a-z0-9_\-])(?:password|passwd)[ \t]++(?P<v>[^\s'\"]\S*+)",
+        has_lower("password", "passwd"),
+        action=_value_mark("password"),
+        when=_netrc_file,
+    ),
+    Rule(
+        "password",
+        r"(?m)^[ \t]*+(?=[^:\s]*?[A-Za-z.*\[])[^:\s#]++:(?:[0-9]{1,5}|\*):[^:\s]++:[^:\s]++:"
+        r"(?P<v>\S++)[ \t\r]*+$",
+        Probe((":",), _pgpass_line),
+        action=_value_mark("password"),
+    ),
+    Rule(
+        "password",
+        r"(?im)^[ \t]*+(?:requirepass|masterauth)[ \t]++(?P<v>\S++)",
+        has_lower("requirepass", "masterauth"),
+        action=_value_mark("password"),
+    ),
+    Rule(
+        "password",
+        r"(?i)(?:jdbc:oracle:[a-z]++:@?+|(?<![a-z0-9_\-])sqlplus[ \t]++(?:-[a-z]++[ \t]++)*+)"
+        r"[a-z0-9_$#]++/(?P<v>[^\s@/\"']++)(?=[@\s]|\Z)",
+        has_lower("jdbc:oracle", "sqlplus"),
+        action=_value_mark("password"),
+    ),
+    Rule(
+        "password",
+        r"(?i)(?:basicauth\(|(?<![a-z0-9_])auth\s*+=\s*+[(\[])\s*+(?P<q1>['\"])[^'\"\n]*+"
+        r"(?P=q1)\s*+,\s*+" + _QUOTED_V,
+        _basic_auth_probe,
+        action=_value_mark("password"),
+    ),
+)

@@ -1,0 +1,200 @@
+"""Credentials recognisable by their shape alone: a vendor's prefix and a run of token
+characters (``sk-ant-``, ``ghp_``, ``AKIA``, ``xoxb-``, ``eyJ…`` JWTs, PEM private keys…).
+
+Each starts with ``_B``: no letter, digit, ``_`` or ``-`` just before, so "task-runner" is not
+an ``sk-`` key and a match never starts inside a run another start has read (see _rules.py).
+Vendors' formats are from their documentation and the published detectors of secret scanners
+(gitleaks, GitHub secret scanning); the values in the tests are made up.
+"""
+
+from __future__ import annotations
+
+from memlode.redact._rules import Probe, Rule, after, bounded, has, mark
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+__all__ = ["PEM_RULES", "TOKEN_RULES"]
+
+_B = r"(?<![A-Za-z0-9_\-])"
+_AWS = ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "ABIA", "ACCA")
+_PEM_TYPES = r"[A-Z0-9 ]{0,40}"  # bounded: backing off it to find "PRIVATE" stays cheap
+
+
+def _pem_in_base64(match: re.Match[str]) -> str:
+    """A base64-encoded PEM block (kubeconfig ``client-key-data``, a Kubernetes secret):
+    redacted when it encodes a private key, kept when it is a certificate."""
+    import binascii
+
+    head = match.group(0)[:64]
+    try:
+        decoded = binascii.a2b_base64(head[: len(head) // 4 * 4])
+    except (binascii.Error, ValueError):
+        return match.group(0)
+    return mark("private_key") if b"PRIVATE" in decoded else match.group(0)
+
+
+_notion_secret = after("secret_", 43)
+_notion_new = after("ntn_", 46)
+_notion_probe = Probe(
+    ("secret_", "ntn_"),
+    lambda text, lowered: _notion_secret(text, lowered) or _notion_new(text, lowered),
+)
+
+
+PEM_RULES: tuple[Rule, ...] = (
+    Rule(
+        "private_key",
+        r"-----BEGIN " + _PEM_TYPES + r"PRIVATE KEY(?: BLOCK)?-----.*?"
+        r"(?:-----END " + _PEM_TYPES + r"PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        has("PRIVATE KEY"),
+    ),
+    Rule(
+        "private_key",
+        r"PuTTY-User-Key-File-[0-9]: .*?(?:Private-MAC: [0-9a-fA-F]++|\Z)",
+        has("PuTTY-User-Key-File-"),
+    ),
+    # "-----BEGIN " in base64 is LS0tLS1CRUdJTi; the callback reads which kind of block it is
+    Rule(
+        "private_key",
+        r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}+",
+        has("LS0tLS1CRUdJTi"),
+        action=_pem_in_base64,
+    ),
+)
+
+TOKEN_RULES: tuple[Rule, ...] = (
+    Rule("anthropic_key", _B + r"sk-ant-[A-Za-z0-9_\-]{16,}+", has("sk-ant-")),
+    Rule(
+        "openai_key",
+        _B + r"sk-(?:proj-|svcacct-|admin-|live-)?+[A-Za-z0-9_\-]{20,}+",
+        after("sk-", 20),
+    ),
+    Rule(
+        "github_token",
+        _B + r"gh[pousr]_[A-Za-z0-9]{30,}+",
+        has("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    ),
+    Rule("github_token", _B + r"github_pat_[A-Za-z0-9_]{22,}+", has("github_pat_")),
+    Rule(
+        "gitlab_token",
+        _B + r"gl(?:pat|dt|ptt|rt|cbt|imt|agent|ft|oas|soat)-[A-Za-z0-9_\-]{20,}+",
+        bounded("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glimt-", "glagent-", "glft-"),
+    ),
+    Rule("gitlab_token", _B + r"GR1348941[A-Za-z0-9_\-]{20,}+", has("GR1348941")),
+    Rule(
+        "aws_access_key",
+        r"(?<![A-Z0-9])(?:" + "|".join(_AWS) + r")[A-Z0-9]{16}(?![A-Z0-9])",
+        has(*_AWS),
+    ),
+    Rule("alibaba_key", r"(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{12,20}(?![A-Za-z0-9])", has("LTAI")),
+    Rule("slack_token", _B + r"xox[abposrec]-[A-Za-z0-9\-]{10,}+", bounded("xox")),
+    Rule("slack_token", _B + r"xapp-[0-9]-[A-Za-z0-9\-]{20,}+", has("xapp-")),
+    Rule(
+        "slack_webhook",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]++",
+        has("hooks.slack.com"),
+    ),
+    Rule(
+        "discord_webhook",
+        r"https://(?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/[0-9]++/[A-Za-z0-9_\-]++",
+        has("/api/webhooks/"),
+    ),
+    Rule("google_api_key", _B + r"AIza[0-9A-Za-z_\-]{35}", has("AIza")),
+    Rule("google_oauth", _B + r"ya29\.[0-9A-Za-z_\-]{20,}+", has("ya29.")),
+    Rule("google_oauth", _B + r"GOCSPX-[0-9A-Za-z_\-]{20,}+", has("GOCSPX-")),
+    Rule("google_oauth", r"(?<![A-Za-z0-9_/\-])1//0[0-9A-Za-z_\-]{30,}+", has("1//0")),
+    Rule(
+        "stripe_key",
+        _B + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}+",
+        has("_live_", "_test_"),
+    ),
+    Rule("stripe_key", _B + r"whsec_[0-9A-Za-z]{24,}+", has("whsec_")),
+    Rule("huggingface_token", _B + r"hf_[A-Za-z0-9]{30,}+", after("hf_", 30)),
+    Rule("npm_token", _B + r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", has("npm_")),
+    Rule("pypi_token", _B + r"pypi-AgE[A-Za-z0-9_\-]{40,}+", has("pypi-AgE")),
+    Rule("rubygems_key", _B + r"rubygems_[a-f0-9]{48}", has("rubygems_")),
+    Rule(
+        "sendgrid_key",
+        _B + r"SG\.[A-Za-z0-9_\-]{20,}+\.[A-Za-z0-9_\-]{20,}+",
+        after("SG.", 20),
+    ),
+    Rule("twilio_key", _B + r"SK[0-9a-f]{32}(?![A-Za-z0-9])", after("SK", 32)),
+    Rule("mailgun_key", _B + r"key-[0-9a-z]{32}(?![0-9a-z])", after("key-", 32)),
+    Rule(
+        "mailchimp_key",
+        r"(?<![0-9a-f])[0-9a-f]{32}-us[0-9]{1,2}(?![A-Za-z0-9])",
+        has("-us"),
+    ),
+    Rule(
+        "shopify_token",
+        _B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+        has("shpat_", "shpca_", "shppa_", "shpss_"),
+    ),
+    Rule("digitalocean_token", _B + r"do[opr]_v1_[a-f0-9]{64}", has("_v1_")),
+    Rule(
+        "doppler_token",
+        _B + r"dp\.(?:st|ct|pt|sa|scim|audit)\.(?:[a-z0-9_\-]{1,32}\.)?+[A-Za-z0-9_\-]{20,}+",
+        bounded("dp."),
+    ),
+    Rule("vault_token", _B + r"hv[sbr]\.[A-Za-z0-9_\-]{24,}+", has("hvs.", "hvb.", "hvr.")),
+    Rule(
+        "terraform_token",
+        r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,}+",
+        has(".atlasv1."),
+    ),
+    Rule("atlassian_token", _B + r"ATATT3[A-Za-z0-9_\-=]{50,}+", has("ATATT3")),
+    Rule("databricks_token", _B + r"dapi[0-9a-f]{32}(?:-[0-9])?+", after("dapi", 32)),
+    Rule("linear_key", _B + r"lin_api_[A-Za-z0-9]{40}", has("lin_api_")),
+    Rule("postman_key", _B + r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}", has("PMAK-")),
+    Rule("square_token", _B + r"sq0(?:atp|csp)-[0-9A-Za-z_\-]{22,}+", has("sq0atp-", "sq0csp-")),
+    Rule("meta_token", _B + r"EAA[A-Za-z0-9]{60,}+", after("EAA", 60)),
+    Rule("groq_key", _B + r"gsk_[A-Za-z0-9]{48,}+", after("gsk_", 48)),
+    Rule("replicate_token", _B + r"r8_[A-Za-z0-9]{37}", after("r8_", 37)),
+    Rule(
+        "notion_token",
+        _B + r"(?:secret_[A-Za-z0-9]{43}|ntn_[0-9]{11}[A-Za-z0-9]{35})",
+        _notion_probe,
+    ),
+    Rule("airtable_token", _B + r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", after("pat", 14, then=".")),
+    Rule("supabase_token", _B + r"sbp_[a-f0-9]{40}", has("sbp_")),
+    Rule(
+        "planetscale_token",
+        _B + r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-.]{32,}+",
+        has("pscale_"),
+    ),
+    Rule("age_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", has("AGE-SECRET-KEY-1")),
+    Rule("docker_token", _B + r"dckr_pat_[A-Za-z0-9_\-]{20,}+", has("dckr_pat_")),
+    Rule("grafana_token", _B + r"glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}", has("glsa_")),
+    Rule("grafana_token", _B + r"glc_[A-Za-z0-9+/]{32,}+={0,2}+", has("glc_")),
+    Rule("newrelic_key", _B + r"NRAK-[A-Z0-9]{27}", has("NRAK-")),
+    Rule("sentry_token", _B + r"sntry[su]_[A-Za-z0-9+/=_\-]{40,}+", has("sntrys_", "sntryu_")),
+    Rule("pulumi_token", _B + r"pul-[a-f0-9]{40}", after("pul-", 40)),
+    Rule(
+        "telegram_token",
+        r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])",
+        has(":AA"),
+    ),
+    Rule(
+        "firebase_key",
+        r"(?<![A-Za-z0-9_\-])AAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{100,}+",
+        has(":APA91b"),
+    ),
+    Rule(
+        "mapbox_token",
+        _B + r"sk\.eyJ[A-Za-z0-9_\-]{20,}+\.[A-Za-z0-9_\-]{20,}+",
+        has("sk.eyJ"),
+    ),
+    Rule(
+        "azure_secret",
+        r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}"
+        r"(?![A-Za-z0-9_~.\-])",
+        has("Q~"),
+    ),
+    Rule(
+        "jwt",
+        _B + r"eyJ[A-Za-z0-9_\-]{6,}+\.eyJ[A-Za-z0-9_\-]{6,}+\.[A-Za-z0-9_\-]*+",
+        has("eyJ"),
+    ),
+)
