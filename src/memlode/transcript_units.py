@@ -17,7 +17,6 @@ from typing import Any
 from memlode.storage import memories as memory_repo
 from memlode.storage.context import refresh_context
 from memlode.storage.memories import NewMemory
-from memlode.textutil import content_hash
 
 __all__ = ["IngestReport", "Unit", "reconcile"]
 
@@ -123,7 +122,7 @@ def reconcile(
             (path, unit.thread, unit.index, unit.fingerprint, int(unit.provisional)),
         )
         for n, item in enumerate(unit.items):
-            reused = pool.pop(content_hash(item.content), None)
+            reused = pool.pop(memory_repo.stored_hash(item.content), None) if pool else None
             if reused is not None:
                 memory_repo.update(conn, reused, {"metadata": item.metadata})
                 memory_id = reused

@@ -39,9 +39,10 @@ from memlode.sources.turns import (
     summary_chunks,
     turn_chunks,
 )
+from memlode.storage import sessions as session_repo
 from memlode.storage.memories import NewMemory
 from memlode.transcript_units import IngestReport, Unit, reconcile
-from memlode.types import MemoryType, format_ts, parse_ts, utcnow
+from memlode.types import MemoryType, Session, format_ts, parse_ts, utcnow
 
 if TYPE_CHECKING:
     from memlode.engine import Engine
@@ -490,20 +491,22 @@ def _record_session(conn: sqlite3.Connection, transcript: Transcript, namespace:
                 break
         if started:
             break
-    conn.execute(
-        "INSERT OR IGNORE INTO sessions (id, namespace, source, started_at, metadata)"
-        " VALUES (?, ?, ?, ?, ?)",
-        (
-            transcript.session_id,
-            namespace,
-            SESSION_SOURCE,
-            started or format_ts(utcnow()),
-            json.dumps({"transcript": transcript.path}),
+    session_repo.insert_exact(  # through the storage layer: it redacts what it stores
+        conn,
+        Session(
+            id=transcript.session_id,
+            namespace=namespace,
+            source=SESSION_SOURCE,
+            started_at=started or format_ts(utcnow()),
+            metadata={"transcript": transcript.path},
         ),
     )
     compactions = [s for s in summaries(transcript) if s.kind == "compaction"]
     if compactions:
-        conn.execute(
-            "UPDATE sessions SET summary = ? WHERE id = ? AND summary IS NULL",
-            (compactions[-1].text[:_SESSION_SUMMARY_CHARS], transcript.session_id),
+        session_repo.set_summary(
+            conn,
+            transcript.session_id,
+            compactions[-1].text,
+            only_if_empty=True,
+            limit=_SESSION_SUMMARY_CHARS,
         )

@@ -8,7 +8,10 @@ storage layer writes, with the same rules:
 - pragmas in the order ``busy_timeout`` -> WAL -> ``synchronous=NORMAL`` -> foreign keys;
 - every write in one short ``BEGIN IMMEDIATE`` transaction, retried with jitter on SQLITE_BUSY;
 - memories deduplicated on (namespace, source, SHA-256 of the content), with the same
-  ``content_hash`` and ``search_terms`` as ``memlode.storage.memories.insert``.
+  ``content_hash`` and ``search_terms`` as ``memlode.storage.memories.insert``;
+- every text it writes (content, tags, metadata, node names and properties, session summaries
+  and metadata) goes through ``memlode.storage.scrub`` first, the storage layer's one
+  redaction choke point (import-light: it loads no part of the connection machinery).
 
 It opens the database through ``_sqlite3``, the C module behind ``sqlite3``.
 A missing database or pending migrations take the slow path once: ``memlode.storage.db.connect``
@@ -22,6 +25,7 @@ import os
 import time
 
 from memlode.hooks._lean import content_hash, dumps, loads, search_terms
+from memlode.storage import scrub
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,6 +52,7 @@ __all__ = [
     "now_ts",
     "open_db",
     "session_metadata",
+    "set_session_summary",
     "start_session",
     "update_memory_content",
     "update_session_metadata",
@@ -173,6 +178,7 @@ def insert_memory(
     session_id: str | None,
 ) -> tuple[str, bool]:
     """Insert unless the same content exists in (namespace, source); returns (id, created)."""
+    content = scrub.text(content)
     digest = content_hash(content)
     existing = conn.execute(
         "SELECT id FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
@@ -192,8 +198,8 @@ def insert_memory(
             memory_type,
             importance,
             digest,
-            dumps(list(dict.fromkeys(tags)), ensure_ascii=False),
-            dumps(metadata, ensure_ascii=False, sort_keys=True),
+            dumps(list(dict.fromkeys(scrub.tags(tags))), ensure_ascii=False),
+            dumps(scrub.mapping(metadata), ensure_ascii=False, sort_keys=True),
             namespace,
             source,
             session_id,
@@ -209,6 +215,7 @@ def update_memory_content(
     conn: sqlite3.Connection, memory_id: str, content: str, metadata: dict[str, Any]
 ) -> bool:
     """Replace a memory's text (as ``memlode.storage.memories.update`` does); drop its vector."""
+    content = scrub.text(content)
     cur = conn.execute(
         "UPDATE memories SET content = ?, content_hash = ?, search_terms = ?, metadata = ?,"
         " updated_at = ? WHERE id = ?",
@@ -216,7 +223,7 @@ def update_memory_content(
             content,
             content_hash(content),
             search_terms(content),
-            dumps(metadata, ensure_ascii=False, sort_keys=True),
+            dumps(scrub.mapping(metadata), ensure_ascii=False, sort_keys=True),
             now_ts(),
             memory_id,
         ),
@@ -237,7 +244,7 @@ def ensure_memory_node(conn: sqlite3.Connection, memory_id: str, name: str, name
     conn.execute(
         "INSERT OR IGNORE INTO graph_nodes (id, kind, name, namespace, memory_id, created_at,"
         " updated_at) VALUES (?, 'memory', ?, ?, ?, ?, ?)",
-        (memory_id, name[:80], namespace, memory_id, now, now),
+        (memory_id, scrub.text(name[:4096])[:80], namespace, memory_id, now, now),
     )
 
 
@@ -249,7 +256,7 @@ def upsert_file_node(conn: sqlite3.Connection, path: str, namespace: str, name: 
         "INSERT INTO graph_nodes (id, kind, name, namespace, properties, created_at, updated_at)"
         " VALUES (?, 'file', ?, ?, ?, ?, ?)"
         " ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at",
-        (node_id, name, namespace, dumps({"path": path}), now, now),
+        (node_id, scrub.text(name), namespace, dumps(scrub.mapping({"path": path})), now, now),
     )
     return node_id
 
@@ -271,7 +278,7 @@ def add_edge(
             target_id,
             relationship,
             weight,
-            dumps(properties or {}, sort_keys=True),
+            dumps(scrub.mapping(properties), sort_keys=True),
             now_ts(),
         ),
     )
@@ -289,6 +296,7 @@ def start_session(
     metadata: dict[str, Any] | None = None,
 ) -> bool:
     """Start or resume (clear ``ended_at``) a session, merging ``metadata``; True when new."""
+    metadata = scrub.mapping(metadata) if metadata else None
     cur = conn.execute(
         "INSERT OR IGNORE INTO sessions (id, namespace, source, started_at, metadata)"
         " VALUES (?, ?, ?, ?, ?)",
@@ -312,7 +320,14 @@ def start_session(
 def end_session(conn: sqlite3.Connection, session_id: str, summary: str | None) -> bool:
     cur = conn.execute(
         "UPDATE sessions SET ended_at = ?, summary = COALESCE(?, summary) WHERE id = ?",
-        (now_ts(), summary, session_id),
+        (now_ts(), scrub.optional_text(summary), session_id),
+    )
+    return cur.rowcount > 0
+
+
+def set_session_summary(conn: sqlite3.Connection, session_id: str, summary: str) -> bool:
+    cur = conn.execute(
+        "UPDATE sessions SET summary = ? WHERE id = ?", (scrub.text(summary), session_id)
     )
     return cur.rowcount > 0
 
@@ -332,7 +347,7 @@ def update_session_metadata(
     conn: sqlite3.Connection, session_id: str, changes: dict[str, Any]
 ) -> None:
     """Set top-level keys of the session's metadata (each value replaced whole)."""
-    for key, value in changes.items():
+    for key, value in scrub.mapping(changes).items():
         conn.execute(
             "UPDATE sessions SET metadata = json_set(metadata, ?, json(?)) WHERE id = ?",
             ('$."' + key.replace('"', "") + '"', dumps(value, sort_keys=True), session_id),

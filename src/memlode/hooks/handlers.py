@@ -358,7 +358,7 @@ def checkpoint(run: HookRun, *, end: bool, extra: dict[str, Any] | None = None) 
         if end:
             store.end_session(conn, run.session_id, summary or None)
         elif summary:
-            conn.execute("UPDATE sessions SET summary = ? WHERE id = ?", (summary, run.session_id))
+            store.set_session_summary(conn, run.session_id, summary)
 
 
 def _store_summary(

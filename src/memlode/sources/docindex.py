@@ -19,7 +19,6 @@ L2: storage and sources only; the engine-level service is ``memlode.docs``.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import sqlite3
 from collections.abc import Callable, Iterable
@@ -218,10 +217,7 @@ def index_file(
                 "SELECT 1 FROM doc_chunks WHERE memory_id = ? LIMIT 1", (memory_id,)
             ).fetchone():
                 # Unchanged text of this file (or an unowned doc memory): new position, old age.
-                conn.execute(
-                    "UPDATE memories SET metadata = ? WHERE id = ?",
-                    (json.dumps(new.metadata, ensure_ascii=False, sort_keys=True), memory_id),
-                )
+                memory_repo.set_metadata(conn, memory_id, new.metadata)
             kept.add(memory_id)
             conn.execute(
                 "INSERT OR REPLACE INTO doc_chunks (file_id, chunk, memory_id) VALUES (?, ?, ?)",

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlode.storage import scrub
 from memlode.storage.db import Database
 from memlode.types import NodeKind, format_ts, utcnow
 
@@ -274,8 +275,8 @@ class CodeRepo:
             [
                 (
                     r.file_id, namespace, r.node_id, r.name, r.qualified_name, r.kind, r.parent,
-                    r.container, r.signature, r.doc, r.visibility, r.line_start, r.line_end,
-                    _json(r.properties), r.name_parts,
+                    r.container, scrub.text(r.signature), scrub.text(r.doc), r.visibility,
+                    r.line_start, r.line_end, _json(scrub.mapping(r.properties)), r.name_parts,
                 )
                 for r in rows
             ],
@@ -380,8 +381,8 @@ class CodeRepo:
             "INSERT INTO graph_nodes (id, kind, name, namespace, properties, created_at,"
             f" updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) {_NODE_UPSERT}",
             [
-                (r.id, r.kind, r.name, namespace, _json(r.properties), now,
-                 now)
+                (r.id, r.kind, scrub.text(r.name), namespace, _json(scrub.mapping(r.properties)),
+                 now, now)
                 for r in rows
             ],
         )  # fmt: skip
@@ -395,8 +396,8 @@ class CodeRepo:
             "INSERT OR IGNORE INTO graph_nodes (id, kind, name, namespace, properties,"
             " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
-                (r.id, r.kind, r.name, namespace, _json(r.properties), now,
-                 now)
+                (r.id, r.kind, scrub.text(r.name), namespace, _json(scrub.mapping(r.properties)),
+                 now, now)
                 for r in rows
             ],
         )  # fmt: skip
@@ -504,7 +505,7 @@ class CodeRepo:
             "INSERT OR REPLACE INTO code_packages (file_id, namespace, node_id, ecosystem, name,"
             " version, provides) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
-                (file_id, namespace, r.node_id, r.ecosystem, r.name, r.version,
+                (file_id, namespace, r.node_id, r.ecosystem, r.name, scrub.text(r.version),
                  json.dumps(sorted(r.provides)))
                 for r in rows
             ],

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memlode.storage import scrub
 from memlode.types import Edge, NodeKind, Relationship, format_ts, utcnow
 
 __all__ = [
@@ -58,10 +59,10 @@ def upsert_node(conn: sqlite3.Connection, node: Node) -> None:
         (
             node.id,
             str(node.kind),
-            node.name,
+            scrub.text(node.name),
             node.namespace,
             node.memory_id,
-            json.dumps(node.properties or {}, sort_keys=True),
+            json.dumps(scrub.mapping(node.properties), sort_keys=True),
             now,
             now,
         ),
@@ -69,10 +70,11 @@ def upsert_node(conn: sqlite3.Connection, node: Node) -> None:
 
 
 def ensure_memory_node(conn: sqlite3.Connection, memory_id: str, name: str, namespace: str) -> None:
+    label = scrub.text(name[:4096])[:80]  # redacted before the cut, which could halve a secret
     conn.execute(
         "INSERT OR IGNORE INTO graph_nodes (id, kind, name, namespace, memory_id, created_at,"
         " updated_at) VALUES (?, 'memory', ?, ?, ?, ?, ?)",
-        (memory_id, name[:80], namespace, memory_id, *(2 * [format_ts(utcnow())])),
+        (memory_id, label, namespace, memory_id, *(2 * [format_ts(utcnow())])),
     )
 
 
@@ -88,7 +90,7 @@ def add_edge(conn: sqlite3.Connection, edge: Edge) -> bool:
             edge.target_id,
             str(edge.relationship),
             edge.weight,
-            json.dumps(edge.properties, sort_keys=True),
+            json.dumps(scrub.mapping(edge.properties), sort_keys=True),
             created,
         ),
     )
@@ -99,7 +101,7 @@ def add_edge(conn: sqlite3.Connection, edge: Edge) -> bool:
         " AND relationship = ?",
         (
             edge.weight,
-            json.dumps(edge.properties, sort_keys=True),
+            json.dumps(scrub.mapping(edge.properties), sort_keys=True),
             edge.source_id,
             edge.target_id,
             str(edge.relationship),

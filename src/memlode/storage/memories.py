@@ -2,7 +2,9 @@
 
 Functions take a ``sqlite3.Connection`` so that callers compose several of them in one
 transaction (``Database.write()``). Validation of user input happens in the engine; this layer
-trusts its arguments and enforces only what SQLite enforces.
+trusts its arguments and enforces only what SQLite enforces. Every text it writes (content,
+tags, metadata) goes through ``memlode.storage.scrub`` first, and the content hash and search
+terms are computed from the redacted content.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlode.storage import scrub
 from memlode.storage.context import CONVERSATION_SOURCES
 from memlode.textutil import content_hash, date_words, search_terms
 from memlode.types import Memory, MemoryType, format_ts, utcnow
@@ -32,6 +35,8 @@ __all__ = [
     "insert_exact",
     "row_to_memory",
     "select",
+    "set_metadata",
+    "stored_hash",
     "touch",
     "update",
 ]
@@ -125,12 +130,18 @@ def row_to_memory(row: sqlite3.Row) -> Memory:
     )
 
 
+def stored_hash(content: str) -> str:
+    """The ``content_hash`` that ``content`` gets when stored (the hash of its redacted text)."""
+    return content_hash(scrub.text(content))
+
+
 def insert(conn: sqlite3.Connection, new: NewMemory) -> tuple[str, bool]:
     """Insert unless the same content exists in the namespace and source.
 
     Returns ``(id, created)``; on a duplicate the existing id comes back and nothing changes.
     """
-    digest = content_hash(new.content)
+    content = scrub.text(new.content)
+    digest = content_hash(content)
     existing = conn.execute(
         "SELECT id FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
         (new.namespace, new.source, digest),
@@ -146,19 +157,19 @@ def insert(conn: sqlite3.Connection, new: NewMemory) -> tuple[str, bool]:
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             memory_id,
-            new.content,
+            content,
             str(new.memory_type),
             new.importance,
             new.confidence,
             digest,
-            json.dumps(new.tags, ensure_ascii=False),
-            json.dumps(new.metadata, ensure_ascii=False, sort_keys=True),
+            json.dumps(scrub.tags(new.tags), ensure_ascii=False),
+            json.dumps(scrub.mapping(new.metadata), ensure_ascii=False, sort_keys=True),
             new.namespace,
             new.source,
             new.session_id,
             created,
             now,
-            index_terms(new.content, new.source, created),
+            index_terms(content, new.source, created),
         ),
     )
     return memory_id, True
@@ -213,21 +224,25 @@ def update(conn: sqlite3.Connection, memory_id: str, changes: dict[str, Any]) ->
     sets: list[str] = []
     params: list[object] = []
     for key, value in changes.items():
-        if key in ("tags", "metadata"):
-            value = json.dumps(value, ensure_ascii=False, sort_keys=key == "metadata")
+        if key == "tags":
+            value = json.dumps(scrub.tags(value), ensure_ascii=False)
+        elif key == "metadata":
+            value = json.dumps(scrub.mapping(value), ensure_ascii=False, sort_keys=True)
+        elif key == "content":
+            value = scrub.text(str(value))
         elif key == "memory_type":
             value = str(value)
         sets.append(f"{key} = ?")
         params.append(value)
         if key == "content":
             sets.append("content_hash = ?")
-            params.append(content_hash(str(changes["content"])))
+            params.append(content_hash(value))
             row = conn.execute(
                 "SELECT source, created_at FROM memories WHERE id = ?", (memory_id,)
             ).fetchone()
             if row is not None:
                 sets.append("search_terms = ?")
-                params.append(index_terms(str(changes["content"]), row[0], row[1]))
+                params.append(index_terms(value, row[0], row[1]))
     sets.append("updated_at = ?")
     params.append(format_ts(utcnow()))
     params.append(memory_id)
@@ -270,9 +285,20 @@ def count(conn: sqlite3.Connection, flt: MemoryFilter) -> int:
     return int(row[0])
 
 
+def set_metadata(conn: sqlite3.Connection, memory_id: str, metadata: dict[str, Any]) -> bool:
+    """Replace a memory's metadata and nothing else (``updated_at`` stays)."""
+    cur = conn.execute(
+        "UPDATE memories SET metadata = ? WHERE id = ?",
+        (json.dumps(scrub.mapping(metadata), ensure_ascii=False, sort_keys=True), memory_id),
+    )
+    return cur.rowcount > 0
+
+
 def insert_exact(conn: sqlite3.Connection, memory: Memory) -> bool:
-    """Insert a memory with every field as given (import). False if the id or content exists."""
-    digest = content_hash(memory.content)
+    """Insert a memory with every other field as given (import); its text is redacted like any
+    other write. False if the id or content exists."""
+    content = scrub.text(memory.content)
+    digest = content_hash(content)
     cur = conn.execute(
         "INSERT OR IGNORE INTO memories (id, content, memory_type, importance, confidence,"
         " access_count, content_hash, tags, metadata, namespace, source, session_id, created_at,"
@@ -280,21 +306,21 @@ def insert_exact(conn: sqlite3.Connection, memory: Memory) -> bool:
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             memory.id,
-            memory.content,
+            content,
             str(memory.memory_type),
             memory.importance,
             memory.confidence,
             memory.access_count,
             digest,
-            json.dumps(memory.tags, ensure_ascii=False),
-            json.dumps(memory.metadata, ensure_ascii=False, sort_keys=True),
+            json.dumps(scrub.tags(memory.tags), ensure_ascii=False),
+            json.dumps(scrub.mapping(memory.metadata), ensure_ascii=False, sort_keys=True),
             memory.namespace,
             memory.source,
             memory.session_id,
             memory.created_at,
             memory.updated_at,
             memory.last_accessed_at,
-            index_terms(memory.content, memory.source, memory.created_at),
+            index_terms(content, memory.source, memory.created_at),
         ),
     )
     return cur.rowcount > 0
@@ -305,6 +331,6 @@ def find_duplicate(
 ) -> str | None:
     row = conn.execute(
         "SELECT id FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
-        (namespace, source, content_hash(content)),
+        (namespace, source, stored_hash(content)),
     ).fetchone()
     return str(row[0]) if row is not None else None

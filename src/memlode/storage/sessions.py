@@ -1,4 +1,7 @@
-"""The ``sessions`` table: one row per assistant session (or CLI session)."""
+"""The ``sessions`` table: one row per assistant session (or CLI session).
+
+The summary and the metadata go through ``memlode.storage.scrub`` on every write.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +9,18 @@ import json
 import sqlite3
 from typing import Any
 
+from memlode.storage import scrub
 from memlode.types import Session, format_ts, utcnow
 
-__all__ = ["end", "fetch", "list_sessions", "row_to_session", "start"]
+__all__ = [
+    "end",
+    "fetch",
+    "insert_exact",
+    "list_sessions",
+    "row_to_session",
+    "set_summary",
+    "start",
+]
 
 
 def row_to_session(row: sqlite3.Row) -> Session:
@@ -35,7 +47,7 @@ def start(
     cur = conn.execute(
         "INSERT OR IGNORE INTO sessions (id, namespace, source, started_at, metadata)"
         " VALUES (?, ?, ?, ?, ?)",
-        (session_id, namespace, source, now, json.dumps(metadata or {}, sort_keys=True)),
+        (session_id, namespace, source, now, json.dumps(scrub.mapping(metadata), sort_keys=True)),
     )
     created = cur.rowcount > 0
     if not created:
@@ -49,7 +61,43 @@ def end(conn: sqlite3.Connection, session_id: str, summary: str | None) -> bool:
     now = format_ts(utcnow())
     cur = conn.execute(
         "UPDATE sessions SET ended_at = ?, summary = COALESCE(?, summary) WHERE id = ?",
-        (now, summary, session_id),
+        (now, scrub.optional_text(summary), session_id),
+    )
+    return cur.rowcount > 0
+
+
+def set_summary(
+    conn: sqlite3.Connection,
+    session_id: str,
+    summary: str,
+    *,
+    only_if_empty: bool = False,
+    limit: int | None = None,
+) -> bool:
+    """Set the session's summary (only where it has none, with ``only_if_empty``), cut to
+    ``limit`` characters after redaction (a cut first could leave half a secret unrecognised)."""
+    sql = "UPDATE sessions SET summary = ? WHERE id = ?"
+    if only_if_empty:
+        sql += " AND summary IS NULL"
+    text = scrub.text(summary)
+    return conn.execute(sql, (text[:limit] if limit else text, session_id)).rowcount > 0
+
+
+def insert_exact(conn: sqlite3.Connection, session: Session) -> bool:
+    """Insert a session with every field as given (import, a transcript's session); its text is
+    redacted like any other write. False if the id exists (the stored row is left alone)."""
+    cur = conn.execute(
+        "INSERT OR IGNORE INTO sessions (id, namespace, source, started_at, ended_at, summary,"
+        " metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            session.id,
+            session.namespace,
+            session.source,
+            session.started_at,
+            session.ended_at,
+            scrub.optional_text(session.summary),
+            json.dumps(scrub.mapping(session.metadata), sort_keys=True),
+        ),
     )
     return cur.rowcount > 0
 

@@ -1,0 +1,224 @@
+"""The storage layer's redaction choke point: every text a writer stores passes through here.
+
+Each function of ``memlode.storage`` that writes a column a user or an assistant can read
+(``USER_TEXT`` below), and the hooks' lean writer ``memlode.hooks._store``, runs the value
+through ``text``, ``tags`` or ``mapping`` before binding it, and computes anything derived from
+it (the content hash that deduplicates, the extra search terms, a node's name) from the
+redacted value. Code outside the storage layer never writes those columns itself: it calls a
+storage function.
+
+Two tests keep it that way (``tests/safety/test_redaction_guard.py``): every TEXT column of a
+freshly migrated store must be in ``USER_TEXT`` or in ``NOT_USER_TEXT`` (with why it cannot
+hold a secret), so a new column cannot arrive without a decision; and every SQL statement under
+``src/`` that writes a ``USER_TEXT`` column must sit in one of the ``WRITERS`` modules. A third
+runs every write path (hooks, transcript ingest, CLI, docs indexing, import) with planted
+secrets and finds none of them in any table, the hook log or an export.
+
+Import-light: the hooks import it on every event (only ``memlode.redact``, itself lazy).
+"""
+
+from __future__ import annotations
+
+from memlode.redact import redact, redact_mapping
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
+__all__ = [
+    "NOT_USER_TEXT",
+    "USER_TEXT",
+    "WRITERS",
+    "mapping",
+    "optional_text",
+    "tags",
+    "text",
+]
+
+# Columns holding text a user or an assistant reads back, per table. "text" and "json" columns
+# are redacted on write; "derived" ones are computed only from redacted columns.
+USER_TEXT: dict[str, dict[str, str]] = {
+    "memories": {
+        "content": "text",
+        "tags": "json",
+        "metadata": "json",
+        "search_terms": "derived from the redacted content",
+        "context_near": "derived from the redacted content of neighbouring turns",
+        "context_far": "derived from the redacted content of neighbouring turns",
+    },
+    "sessions": {"summary": "text", "metadata": "json"},
+    "graph_nodes": {"name": "text", "properties": "json"},
+    "graph_edges": {"properties": "json"},
+    "consolidation_log": {"details": "json"},
+    "code_symbols": {
+        "signature": "text",
+        "doc": "text",
+        "properties": "json",
+    },
+    "code_packages": {"version": "text"},
+}
+
+# Every other TEXT column, with why it holds no secret: identifiers the program makes, hashes,
+# timestamps, enumerations, file system paths, names of code.
+_ID = "an identifier memlode makes (UUID, node id, session id)"
+_TS = "a timestamp"
+_HASH = "a hash"
+_ENUM = "one of a fixed set of words"
+_PATH = "a file system path"
+_NS = "a namespace: a project's identity key or name"
+_CODE = "a name in the code (identifier, module, qualified name)"
+NOT_USER_TEXT: dict[str, dict[str, str]] = {
+    "memories": {
+        "id": _ID,
+        "memory_type": _ENUM,
+        "content_hash": _HASH,
+        "namespace": _NS,
+        "source": _ENUM,
+        "session_id": _ID,
+        "created_at": _TS,
+        "updated_at": _TS,
+        "last_accessed_at": _TS,
+    },
+    "memory_embeddings": {
+        "memory_id": _ID,
+        "model": "an embedding model's name",
+        "text_hash": _HASH,
+        "created_at": _TS,
+    },
+    "memory_tokens": {"memory_id": _ID, "model": "an embedding model's name"},
+    "graph_nodes": {
+        "id": _ID,
+        "kind": _ENUM,
+        "namespace": _NS,
+        "memory_id": _ID,
+        "created_at": _TS,
+        "updated_at": _TS,
+    },
+    "graph_edges": {
+        "source_id": _ID,
+        "target_id": _ID,
+        "relationship": _ENUM,
+        "created_at": _TS,
+    },
+    "graph_centrality": {"node_id": _ID, "computed_at": _TS},
+    "sessions": {
+        "id": _ID,
+        "namespace": _NS,
+        "source": _ENUM,
+        "started_at": _TS,
+        "ended_at": _TS,
+    },
+    "consolidation_log": {
+        "kind": _ENUM,
+        "namespace": _NS,
+        "started_at": _TS,
+        "finished_at": _TS,
+    },
+    "store_settings": {"key": _ENUM, "value": "memlode's own settings (ranking weights)"},
+    "transcript_files": {
+        "path": _PATH,
+        "session_id": _ID,
+        "namespace": _NS,
+        "provisional_uuid": _ID,
+        "ingested_at": _TS,
+    },
+    "transcript_units": {"path": _PATH, "thread": _ID, "fingerprint": _HASH},
+    "transcript_chunks": {"path": _PATH, "thread": _ID, "memory_id": _ID},
+    "doc_files": {
+        "namespace": _NS,
+        "path": _PATH,
+        "root": _PATH,
+        "scope": _ENUM,
+        "hash": _HASH,
+        "mtime": _TS,
+        "indexed_at": _TS,
+    },
+    "doc_chunks": {"memory_id": _ID},
+    "doc_folders": {"path": _PATH, "namespace": _NS, "added_at": _TS},
+    "code_files": {
+        "namespace": _NS,
+        "root": _PATH,
+        "path": _PATH,
+        "node_id": _ID,
+        "language": _ENUM,
+        "module": _CODE,
+        "prefix": _CODE,
+        "hash": _HASH,
+        "status": _ENUM,
+        "indexed_at": _TS,
+    },
+    "code_symbols": {
+        "namespace": _NS,
+        "node_id": _ID,
+        "name": _CODE,
+        "qualified_name": _CODE,
+        "kind": _ENUM,
+        "parent": _CODE,
+        "container": _CODE,
+        "visibility": _ENUM,
+        "name_parts": _CODE,
+    },
+    "code_refs": {
+        "namespace": _NS,
+        "source_id": _ID,
+        "kind": _ENUM,
+        "name": _CODE,
+        "qualifier": _CODE,
+        "alias": _CODE,
+        "target_id": _ID,
+        "relationship": _ENUM,
+    },
+    "code_packages": {
+        "namespace": _NS,
+        "node_id": _ID,
+        "ecosystem": _ENUM,
+        "name": _CODE,
+        "provides": "JSON list of import roots (names in the code)",
+    },
+    "vector_state": {"model": "an embedding model's name"},
+    "schema_migrations": {"name": "a migration's file name", "applied_at": _TS},
+    "derived_state": {
+        "name": _ENUM,
+        "built_from": "memlode's own record of a build (generations, counts)",
+        "built_at": _TS,
+    },
+    "namespace_legacy": {
+        "namespace": _NS,
+        "keys": "JSON list of namespaces",
+        "reason": _ENUM,
+        "migrated_at": _TS,
+    },
+}
+
+# The modules that may write USER_TEXT columns; each passes them through this module first.
+WRITERS = frozenset(
+    {
+        "memlode/storage/memories.py",
+        "memlode/storage/sessions.py",
+        "memlode/storage/graph.py",
+        "memlode/storage/code_repo.py",
+        "memlode/storage/context.py",
+        "memlode/hooks/_store.py",
+    }
+)
+
+
+def text(value: str) -> str:
+    """A text column's value, redacted."""
+    return redact(value)
+
+
+def optional_text(value: str | None) -> str | None:
+    return redact(value) if value else value
+
+
+def tags(values: Iterable[str]) -> list[str]:
+    """A memory's tags, redacted one by one (``cmd:PGPASSWORD=…`` keeps its name, not its value)."""
+    return [redact(str(tag)) for tag in values]
+
+
+def mapping(value: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A JSON object column (metadata, properties): every string redacted, and the whole value
+    of a secret's key (``{"password": "x"}``)."""
+    return redact_mapping(value or {})
