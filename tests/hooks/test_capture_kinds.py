@@ -129,3 +129,48 @@ def test_edits_are_observations_not_decisions(hook, payloads, proj_engine: Engin
     edits = [m for m in _hook_rows(proj_engine) if m.metadata.get("tool") == "Edit"]
     assert edits and all(m.memory_type.value == "context" for m in edits)
     assert proj_engine.list_memories(memory_types=["decision"], limit=None) == []
+
+
+def test_session_summary_leads_with_the_end_state(hook, project: Path, proj_engine: Engine):
+    def bash(command: str, stdout: str, failed: bool = False) -> None:
+        if failed:
+            payload = _payload(
+                project,
+                "PostToolUseFailure",
+                tool_name="Bash",
+                tool_input={"command": command},
+                error=stdout,
+            )
+            hook("post-tool-failure", payload)
+        else:
+            payload = _payload(
+                project,
+                "PostToolUse",
+                tool_name="Bash",
+                tool_input={"command": command, "description": "step"},
+                tool_response={"stdout": stdout, "stderr": "", "interrupted": False},
+            )
+            hook("post-tool", payload)
+
+    bash("mix test 2>&1 | tail -3", "Finished in 2.1 seconds\n14 doctests, 127 tests, 0 failures")
+    commit = "git commit -m \"$(cat <<'EOF'\nfeat: enrich the transcript renderer\n\nBody\nEOF\n)\""
+    bash(commit, "[spotter-fum 1a2b3c4] feat: enrich the transcript renderer")
+    bash("bd close spotter-fum.1 spotter-fum --reason=done", "Closed spotter-fum.1")
+    bash('bd create --title="agent_id dropped by load_session_messages" --type=bug', "Created")
+    bash("git push 2>&1", "fatal: The current branch has no upstream branch.", failed=True)
+    bash("git push --set-upstream origin spotter-fum 2>&1", "branch set up to track")
+    long_tail = "Earlier work. " * 300
+    stop = _payload(
+        project, "Stop", stop_hook_active=False, last_assistant_message=long_tail + "All pushed."
+    )
+    assert hook("stop", stop).returncode == 0
+    session = proj_engine.sessions()[0]
+    lines = (session.summary or "").splitlines()
+    assert lines[1].startswith("Outcome: ") and lines[2].startswith("State: ")
+    state = lines[2]
+    assert 'committed 1 time (last: "feat: enrich the transcript renderer")' in state
+    assert "pushed spotter-fum" in state and "push failed" not in state
+    assert "closed spotter-fum.1, spotter-fum" in state
+    assert 'filed "agent_id dropped by load_session_messages"' in state
+    assert "14 doctests, 127 tests, 0 failures" in state
+    assert len(session.summary or "") <= 2000

@@ -91,8 +91,8 @@ def _day(ts: str | None) -> str:
 
 # The lines of a stored session summary SessionStart shows, in this order: how the session
 # ended comes first, so that its latest state is what the next session reads.
-_DIGEST_LINES = ("Outcome", "Decided", "Prompts", "Edited", "Failed", "Noted")
-DIGEST_CHARS = 600
+_DIGEST_LINES = ("Outcome", "State", "Decided", "Prompts", "Edited", "Failed", "Noted")
+DIGEST_CHARS = 900
 
 
 def _session_digest(summary: str) -> str:

@@ -84,6 +84,7 @@ def build_summary(
     notes: list[str] = []
     decided: list[str] = []
     failed: list[str] = []
+    state = _State()
     for _id, content, memory_type, tags_json, meta_json in rows:
         tags = _loads(tags_json)
         tags = tags if isinstance(tags, list) else []
@@ -105,10 +106,12 @@ def build_summary(
             searches.append(_one_line(first.split(" -> ", 1)[0], 100))
         elif tool == "Bash":
             commands.append(_one_line(str(meta.get("command") or first.removeprefix("$ ")), 100))
+            state.add(content)
         elif tool in ("AskUserQuestion", "ExitPlanMode"):
             decided.append(_one_line(content.split("\n", 1)[-1], 200))
         elif "failure" in tags:
             failed.append(_one_line(first.removeprefix("Failed: "), 100))
+            state.add(content, failed=True)
         elif tool in ("WebFetch", "WebSearch"):
             web.append(_one_line(str(meta.get("url") or meta.get("query") or first), 120))
         elif tool is None and memory_type in ("decision", "insight", "pattern", "preference"):
@@ -126,13 +129,16 @@ def build_summary(
     ]
     body = [s for s in sections if s]
     outcome = _one_line(last_message, MAX_OUTCOME_CHARS) if last_message.strip() else ""
-    if not body and not outcome:
+    if not body and not outcome and not state.line():
         return ""
     when = started_at[:16].replace("T", " ") if started_at else ""
     head = f"Session summary ({namespace or 'no project'}{', ' + when if when else ''} UTC)"
     # The outcome (the session's last word: committed, pushed, what is left) leads and is never
     # cut; the activity sections fill what is left of the budget, in order of what they tell.
     lines = [head, f"Outcome: {outcome}"] if outcome else [head]
+    milestones = state.line()
+    if milestones:
+        lines.append(f"State: {milestones}")
     used = sum(len(line) + 1 for line in lines)
     for section in body:
         room = MAX_SUMMARY_CHARS - used
@@ -172,3 +178,99 @@ class _EditTally:
         if self.symbols:
             text += "; " + ", ".join(list(self.symbols)[:6])
         return text + ")"
+
+
+class _State:
+    """Where a session left its work, read from the commands it ran: commits, pushes, closed
+    and filed issues (git, gh, bd), the last test run's tally. Plain string scanning: the
+    Stop hook must not import ``re``."""
+
+    __slots__ = ("closed", "commits", "filed", "push", "tests")
+
+    def __init__(self) -> None:
+        self.commits: list[str] = []
+        self.push = ""
+        self.closed: dict[str, None] = {}
+        self.filed: list[str] = []
+        self.tests = ""
+
+    def add(self, content: str, *, failed: bool = False) -> None:
+        command = content.split("\n[stdout]", 1)[0].split("\n[stderr]", 1)[0]
+        lines = command.removeprefix("Failed: ").removeprefix("$ ").split("\n")
+        if len(lines) > 1 and lines[-1].startswith("# "):
+            lines.pop()  # the command's description
+        if " commit" in lines[0] and " -m" in lines[0] and not failed:
+            self.commits.append(_commit_message("\n".join(lines)))
+        for part in lines[0].replace("&&", ";").replace("||", ";").split(";"):
+            self._command(part.strip(), failed)
+        if not failed:
+            self._tests(content)
+
+    def _command(self, part: str, failed: bool) -> None:
+        words = part.split()
+        if len(words) < 2:
+            return
+        if words[0] == "git" and words[1] == "push":
+            branch = next((w for w in words[2:] if not w.startswith("-") and w != "origin"), "")
+            if failed:
+                self.push = self.push or "push failed"
+            else:
+                self.push = "pushed" + (f" {branch}" if branch and branch != "2>&1" else "")
+        elif failed:
+            return
+        elif words[:2] in (["bd", "close"], ["gh", "issue"]) and (
+            words[1] == "close" or words[2:3] == ["close"]
+        ):
+            start = 2 if words[0] == "bd" else 3
+            for word in words[start:]:
+                if word.startswith("-") or word in ("2>&1", "|"):
+                    break
+                self.closed.setdefault(word.strip("'\""), None)
+        elif words[:2] in (["bd", "create"], ["gh", "issue"]) and "--title" in part:
+            title = part.split("--title", 1)[1].lstrip(" =")
+            quote = title[:1]
+            if quote in "'\"":
+                title = title[1:].split(quote, 1)[0]
+            self.filed.append(_one_line(title, 120))
+
+    def _tests(self, content: str) -> None:
+        for line in content.splitlines():
+            low = line.lower()
+            if (" tests, " in low and "failure" in low) or (
+                " passed" in low and ("failed" in low or " in " in low or "tests:" in low)
+            ):
+                self.tests = _one_line(line.strip(" =|"), 80)
+
+    def line(self) -> str:
+        parts = []
+        if self.commits:
+            last = self.commits[-1]
+            count = len(self.commits)
+            parts.append(
+                f"committed {count} time{'s' if count > 1 else ''}"
+                + (f' (last: "{last}")' if last else "")
+            )
+        if self.push:
+            parts.append(self.push)
+        elif self.commits:
+            parts.append("not pushed (no git push in this session)")
+        if self.closed:
+            parts.append("closed " + ", ".join(list(self.closed)[:10]))
+        if self.filed:
+            parts.append("filed " + "; ".join(f'"{t}"' for t in self.filed[:3]))
+        if self.tests:
+            parts.append(f"last test run: {self.tests}")
+        return "; ".join(parts)
+
+
+def _commit_message(command: str) -> str:
+    """The first line of a ``git commit -m`` message (also the heredoc form Claude writes)."""
+    rest = command.split(" -m", 1)[1].lstrip(" =")
+    for line in rest.split("\n"):
+        text = line.strip()
+        if "<<" in text:  # "$(cat <<'EOF'": the message starts on the next line
+            continue
+        text = text.strip("'\"")
+        if text and text not in ("EOF", ")") and not text.startswith("$("):
+            return _one_line(text, 100)
+    return ""
