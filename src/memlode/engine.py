@@ -28,7 +28,7 @@ from memlode.storage import namespaces as namespace_repo
 from memlode.storage import sessions as session_repo
 from memlode.storage.context import CONVERSATION_SOURCES, refresh_context
 from memlode.storage.db import Database
-from memlode.storage.memories import MemoryFilter, NewMemory
+from memlode.storage.memories import PROMPT_TAG, MemoryFilter, NewMemory
 from memlode.types import Edge, Memory, MemoryType, Relationship, Session, utcnow
 
 if TYPE_CHECKING:
@@ -329,6 +329,8 @@ class Engine:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1 or k > 1000:
             raise InvalidInput("k must be a whole number between 1 and 1000")
         flt = self.filter(namespace, memory_types, tags, sources)
+        # A stored prompt is not an answer: left out unless asked for by its tag.
+        flt.exclude_prompts = PROMPT_TAG not in flt.tags
         params = self.recall_params()
         if catch_up > 0:  # nothing without an embedder; token states only in the background
             self.embeddings.embed_pending(limit=catch_up, states=False)
@@ -349,7 +351,12 @@ class Engine:
             frequencies=self.term_frequencies,
             text_scores=scores,
         )
-        return [SearchHit(h.memory, h.score, h.signals) for h in hits]
+        asked = " ".join(query.split()).casefold() if flt.exclude_prompts else None
+        return [
+            SearchHit(h.memory, h.score, h.signals)
+            for h in hits
+            if " ".join(h.memory.content.split()).casefold() != asked  # the query is no answer
+        ]
 
     def recall_params(self) -> RecallParams:
         return RecallParams(weights=self.get_weights())

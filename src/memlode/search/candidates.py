@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memlode.storage.context import CONVERSATION_SOURCES, session_orders
-from memlode.storage.memories import MemoryFilter
+from memlode.storage.memories import PROMPT_TAG, MemoryFilter
 
 __all__ = ["CandidateRow", "conversation_neighbours", "load_rows", "passes"]
 
@@ -118,6 +118,8 @@ def passes(row: CandidateRow, flt: MemoryFilter) -> bool:
     if flt.tags and not set(flt.tags) <= set(row.tags):
         return False
     if flt.sources and row.source not in flt.sources:
+        return False
+    if flt.exclude_prompts and PROMPT_TAG in row.tags:
         return False
     if flt.session_id is not None and row.session_id != flt.session_id:
         return False

@@ -73,6 +73,9 @@ class NewMemory:
     id: str | None = None
 
 
+PROMPT_TAG = "prompt"  # the tag of a prompt the UserPromptSubmit hook stored
+
+
 @dataclass(slots=True)
 class MemoryFilter:
     namespace: str | None = None  # None = every namespace
@@ -82,10 +85,16 @@ class MemoryFilter:
     session_id: str | None = None
     since: str | None = None  # inclusive, stored timestamp format
     until: str | None = None  # exclusive
+    # Leave out the prompts the hooks stored (tag PROMPT_TAG): a question is not an answer,
+    # and the prompt just submitted must not come back as the best hit for itself.
+    exclude_prompts: bool = False
 
     def where(self, alias: str = "m") -> tuple[str, list[object]]:
         clauses: list[str] = []
         params: list[object] = []
+        if self.exclude_prompts:  # tags are a JSON array: the quoted tag is one element
+            clauses.append(f"instr({alias}.tags, ?) = 0")
+            params.append(f'"{PROMPT_TAG}"')
         if self.namespace is not None:
             clauses.append(f"{alias}.namespace = ?")
             params.append(self.namespace)
