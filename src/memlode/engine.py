@@ -6,6 +6,7 @@ same request gives the same answer everywhere.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import uuid
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from memlode import reports, validate
 from memlode.config import Settings, normalise_weights
 from memlode.embedding import EmbeddingService
-from memlode.errors import InvalidInput, NotFound
+from memlode.errors import InvalidInput, NotFound, StorageError
 from memlode.owner_only import secure_home
 from memlode.project import detect_namespace, is_identity_key
 from memlode.search.fts import TermFrequencies
@@ -206,9 +207,9 @@ class Engine:
         return results
 
     def get(self, memory_id: str, *, touch: bool = True) -> Memory:
-        if touch:
-            with self.db.write() as conn:
-                memory_repo.touch(conn, [memory_id])
+        if touch and self.db.writable:
+            with contextlib.suppress(StorageError), self.db.write() as conn:
+                memory_repo.touch(conn, [memory_id])  # a full disk: read without counting
         memory = memory_repo.fetch(self.conn, memory_id)
         if memory is None:
             raise NotFound(f"no memory with id {memory_id!r}")
@@ -279,10 +280,9 @@ class Engine:
         offset: int = 0,
     ) -> list[Memory]:
         flt = self.filter(namespace, memory_types, tags, sources, session_id, since, until)
-        if limit is not None and limit < 1:
-            raise InvalidInput("limit must be at least 1")
-        if offset < 0:
-            raise InvalidInput("offset must be 0 or more")
+        if limit is not None:
+            limit = validate.whole_number(limit, "limit", 1)
+        offset = validate.whole_number(offset, "offset", 0)
         return memory_repo.select(self.conn, flt, limit=limit, offset=offset)
 
     def filter(
@@ -332,8 +332,9 @@ class Engine:
         # A stored prompt is not an answer: left out unless asked for by its tag.
         flt.exclude_prompts = PROMPT_TAG not in flt.tags
         params = self.recall_params()
-        if catch_up > 0:  # nothing without an embedder; token states only in the background
-            self.embeddings.embed_pending(limit=catch_up, states=False)
+        if catch_up > 0 and self.db.writable:  # no embedder: nothing; states: in background
+            with contextlib.suppress(StorageError):  # a full disk: search what is stored
+                self.embeddings.embed_pending(limit=catch_up, states=False)
         text_index = self.text_index
         postings = text_index.scorer(self.conn)
         vectors = self.embeddings.nearest(

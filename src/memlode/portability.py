@@ -4,25 +4,37 @@ Each line is one JSON object with a ``kind`` ("memory", "edge", "session"). The 
 lossless for every stored field (embeddings are derived and are rebuilt, not exported). Import
 reads and validates the whole file before writing anything, then applies it in one transaction;
 ids already present are skipped, so importing the same file twice changes nothing.
+
+Validation is strict: a field of the wrong JSON type is an error with its line number, never
+coerced (``true`` is not the namespace "True", ``NaN`` not an importance), and ``*`` is no
+namespace. A record whose id is stored already with *different* content keeps the stored
+version and is reported (``memories_conflicting`` and the ids in ``conflicts``), so a stale
+export never silently overwrites nor silently loses an edit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
+import os
+import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any
 
 from memlode import validate
-from memlode.errors import ImportFormatError, InvalidInput
+from memlode.errors import ImportFormatError, InvalidInput, MemlodeError
 from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
+from memlode.storage import sessions as session_repo
 from memlode.storage.db import Database
 from memlode.storage.memories import MemoryFilter
 from memlode.storage.sessions import row_to_session
 from memlode.types import Edge, Memory, Session
 
-__all__ = ["ImportReport", "export_lines", "import_lines"]
+__all__ = ["ImportReport", "export_lines", "import_lines", "read_import_file", "write_lines"]
 
 FORMAT_VERSION = 1
 
@@ -30,18 +42,24 @@ FORMAT_VERSION = 1
 @dataclass(slots=True)
 class ImportReport:
     memories_added: int = 0
-    memories_skipped: int = 0
+    memories_skipped: int = 0  # the same memory is stored already
+    memories_conflicting: int = 0  # the id is stored already with other content: kept as stored
     edges_added: int = 0
     edges_skipped: int = 0
     sessions_added: int = 0
+    sessions_skipped: int = 0
+    conflicts: list[str] = field(default_factory=list)  # ids of the conflicting memories
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "memories_added": self.memories_added,
             "memories_skipped": self.memories_skipped,
+            "memories_conflicting": self.memories_conflicting,
             "edges_added": self.edges_added,
             "edges_skipped": self.edges_skipped,
             "sessions_added": self.sessions_added,
+            "sessions_skipped": self.sessions_skipped,
+            "conflicts": list(self.conflicts),
         }
 
 
@@ -63,78 +81,137 @@ def export_lines(db: Database, namespace: str | None) -> Iterator[str]:
         yield json.dumps({"kind": "edge", **edge.to_dict()}, ensure_ascii=False)
 
 
+# ---- one record's fields: the JSON type each must have, never coerced -------------------
+
+
+def _text(obj: dict[str, Any], key: str, *, default: str | None = None) -> str:
+    """A required (or defaulted) non-empty string field."""
+    value = obj.get(key)
+    if value is None:
+        if default is not None:
+            return default
+        raise KeyError(key)
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{key} must be a non-empty string, got {_shown(value)}")
+    return validate.utf8_text(value, key)
+
+
+def _optional_text(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"{key} must be a string or null, got {_shown(value)}")
+    return validate.utf8_text(value, key)
+
+
+def _number(obj: dict[str, Any], key: str, default: float) -> float:
+    value = obj.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput(f"{key} must be a number, got {_shown(value)}")
+    if not math.isfinite(value):
+        raise InvalidInput(f"{key} must be a finite number, got {value}")
+    return float(value)
+
+
+def _namespace(obj: dict[str, Any]) -> str:
+    value = obj.get("namespace")
+    return "" if value is None else validate.namespace(value)  # null: no namespace
+
+
+def _timestamp(obj: dict[str, Any], key: str, *, required: bool = False) -> str | None:
+    value = obj.get(key)
+    if value is None or value == "":
+        if required:
+            raise KeyError(key)
+        return None
+    return validate.timestamp(value, key)
+
+
+def _shown(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _memory_from(obj: dict[str, Any], line_no: int) -> Memory:
     try:
-        memory_id = obj["id"]
-        if not isinstance(memory_id, str) or not memory_id:
-            raise InvalidInput("id must be a non-empty string")
-        created = validate.timestamp(obj["created_at"], "created_at")
-        last = obj.get("last_accessed_at")
-        session_id = obj.get("session_id")
-        if session_id is not None and not isinstance(session_id, str):
-            raise InvalidInput("session_id must be a string or null")
-        access_count = int(obj.get("access_count", 0))
-        if access_count < 0:
-            raise InvalidInput("access_count must be 0 or more")
+        if "content" not in obj:
+            raise KeyError("content")
+        tags = obj.get("tags", [])
+        if not isinstance(tags, list):
+            raise InvalidInput(f"tags must be a list of strings, got {_shown(tags)}")
+        memory_type = obj.get("memory_type", "context")
+        if not isinstance(memory_type, str):
+            raise InvalidInput(f"memory_type must be a string, got {_shown(memory_type)}")
+        created = _timestamp(obj, "created_at", required=True)
+        assert created is not None
         return Memory(
-            id=memory_id,
+            id=_text(obj, "id"),
             content=validate.content(obj["content"]),
-            memory_type=validate.memory_type(obj.get("memory_type", "context")),
-            importance=validate.unit_interval(obj.get("importance", 0.5), "importance"),
-            confidence=validate.unit_interval(obj.get("confidence", 1.0), "confidence"),
-            access_count=access_count,
-            tags=validate.tags(obj.get("tags", [])),
+            memory_type=validate.memory_type(memory_type),
+            importance=validate.unit_interval(_number(obj, "importance", 0.5), "importance"),
+            confidence=validate.unit_interval(_number(obj, "confidence", 1.0), "confidence"),
+            access_count=_count(obj, "access_count"),
+            tags=validate.tags(tags),
             metadata=validate.metadata(obj.get("metadata", {})),
-            namespace=str(obj.get("namespace") or ""),  # null is no namespace, not "None"
-            source=str(obj.get("source") or "memory"),
-            session_id=session_id,
+            namespace=_namespace(obj),
+            source=_text(obj, "source", default="memory"),
+            session_id=_optional_text(obj, "session_id"),
             created_at=created,
-            updated_at=validate.timestamp(obj.get("updated_at") or created, "updated_at"),
-            last_accessed_at=validate.timestamp(last, "last_accessed_at") if last else None,
+            updated_at=_timestamp(obj, "updated_at") or created,
+            last_accessed_at=_timestamp(obj, "last_accessed_at"),
         )
     except KeyError as exc:
         raise ImportFormatError(line_no, f"memory is missing field {exc.args[0]!r}") from None
-    except (InvalidInput, TypeError, ValueError) as exc:
+    except InvalidInput as exc:
         raise ImportFormatError(line_no, str(exc)) from None
+
+
+def _count(obj: dict[str, Any], key: str) -> int:
+    value = obj.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(f"{key} must be a whole number, got {_shown(value)}")
+    return validate.whole_number(value, key, 0)
 
 
 def _edge_from(obj: dict[str, Any], line_no: int) -> Edge:
     try:
+        relationship = obj.get("relationship")
+        if relationship is None:
+            raise KeyError("relationship")
+        if not isinstance(relationship, str):
+            raise InvalidInput(f"relationship must be a string, got {_shown(relationship)}")
         return Edge(
-            source_id=str(obj["source_id"]),
-            target_id=str(obj["target_id"]),
-            relationship=validate.relationship(obj["relationship"]),
-            weight=float(obj.get("weight", 1.0)),
-            properties=validate.metadata(obj.get("properties", {})),
-            created_at=validate.timestamp(obj["created_at"], "created_at")
-            if obj.get("created_at")
-            else "",
+            source_id=_text(obj, "source_id"),
+            target_id=_text(obj, "target_id"),
+            relationship=validate.relationship(relationship),
+            weight=_number(obj, "weight", 1.0),
+            properties=validate.metadata(obj.get("properties", {}), "properties"),
+            created_at=_timestamp(obj, "created_at") or "",
         )
     except KeyError as exc:
         raise ImportFormatError(line_no, f"edge is missing field {exc.args[0]!r}") from None
-    except (InvalidInput, TypeError, ValueError) as exc:
+    except InvalidInput as exc:
         raise ImportFormatError(line_no, str(exc)) from None
 
 
 def _session_from(obj: dict[str, Any], line_no: int) -> Session:
     try:
-        summary = obj.get("summary")
-        if summary is not None and not isinstance(summary, str):
-            raise InvalidInput("summary must be a string or null")
+        session_id = _text(obj, "id")
+        started = _timestamp(obj, "started_at", required=True)
+        assert started is not None
         return Session(
-            id=str(obj["id"]),
-            namespace=str(obj.get("namespace") or ""),
-            started_at=validate.timestamp(obj["started_at"], "started_at"),
-            ended_at=validate.timestamp(obj["ended_at"], "ended_at")
-            if obj.get("ended_at")
-            else None,
-            summary=summary,
-            source=str(obj.get("source") or "cli"),
+            id=session_id,
+            namespace=_namespace(obj),
+            started_at=started,
+            ended_at=_timestamp(obj, "ended_at"),
+            summary=_optional_text(obj, "summary"),
+            source=_text(obj, "source", default="cli"),
             metadata=validate.metadata(obj.get("metadata", {})),
         )
     except KeyError as exc:
         raise ImportFormatError(line_no, f"session is missing field {exc.args[0]!r}") from None
-    except (InvalidInput, TypeError, ValueError) as exc:
+    except InvalidInput as exc:
         raise ImportFormatError(line_no, str(exc)) from None
 
 
@@ -148,9 +225,9 @@ def parse_lines(lines: Iterable[str]) -> tuple[list[Session], list[Memory], list
         if not text:
             continue
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ImportFormatError(line_no, f"not valid JSON ({exc.msg})") from None
+            obj = validate.json_text(text, "the record", max_chars=None)
+        except InvalidInput as exc:
+            raise ImportFormatError(line_no, str(exc)) from None
         if not isinstance(obj, dict):
             raise ImportFormatError(line_no, "each line must be a JSON object")
         kind = obj.get("kind", "memory")
@@ -172,20 +249,9 @@ def import_lines(db: Database, lines: Iterable[str] | IO[str]) -> ImportReport:
     report = ImportReport()
     with db.write() as conn:
         for session in sessions:
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO sessions (id, namespace, source, started_at, ended_at,"
-                " summary, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    session.id,
-                    session.namespace,
-                    session.source,
-                    session.started_at,
-                    session.ended_at,
-                    session.summary,
-                    json.dumps(session.metadata, sort_keys=True),
-                ),
-            )
-            report.sessions_added += cur.rowcount
+            added = int(session_repo.insert_exact(conn, session))  # redacts, like every write
+            report.sessions_added += added
+            report.sessions_skipped += 1 - added
         # An imported memory whose content already exists under another id maps onto it.
         id_map: dict[str, str] = {}
         for memory in memories:
@@ -194,11 +260,19 @@ def import_lines(db: Database, lines: Iterable[str] | IO[str]) -> ImportReport:
                 id_map[memory.id] = dup
                 report.memories_skipped += 1
                 continue
+            id_map[memory.id] = memory.id
+            stored = memory_repo.fetch(conn, memory.id)
+            if stored is not None:  # the id is taken: the stored memory stays as it is
+                if stored.content == memory.content:
+                    report.memories_skipped += 1
+                else:
+                    report.memories_conflicting += 1
+                    report.conflicts.append(memory.id)
+                continue
             if memory_repo.insert_exact(conn, memory):
                 report.memories_added += 1
             else:
                 report.memories_skipped += 1
-            id_map[memory.id] = memory.id
         for edge in edges:
             src = id_map.get(edge.source_id, edge.source_id)
             dst = id_map.get(edge.target_id, edge.target_id)
@@ -214,3 +288,85 @@ def import_lines(db: Database, lines: Iterable[str] | IO[str]) -> ImportReport:
             else:
                 report.edges_skipped += 1
     return report
+
+
+# ---- files ----------------------------------------------------------------------------------
+
+
+def read_import_file(path: Path) -> list[str]:
+    """The lines of an import file: a regular file of UTF-8 text (a device such as /dev/zero
+    would never end, a folder is no file)."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise InvalidInput(f"no such file: {path}") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidInput(f"{path} is not a regular file; give a JSONL export file")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "memlode exports are UTF-8 JSONL"
+        ) from None
+    return text.splitlines()
+
+
+class ExportWriteError(MemlodeError):
+    """The export file could not be written (nothing of it is left behind)."""
+
+
+def write_lines(target: Path, lines: Iterable[str]) -> int:
+    """Write ``lines`` to ``target``; the number written.
+
+    A regular file (or a new one) is replaced whole: the lines go to a temporary file beside
+    it, which is flushed to disk and renamed over the target, so a failure (a full disk) leaves
+    the old file as it was and no partial file behind. Anything else that exists there (a
+    device such as /dev/null, a pipe) is written in place: renaming over it would replace the
+    device itself.
+    """
+    try:
+        info: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise ExportWriteError(f"cannot write {target}: {exc.strerror}") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise ExportWriteError(f"{target} is a folder; give the path of a file")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        count = 0
+        try:
+            with target.open("w", encoding="utf-8") as fh:
+                for line in lines:
+                    fh.write(line + "\n")
+                    count += 1
+        except OSError as exc:
+            raise ExportWriteError(
+                f"cannot write {target}: {exc.strerror}; the export is incomplete"
+            ) from None
+        return count
+    final = Path(os.path.realpath(target))  # a symlink keeps pointing where it pointed
+    tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    count = 0
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for line in lines:
+                fh.write(line + "\n")
+                count += 1
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(final)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if isinstance(exc, OSError):
+            reason = f"cannot write {target}: {exc.strerror}; nothing was exported"
+            raise ExportWriteError(reason) from None
+        raise
+    return count

@@ -182,9 +182,12 @@ def test_export_import_round_trip_is_lossless(
     assert imported.json() == {
         "memories_added": 3,
         "memories_skipped": 0,
+        "memories_conflicting": 0,
         "edges_added": 3,
         "edges_skipped": 0,
         "sessions_added": 2,
+        "sessions_skipped": 0,
+        "conflicts": [],
     }
     second = tmp_path / "second.jsonl"
     assert cli("--db", str(fresh), "export", str(second)).returncode == 0

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
 
 import click
 
-from memlode.cli.common import echo_json, json_option, namespace_option, open_engine
+from memlode.cli.common import (
+    Count,
+    echo_json,
+    json_option,
+    namespace_option,
+    open_engine,
+    read_stdin_text,
+)
 from memlode.errors import InvalidInput
 
 
@@ -39,7 +45,7 @@ def stats(ctx: click.Context, namespace: str | None, as_json: bool) -> None:
 
 @click.command()
 @namespace_option
-@click.option("--limit", default=20, show_default=True, type=int)
+@click.option("--limit", default=20, show_default=True, type=Count(1))
 @json_option
 @click.pass_context
 def sessions(ctx: click.Context, namespace: str | None, limit: int, as_json: bool) -> None:
@@ -65,10 +71,13 @@ def sessions(ctx: click.Context, namespace: str | None, limit: int, as_json: boo
 def export(ctx: click.Context, path: str | None, namespace: str | None) -> None:
     """Write memories, sessions and edges as JSONL to PATH (stdout without PATH).
 
-    Default: every namespace; --namespace limits it to one.
+    Default: every namespace; --namespace limits it to one. A file is replaced only once the
+    whole export is written (a full disk leaves it as it was); a failure exits 1.
     """
-    from memlode.portability import export_lines
+    from memlode.portability import export_lines, write_lines
 
+    if path is not None and not path.strip():
+        raise InvalidInput("the export path is empty; give a file path, or none for stdout")
     with open_engine(ctx) as engine:
         ns = engine.resolve_namespace("*" if namespace is None else namespace)
         lines = export_lines(engine.db, ns)
@@ -76,19 +85,7 @@ def export(ctx: click.Context, path: str | None, namespace: str | None) -> None:
             for line in lines:
                 sys.stdout.write(line + "\n")
             return
-        target = Path(path)
-        tmp = target.with_name(target.name + ".tmp")
-        count = 0
-        try:
-            with tmp.open("w", encoding="utf-8") as fh:
-                for line in lines:
-                    fh.write(line + "\n")
-                    count += 1
-            tmp.replace(target)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise InvalidInput(f"cannot write {path}: {exc.strerror}") from None
+        count = write_lines(Path(path), lines)
     click.echo(f"exported {count - 1} records to {path}", err=True)
 
 
@@ -97,27 +94,41 @@ def export(ctx: click.Context, path: str | None, namespace: str | None) -> None:
 @json_option
 @click.pass_context
 def import_(ctx: click.Context, path: str, as_json: bool) -> None:
-    """Import a JSONL export. All or nothing; ids already present are skipped."""
-    from memlode.portability import import_lines
+    """Import a JSONL export. All or nothing; memories already present are skipped.
+
+    A memory whose id is stored already with different content keeps the stored version; the
+    summary counts those (and --json lists their ids under "conflicts").
+    """
+    from memlode.portability import import_lines, read_import_file
 
     if path == "-":
-        lines = sys.stdin.readlines()
+        lines = read_stdin_text("the import on standard input").splitlines()
+    elif not path.strip():
+        raise InvalidInput("the import path is empty; give a JSONL file, or - for stdin")
     else:
-        try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            raise InvalidInput(f"no such file: {path}") from None
-        except UnicodeDecodeError:
-            raise InvalidInput(f"{path} is not UTF-8 text") from None
-        except OSError as exc:
-            raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
+        lines = read_import_file(Path(path))
     with open_engine(ctx) as engine:
         report = import_lines(engine.db, lines)
     if as_json:
         echo_json(report.to_dict())
-    else:
-        r = report
-        click.echo(
-            f"imported {r.memories_added} memories ({r.memories_skipped} already present), "
-            f"{r.edges_added} edges, {r.sessions_added} sessions"
+        return
+    r = report
+    click.echo(
+        f"imported {r.memories_added} memories ({r.memories_skipped} already present), "
+        f"{r.edges_added} edges, {r.sessions_added} sessions"
+    )
+    if r.conflicts:
+        shown = ", ".join(r.conflicts[:_CONFLICTS_SHOWN])
+        more = (
+            f" and {len(r.conflicts) - _CONFLICTS_SHOWN} more"
+            if len(r.conflicts) > _CONFLICTS_SHOWN
+            else ""
         )
+        click.echo(
+            f"kept the stored version of {r.memories_conflicting} memories whose id came with "
+            f"different content: {shown}{more}"
+        )
+
+
+# Conflicting ids named in the text summary (--json lists all of them).
+_CONFLICTS_SHOWN = 10

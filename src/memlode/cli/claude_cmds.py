@@ -203,12 +203,16 @@ def remove_hooks(settings: dict[str, Any]) -> tuple[dict[str, Any], int]:
 
 
 def read_json(path: Path) -> dict[str, Any]:
+    if path.exists() and not path.is_file():  # a device such as /dev/zero would never end
+        raise InvalidInput(f"{path} is not a regular file; give a JSON settings file")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{path} is not UTF-8 text; give a JSON settings file") from None
     if not text.strip():
         return {}
     try:

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from memlode import validate
 from memlode.cli.common import echo_json, json_option, namespace_option, open_engine
 
 _PHASES = {"parse": "parsing", "store": "storing", "centrality": "centrality"}
@@ -110,6 +111,7 @@ def symbols(
     """Search indexed symbols by name, dotted path or a question in words, best first."""
     from memlode import codeintel
 
+    validate.utf8_text(query, "the query")
     with open_engine(ctx) as engine:
         hits = codeintel.search_symbols(engine, query, kind=kind, limit=limit, namespace=namespace)
     if as_json:

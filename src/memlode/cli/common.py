@@ -1,8 +1,16 @@
-"""Shared CLI plumbing: settings from the global flags, the engine, output, and error exits."""
+"""Shared CLI plumbing: settings from the global flags, the engine, output, and error exits.
+
+``run_cli`` is the one place where an error becomes an exit: every expected failure, and every
+condition of the machine (a full disk, a read-only or damaged database, text that is not UTF-8,
+output that cannot be written), ends as one line ``memlode: error: ...`` on stderr and the exit
+code of the README (1 error, 2 usage, 3 not found, 130 aborted), never a traceback.
+"""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
@@ -11,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from memlode import validate
 from memlode.config import Settings
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 
@@ -18,18 +27,22 @@ if TYPE_CHECKING:
     from memlode.engine import Engine
 
 __all__ = [
+    "EXIT_ABORTED",
     "EXIT_ERROR",
     "EXIT_NOT_FOUND",
+    "Count",
     "echo_json",
     "json_option",
     "namespace_option",
     "open_engine",
+    "read_stdin_text",
     "run_cli",
     "settings_from",
 ]
 
 EXIT_ERROR = 1
 EXIT_NOT_FOUND = 3
+EXIT_ABORTED = 130
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -68,31 +81,133 @@ def namespace_option(fn: F) -> F:
     )(fn)
 
 
+class Count(click.ParamType[int, Any]):
+    """A whole number option in ``minimum..maximum`` (default: SQLite's largest integer).
+
+    Text that is no number is a usage error (exit 2, as for click's INT); a number out of range
+    is bad input with the option's name (exit 1), as the engine reports it.
+    """
+
+    name = "integer"
+
+    def __init__(self, minimum: int, maximum: int = validate.SQLITE_MAX_INT) -> None:
+        self.minimum = minimum
+        self.maximum = maximum
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{value!r} is not a whole number", param, ctx)
+        name = (param.name or "value") if param is not None else "value"
+        return validate.whole_number(number, name.replace("_", " "), self.minimum, self.maximum)
+
+
+# Standard input larger than this is refused rather than read whole (a memory holds at most
+# MAX_CONTENT_CHARS characters, each at most 4 bytes of UTF-8).
+MAX_STDIN_BYTES = 4 * validate.MAX_CONTENT_CHARS + 4
+
+
+def read_stdin_text(what: str = "standard input") -> str:
+    """All of stdin as UTF-8 text (a UTF-8 byte order mark is dropped), or InvalidInput.
+
+    The bytes are decoded here, strictly, rather than by the interpreter, whose decoding
+    depends on the locale (the C locale hands bad bytes over as surrogate escapes).
+    """
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # stdin replaced by a text-only stream
+        return validate.utf8_text(sys.stdin.read(), what)
+    data: bytes = stream.read(MAX_STDIN_BYTES + 1)
+    if len(data) > MAX_STDIN_BYTES:
+        raise InvalidInput(f"{what} is larger than {MAX_STDIN_BYTES} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"{what} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "convert it first, e.g. with iconv -t UTF-8"
+        ) from None
+
+
+def _error(message: str, code: int = EXIT_ERROR) -> None:
+    """One line on stderr (newlines in a message would break the one-line rule), then exit."""
+    line = " ".join(message.split())
+    click.echo(f"memlode: error: {line}", err=True)
+    sys.exit(code)
+
+
+def _unicode_message(exc: UnicodeError) -> str:
+    if isinstance(exc, UnicodeEncodeError):  # a lone surrogate: an undecodable byte of argv
+        try:
+            validate.utf8_text(exc.object, "an argument")
+        except InvalidInput as detail:
+            return str(detail)
+    return f"text is not valid UTF-8 ({getattr(exc, 'reason', exc)})"
+
+
+def _os_message(exc: OSError) -> str:
+    where = f" {exc.filename}" if exc.filename else " the output"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk is full: cannot write{where}; free some space"
+    if exc.errno == errno.EROFS:
+        return f"cannot write{where}: the file system is read-only"
+    return f"cannot use{where}: {exc.strerror or exc}"
+
+
+def _flush_or_silence() -> None:
+    try:
+        sys.stdout.flush()
+    except OSError:
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """After stdout failed, point it at /dev/null so the interpreter's final flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real descriptor (a test's stream)
+        pass
+
+
 def run_cli(group: click.Group, argv: list[str] | None) -> None:
+    from memlode.storage.db import explain
+
     try:
         result = group.main(args=argv, prog_name="memlode", standalone_mode=False)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not at interpreter exit
         if isinstance(result, int) and not isinstance(result, bool):
             sys.exit(result)  # click returns the code of ctx.exit() in this mode
     except click.exceptions.Abort:
         click.echo("memlode: aborted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_ABORTED)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except NotFound as exc:
-        click.echo(f"memlode: error: {exc}", err=True)
-        sys.exit(EXIT_NOT_FOUND)
+        _error(str(exc), EXIT_NOT_FOUND)
     except (MemlodeError, InvalidInput) as exc:
-        click.echo(f"memlode: error: {exc}", err=True)
-        sys.exit(EXIT_ERROR)
+        _error(str(exc))
     except sqlite3.Error as exc:
-        click.echo(f"memlode: error: database error: {exc}", err=True)
+        _error(explain(exc, "the database"))
+    except BrokenPipeError:  # the reader went away (`memlode list | head`): nothing to say
+        _silence_stdout()
         sys.exit(EXIT_ERROR)
-    except BrokenPipeError:
-        sys.stderr.close()
-        sys.exit(EXIT_ERROR)
+    except UnicodeError as exc:
+        _error(_unicode_message(exc))
+    except OSError as exc:
+        _flush_or_silence()
+        _error(_os_message(exc))
+    except RecursionError:
+        _error("the input nests too deeply to read")
+    except (OverflowError, MemoryError) as exc:
+        _error(f"a value is too large: {exc or type(exc).__name__}")
     except KeyboardInterrupt:
         click.echo("memlode: interrupted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_ABORTED)

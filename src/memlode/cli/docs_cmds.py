@@ -10,7 +10,8 @@ from typing import Any
 
 import click
 
-from memlode.cli.common import echo_json, json_option, open_engine
+from memlode import validate
+from memlode.cli.common import echo_json, json_option, open_engine, read_stdin_text
 
 
 def _short(text: str, width: int = 100) -> str:
@@ -152,6 +153,7 @@ def memory_search_cmd(ctx: click.Context, query: str, k: int, as_json: bool) -> 
     """Search memory files and docs only, best first."""
     from memlode.docs import memory_search
 
+    validate.utf8_text(query, "the query")
     with open_engine(ctx) as engine:
         result = memory_search(engine, query, k)
     if as_json:
@@ -184,7 +186,7 @@ def memory_store_cmd(
     from memlode.docs import memory_store
 
     if text == "-":
-        text = sys.stdin.read()
+        text = read_stdin_text("the text on standard input")
     with open_engine(ctx) as engine:
         result = memory_store(
             engine,

@@ -84,9 +84,13 @@ def _summary(reports: Sequence[Any]) -> dict[str, int]:
 
 
 def _check_paths(raw: Sequence[str]) -> list[Path]:
-    """Every path must be a file before anything is stored."""
+    """Every path must be a transcript file before anything is stored."""
+    from memlode.sources.transcript_records import sniff
+
     paths: list[Path] = []
     for item in raw:
+        if not item.strip():
+            raise InvalidInput("a transcript path is empty; give the path of a .jsonl file")
         path = Path(item).expanduser()
         if not path.exists():
             raise NotFound(f"no transcript at {item}; give the path of a .jsonl file")
@@ -95,6 +99,12 @@ def _check_paths(raw: Sequence[str]) -> list[Path]:
                 f"{item} is not a file; give transcript .jsonl files, or use "
                 "`memlode ingest transcripts --project DIR` for a whole project"
             )
+        try:
+            refused = sniff(path)
+        except OSError as exc:
+            raise InvalidInput(f"cannot read {item}: {exc.strerror}") from None
+        if refused is not None:
+            raise InvalidInput(f"{item} is not a Claude Code transcript: {refused}")
         paths.append(path)
     return paths
 

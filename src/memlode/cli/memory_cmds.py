@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
 
-from memlode.cli.common import echo_json, json_option, namespace_option, open_engine
+from memlode import validate
+from memlode.cli.common import (
+    Count,
+    echo_json,
+    json_option,
+    namespace_option,
+    open_engine,
+    read_stdin_text,
+)
 from memlode.types import Memory, MemoryType, Relationship
 
 TYPE_CHOICES = [t.value for t in MemoryType]
@@ -65,7 +72,7 @@ def store(
     Storing content that already exists in the namespace prints the existing id.
     """
     if content == "-":
-        content = sys.stdin.read()
+        content = read_stdin_text("the content on standard input")
     with open_engine(ctx) as engine:
         result = engine.store(
             content,
@@ -186,8 +193,8 @@ def _filter_options(fn: Any) -> Any:
 @_filter_options
 @click.option("--since", default=None, help="Created at or after (ISO date/time).")
 @click.option("--until", default=None, help="Created before (ISO date/time).")
-@click.option("--limit", default=50, show_default=True, type=int)
-@click.option("--offset", default=0, show_default=True, type=int)
+@click.option("--limit", default=50, show_default=True, type=Count(1))
+@click.option("--offset", default=0, show_default=True, type=Count(0))
 @json_option
 @click.pass_context
 def list_(
@@ -243,6 +250,7 @@ def search(
     as_json: bool,
 ) -> None:
     """Search memories for QUERY, best first."""
+    validate.utf8_text(query, "the query")
     with open_engine(ctx) as engine:
         hits = engine.search(
             query, k, namespace=namespace, memory_types=memory_types, tags=tags, sources=sources

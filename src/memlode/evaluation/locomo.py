@@ -144,6 +144,8 @@ def parse_session_date(text: str) -> datetime | None:
 
 
 def _read_json(path: Path, what: str) -> Any:
+    if Path(path).exists() and not Path(path).is_file():  # /dev/zero would never end
+        raise InvalidInput(f"{what} {path} is not a regular file; give the path to the file")
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:

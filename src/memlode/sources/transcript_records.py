@@ -1,10 +1,19 @@
 """Transcript records: complete JSONL lines read from a byte offset, decoded into records, and
 the lines a rewind or an edit left off the active branch. Used by
-:mod:`memlode.sources.transcript`, which builds the conversation threads from them."""
+:mod:`memlode.sources.transcript`, which builds the conversation threads from them.
+
+Claude Code writes UTF-8. A transcript saved in another Unicode encoding (UTF-16 or UTF-32,
+with or without a byte order mark, or UTF-8 with one) is read in that encoding: lines are split
+on that encoding's newline, offsets stay byte offsets into the file, and each line is handed on
+as UTF-8. A byte that is not valid in the encoding becomes U+FFFD instead of losing its line.
+``sniff`` tells a transcript from a file that is none (binary data, other text).
+"""
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,9 +23,11 @@ __all__ = [
     "Record",
     "abandoned",
     "decode",
+    "detect_encoding",
     "make_record",
     "progress_record",
     "read_lines",
+    "sniff",
     "text_field",
 ]
 
@@ -25,35 +36,112 @@ __all__ = [
 class RawLine:
     index: int
     offset: int
-    data: bytes
+    data: bytes  # the line as UTF-8
+
+
+# Byte order marks, longest first (UTF-32 LE starts with UTF-16 LE's mark).
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def detect_encoding(head: bytes) -> tuple[str, int]:
+    """(encoding, length of its byte order mark) from a file's first bytes.
+
+    Without a mark, JSON's first character is ASCII, so the zero bytes around it give the
+    encoding away (the rule of RFC 4627, section 3).
+    """
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name, len(bom)
+    if len(head) >= 4:
+        if head[:3] == b"\0\0\0" and head[3]:
+            return "utf-32-be", 0
+        if head[0] and head[1:4] == b"\0\0\0":
+            return "utf-32-le", 0
+    if len(head) >= 2:
+        if head[0] == 0 and head[1]:
+            return "utf-16-be", 0
+        if head[0] and head[1] == 0:
+            return "utf-16-le", 0
+    return "utf-8", 0
+
+
+def _find_newline(blob: bytes, newline: bytes, pos: int, start: int) -> int:
+    """The next newline at or after ``pos`` that starts on a character boundary."""
+    width = len(newline)
+    nl = blob.find(newline, pos)
+    while nl >= 0 and (start + nl) % width:
+        nl = blob.find(newline, nl + 1)
+    return nl
 
 
 def read_lines(path: Path, start: int = 0) -> tuple[list[RawLine], int, bool]:
     """Complete lines from byte ``start``: (lines, end of the last one, half-written tail left)."""
     with path.open("rb") as fh:
+        head = fh.read(4)
         fh.seek(start)
         blob = fh.read()
+    encoding, bom = detect_encoding(head)
+    newline = "\n".encode(encoding)
+
+    def utf8(data: bytes) -> bytes:
+        if encoding == "utf-8":
+            return data
+        return data.decode(encoding, "replace").encode("utf-8")
+
     out: list[RawLine] = []
-    pos = 0
+    pos = bom if start == 0 else 0
     index = 0
     while True:
-        nl = blob.find(b"\n", pos)
+        nl = _find_newline(blob, newline, pos, start)
         if nl < 0:
             break
-        out.append(RawLine(index, start + pos, blob[pos:nl]))
+        out.append(RawLine(index, start + pos, utf8(blob[pos:nl])))
         index += 1
-        pos = nl + 1
-    tail = blob[pos:]
+        pos = nl + len(newline)
+    tail = utf8(blob[pos:])
     if tail.strip():
         # No newline yet. A writer appends "record\n"; a tail that is already a whole JSON
         # value (a file saved without its last newline) is taken, a half-written one is left.
         try:
-            json.loads(tail)
+            json.loads(tail.decode("utf-8", "replace"))
         except ValueError:
             return out, start + pos, True
         out.append(RawLine(index, start + pos, tail))
         pos = len(blob)
     return out, start + pos, False
+
+
+# How much of a file ``sniff`` reads: enough for several whole records.
+_SNIFF_BYTES = 64 * 1024
+
+
+def sniff(path: Path) -> str | None:
+    """Why ``path`` is not a JSONL transcript, or None if it may be one (an empty file may).
+
+    Only the start of the file is read: binary data (zero bytes in UTF-8 text, bytes that are
+    not text at all) and text whose first complete line is no JSON object are refused.
+    """
+    with path.open("rb") as fh:
+        head = fh.read(_SNIFF_BYTES)
+    if not head.strip():
+        return None
+    encoding, bom = detect_encoding(head)
+    text = head[bom:].decode(encoding, "replace")
+    sample = text if len(head) < _SNIFF_BYTES else text[: text.rfind("\n") + 1] or text
+    if "\0" in sample:
+        return "it holds binary data, not JSON lines"
+    if sample.count("\ufffd") > max(8, len(sample) // 100):
+        return f"it is not {encoding.upper()} text (binary data?)"
+    first = next((line for line in sample.splitlines() if line.strip()), "")
+    if not first.lstrip().startswith("{"):
+        return "its first line is not a JSON record"
+    return None
 
 
 # ---- records --------------------------------------------------------------------------------
@@ -91,10 +179,21 @@ def _valid_message(data: dict[str, Any]) -> bool:
     return isinstance(content, list) and all(isinstance(b, dict) for b in content)
 
 
+# A JSON escape of a UTF-16 surrogate: a lone one decodes to text SQLite cannot store.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _without_lone_surrogates(data: Any) -> Any:
+    text = json.dumps(data, ensure_ascii=False)
+    return json.loads(text.encode("utf-8", "surrogatepass").decode("utf-8", "replace"))
+
+
 def decode(raw: RawLine) -> dict[str, Any] | None:
     try:
-        data = json.loads(raw.data)
-    except (ValueError, UnicodeDecodeError):
+        data = json.loads(raw.data.decode("utf-8", "replace"))
+        if _SURROGATE_ESCAPE.search(raw.data):  # pairs were joined; lone ones become U+FFFD
+            data = _without_lone_surrogates(data)
+    except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         return None
