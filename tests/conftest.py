@@ -28,6 +28,9 @@ def memlode_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             monkeypatch.delenv(name, raising=False)
     # Tests use the deterministic embedder unless they ask for the real model.
     monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "hash")
+    # No resident process (memlode.resident) unless a test asks for one: SessionStart hooks
+    # would otherwise leave one per test running until its idle exit.
+    monkeypatch.setenv("MEMLODE_RESIDENT_AUTOSTART", "0")
     return home
 
 

@@ -10,6 +10,16 @@ Writing into the user's project is off unless asked for:
 write_compactions = true   # MEMLODE_WRITE_COMPACTIONS=1: also append each compaction summary to
                            # MEMORY.md of the project the ingest runs in (never another one)
 ```
+
+One resident process per store keeps the engine warm for the hooks and one-shot commands
+(``memlode resident``):
+
+```toml
+[resident]
+autostart = true       # MEMLODE_RESIDENT_AUTOSTART=0: SessionStart starts none, memlode mcp
+                       # hosts none (one started by hand is still used)
+idle_seconds = 1200    # MEMLODE_RESIDENT_IDLE: exit after this long without a request (0: never)
+```
 """
 
 from __future__ import annotations
@@ -75,6 +85,11 @@ class Settings:
     log_level: str = "WARNING"
     # Off: a transcript's compaction summaries stay in memlode's store (issue 16 item 6).
     write_compactions: bool = False
+    # The resident process (memlode.resident): started by SessionStart / hosted by memlode mcp,
+    # and how long it waits without a request before it exits (20 minutes: a coffee break
+    # keeps it, an evening does not).
+    resident_autostart: bool = True
+    resident_idle_seconds: float = 1200.0
 
     @property
     def database(self) -> Path:
@@ -122,8 +137,10 @@ class Settings:
                     raise InvalidInput(
                         f"embed dimensions must be an integer, got {value!r}"
                     ) from None
-            elif key == "write_compactions":
+            elif key in ("write_compactions", "resident_autostart"):
                 value = _switch(key, value)
+            elif key == "resident_idle_seconds":
+                value = _seconds(key, value)
             elif key == "weights" and value is not None:
                 if not isinstance(value, Mapping):
                     raise InvalidInput("weights must be a table of signal = number")
@@ -149,6 +166,8 @@ _ENV_KEYS = {
     "MEMLODE_EMBED_DIMENSIONS": "embed_dimensions",
     "MEMLODE_LOG_LEVEL": "log_level",
     "MEMLODE_WRITE_COMPACTIONS": "write_compactions",
+    "MEMLODE_RESIDENT_AUTOSTART": "resident_autostart",
+    "MEMLODE_RESIDENT_IDLE": "resident_idle_seconds",
 }
 
 _ON = frozenset({"1", "true", "yes", "on"})
@@ -167,13 +186,24 @@ def _switch(name: str, value: object) -> bool:
     raise InvalidInput(f"{name} must be true or false, got {value!r}")
 
 
+def _seconds(name: str, value: object) -> float:
+    """A duration in seconds (a number, or a numeric string), 0 or more."""
+    try:
+        seconds = float(str(value).strip()) if not isinstance(value, bool) else -1.0
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0 or seconds == float("inf"):
+        raise InvalidInput(f"{name} must be a number of seconds (0 or more), got {value!r}")
+    return seconds
+
+
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     return {field_name: env[key] for key, field_name in _ENV_KEYS.items() if env.get(key)}
 
 
 def _read_config_file(path: Path) -> dict[str, Any]:
     """Read ``config.toml``: top-level field names plus ``[weights]``, ``[embed]`` and
-    ``[memory_files]`` tables."""
+    ``[memory_files]`` and ``[resident]`` tables."""
     try:
         raw = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
@@ -199,4 +229,9 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     memory_files = data.get("memory_files", {})
     if isinstance(memory_files, Mapping) and "write_compactions" in memory_files:
         out["write_compactions"] = memory_files["write_compactions"]
+    resident = data.get("resident", {})
+    if isinstance(resident, Mapping):
+        for key in ("autostart", "idle_seconds"):
+            if key in resident:
+                out[f"resident_{key}"] = resident[key]
     return out

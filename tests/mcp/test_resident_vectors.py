@@ -1,46 +1,106 @@
-"""While `memlode mcp` runs, hooks can ask it for vector hits over a unix socket."""
+"""While `memlode mcp` runs it hosts the store's resident: hooks and `memlode search` ask it."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import anyio
 import pytest
 
+from memlode.config import Settings
 from memlode.engine import Engine
-from memlode.hooks._resident import SOCKET_NAME, vector_hits
+from memlode.hooks._resident import recall, vector_hits
+from memlode.resident.client import ask, database_of
+from memlode.resident.lock import held
+from memlode.resident.paths import lock_path, socket_path
 
 pytestmark = pytest.mark.anyio
 
+ON = {"MEMLODE_RESIDENT_AUTOSTART": "1"}
 
-async def test_hook_client_gets_vector_hits_from_the_running_server(
+
+def _ping(home: Path) -> dict[str, object] | None:
+    answer = ask(Settings.load({"home": str(home)}), {"op": "ping"}, 2.0)
+    return answer if answer is not None and answer.get("ok") is True else None
+
+
+async def test_the_running_server_answers_the_hooks(
     harness, store: Engine, memlode_home: Path
 ) -> None:
     memory = store.store("postgres connection pooling with pgbouncer", "decision")
     store.embed_pending()
-    socket_path = memlode_home / SOCKET_NAME
     db = str(store.db.path)
-    async with harness.session() as session:
+    sock = socket_path(str(memlode_home), database_of(Settings.load({})))
+    async with harness.session(env=ON) as session:
         await session.list_tools()
         deadline = time.monotonic() + 30
-        while not socket_path.exists() and time.monotonic() < deadline:
+        while not os.path.exists(sock) and time.monotonic() < deadline:
             await anyio.sleep(0.1)
-        assert socket_path.exists(), harness.server_stderr()
-        assert os.stat(socket_path).st_mode & 0o077 == 0  # owner only
+        assert os.path.exists(sock), harness.server_stderr()
+        assert os.stat(sock).st_mode & 0o077 == 0  # owner only
         hits: dict[str, float] = {}
         while not hits and time.monotonic() < deadline:
-            hits = vector_hits(str(memlode_home), "pgbouncer pooling", "proj", 5, 2000, db)
+            hits = vector_hits(str(memlode_home), "pgbouncer pooling", store.namespace, 5, 2000, db)
             await anyio.sleep(0.1)
         assert memory.id in hits and 0 < hits[memory.id] <= 1.0
         other_db = vector_hits(str(memlode_home), "pgbouncer", "proj", 5, 2000, "/elsewhere.db")
         assert other_db == {}  # a hook of another database gets nothing
-    assert not socket_path.exists()  # removed when the server stops
+        found = recall(str(memlode_home), db, "pgbouncer pooling", store.namespace, "s", 4, 5000)
+        assert found is not None and found[0]["id"] == memory.id
+        info = _ping(memlode_home)
+        assert info is not None and info["host"] == "mcp" and info["pid"] != os.getpid()
+
+        # One per store: a resident started by hand finds the store served; stop is refused.
+        env = {**os.environ, **ON}
+        cmd = [sys.executable, "-m", "memlode", "resident", "--foreground"]
+        second = await anyio.to_thread.run_sync(
+            lambda: subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
+        )
+        assert second.returncode == 0 and "already serves" in second.stderr
+        refused = ask(Settings.load({}), {"op": "stop"}, 2.0)
+        assert refused is not None and refused["code"] == "refused"
+    assert not os.path.exists(sock)  # removed when the server stops
+    assert not held(lock_path(str(memlode_home), db))
 
 
-def test_without_a_server_the_hook_client_returns_nothing(memlode_home: Path) -> None:
+async def test_the_server_leaves_a_running_resident_alone(
+    harness, store: Engine, memlode_home: Path, workdir: Path
+) -> None:
+    store.store("redis holds the session cache", "decision")
+    env = {**os.environ, **ON}
+    started = subprocess.run(
+        [sys.executable, "-m", "memlode", "resident"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=workdir,
+        timeout=60,
+    )
+    assert started.returncode == 0, started.stderr
+    first = _ping(memlode_home)
+    assert first is not None and first["host"] == "resident"
+    try:
+        async with harness.session(env=ON) as session:
+            await session.list_tools()
+            await anyio.sleep(1.0)
+            info = _ping(memlode_home)
+            assert info is not None and info["pid"] == first["pid"]  # still the same one
+    finally:
+        subprocess.run(
+            [sys.executable, "-m", "memlode", "resident", "stop"], env=env, timeout=60, check=True
+        )
+
+
+def test_without_a_resident_the_hook_client_returns_nothing(memlode_home: Path) -> None:
     assert vector_hits(str(memlode_home), "anything", "proj", 5, 150) == {}
-    memlode_home.mkdir(parents=True, exist_ok=True)
-    (memlode_home / SOCKET_NAME).write_text("")  # a stale file, nobody listening
+    assert recall(str(memlode_home), "", "anything", "proj", "s", 5, 150) is None
+    db = database_of(Settings.load({}))
+    sock = Path(socket_path(str(memlode_home), db))
+    sock.parent.mkdir(parents=True, exist_ok=True)
+    sock.write_text("")  # a stale file, nobody listening
     assert vector_hits(str(memlode_home), "anything", "proj", 5, 150) == {}
+    assert recall(str(memlode_home), "", "anything", "proj", "s", 5, 150) is None

@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "config": "memlode.cli.recall_cmds:config",
     "eval": "memlode.cli.eval_cmds:eval_",
     "mcp": "memlode.cli.mcp_cmds:mcp",
+    "resident": "memlode.cli.resident_cmds:resident",
     "init": "memlode.cli.claude_cmds:init",
     "disable": "memlode.cli.claude_cmds:disable",
     "doctor": "memlode.cli.doctor_cmd:doctor",

@@ -251,10 +251,31 @@ def search(
 ) -> None:
     """Search memories for QUERY, best first."""
     validate.utf8_text(query, "the query")
-    with open_engine(ctx) as engine:
-        hits = engine.search(
-            query, k, namespace=namespace, memory_types=memory_types, tags=tags, sources=sources
-        )
+    from memlode.cli.common import settings_from
+    from memlode.resident.client import search as resident_search
+
+    # The store's resident answers with the same engine call, warm; else search here.
+    hits: list[Any] | None = resident_search(
+        settings_from(ctx),
+        query,
+        k,
+        scope=namespace,
+        memory_types=memory_types,
+        tags=tags,
+        sources=sources,
+    )
+    if hits is None:
+        with open_engine(ctx) as engine:
+            hits = list(
+                engine.search(
+                    query,
+                    k,
+                    namespace=namespace,
+                    memory_types=memory_types,
+                    tags=tags,
+                    sources=sources,
+                )
+            )
     if as_json:
         echo_json([hit.to_dict(explain=explain) for hit in hits])
         return

@@ -110,7 +110,17 @@ def _stem(term: str) -> str:
 
 
 class Recalled:
-    __slots__ = ("content", "created_at", "id", "memory_type", "score", "terms")
+    __slots__ = (
+        "content",
+        "created_at",
+        "id",
+        "memory_type",
+        "score",
+        "signals",
+        "source",
+        "tags",
+        "terms",
+    )
 
     def __init__(
         self,
@@ -120,6 +130,10 @@ class Recalled:
         created_at: str,
         score: float,
         terms: frozenset[str] = frozenset(),
+        *,
+        source: str = "",
+        tags: tuple[str, ...] = (),
+        signals: dict[str, float] | None = None,
     ) -> None:
         self.id = memory_id
         self.content = content
@@ -127,6 +141,11 @@ class Recalled:
         self.created_at = created_at
         self.score = score
         self.terms = terms  # the stemmed prompt terms this memory holds (for its excerpt)
+        # From the resident (memlode.hooks._resident.recalled): where the row comes from, its
+        # tags, and the engine's explain figures (each signal's share, plus the raw cosine).
+        self.source = source
+        self.tags = tags
+        self.signals = signals if signals is not None else {}
 
 
 def _gate_terms(prompt: str) -> list[str]:

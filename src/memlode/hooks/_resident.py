@@ -1,69 +1,154 @@
-"""Ask a resident memlode process for vector hits, within a hard deadline.
+"""The hooks' side of the store's resident process (``memlode.resident``).
 
-A hook cannot load an embedding model (it would cost seconds), but a long-lived memlode
-process (the MCP server, a daemon) already has one. Such a process may listen on a unix
-socket at ``$MEMLODE_HOME/memlode.sock`` and answer one request per connection, each a single
-line of JSON:
+- ``recall``: the UserPromptSubmit hook asks the resident for the engine's ranking of the
+  prompt (``Engine.search``, the rows of the asking session left out). ``None`` when no
+  resident answers within the deadline; the hook then runs its lean BM25
+  (``memlode.hooks._recall``).
+- ``recalled``: those hits as ``memlode.hooks._recall.Recalled`` objects, for the same
+  rendering and gate as the lean path.
+- ``ensure_running``: the SessionStart hook starts a detached resident when none holds the
+  store's lock (an ``flock`` probe: no connection, no wait); the prompt hook does the same
+  when none answers, at most once every ``PROMPT_START_BACKOFF`` seconds, so that a resident
+  that exited while idle comes back for the next prompt.
+- ``vector_hits``: the old question (cosines only), still answered; kept for its callers.
 
-    request:  {"op": "vector_search", "query": "...", "namespace": "proj", "k": 8, "db": "..."}
-    response: {"hits": [{"id": "<memory id>", "score": 0.83}, ...]}     (score: cosine, 0..1)
-
-No socket, a refused connection, a late or malformed answer: the hook goes on with BM25 alone.
+Nothing here imports ``json``, ``socket`` or the engine: JSON goes through
+``memlode.hooks._lean``, the socket through ``memlode.resident.wire`` (builtin ``_socket``).
 """
 
 from __future__ import annotations
 
 import os
-import time
 
 from memlode.hooks._lean import dumps, loads
 
-__all__ = ["SOCKET_NAME", "vector_hits"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-SOCKET_NAME = "memlode.sock"
-_MAX_REPLY = 1 << 20
+    from memlode.hooks._recall import Recalled
+
+__all__ = ["ensure_running", "recall", "recalled", "vector_hits"]
+
+# A resident that did not come up (or exited) is started again by a prompt at most this often;
+# SessionStart always tries.
+PROMPT_START_BACKOFF = 60.0
+_STAMP = ".started"  # <key>.lock.started: when a hook last started a resident of the store
+
+
+def _paths(home: str, db: str) -> tuple[str, str]:
+    from memlode.resident.paths import database_path, socket_path
+
+    database = database_path(home, db or None)
+    return database, socket_path(home, database)
+
+
+def _ask(home: str, db: str, request: dict[str, Any], timeout_ms: int) -> Any:
+    """The resident's answer (a dict) or None; never raises, never waits past the deadline."""
+    if timeout_ms <= 0:
+        return None
+    from memlode.resident.wire import exchange
+
+    try:
+        database, path = _paths(home, db)
+        request["db"] = database
+        raw = exchange(path, dumps(request).encode("utf-8"), timeout_ms / 1000)
+        if raw is None:
+            return None
+        answer = loads(raw.decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        return None
+    return answer if isinstance(answer, dict) else None
+
+
+def recall(
+    home: str,
+    db: str,
+    query: str,
+    namespace: str,
+    session_id: str,
+    k: int,
+    timeout_ms: int,
+) -> list[dict[str, Any]] | None:
+    """The resident's hits for ``query`` in the project ``namespace``, best first (rows of
+    ``session_id`` left out); None when it gave no usable answer in ``timeout_ms``."""
+    request = {
+        "op": "recall",
+        "query": query[:4000],
+        "namespace": namespace,
+        "session_id": session_id,
+        "k": k,
+    }
+    answer = _ask(home, db, request, timeout_ms)
+    if answer is None or "error" in answer:
+        return None
+    hits = answer.get("hits")
+    if not isinstance(hits, list):
+        return None
+    out: list[dict[str, Any]] = []
+    for hit in hits:
+        if (
+            isinstance(hit, dict)
+            and isinstance(hit.get("id"), str)
+            and isinstance(hit.get("content"), str)
+            and _number(hit.get("score"))
+        ):
+            out.append(hit)
+    return out
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def recalled(hits: list[dict[str, Any]], prompt: str, limit: int) -> list[Recalled]:
+    """The resident's hits as ``Recalled`` items, best first, at most ``limit``.
+
+    Stored prompts are left out, as the lean path leaves them out (a question is not an
+    answer); ``terms`` are the prompt's stemmed terms each memory holds (for its excerpt).
+    """
+    from memlode.hooks import _recall
+
+    wanted = {_recall._stem(t) for t in _recall._gate_terms(prompt)}
+    out: list[Recalled] = []
+    for hit in hits:
+        tags = hit.get("tags")
+        tags = [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+        if "prompt" in tags:
+            continue
+        content = hit["content"]
+        have = {_recall._stem(t) for t in _recall._content_terms(content)}
+        signals = hit.get("signals")
+        out.append(
+            _recall.Recalled(
+                hit["id"],
+                content,
+                str(hit.get("memory_type") or "context"),
+                str(hit.get("created_at") or ""),
+                float(hit["score"]),
+                frozenset(wanted & have),
+                source=str(hit.get("source") or ""),
+                tags=tuple(tags),
+                signals=(
+                    {str(k): float(v) for k, v in signals.items() if _number(v)}
+                    if isinstance(signals, dict)
+                    else {}
+                ),
+            )
+        )
+        if len(out) >= limit:
+            break
+    return out
 
 
 def vector_hits(
     home: str, query: str, namespace: str, k: int, timeout_ms: int, db: str = ""
 ) -> dict[str, float]:
-    """``{memory_id: score}`` from the resident process, or ``{}`` (never raises, never waits
-    longer than ``timeout_ms``)."""
-    path = os.path.join(home, SOCKET_NAME)
-    if timeout_ms <= 0 or not os.path.exists(path):
-        return {}
-    try:
-        import socket
-
-        family = getattr(socket, "AF_UNIX", None)
-        if family is None:
-            return {}
-        deadline = time.monotonic() + timeout_ms / 1000
-        request = {
-            "op": "vector_search",
-            "query": query[:4000],
-            "namespace": namespace,
-            "k": k,
-            "db": db,  # the resident answers only for the database this hook writes
-        }
-        with socket.socket(family, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout_ms / 1000)
-            sock.connect(path)
-            sock.sendall(dumps(request).encode("utf-8") + b"\n")
-            data = b""
-            while b"\n" not in data and len(data) < _MAX_REPLY:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return {}
-                sock.settimeout(remaining)
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        reply = loads(data.split(b"\n", 1)[0].decode("utf-8", "replace") or "{}")
-    except (OSError, ValueError):
-        return {}
-    hits = reply.get("hits") if isinstance(reply, dict) else None
+    """``{memory_id: cosine}`` from the resident, or ``{}`` (never raises, never waits longer
+    than ``timeout_ms``)."""
+    request = {"op": "vector_search", "query": query[:4000], "namespace": namespace, "k": k}
+    answer = _ask(home, db, request, timeout_ms)
+    hits = answer.get("hits") if isinstance(answer, dict) else None
     out: dict[str, float] = {}
     if isinstance(hits, list):
         for hit in hits:
@@ -72,3 +157,33 @@ def vector_hits(
                 if isinstance(score, int | float) and not isinstance(score, bool):
                     out[hit["id"]] = float(score)
     return out
+
+
+def ensure_running(home: str, db: str, *, backoff: float = 0.0) -> bool:
+    """Start the store's resident, detached, unless a process holds its lock (or a hook
+    started one less than ``backoff`` seconds ago). True when one was started. Never raises."""
+    try:
+        from memlode.resident.lock import held
+        from memlode.resident.paths import lock_path
+
+        database, _socket_path = _paths(home, db)
+        lock = lock_path(home, database)
+        if held(lock):
+            return False
+        stamp = lock + _STAMP
+        if backoff > 0:
+            import time
+
+            try:
+                if time.time() - os.stat(stamp).st_mtime < backoff:
+                    return False
+            except OSError:
+                pass
+        from memlode.resident.launch import start_detached
+
+        start_detached(home, database)
+        os.close(os.open(stamp, os.O_WRONLY | os.O_CREAT, 0o600))
+        os.utime(stamp)
+        return True
+    except OSError:
+        return False

@@ -19,6 +19,9 @@ bash_output_chars = 1200
 resident_timeout_ms = 150
 ```
 
+and ``[resident] autostart`` (``MEMLODE_RESIDENT_AUTOSTART``): whether SessionStart starts the
+store's resident process when none runs (``memlode.resident``).
+
 ``tests/hooks/test_settings.py`` checks that home, database and namespace agree with
 ``Settings.load`` so the two readers cannot drift apart.
 """
@@ -74,6 +77,7 @@ class HookSettings:
         "namespace",
         "prompt_budget_tokens",
         "prompt_max_memories",
+        "resident_autostart",
         "resident_timeout_ms",
         "session_budget_tokens",
         "tools",
@@ -121,6 +125,12 @@ class HookSettings:
         self.prompt_max_memories = _int(table.get("prompt_max_memories"), 6, 0, 20)
         self.bash_output_chars = _int(table.get("bash_output_chars"), 1200, 0, 20000)
         self.resident_timeout_ms = _int(table.get("resident_timeout_ms"), 150, 0, 2000)
+        resident = data.get("resident")
+        resident_table: dict[str, Any] = resident if isinstance(resident, dict) else {}
+        self.resident_autostart = _flag(
+            env.get("MEMLODE_RESIDENT_AUTOSTART") or None,  # empty: unset, as Settings reads it
+            _flag(resident_table.get("autostart"), True),
+        )
 
     def _read_config(self, path: str) -> dict[str, Any]:
         if not os.path.isfile(path):

@@ -123,6 +123,10 @@ def session_start(run: HookRun) -> str | None:
         meta["start_source"] = source
     with store.write(run.conn) as conn:
         store.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE, meta)
+    if run.settings.resident_autostart:  # the store's resident, unless one runs (memlode.resident)
+        from memlode.hooks._resident import ensure_running
+
+        ensure_running(run.settings.home, run.settings.db_path)
     if not run.settings.inject:
         return None
     from memlode.hooks.context import hook_output, session_context
@@ -143,22 +147,26 @@ def user_prompt(run: HookRun) -> str | None:
         from memlode.hooks import _recall, _resident
         from memlode.hooks.context import hook_output, prompt_context
 
-        vectors = _resident.vector_hits(
+        # The engine's ranking from the store's resident; the lean BM25 when it cannot answer
+        # in time (and then it is started again if it is gone).
+        limit = run.settings.prompt_max_memories
+        hits = _resident.recall(
             run.settings.home,
-            prompt,
-            run.namespace,
-            run.settings.prompt_max_memories * 3,
-            run.settings.resident_timeout_ms,
             run.settings.db_path,
-        )
-        found = _recall.recall(
-            run.conn,
             prompt,
             run.namespace,
             run.session_id,
-            limit=run.settings.prompt_max_memories,
-            vector_hits=vectors,
+            limit * 3,
+            run.settings.resident_timeout_ms,
         )
+        if hits is not None:
+            found = _resident.recalled(hits, prompt, limit)
+        else:
+            found = _recall.recall(run.conn, prompt, run.namespace, run.session_id, limit=limit)
+            if run.settings.resident_autostart:
+                _resident.ensure_running(
+                    run.settings.home, run.settings.db_path, backoff=_resident.PROMPT_START_BACKOFF
+                )
         budget = run.settings.budget_chars(run.settings.prompt_budget_tokens)
         text = prompt_context(found, budget)
         if text:

@@ -101,11 +101,9 @@ def build_server(
             ctx.extras["background_embedder"] = embedder.status
         from memlode.mcp.resident import ResidentVectors
 
-        resident = (
-            ResidentVectors(settings, ctx.cwd, ctx.open_engine)
-            if settings.embed_provider != "none"
-            else None
-        )
+        # The store's resident (hooks' recall, memlode search): hosted here unless another
+        # process serves it, or autostart is off (memlode.mcp.resident).
+        resident = ResidentVectors(settings, ctx.cwd, ctx.open_engine)
         watcher = None
         if watch_docs:
             from memlode.mcp.docs_watcher import DocsWatcher

@@ -1,0 +1,184 @@
+"""The CLI's side of the resident: ask it, start it, stop it, and search through it.
+
+``search`` is what ``memlode search`` calls first: when the store's resident answers, its hits
+(the engine's own, ``memlode.resident.protocol``) come back as ``RemoteHit`` objects that print
+exactly as the in-process ``SearchHit`` do; when it does not (none runs, another embedder in
+this environment, an error, no answer within ``SEARCH_TIMEOUT``) it returns None and the CLI
+searches in-process, silently. Nothing here imports the engine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from memlode.config import Settings
+from memlode.resident.paths import database_path, lock_path, socket_path
+from memlode.resident.wire import exchange
+from memlode.types import Memory, MemoryType
+
+__all__ = [
+    "SEARCH_TIMEOUT",
+    "RemoteHit",
+    "ask",
+    "database_of",
+    "ping",
+    "search",
+    "start",
+    "stop",
+]
+
+# How long `memlode search` waits for the resident before searching in-process. A warm resident
+# answers in tens of milliseconds; one still loading its model is worth waiting for (loading
+# it here would take as long).
+SEARCH_TIMEOUT = 3.0
+PING_TIMEOUT = 1.0
+# How long `memlode resident` waits for a detached resident to answer its first ping.
+START_TIMEOUT = 30.0
+STOP_TIMEOUT = 10.0
+
+
+@dataclass(slots=True)
+class RemoteHit:
+    """A search hit the resident computed; prints like ``memlode.engine.SearchHit``."""
+
+    memory: Memory
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        # memlode.engine.SearchHit.to_dict
+        out = self.memory.to_dict()
+        out["score"] = round(self.score, 6)
+        if explain:
+            out["signals"] = {k: round(v, 6) for k, v in self.signals.items()}
+        return out
+
+
+def database_of(settings: Settings) -> str:
+    return database_path(str(settings.home), str(settings.database))
+
+
+def ask(settings: Settings, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+    """The resident's answer to ``request`` (``db`` filled in), or None without one."""
+    database = database_of(settings)
+    payload = json.dumps({**request, "db": database}, ensure_ascii=False).encode("utf-8")
+    raw = exchange(socket_path(str(settings.home), database), payload, timeout)
+    if raw is None:
+        return None
+    try:
+        answer = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return answer if isinstance(answer, dict) else None
+
+
+def ping(settings: Settings, timeout: float = PING_TIMEOUT) -> dict[str, Any] | None:
+    answer = ask(settings, {"op": "ping"}, timeout)
+    if answer is None or answer.get("ok") is not True:
+        return None
+    return answer if _same(answer.get("db"), database_of(settings)) else None
+
+
+def search(
+    settings: Settings,
+    query: str,
+    k: int,
+    *,
+    scope: str | None,
+    memory_types: str | None,
+    tags: str | None,
+    sources: tuple[str, ...] | list[str],
+    namespace: str | None = None,
+    timeout: float = SEARCH_TIMEOUT,
+) -> list[RemoteHit] | None:
+    """``Engine.search`` run by the resident, or None (then search in-process).
+
+    ``scope`` is the ``--namespace`` option; ``namespace`` the current project (default: what
+    an engine opened here would take, ``Settings.namespace`` or this directory's project).
+    """
+    if not os.path.exists(socket_path(str(settings.home), database_of(settings))):
+        return None  # none runs: not even the protocol's imports
+    from memlode.resident.protocol import ranking_settings
+
+    if namespace is None:
+        namespace = settings.namespace if settings.namespace is not None else _project_here()
+    request = {
+        "op": "search",
+        "query": query,
+        "k": k,
+        "namespace": namespace,
+        "scope": scope,
+        "memory_types": memory_types,
+        "tags": tags,
+        "sources": list(sources),
+        "settings": ranking_settings(settings),
+    }
+    answer = ask(settings, request, timeout)
+    if answer is None or "error" in answer:
+        return None
+    hits = answer.get("hits")
+    if not isinstance(hits, list):
+        return None
+    try:
+        return [_hit(item) for item in hits]
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _hit(item: dict[str, Any]) -> RemoteHit:
+    values = dict(item)
+    score = float(values.pop("score"))
+    signals = {str(k): float(v) for k, v in values.pop("signals", {}).items()}
+    values["memory_type"] = MemoryType(values["memory_type"])
+    return RemoteHit(Memory(**values), score, signals)
+
+
+def start(
+    settings: Settings, *, idle_seconds: float, timeout: float = START_TIMEOUT
+) -> dict[str, Any] | None:
+    """Start the store's resident detached (unless one runs) and wait for its first answer."""
+    from memlode.resident.launch import start_detached
+    from memlode.resident.lock import held
+
+    database = database_of(settings)
+    if not held(lock_path(str(settings.home), database)):
+        start_detached(str(settings.home), database, idle_seconds=idle_seconds)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = ping(settings, timeout=0.5)
+        if found is not None:
+            return found
+        time.sleep(0.05)
+    return None
+
+
+def stop(settings: Settings, timeout: float = STOP_TIMEOUT) -> dict[str, Any] | None:
+    """Ask the resident to stop and wait until its lock is free; what it said, or None when
+    none answered. A resident hosted by ``memlode mcp`` refuses (``code`` ``refused``)."""
+    from memlode.resident.lock import held
+
+    answer = ask(settings, {"op": "stop"}, PING_TIMEOUT)
+    if answer is None or "error" in answer:
+        return answer
+    deadline = time.monotonic() + timeout
+    path = lock_path(str(settings.home), database_of(settings))
+    while held(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return answer
+
+
+def _project_here() -> str:
+    from memlode.project import detect_namespace
+
+    try:
+        return detect_namespace(os.getcwd())
+    except OSError:  # the working directory was removed
+        return ""
+
+
+def _same(a: object, b: str) -> bool:
+    return isinstance(a, str) and os.path.realpath(a) == os.path.realpath(b)

@@ -1,0 +1,403 @@
+"""The resident's server: the lock, the socket, the warm engine, idle exit, background embedding.
+
+One ``ResidentServer`` serves one store. It runs in two hosts:
+
+- ``memlode resident --foreground`` (started detached by the SessionStart hook or by
+  ``memlode resident``): it opens its own engine, embeds pending rows on a background thread
+  (``memlode.mcp.embed_worker.BackgroundEmbedder``, the MCP server's worker), and exits after
+  ``idle_seconds`` without a request, when asked to stop, or when its database file is removed
+  or replaced (a restore, a deleted test folder): a new one serves the new file.
+- ``memlode mcp`` hosts it on a thread, with an engine of its own (so that a long tool call
+  never holds up a hook) made by the server's opener (the server's one embedder and vector
+  index); the server's own worker embeds. It does not idle out, and waits in standby while
+  another process holds the store's lock, taking over when that one exits.
+
+Order of a start: take the lock (or leave: another resident serves the store), remove a socket
+file left by a crashed predecessor (holding the lock proves it is stale), bind the socket
+owner-only (umask 077, then chmod 0600, in a 0700 folder; on Linux a peer of another user is
+refused by its credentials as well), write the owner line into the lock file, answer ``ping``
+at once, and warm the engine (the model, the vector index, the in-memory text index) on a
+thread; requests that need the engine wait for it.
+
+Connections are handled on short threads, at most ``MAX_CONNECTIONS`` at once; the engine is
+held by one request at a time (one SQLite connection). Between requests the server refreshes
+the text and vector indexes every ``KEEP_WARM_SECONDS``, so a prompt after a burst of hook
+writes does not pay for catching up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memlode import __version__
+from memlode.config import Settings
+from memlode.errors import MemlodeError
+from memlode.resident.lock import ResidentLock
+from memlode.resident.paths import (
+    database_path,
+    lock_path,
+    private_dir_ok,
+    run_dir,
+    socket_path,
+)
+from memlode.resident.protocol import MAX_REQUEST_BYTES, Answerer, EngineSession
+
+if TYPE_CHECKING:
+    from memlode.embed import Embedder
+    from memlode.engine import Engine
+    from memlode.mcp.embed_worker import BackgroundEmbedder
+
+__all__ = ["ResidentServer"]
+
+log = logging.getLogger(__name__)
+
+ACCEPT_TICK = 0.25  # seconds between checks of the stop flag while no client connects
+READ_TIMEOUT = 2.0  # a client has this long to send its request line
+MAX_CONNECTIONS = 16
+DB_CHECK_SECONDS = 2.0  # how often the database file is checked for removal or replacement
+KEEP_WARM_SECONDS = 20.0
+STANDBY_RETRY_SECONDS = 10.0  # memlode mcp: how often it tries to take over a store's lock
+WARM_UP_QUERY = "memlode resident warm up"
+
+
+class ResidentServer:
+    """Serve one store's resident socket until stopped, idle, or the store goes away."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        idle_seconds: float = 0.0,
+        host: str = "resident",
+        engine_session: EngineSession | None = None,
+        open_engine: Callable[[], Engine] | None = None,
+        on_request: Callable[[], None] | None = None,
+        embed_in_background: bool = True,
+        status_extra: Callable[[], dict[str, Any]] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.home = str(settings.home)
+        self.database = Path(database_path(self.home, str(settings.database)))
+        self.idle_seconds = max(0.0, idle_seconds)
+        self.host = host
+        self.lock = ResidentLock(lock_path(self.home, str(self.database)))
+        self.socket_path = socket_path(self.home, str(self.database))
+        self.started_at = time.time()
+        self.exit_reason = ""
+        self.ready = threading.Event()
+        self._stop = threading.Event()
+        self._last_request = time.monotonic()
+        self._listener: socket.socket | None = None
+        self._socket_id: tuple[int, int] | None = None
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._engine: Engine | None = None
+        self._engine_lock = threading.Lock()
+        self._embedder_lock = threading.Lock()
+        self._shared: Embedder | None = None
+        self._shared_made = False
+        self._worker: BackgroundEmbedder | None = None
+        self._thread: threading.Thread | None = None
+        self._on_request = on_request
+        self._opener = open_engine if open_engine is not None else self._open_engine
+        self._embed_in_background = embed_in_background
+        session = engine_session if engine_session is not None else self._own_engine
+        self.answerer = Answerer(
+            settings,
+            self.database,
+            session,
+            info=self.info,
+            on_request=self._note_request,
+            on_stop=self._stop_request if host == "resident" else None,
+            status_extra=status_extra or self._status_extra,
+        )
+        self._engine_session = session
+        self._db_identity = _identity(self.database)
+
+    # ---- facts ------------------------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "db": str(self.database),
+            "pid": os.getpid(),
+            "host": self.host,
+            "socket": self.socket_path,
+            "version": __version__,
+            "started_at": self.started_at,
+            "ready": self.ready.is_set(),
+            "answered": self.answerer.served,
+            "idle_exit_seconds": self.idle_seconds,
+            "idle_for_seconds": round(time.monotonic() - self._last_request, 1),
+        }
+
+    def _status_extra(self) -> dict[str, Any]:
+        return {"background_embedder": self._worker.status() if self._worker else None}
+
+    # ---- the engine -------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _own_engine(self) -> Iterator[Engine]:
+        with self._engine_lock:
+            if self._engine is None:
+                self._engine = self._opener()
+            yield self._engine
+
+    def _open_engine(self) -> Engine:
+        """An engine on the store that embeds with the process's one embedder (one model)."""
+        from memlode.engine import Engine
+
+        engine = Engine(self.settings, cwd=Path(self.home))
+        embedder = self._shared_embedder()
+        if embedder is not None:
+            engine.embeddings.use_embedder(embedder)
+        return engine
+
+    def _shared_embedder(self) -> Embedder | None:
+        with self._embedder_lock:
+            if not self._shared_made:
+                self._shared_made = True
+                from memlode.embed import make_embedder
+
+                try:
+                    self._shared = make_embedder(self.settings, self.settings.home / "models")
+                except MemlodeError as exc:
+                    log.info("no embedder; recall runs on text alone: %s", exc)
+            return self._shared
+
+    def _note_request(self) -> None:
+        self._last_request = time.monotonic()
+        if self._worker is not None:
+            self._worker.wake()  # the hook that asks has probably just stored rows
+        if self._on_request is not None:
+            self._on_request()
+
+    def _stop_request(self) -> bool:
+        self.exit_reason = self.exit_reason or "asked to stop"
+        self._stop.set()
+        return True
+
+    # ---- running ----------------------------------------------------------------------------
+
+    def acquire(self) -> bool:
+        """Take the store's lock; False when another process serves the store."""
+        from memlode.owner_only import make_private_dir
+
+        make_private_dir(run_dir(self.home))
+        return self.lock.acquire()
+
+    def run(self) -> str:
+        """Serve until stopped (the lock must be held); the reason it stopped."""
+        if not self.lock.locked:
+            raise RuntimeError("run() without the store's lock")
+        try:
+            self._bind()
+            self.lock.write_owner(self.info())
+            log.info("resident for %s listening on %s", self.database, self.socket_path)
+            if self._embed_in_background:
+                self._start_worker()
+            warm = threading.Thread(target=self._warm_up, name="memlode-warm-up", daemon=True)
+            warm.start()
+            self._serve()
+        finally:
+            self.close()
+        return self.exit_reason or "stopped"
+
+    def start_in_background(self, *, standby: bool = True) -> None:
+        """Serve on a thread (the MCP server's host): take the lock, or wait for it."""
+        self._thread = threading.Thread(
+            target=self._background, args=(standby,), name="memlode-resident", daemon=True
+        )
+        self._thread.start()
+
+    def _background(self, standby: bool) -> None:
+        try:
+            while not self.acquire():
+                if not standby:
+                    log.info("another process serves %s; not hosting its resident", self.database)
+                    return
+                if self._stop.wait(STANDBY_RETRY_SECONDS):
+                    return
+            if not self._stop.is_set():
+                self.run()
+        except Exception:
+            log.exception("the resident socket stopped")
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask to stop and wait for the serving thread (when it runs on one)."""
+        self.exit_reason = self.exit_reason or "stopped"
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _bind(self) -> None:
+        folder = os.path.dirname(self.socket_path)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not private_dir_ok(folder):
+            raise OSError(f"{folder} is not a private folder of this user's; not listening there")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.socket_path)  # we hold the lock: whatever is there is stale
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old_umask = os.umask(0o077)
+        try:
+            listener.bind(self.socket_path)
+        finally:
+            os.umask(old_umask)
+        os.chmod(self.socket_path, 0o600)
+        info = os.stat(self.socket_path)
+        self._socket_id = (info.st_dev, info.st_ino)
+        listener.listen(64)
+        listener.settimeout(ACCEPT_TICK)
+        self._listener = listener
+
+    def _start_worker(self) -> None:
+        from memlode.mcp.embed_worker import BackgroundEmbedder
+
+        self._worker = BackgroundEmbedder(
+            self.settings, cwd=Path(self.home), open_engine=self._open_engine
+        )
+        self._worker.start()
+
+    def _warm_up(self) -> None:
+        """Load the model and the indexes now, so that the first hook does not wait for them."""
+        try:
+            with self._engine_session() as engine:
+                for _ in range(2):  # the second search starts the in-memory text index's build
+                    engine.search(WARM_UP_QUERY, 1, catch_up=0)
+                text_index = engine.text_index
+            text_index.wait()
+        except Exception as exc:
+            log.warning("warm-up failed (requests will report it): %s", exc)
+        self.ready.set()
+
+    def _serve(self) -> None:
+        assert self._listener is not None
+        last_check = last_warm = time.monotonic()
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                conn = None
+            except OSError as exc:
+                log.warning("resident socket failed: %s", exc)
+                self.exit_reason = f"socket failed: {exc}"
+                return
+            if conn is not None:
+                self._slots.acquire()
+                threading.Thread(
+                    target=self._handle, args=(conn,), name="memlode-request", daemon=True
+                ).start()
+                continue
+            now = time.monotonic()
+            if self.idle_seconds and now - self._last_request >= self.idle_seconds:
+                self.exit_reason = f"idle for {self.idle_seconds:g} s"
+                return
+            if now - last_check >= DB_CHECK_SECONDS:
+                last_check = now
+                reason = self._store_gone()
+                if reason:
+                    self.exit_reason = reason
+                    return
+            if now - last_warm >= KEEP_WARM_SECONDS and now - self._last_request >= ACCEPT_TICK:
+                last_warm = now
+                self._keep_warm()
+
+    def _handle(self, conn: socket.socket) -> None:
+        try:
+            conn.settimeout(READ_TIMEOUT)
+            if not _same_user(conn):
+                return
+            raw = _read_line(conn)
+            if not raw.strip():
+                return
+            conn.sendall(self.answerer.answer_line(raw))
+        except OSError as exc:  # the client gave up (a hook past its deadline)
+            log.debug("resident: client went away: %s", exc)
+        finally:
+            conn.close()
+            self._slots.release()
+
+    def _store_gone(self) -> str:
+        current = _identity(self.database)
+        if current is None:
+            return "the database file was removed"
+        if self._db_identity is not None and current != self._db_identity:
+            return "the database file was replaced"
+        if self._socket_id is not None and _identity(Path(self.socket_path)) != self._socket_id:
+            return "the socket file was removed or replaced"
+        return ""
+
+    def _keep_warm(self) -> None:
+        """Fold other processes' writes into the indexes while nobody waits."""
+        if not self._engine_lock.acquire(blocking=False):
+            return
+        try:
+            engine = self._engine
+            if engine is None:
+                return
+            engine.text_index.scorer(engine.conn)
+            _ = engine.embeddings.index  # refreshed from the store on access
+        except Exception as exc:
+            log.info("resident: refreshing the indexes failed: %s", exc)
+        finally:
+            self._engine_lock.release()
+
+    def close(self) -> None:
+        """Stop serving: the socket (if still ours), the worker, the engine, then the lock."""
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+            if self._socket_id is not None and _identity(Path(self.socket_path)) == self._socket_id:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.socket_path)
+        if self._worker is not None:
+            self._worker.stop()
+        with self._engine_lock:
+            if self._engine is not None:
+                self._engine.close()
+                self._engine = None
+        self.lock.release()
+        log.info("resident for %s stopped: %s", self.database, self.exit_reason or "stopped")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)  # stat only: the database file is never opened here
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """False for a peer of another user (Linux credentials; elsewhere the 0600 socket file in a
+    0700 folder is the guard)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None or not hasattr(os, "getuid"):
+        return True
+    import struct
+
+    try:
+        raw = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    except OSError:
+        return True
+    _pid, uid, _gid = struct.unpack("3i", raw)
+    if uid != os.getuid():
+        log.warning("resident: refused a connection from uid %d", uid)
+        return False
+    return True
+
+
+def _read_line(conn: socket.socket) -> bytes:
+    data = b""
+    while b"\n" not in data and len(data) <= MAX_REQUEST_BYTES:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data.split(b"\n", 1)[0][:MAX_REQUEST_BYTES]

@@ -1,0 +1,276 @@
+"""The resident process end to end: started by the command and by SessionStart, unique per
+store, owner-only, idle exit, crash and restart, a removed store, two stores side by side."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+from pathlib import Path
+
+import pytest
+from tests.resident.support import (
+    hook,
+    lock_of,
+    memlode,
+    ping,
+    request,
+    socket_of,
+    wait_ready,
+    wait_until,
+)
+
+from memlode.engine import Engine
+from memlode.resident.lock import held, read_owner
+
+
+def session_start(cwd: Path, session: str = "s-1", env: dict[str, str] | None = None) -> None:
+    payload = {
+        "session_id": session,
+        "cwd": str(cwd),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "transcript_path": str(cwd / "t.jsonl"),
+    }
+    done = hook("session-start", payload, cwd=cwd, env=env)
+    assert done.returncode == 0 and done.stderr == ""
+
+
+def test_the_command_starts_one_resident_owner_only(
+    workdir: Path, memlode_home: Path, filled: Engine
+) -> None:
+    assert memlode("resident", "status", cwd=workdir).returncode == 3  # none yet
+    started = memlode("resident", cwd=workdir)
+    assert started.returncode == 0, started.stderr
+    first = wait_ready(memlode_home)
+    assert first["host"] == "resident" and first["db"] == str(filled.db.path.resolve())
+    sock = socket_of(memlode_home)
+    assert stat.S_ISSOCK(os.stat(sock).st_mode)
+    assert stat.S_IMODE(os.stat(sock).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(os.path.dirname(sock)).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(lock_of(memlode_home)).st_mode) == 0o600
+
+    # A second start, by the command or by a foreground process, leaves the first alone.
+    again = memlode("resident", cwd=workdir)
+    assert again.returncode == 0 and f"pid {first['pid']}" in again.stdout
+    foreground = memlode("resident", "--foreground", cwd=workdir, timeout=60)
+    assert foreground.returncode == 0 and "already serves" in foreground.stderr
+    assert ping(memlode_home)["pid"] == first["pid"]  # type: ignore[index]
+
+    status = memlode("resident", "status", "--json", cwd=workdir)
+    assert status.returncode == 0 and '"running": true' in status.stdout
+    stopped = memlode("resident", "stop", cwd=workdir)
+    assert stopped.returncode == 0 and f"pid {first['pid']}" in stopped.stdout
+    assert not held(lock_of(memlode_home))
+    assert not os.path.exists(sock)
+    assert memlode("resident", "status", cwd=workdir).returncode == 3
+
+
+def test_session_start_starts_it_and_the_prompt_hook_asks_it(
+    workdir: Path, memlode_home: Path, filled: Engine
+) -> None:
+    session_start(workdir)
+    first = wait_ready(memlode_home)
+    assert first["answered"] == 0
+    # Another SessionStart while it runs starts no second one.
+    session_start(workdir, "s-2")
+    assert ping(memlode_home)["pid"] == first["pid"]  # type: ignore[index]
+
+    prompt = {
+        "session_id": "s-2",
+        "cwd": str(workdir),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "why are there postgres connection timeouts with pgbouncer?",
+    }
+    done = hook("prompt", prompt, cwd=workdir)
+    assert done.returncode == 0 and done.stderr == ""
+    assert "pgbouncer" in done.stdout
+    assert ping(memlode_home)["answered"] >= 1  # type: ignore[index]
+
+
+def test_autostart_off_starts_nothing(workdir: Path, memlode_home: Path, filled: Engine) -> None:
+    session_start(workdir, env={"MEMLODE_RESIDENT_AUTOSTART": "0"})
+    prompt = {
+        "session_id": "s-1",
+        "cwd": str(workdir),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "postgres connection pooling through pgbouncer",
+    }
+    done = hook("prompt", prompt, cwd=workdir, env={"MEMLODE_RESIDENT_AUTOSTART": "0"})
+    assert done.returncode == 0 and "pgbouncer" in done.stdout  # the lean path answered
+    assert not held(lock_of(memlode_home))
+    assert not os.path.exists(socket_of(memlode_home))
+
+
+def test_idle_exit(workdir: Path, memlode_home: Path, filled: Engine) -> None:
+    started = memlode("resident", cwd=workdir, env={"MEMLODE_RESIDENT_IDLE": "1.5"})
+    assert started.returncode == 0, started.stderr
+    info = wait_ready(memlode_home)
+    assert info["idle_exit_seconds"] == 1.5
+    assert wait_until(lambda: not held(lock_of(memlode_home)), 30)
+    assert not os.path.exists(socket_of(memlode_home))
+    log = (Path(socket_of(memlode_home)).with_suffix(".log")).read_text()
+    assert "idle for 1.5 s" in log
+
+
+def test_idle_exit_flag_overrides_the_setting(workdir: Path, memlode_home: Path) -> None:
+    started = memlode("resident", "--idle-exit", "1", cwd=workdir)
+    assert started.returncode == 0, started.stderr
+    assert wait_until(lambda: not held(lock_of(memlode_home)), 30)
+    bad = memlode("resident", "--idle-exit", "-3", cwd=workdir)
+    assert bad.returncode == 2 and not held(lock_of(memlode_home))
+
+
+def test_crash_then_the_next_session_start_replaces_it(
+    workdir: Path, memlode_home: Path, filled: Engine
+) -> None:
+    session_start(workdir)
+    first = wait_ready(memlode_home)
+    os.kill(first["pid"], signal.SIGKILL)
+    assert wait_until(lambda: not held(lock_of(memlode_home)), 10)
+    assert os.path.exists(socket_of(memlode_home))  # the stale socket file stays behind
+
+    # Meanwhile a prompt falls back to the lean path, at once and silently.
+    prompt = {
+        "session_id": "s-1",
+        "cwd": str(workdir),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "postgres connection pooling through pgbouncer",
+    }
+    done = hook("prompt", prompt, cwd=workdir)
+    assert done.returncode == 0 and done.stderr == "" and "pgbouncer" in done.stdout
+
+    session_start(workdir, "s-2")
+    second = wait_ready(memlode_home)
+    assert second["pid"] != first["pid"]
+    owner = read_owner(lock_of(memlode_home))
+    assert owner is not None and owner["pid"] == second["pid"]
+
+
+def test_a_prompt_restarts_a_resident_that_went_away(
+    workdir: Path, memlode_home: Path, filled: Engine
+) -> None:
+    """No SessionStart started one (it exited while idle): the first prompt that finds none
+    answers from the lean path and starts it; the next one is answered by it."""
+    prompt = {
+        "session_id": "s-1",
+        "cwd": str(workdir),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "postgres connection pooling through pgbouncer",
+    }
+    done = hook("prompt", prompt, cwd=workdir)
+    assert done.returncode == 0 and "pgbouncer" in done.stdout
+    info = wait_ready(memlode_home)
+    assert info["answered"] == 0
+    assert "pgbouncer" in hook("prompt", prompt, cwd=workdir).stdout
+    assert ping(memlode_home)["answered"] >= 1  # type: ignore[index]
+
+
+def test_a_stalled_resident_costs_the_prompt_only_its_deadline(
+    workdir: Path, memlode_home: Path, filled: Engine
+) -> None:
+    memlode("resident", cwd=workdir)
+    info = wait_ready(memlode_home)
+    os.kill(info["pid"], signal.SIGSTOP)
+    try:
+        prompt = {
+            "session_id": "s-1",
+            "cwd": str(workdir),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "postgres connection pooling through pgbouncer",
+        }
+        done = hook("prompt", prompt, cwd=workdir)
+        assert done.returncode == 0 and done.stderr == "" and "pgbouncer" in done.stdout
+    finally:
+        os.kill(info["pid"], signal.SIGCONT)
+    assert ping(memlode_home) is not None  # it goes on serving afterwards
+
+
+def test_a_removed_store_stops_its_resident(workdir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "elsewhere" / "store.db"
+    db.parent.mkdir()
+    assert memlode("--db", str(db), "store", "a note", cwd=workdir).returncode == 0
+    assert memlode("--db", str(db), "resident", cwd=workdir).returncode == 0
+    home = Path(os.environ["MEMLODE_HOME"])
+    wait_ready(home, db)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    assert wait_until(lambda: not held(lock_of(home, db)), 30)
+    log = Path(socket_of(home, db)).with_suffix(".log").read_text()
+    # removed, or replaced when a thread of the resident opened the path again meanwhile
+    assert "database file was removed" in log or "database file was replaced" in log
+
+
+def test_two_stores_side_by_side(workdir: Path, tmp_path: Path) -> None:
+    """Two homes, and two --db files in one home: each store its own resident, no cross
+    answers, and a request for another store's database is refused."""
+    home_a, home_b = tmp_path / "home-a", tmp_path / "home-b"
+    db_c = tmp_path / "c.db"
+    stores = [
+        ({"MEMLODE_HOME": str(home_a)}, [], "alpha pgbouncer pooling note"),
+        ({"MEMLODE_HOME": str(home_b)}, [], "beta pgbouncer pooling note"),
+        ({"MEMLODE_HOME": str(home_a)}, ["--db", str(db_c)], "gamma pgbouncer pooling note"),
+    ]
+    for env, flags, text in stores:
+        assert memlode(*flags, "store", text, cwd=workdir, env=env).returncode == 0
+        assert memlode(*flags, "resident", cwd=workdir, env=env).returncode == 0
+    infos = [
+        wait_ready(home_a),
+        wait_ready(home_b),
+        wait_ready(home_a, db_c),
+    ]
+    assert len({i["pid"] for i in infos}) == 3
+    assert len({i["socket"] for i in infos}) == 3
+    for (env, flags, text), info in zip(stores, infos, strict=True):
+        found = memlode(*flags, "search", "pgbouncer pooling", "--json", cwd=workdir, env=env)
+        assert found.returncode == 0, found.stderr
+        assert text in found.stdout
+        assert sum(t in found.stdout for _e, _f, t in stores) == 1
+        assert ping(Path(env["MEMLODE_HOME"]), Path(flags[1]) if flags else None)["answered"] >= 1  # type: ignore[index]
+        del info
+
+    # Store A's socket asked about store B's database: refused, nothing of either leaks.
+    other = request(
+        home_a,
+        {"op": "recall", "db": infos[1]["db"], "query": "pgbouncer pooling", "namespace": ""},
+    )
+    assert other is not None and other["code"] == "other-db" and other["hits"] == []
+    nodb = request(home_a, {"op": "recall", "query": "pgbouncer pooling"})
+    assert nodb is not None and nodb["code"] == "bad-request" and nodb["hits"] == []
+
+
+def test_a_long_home_puts_the_socket_in_a_private_short_folder(
+    workdir: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / ("h" * 60) / ("o" * 60)
+    env = {"MEMLODE_HOME": str(home)}
+    assert memlode("store", "a note about pgbouncer", cwd=workdir, env=env).returncode == 0
+    assert memlode("resident", cwd=workdir, env=env).returncode == 0, "no start"
+    info = wait_ready(home)
+    assert info["socket"].startswith(f"/tmp/memlode-{os.getuid()}/")
+    folder = os.path.dirname(info["socket"])
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    found = memlode("search", "pgbouncer", cwd=workdir, env=env)
+    assert "a note about pgbouncer" in found.stdout
+    assert memlode("resident", "stop", cwd=workdir, env=env).returncode == 0
+    assert not os.path.exists(info["socket"])
+
+
+@pytest.mark.parametrize(
+    "payload, code",
+    [
+        (b"not json", "bad-request"),
+        (b"[1, 2]", "bad-request"),
+        (b'{"op": "explode"}', "unknown-op"),
+    ],
+)
+def test_bad_requests_get_errors_and_the_resident_goes_on(
+    workdir: Path, memlode_home: Path, payload: bytes, code: str
+) -> None:
+    from memlode.resident.wire import exchange
+
+    memlode("resident", cwd=workdir)
+    wait_ready(memlode_home)
+    raw = exchange(socket_of(memlode_home), payload, 5.0)
+    assert raw is not None and f'"code": "{code}"'.encode() in raw
+    assert ping(memlode_home) is not None
