@@ -162,6 +162,13 @@ def test_import_of_a_missing_or_binary_file(
     assert db.snapshot() == before
 
 
+def _memory_line(field: str) -> str:
+    """A memory record that is valid but for ``field`` (JSON text, e.g. '"namespace": "*"')."""
+    return (
+        '{"kind": "memory", "id": "x", "content": "c", "created_at": "2026-01-01", ' + field + "}"
+    )
+
+
 def _good_lines(n: int) -> list[str]:
     return [
         json.dumps(
@@ -209,6 +216,32 @@ def _good_lines(n: int) -> list[str]:
         ('{"kind": "edge", "source_id": "a", "target_id": "b", "relationship": "X"}', "unknown"),
         ('{"kind": "session", "namespace": "p"}', "missing field 'id'"),
         ('{"kind": "widget"}', "unknown kind"),
+        # no coercion: a value of the wrong JSON type is an error, never "True" or "nan"
+        (_memory_line('"namespace": "*"'), "not '*'"),
+        (_memory_line('"namespace": true'), "namespace must be text"),
+        (_memory_line('"namespace": NaN'), "NaN is not a number JSON allows"),
+        (_memory_line('"source": 5'), "source must be a non-empty string"),
+        (_memory_line('"tags": "a,b"'), "tags must be a list"),
+        (_memory_line('"tags": ["a", 2]'), "each tag must be a string"),
+        (_memory_line('"importance": "0.5"'), "importance must be a number"),
+        (_memory_line('"confidence": true'), "confidence must be a number"),
+        (_memory_line('"access_count": 1e400'), "too large"),
+        (_memory_line('"access_count": 2.5'), "access_count must be a whole number"),
+        (_memory_line('"access_count": 99999999999999999999'), "64 bits"),
+        (_memory_line('"memory_type": 3'), "memory_type must be a string"),
+        (_memory_line('"metadata": ' + "[" * 100 + "]" * 100), "nests deeper"),
+        ('{"kind": "memory", "id": 7, "content": "c", "created_at": "2026-01-01"}', "id must be"),
+        ('{"kind": "memory", "id": "x", "content": 5, "created_at": "2026-01-01"}', "text"),
+        (
+            '{"kind": "memory", "id": "x", "content": "lone \\ud800", "created_at": "2026-01-01"}',
+            "not valid UTF-8",
+        ),
+        (
+            '{"kind": "edge", "source_id": "a", "target_id": "b", "relationship": "RELATES_TO",'
+            ' "weight": "heavy"}',
+            "weight must be a number",
+        ),
+        ('{"kind": "session", "id": 5, "started_at": "2026-01-01"}', "id must be"),
     ],
 )
 def test_a_corrupt_import_line_is_reported_and_nothing_is_applied(
@@ -242,3 +275,41 @@ def test_usage_errors_exit_2(cli: Any, workdir: Path) -> None:
         assert result.returncode == 2, (args, result.stderr)
         assert "Traceback" not in result.stderr
         assert "Usage:" in result.stderr or "Error:" in result.stderr
+
+
+def test_an_import_never_silently_drops_a_memory_whose_id_is_taken(
+    cli: Any, db: Any, seeded: list[str], tmp_path: Path
+) -> None:
+    """A record whose id is stored with other content keeps the stored memory and is reported:
+    counted, named in the summary, listed under "conflicts" with --json."""
+    exported = tmp_path / "export.jsonl"
+    assert cli("export", str(exported)).returncode == 0
+    lines = exported.read_text(encoding="utf-8").splitlines()
+    edited = []
+    for line in lines:
+        record = json.loads(line)
+        if record.get("id") == seeded[0]:
+            record["content"] = "an edited version of the first memory"
+        edited.append(json.dumps(record))
+    new = {"kind": "memory", "id": "new-1", "namespace": "proj"}
+    new["created_at"] = "2026-01-01T00:00:00Z"
+    edited.append(json.dumps({**new, "content": "a new memory"}))
+    edited.append(json.dumps({**new, "content": "a second text under one id"}))
+    path = tmp_path / "edited.jsonl"
+    path.write_text("\n".join(edited) + "\n", encoding="utf-8")
+    before = db.snapshot()
+    result = cli("import", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    report = result.json()
+    assert report["memories_added"] == 1  # new-1, the first time
+    assert report["memories_conflicting"] == 2
+    assert sorted(report["conflicts"]) == sorted([seeded[0], "new-1"])
+    assert report["memories_skipped"] == 1  # the second seeded memory: the same
+    stored = cli("get", seeded[0], "--json").json()
+    assert stored["content"] == "first seeded memory"  # the stored version stays
+    assert cli("get", "new-1", "--json").json()["content"] == "a new memory"
+    assert len(db.rows("memories")) == len(before["memories"]) + 1
+    text = cli("import", str(path))
+    assert text.returncode == 0, text.stderr
+    assert "kept the stored version of 2 memories" in text.stdout
+    assert seeded[0] in text.stdout

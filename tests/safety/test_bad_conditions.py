@@ -231,6 +231,11 @@ def check_reads_and_refused_writes(store: Store, tmp_path: Path, *reason: str) -
     (store.project / "extra.py").write_text("def extra():\n    return 1\n")  # index must write
     for args in WRITES:
         clean_error(store.run(*_fill(args, names)), *reason)
+    # a hook that cannot store its observation stays silent and exits 0, as hooks always do
+    payload = {"session_id": "s1", "cwd": str(store.project), "hook_event_name": "PostToolUse"}
+    payload |= {"tool_name": "Edit", "tool_input": {"file_path": str(store.project / "app.py")}}
+    hook = store.run("hook", "PostToolUse", stdin=json.dumps(payload).encode())
+    assert (hook.returncode, hook.stdout, "Traceback" in hook.stderr) == (0, "", False), hook
 
 
 # ---- the tests -----------------------------------------------------------------------------

@@ -157,7 +157,8 @@ class write:
         if not self.owner:
             return
         if exc_type is not None:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # SQLite rolls back itself after SQLITE_FULL, IOERR
+                self.conn.execute("ROLLBACK")
         else:
             _retry(self.conn, "COMMIT")
 

@@ -100,7 +100,8 @@ def apply_migrations(conn: sqlite3.Connection) -> list[int]:
             )
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite rolls back itself after SQLITE_FULL, IOERR
+                conn.execute("ROLLBACK")
             raise
         done.append(version)
     return done
