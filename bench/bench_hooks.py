@@ -81,7 +81,8 @@ tail = ["".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ i
 words = {WORDS!r} + tail
 weights = [1.0 / (rank + 1) for rank in range(len(words))]
 rng.shuffle(weights)
-with Engine(Settings.load({{"namespace": "{project.name}"}})) as e:
+from memlode.project import detect_namespace
+with Engine(Settings.load({{"namespace": detect_namespace("{project}")}})) as e:
     items = []
     for i in range({memories}):
         text = " ".join(rng.choices(words, weights, k=14)) + f" #{{i}}"
@@ -213,12 +214,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--memories", type=int, default=3000)
+    parser.add_argument(
+        "--git",
+        action="store_true",
+        help="make the project a git repository with an origin remote (namespace detection"
+        " then reads .git/config on every event)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         project = Path(tmp) / "proj"
         (project / "src").mkdir(parents=True)
         (project / "pyproject.toml").write_text("[project]\nname='proj'\n")
+        if args.git:
+            (project / ".git").mkdir()
+            (project / ".git" / "config").write_text(
+                '[core]\n\tbare = false\n[remote "origin"]\n'
+                "\turl = git@github.com:example/proj.git\n"
+                "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+            )
         populate(home, project, args.memories)
         # The baseline writes to its own copy of the store, so that neither side pays for the
         # other's WAL checkpoints.
@@ -264,6 +278,7 @@ def report(times: dict[str, list[float]], args: argparse.Namespace) -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"python {sys.version.split()[0]}, {args.runs} runs per row, {args.memories} memories,"
+        f"{' git project,' if args.git else ''}"
         f" {os.cpu_count()} CPUs, load average {load:.1f}"
     )
     head = f"{'event':<17}{'p50 ms':>8}{'p95 ms':>8}{'p50 x':>7}{'p95 x':>7}{'cpu ms':>8}"

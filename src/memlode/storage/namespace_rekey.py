@@ -145,25 +145,22 @@ def _assign(conn: sqlite3.Connection, name: str) -> dict[str, Selection]:
         if key is not None:
             out[key].sessions.add(session_id)
 
-    doc_root: dict[str, str] = dict(
-        conn.execute(
-            "SELECT c.memory_id, f.root FROM doc_chunks c JOIN doc_files f ON f.id = c.file_id"
-            " WHERE f.namespace = ?",
-            (name,),
-        ).fetchall()
-    )
     memory_key: dict[str, str] = {}
-    for memory_id, metadata, session_id in conn.execute(
-        "SELECT id, metadata, session_id FROM memories WHERE namespace = ?", (name,)
-    ).fetchall():
-        meta = _meta(metadata)
-        key = keys.first(
-            _text(meta.get("cwd")),
-            cwd_of(session_id),
-            doc_root.get(memory_id),
-            _text(meta.get("file")),
-            _text(meta.get("path")),
-        )
+    # The paths a memory recorded, best first: its own cwd (a transcript turn), its session's
+    # cwd (a hook observation), its doc file's root, the file it is about. Read by SQLite's
+    # JSON functions: a store may hold millions of rows.
+    for memory_id, *paths in conn.execute(
+        "SELECT m.id, CASE WHEN json_valid(m.metadata) THEN json_extract(m.metadata, '$.cwd') END,"
+        " (SELECT CASE WHEN json_valid(s.metadata) THEN json_extract(s.metadata, '$.cwd') END"
+        "  FROM sessions s WHERE s.id = m.session_id),"
+        " (SELECT f.root FROM doc_chunks c JOIN doc_files f ON f.id = c.file_id"
+        "  WHERE c.memory_id = m.id LIMIT 1),"
+        " CASE WHEN json_valid(m.metadata) THEN json_extract(m.metadata, '$.file') END,"
+        " CASE WHEN json_valid(m.metadata) THEN json_extract(m.metadata, '$.path') END"
+        " FROM memories m WHERE m.namespace = ?",
+        (name,),
+    ):
+        key = keys.first(*(_text(p) for p in paths))
         if key is not None:
             out[key].memories.add(memory_id)
             memory_key[memory_id] = key
