@@ -177,30 +177,20 @@ def _bounded_int(token: str) -> int:
 
 
 _PLURAL = {"tags", "properties"}  # for "tags are", "metadata is"
-_JSON_SPECIAL = re.compile(r'[\\"\[\]{}]')
+# A JSON string (or an unterminated one, to the end) or a bracket. The possessive quantifiers
+# never backtrack, so one pass is linear whatever the input.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+"?|[\[\]{}]', re.DOTALL)
 
 
 def _too_deep(text: str) -> bool:
-    """Does ``text`` nest arrays and objects deeper than MAX_JSON_DEPTH? One linear pass over
-    the characters that matter (brackets inside strings do not count)."""
+    """Does ``text`` nest arrays and objects deeper than MAX_JSON_DEPTH? One linear pass
+    (brackets inside strings do not count)."""
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
         return False
     depth = 0
-    in_string = False
-    escaped = -1  # position of the character a backslash escapes
-    for match in _JSON_SPECIAL.finditer(text):
-        pos = match.start()
-        if pos == escaped:
-            continue
-        char = match.group()
-        if in_string:
-            if char == "\\":
-                escaped = pos + 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
+    for match in _JSON_TOKEN.finditer(text):
+        char = match.group()[0]
+        if char in "[{":
             depth += 1
             if depth > MAX_JSON_DEPTH:
                 return True

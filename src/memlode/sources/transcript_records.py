@@ -190,7 +190,10 @@ def _without_lone_surrogates(data: Any) -> Any:
 
 def decode(raw: RawLine) -> dict[str, Any] | None:
     try:
-        data = json.loads(raw.data.decode("utf-8", "replace"))
+        try:
+            data = json.loads(raw.data)
+        except UnicodeDecodeError:  # a byte that is not UTF-8: U+FFFD, the line is kept
+            data = json.loads(raw.data.decode("utf-8", "replace"))
         if _SURROGATE_ESCAPE.search(raw.data):  # pairs were joined; lone ones become U+FFFD
             data = _without_lone_surrogates(data)
     except (ValueError, RecursionError):
