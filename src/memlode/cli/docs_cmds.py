@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from memlode import validate
-from memlode.cli.common import echo_json, json_option, open_engine, read_stdin_text
+from memlode.cli.common import Count, echo_json, json_option, open_engine, read_stdin_text
 
 
 def _short(text: str, width: int = 100) -> str:
@@ -146,7 +146,9 @@ def memory_get_cmd(ctx: click.Context, path: str, as_json: bool) -> None:
 
 @memory.command("search")
 @click.argument("query")
-@click.option("-k", "--k", "k", default=5, show_default=True, type=int, help="How many results.")
+@click.option(
+    "-k", "--k", "k", default=5, show_default=True, type=Count(1, 1000), help="How many results."
+)
 @json_option
 @click.pass_context
 def memory_search_cmd(ctx: click.Context, query: str, k: int, as_json: bool) -> None:

@@ -6,8 +6,12 @@ from collections.abc import Callable
 
 import click
 
-from memlode.cli.common import echo_json, json_option, open_engine
+from memlode.cli.common import Count, echo_json, json_option, open_engine
 from memlode.errors import InvalidInput
+
+# Rows embedded in one call: far above what helps any model (64 is the default), low enough
+# that a batch always fits in memory.
+MAX_BATCH = 4096
 
 
 def _progress_printer(label: str) -> Callable[[int, int], None]:
@@ -18,15 +22,13 @@ def _progress_printer(label: str) -> Callable[[int, int], None]:
 
 
 @click.command()
-@click.option("--limit", type=int, default=None, help="Embed at most this many rows.")
-@click.option("--batch-size", type=int, default=64, show_default=True)
+@click.option("--limit", type=Count(1), default=None, help="Embed at most this many rows.")
+@click.option("--batch-size", type=Count(1, MAX_BATCH), default=64, show_default=True)
 @json_option
 @click.pass_context
 def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool) -> None:
     """Embed memories stored without a vector (hooks leave them for this), then give token
     states (late interaction) to memories embedded before they existed."""
-    if batch_size < 1:
-        raise InvalidInput("batch size must be at least 1")
     with open_engine(ctx) as engine:
         if engine.embeddings.embedder is None:
             raise InvalidInput(

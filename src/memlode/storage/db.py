@@ -82,6 +82,8 @@ def explain(exc: sqlite3.Error, path: Path | str) -> str:
             f"{path} is damaged ({exc}); run `memlode doctor`, or restore it from a backup "
             "(the file was left as it is)"
         )
+    if code == SQLITE_CANTOPEN:
+        return f"cannot open {path} ({exc}); its folder must exist and be writable"
     if code == SQLITE_IOERR:
         return f"disk I/O error on {path} ({exc}); the disk may be full, read-only or failing"
     return f"database error on {path}: {exc}"
