@@ -265,6 +265,29 @@ def test_reads_work_when_the_database_file_cannot_be_written(tmp_path: Path) -> 
     ok(store.run("store", "writable again"))
 
 
+def test_a_read_only_database_that_needs_upgrading_is_a_clear_error(tmp_path: Path) -> None:
+    """No migration is attempted on a database that cannot be written: it is refused whole."""
+    store = make_store(tmp_path / "home", tmp_path / "proj")
+    old = tmp_path / "old" / "memlode.db"
+    old.parent.mkdir()
+    shutil.copyfile(store.db, old)
+    conn = sqlite3.connect(old)
+    with conn:  # as if written by the version before the latest migration
+        conn.execute(
+            "DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM"
+            " schema_migrations)"
+        )
+    conn.close()
+    done = subprocess.run(["chattr", "+i", str(old)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"chattr +i is not supported here: {done.stderr.decode().strip()}")
+    try:
+        clean_error(store.run("--db", str(old), "list"), "needs upgrading", "not writable")
+    finally:
+        subprocess.run(["chattr", "-i", str(old)], check=True)
+    assert rows(old) == rows(store.db)  # nothing was changed in it
+
+
 def fill(filler: Path) -> None:
     """Fill the file system holding ``filler`` to its last block."""
     fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
