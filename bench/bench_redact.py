@@ -13,6 +13,7 @@ the adversarial rate should be of the same order as the ordinary one, not fall w
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
 import statistics
@@ -20,56 +21,23 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from types import ModuleType
 
 from memlode.redact import redact
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "safety" / "secrets_corpus.json"
+SAFETY_TESTS = Path(__file__).resolve().parents[1] / "tests" / "safety"
+CORPUS = SAFETY_TESTS / "secrets_corpus.json"
 
 
-def adversarial(size: int) -> dict[str, str]:
-    """Inputs that drive each family's worst case: long runs a pattern could rescan from every
-    start, repeated starts that never complete, unterminated openings."""
-
-    def rep(unit: str) -> str:
-        return (unit * (size // len(unit) + 1))[:size]
-
-    return {
-        "assignment: a-a-a-…key=": rep("a-") + "key=",
-        "assignment: key=key=…": rep("key="),
-        "assignment: token:token:…": rep("token:") + "x(",
-        'assignment: password="…unterminated': rep('password="a '),
-        "assignment: 'password' => '…'": rep("'password' => "),
-        "assignment: dotted token run": "password = " + rep("a.token.") + "(",
-        "assignment: --password flags": rep("--password "),
-        "assignment: <password> tags": rep("<password>"),
-        "assignment: define(…) pairs": rep("define('AUTH_KEY', "),
-        "assignment: long identifier": "secret = " + rep("secret_"),
-        "token: sk- run": "sk-" + rep("sk-a"),
-        "token: eyJ segments": rep("eyJaaaaaaa."),
-        "token: AKIA repeated": rep("AKIA"),
-        "token: PEM begin, no end": rep("-----BEGIN RSA PRIVATE KEY-----\n"),
-        "token: base64 PEM run": rep("LS0tLS1CRUdJTi"),
-        "token: hex run then -us": rep("0123456789abcdef") + "-us1",
-        "uri: scheme runs": rep("a.") + "://",
-        "uri: many schemes": rep("a://"),
-        "uri: user:pass without @": "x://" + rep("a:"),
-        "uri: @ run": "x://u:" + rep("@"),
-        "header: authorization repeated": rep("authorization: "),
-        "header: bearer bearer": rep("bearer "),
-        "header: token then long word": rep("token " + "a" * 30 + " "),
-        "header: cookie pairs": "Cookie: " + rep("a=bbbbbbbb; "),
-        "command: mysql mysql": rep("mysql "),
-        "command: mysql -p run": "mysql " + rep("-p-p"),
-        "command: curl -u a:": "curl " + rep("-u a:"),
-        "command: continuation lines": "mysql " + rep("\\\n"),
-        "sql: identified by": rep("identified by "),
-        "sql: password quote": rep("password '"),
-        "pgpass: colon lines": rep("a:1:b:c:d\n"),
-        "pgpass: one colon line": rep("a:1:"),
-        "private: unclosed tags": rep("<private>"),
-        "names: camel run": "x" + rep("aB") + "Token=abc123",
-        "names: unicode lowering": rep("İpassword=x "),
-    }
+def _inputs() -> ModuleType:
+    """tests/safety/redaction_inputs.py: the adversarial inputs the tests run too."""
+    spec = importlib.util.spec_from_file_location(
+        "redaction_inputs", SAFETY_TESTS / "redaction_inputs.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def ordinary(size: int, corpus: dict[str, list[dict[str, str]]]) -> str:
@@ -156,7 +124,7 @@ def main() -> None:
     print(f"{'input':<40} {'MB/s':>8} {'seconds':>9}")
     print(f"{'ordinary text (prose, code, logs)':<40} {mbs:>8.2f} {seconds:>9.3f}")
     worst = float("inf")
-    for name, text in adversarial(args.size).items():
+    for name, text in _inputs().adversarial(args.size).items():
         mbs, seconds = rate(text, args.repeat)
         worst = min(worst, mbs)
         print(f"{name:<40} {mbs:>8.2f} {seconds:>9.3f}")

@@ -14,9 +14,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from memlode.code.languages import spec_for
+from memlode.storage import graph as graph_repo
 from memlode.storage.code_repo import CodeRepo, NodeRow, PackageRow
 from memlode.storage.db import Database
-from memlode.types import format_ts, utcnow
+from memlode.types import Edge, Relationship, format_ts, utcnow
 
 __all__ = ["CrossRepoLink", "cross_repo", "link_cross_repo"]
 
@@ -90,11 +91,8 @@ def link_cross_repo(db: Database) -> list[CrossRepoLink]:
             if not own:
                 repo.ensure_nodes(conn, ns, [NodeRow(source, "package", ns, {"local": True})])
             props = {"cross_repo": True, "modules": sorted(modules), "via": "import"}
-            conn.execute(
-                "INSERT INTO graph_edges (source_id, target_id, relationship, weight, properties,"
-                " created_at) VALUES (?, ?, 'DEPENDS_ON', ?, ?, ?) ON CONFLICT DO NOTHING",
-                (source, target, float(len(modules)), json.dumps(props, sort_keys=True), now),
-            )
+            edge = Edge(source, target, Relationship.DEPENDS_ON, float(len(modules)), props, now)
+            graph_repo.add_edge(conn, edge, keep_existing=True)
     return cross_repo(db)
 
 

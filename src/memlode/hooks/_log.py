@@ -27,7 +27,9 @@ def log_line(path: str, event: str, message: str) -> None:
         except OSError:
             pass
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        text = " ".join(message.split())[:_MAX_LINE]
+        from memlode.redact import redact  # an error may quote what the hook was storing
+
+        text = redact(" ".join(message[: 8 * _MAX_LINE].split()))[:_MAX_LINE]
         line = f"{stamp} pid={os.getpid()} {event}: {text}\n"
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:

@@ -127,11 +127,31 @@ def _secret_string(value: str, strength: int) -> str:
     return _SECRET_MARK
 
 
+def _key(key: object) -> tuple[str, int]:
+    """A JSON key redacted, and how surely it names a secret. The strength is judged on the
+    redacted key without its markers, so that redacting twice judges the same words."""
+    text = redact(str(key))
+    words = text
+    while "[redacted:" in words:
+        start = words.index("[redacted:")
+        end = words.find("]", start)
+        words = words[:start] + " " + (words[end + 1 :] if end >= 0 else "")
+    return text, _secret_name(words)
+
+
+def _object(value: Mapping[Any, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        key, strength = _key(k)
+        out[key] = _value(v, strength)
+    return out
+
+
 def _value(value: object, strength: int) -> object:
     if isinstance(value, str):
         return _secret_string(value, strength) if strength else redact(value)
     if isinstance(value, dict):
-        return {redact(str(k)): _value(v, _secret_name(str(k))) for k, v in value.items()}
+        return _object(value)
     if isinstance(value, list | tuple):
         out: list[object] = []
         flag = 0  # the previous item was a secret's flag: ["--password", "x"]
@@ -154,7 +174,4 @@ def redact_value(value: object) -> object:
 
 def redact_mapping(value: Mapping[str, Any]) -> dict[str, Any]:
     """``redact_value`` for a JSON object (a memory's or a session's metadata)."""
-    return {
-        redact(str(k)): _value(v, _secret_name(str(k)) if isinstance(k, str) else 0)
-        for k, v in value.items()
-    }
+    return _object(value)

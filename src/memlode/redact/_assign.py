@@ -41,6 +41,9 @@ _BARE_STOP = frozenset(" \t\r\n\f\v\"'`,;")
 # In a URL's query (?api_key=x&format=json) a value also ends at "&" or "#".
 _QUERY_STOP = _BARE_STOP | {"&", "#"}
 _OPENERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+# A quoted value after an unquoted name in running text ('token: "cat"') shorter than this and
+# made of lower-case letters only is prose, not a credential.
+_MIN_QUOTED_CREDENTIAL = 8
 # A bare value is judged on at most this many characters; a longer one is a blob and goes whole.
 _MAX_JUDGED = 4096
 # An annotation between a name and its "=" (password: Optional[str] = "x") is at most this long.
@@ -93,7 +96,10 @@ def find_assignments(text: str, lowered: str) -> list[Span]:
 
 def _other_strength(text: str, start: int, end: int, name: str) -> int:
     """Names that hold a secret only where they stand: a flag ending in "pass" (keytool's
-    ``-storepass``), a WordPress-style constant in ``define('LOGGED_IN_SALT', ...)``."""
+    ``-storepass``), a WordPress-style constant in ``define('LOGGED_IN_SALT', ...)``, ``sig`` in
+    a URL's query (an Azure SAS signature; elsewhere "sig" is a signal or a signature)."""
+    if name.lower() == "sig":
+        return STRONG if start > 0 and text[start - 1] in "?&" else 0
     if name.startswith("-"):
         words = segments(name)
         return STRONG if words and words[-1].endswith("pass") else 0
@@ -267,13 +273,13 @@ def _value_after(text: str, start: int, end: int, name: str, strength: int) -> S
         value = text[vs:ve]
         if text[k] in "fF" and "{" in value:
             return None  # an f-string: a template
+        if op == ":" and not quoted_name and not _line_start(text, start) and _word(value):
+            return None  # prose: 'the state of that token: "cat"'
         return (vs, ve) if _judge(value, strength, LITERAL, name) else None
     if text[k] in "\r\n":
         return None
     stop = _QUERY_STOP if start > 0 and text[start - 1] in "?&" else _BARE_STOP
-    ve = k
-    while ve < n and text[ve] not in stop and ve - k < _MAX_JUDGED:
-        ve += 1
+    ve = _bare_end(text, k, stop)
     if ve - k >= _MAX_JUDGED:  # a blob: take it whole
         while ve < n and text[ve] not in stop:
             ve += 1
@@ -293,13 +299,39 @@ def _value_after(text: str, start: int, end: int, name: str, strength: int) -> S
         rest = _skip_blanks(text, ve)
         if rest >= n or text[rest] in "\r\n#":
             context = LITERAL
-        elif op == ":":  # YAML: the value is the rest of the line
+        elif op == ":" and text[ve : ve + 1] in _BLANKS:  # YAML: the rest of the line
             context = LITERAL
             ve = _line_value_end(text, ve)
             value = text[k:ve]
     if op == "=>" and context != LITERAL:
         context = CODE
     return (k, ve) if _judge(value, strength, context, name) else None
+
+
+def _word(value: str) -> bool:
+    """A short lower-case word, as prose quotes one ("cat"); no credential looks like that."""
+    return len(value) < _MIN_QUOTED_CREDENTIAL and value.isalpha() and value.islower()
+
+
+def _bare_end(text: str, k: int, stop: frozenset[str]) -> int:
+    """Where a bare value starting at ``k`` ends: at a stop character, or at a bracket it did
+    not open (``f(password=pw)``, ``{token: t}``); at most ``_MAX_JUDGED`` characters on."""
+    n = len(text)
+    limit = min(n, k + _MAX_JUDGED)
+    depth = 0
+    i = k
+    while i < limit:
+        c = text[i]
+        if c in stop:
+            break
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        i += 1
+    return i
 
 
 def _line_value_end(text: str, i: int) -> int:
@@ -316,9 +348,9 @@ def _line_value_end(text: str, i: int) -> int:
 
 
 def _is_keyword_argument(text: str, start: int) -> bool:
-    """``f(a, password=pw)``: the name follows ``(`` or ``,``."""
+    """``f(a, password=pw)``: the name follows ``(`` or ``,`` (maybe on the line before)."""
     i = start
-    while i > 0 and text[i - 1] in _BLANKS:
+    while i > 0 and text[i - 1] in " \t\r\n":
         i -= 1
     return i > 0 and text[i - 1] in "(,"
 

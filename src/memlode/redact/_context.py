@@ -10,7 +10,8 @@ Passwords in URLs (``postgres://app:pw@db``), HTTP credentials (``Authorization:
 
 from __future__ import annotations
 
-from memlode.redact._names import SHELL, is_marker, keep_value
+from memlode.redact._names import SHELL, STRONG, WEAK, is_marker, keep_value, looks_random
+from memlode.redact._names import secret_name as _secret_name
 from memlode.redact._rules import Probe, Rule, has_lower, mark
 
 TYPE_CHECKING = False
@@ -166,6 +167,9 @@ _INNER = {
     "smb": r"(?<![\w-])-U[ \t]*+['\"]?+[^\s%'\"]++%(?P<v>[^\s'\"]++)",
     "openssl_pass": r"(?<![\w-])-pass(?:in|out)?+[ \t]++pass:(?P<v>\S++)",
     "openssl_k": r"(?<![\w-])-k[ \t]++" + _ARG,
+    "sshkeygen": r"(?<![\w-])-[NP][ \t]*+" + _ARG,
+    "zip": r"(?<![\w-])-P[ \t]++" + _ARG,
+    "7z": r"(?<![\w-])-p" + _ARG,
     "htpasswd": r"(?<![\w-])-(?P<f>[a-zA-Z]*b[a-zA-Z]*+)[ \t]++(?P<a>\S++)[ \t]++(?P<b>\S++)"
     r"(?:[ \t]++(?P<c>\S++))?+",
 }
@@ -176,6 +180,12 @@ _COMMAND_INNER = {
     "smbclient": ("smb",),
     "openssl": ("openssl_pass", "openssl_k"),
     "htpasswd": ("htpasswd",),
+    "ssh-keygen": ("sshkeygen",),
+    "zip": ("zip",),
+    "unzip": ("zip",),
+    "7z": ("7z",),
+    "7za": ("7z",),
+    "7zz": ("7z",),
 }
 _LOGIN_COMMANDS = frozenset(
     {"docker", "podman", "nerdctl", "buildah", "helm", "oras", "skopeo", "az"}
@@ -222,6 +232,18 @@ def _command(match: re.Match[str]) -> str:
         else:
             segment = pattern.sub(_value_mark("password"), segment)
     return match.group("cmd") + segment
+
+
+def _config_set(match: re.Match[str]) -> str:
+    """``npm config set //host/:_authToken VALUE``, ``git config --global github.token VALUE``,
+    ``aws configure set aws_secret_access_key VALUE``: the value of a secret's name."""
+    strength = _secret_name(match.group("name"))
+    value = match.group("v").strip("'\"")
+    if strength == WEAK and not looks_random(value):
+        return match.group(0)
+    if strength not in (WEAK, STRONG):
+        return match.group(0)
+    return _value_mark("secret")(match)
 
 
 # ---- SQL, config files --------------------------------------------------------------------
@@ -290,6 +312,8 @@ _COMMAND_FLAGS = (
     (("smbclient",), ("-u",)),
     (("openssl",), ("pass:", "-k")),
     (("htpasswd",), ("b",)),
+    (("ssh-keygen",), ("-n", "-p")),
+    (("zip", "7z"), ("-p",)),
     (("docker", "podman", "nerdctl", "buildah", "helm", "oras", "skopeo", "az"), ("-p",)),
 )
 
@@ -345,9 +369,29 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "password",
         r"(?i)(?<![a-z0-9_\-.])(?P<cmd>mysql[a-z]*+|mariadb[a-z\-]*+|curl|sshpass|redis-cli"
         r"|ldap[a-z]++|docker|podman|nerdctl|buildah|helm|oras|skopeo|az|smbclient|htpasswd"
-        r"|openssl)(?![a-z0-9_\-])(?P<seg>(?:[^\n\\]++|\\.)*+)",
+        r"|openssl|ssh-keygen|zip|unzip|7z[az]?+)(?![a-z0-9_\-])(?P<seg>(?:[^\n\\]++|\\.)*+)",
         _command_probe,
         action=_command,
+    ),
+    Rule(
+        "secret",
+        r"(?i)(?<![a-z0-9_\-])config(?:ure)?+[ \t]++(?:set[ \t]++)?+(?:--?[a-z][\w\-]*+[ \t]++)*+"
+        r"(?P<name>[^\s=]++)[ \t]++" + _ARG,
+        has_lower("config"),
+        action=_config_set,
+    ),
+    Rule(
+        "secret",
+        r"(?i)(?<![a-z0-9_\-])(?:--body|-b)(?:=|[ \t]++)" + _ARG,
+        has_lower("--body", "-b"),
+        action=_value_mark("secret"),
+        when=lambda text, lowered: "secret set" in lowered,  # gh secret set NAME --body VALUE
+    ),
+    Rule(
+        "password",
+        r"(?i)convertto-securestring[ \t]++(?:-string[ \t]++)?+" + _QUOTED_V,
+        has_lower("convertto-securestring"),
+        action=_value_mark("password"),
     ),
     Rule(
         "password",

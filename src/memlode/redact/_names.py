@@ -40,7 +40,6 @@ _SECRET_WORDS = frozenset(
         "credential",
         "credentials",
         "auth",
-        "sig",
         "apikey",
     }
 )

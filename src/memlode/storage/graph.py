@@ -78,8 +78,9 @@ def ensure_memory_node(conn: sqlite3.Connection, memory_id: str, name: str, name
     )
 
 
-def add_edge(conn: sqlite3.Connection, edge: Edge) -> bool:
-    """Insert or update (weight, properties) an edge; True when it is new."""
+def add_edge(conn: sqlite3.Connection, edge: Edge, *, keep_existing: bool = False) -> bool:
+    """Insert or update (weight, properties) an edge; True when it is new. With
+    ``keep_existing`` an edge that is already there stays as it is."""
     created = edge.created_at or format_ts(utcnow())
     cur = conn.execute(
         "INSERT INTO graph_edges (source_id, target_id, relationship, weight, properties,"
@@ -96,6 +97,8 @@ def add_edge(conn: sqlite3.Connection, edge: Edge) -> bool:
     )
     if cur.rowcount:
         return True
+    if keep_existing:
+        return False
     conn.execute(
         "UPDATE graph_edges SET weight = ?, properties = ? WHERE source_id = ? AND target_id = ?"
         " AND relationship = ?",

@@ -191,7 +191,9 @@ NOT_USER_TEXT: dict[str, dict[str, str]] = {
     },
 }
 
-# The modules that may write USER_TEXT columns; each passes them through this module first.
+# The modules that may write USER_TEXT columns. Each passes the text it is given through this
+# module first; what a writer makes itself (code edges' counts and line numbers, symbol nodes
+# named after identifiers, context built from redacted turns) needs no second pass.
 WRITERS = frozenset(
     {
         "memlode/storage/memories.py",
