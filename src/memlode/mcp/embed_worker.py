@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,8 +52,12 @@ class BackgroundEmbedder:
         idle_seconds: float = DEFAULT_IDLE_SECONDS,
         start_delay: float = DEFAULT_START_DELAY,
         open_engine: EngineOpener | None = None,
+        defer: Callable[[], float] | None = None,
     ) -> None:
         self.settings = settings
+        # Seconds to hold off before the next round (a resident process answering hooks gives
+        # them the CPU first: memlode.resident.server); None or 0: go on.
+        self.defer = defer
         self.cwd = cwd
         self.open_engine = open_engine  # the server's (shared embedder); else a plain Engine
         self.batch_size = batch_size
@@ -140,6 +145,12 @@ class BackgroundEmbedder:
     def _loop(self, engine: Engine) -> None:
         backoff = _FAILURE_BACKOFF
         while not self._stop.is_set():
+            wait = self.defer() if self.defer is not None else 0.0
+            if wait > 0:
+                self._set_state("deferring")
+                if self._stop.wait(wait):
+                    return
+                continue
             self._wake.clear()
             self._set_state("embedding")
             try:

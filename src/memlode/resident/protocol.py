@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_RECALL_K",
     "MAX_REQUEST_BYTES",
+    "QUERY_OPS",
     "Answerer",
     "EngineSession",
     "ranking_settings",
@@ -118,7 +119,7 @@ class Answerer:
         engine_session: EngineSession,
         *,
         info: Callable[[], dict[str, Any]],
-        on_request: Callable[[], None] | None = None,
+        on_request: Callable[[str], None] | None = None,
         on_stop: Callable[[], bool] | None = None,
         status_extra: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
@@ -149,6 +150,7 @@ class Answerer:
         if not isinstance(request, dict):
             return {"error": "the request is not a JSON object", "code": "bad-request"}
         op = request.get("op")
+        op = op if isinstance(op, str) else repr(op)
         if op == "ping":
             return {"ok": True, **self.info()}
         handler = {
@@ -157,13 +159,13 @@ class Answerer:
             "search": self._search,
             "vector_search": self._vector_search,
             "stop": self._stop,
-        }.get(op if isinstance(op, str) else "")
+        }.get(op)
         if handler is None:
-            return {"error": f"unknown op {op!r}", "code": "unknown-op", "hits": []}
+            return {"error": f"unknown op {op}", "code": "unknown-op", "hits": []}
         try:
             self._check_database(request)
             if self.on_request is not None:
-                self.on_request()
+                self.on_request(op)
             reply = handler(request)
             if op in QUERY_OPS:
                 self.served += 1

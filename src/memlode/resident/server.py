@@ -48,14 +48,14 @@ from memlode.resident.paths import (
     run_dir,
     socket_path,
 )
-from memlode.resident.protocol import MAX_REQUEST_BYTES, Answerer, EngineSession
+from memlode.resident.protocol import MAX_REQUEST_BYTES, QUERY_OPS, Answerer, EngineSession
 
 if TYPE_CHECKING:
     from memlode.embed import Embedder
     from memlode.engine import Engine
     from memlode.mcp.embed_worker import BackgroundEmbedder
 
-__all__ = ["ResidentServer"]
+__all__ = ["EMBED_BATCH", "QUIET_AFTER_REQUEST", "ResidentServer"]
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,13 @@ MAX_CONNECTIONS = 16
 DB_CHECK_SECONDS = 2.0  # how often the database file is checked for removal or replacement
 KEEP_WARM_SECONDS = 20.0
 STANDBY_RETRY_SECONDS = 10.0  # memlode mcp: how often it tries to take over a store's lock
+# Background embedding gives way to requests: rounds of a few rows (a request that arrives
+# during one waits for it; with the local model a row is ~20-45 ms of CPU on the project's
+# 2-core machine, whatever the batch size: bench_resident.py), none while a request runs, and
+# none for QUIET_AFTER_REQUEST seconds after one (a prompt is followed by tool calls that store
+# rows, and a burst of prompts is served before the backlog).
+EMBED_BATCH = 4
+QUIET_AFTER_REQUEST = 2.0
 WARM_UP_QUERY = "memlode resident warm up"
 
 
@@ -95,6 +102,9 @@ class ResidentServer:
         self.ready = threading.Event()
         self._stop = threading.Event()
         self._last_request = time.monotonic()
+        self._last_query = 0.0
+        self._in_flight = 0
+        self._flight_lock = threading.Lock()
         self._listener: socket.socket | None = None
         self._socket_id: tuple[int, int] | None = None
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
@@ -171,8 +181,10 @@ class ResidentServer:
                     log.info("no embedder; recall runs on text alone: %s", exc)
             return self._shared
 
-    def _note_request(self) -> None:
+    def _note_request(self, op: str) -> None:
         self._last_request = time.monotonic()
+        if op in QUERY_OPS:
+            self._last_query = self._last_request
         if self._worker is not None:
             self._worker.wake()  # the hook that asks has probably just stored rows
         if self._on_request is not None:
@@ -260,9 +272,19 @@ class ResidentServer:
         from memlode.mcp.embed_worker import BackgroundEmbedder
 
         self._worker = BackgroundEmbedder(
-            self.settings, cwd=Path(self.home), open_engine=self._open_engine
+            self.settings,
+            cwd=Path(self.home),
+            batch_size=EMBED_BATCH,
+            open_engine=self._open_engine,
+            defer=self._embed_later,
         )
         self._worker.start()
+
+    def _embed_later(self) -> float:
+        """Seconds the background embedder should wait: requests come first."""
+        if self._in_flight:
+            return ACCEPT_TICK
+        return max(0.0, QUIET_AFTER_REQUEST - (time.monotonic() - self._last_query))
 
     def _warm_up(self) -> None:
         """Load the model and the indexes now, so that the first hook does not wait for them."""
@@ -316,7 +338,15 @@ class ResidentServer:
             raw = _read_line(conn)
             if not raw.strip():
                 return
-            conn.sendall(self.answerer.answer_line(raw))
+            with self._flight_lock:
+                self._in_flight += 1
+            try:
+                reply = self.answerer.answer_line(raw)
+            finally:
+                with self._flight_lock:
+                    self._in_flight -= 1
+                self._last_request = time.monotonic()
+            conn.sendall(reply)
         except OSError as exc:  # the client gave up (a hook past its deadline)
             log.debug("resident: client went away: %s", exc)
         finally:
