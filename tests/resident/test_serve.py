@@ -186,3 +186,41 @@ def _scores(text: str) -> list[float]:
 
 def _without_scores(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in h.items() if k not in ("score", "signals")} for h in hits]
+
+
+def test_background_embedding_waits_while_queries_come_in(
+    workdir: Path, memlode_home: Path, filled: Engine
+) -> None:
+    import threading
+    import time
+
+    from tests.resident.support import wait_until
+
+    assert memlode("resident", cwd=workdir).returncode == 0
+    info = wait_ready(memlode_home)
+    db = str(filled.db.path)
+    stop = threading.Event()
+
+    def ask_again_and_again() -> None:
+        while not stop.is_set():
+            recall(str(memlode_home), db, "pgbouncer pool", filled.namespace, "s", 4, 5000)
+            time.sleep(0.2)
+
+    asker = threading.Thread(target=ask_again_and_again)
+    asker.start()
+    try:
+        time.sleep(0.5)
+        for i in range(5):
+            filled.store(f"a new note number {i} about connection pools", "context")
+
+        def pending() -> int:
+            status = request(memlode_home, {"op": "status", "db": info["db"]})
+            assert status is not None
+            return int(status["pending_embeddings"])
+
+        time.sleep(3.0)  # the worker wakes on every request and defers
+        assert pending() == 5
+    finally:
+        stop.set()
+        asker.join()
+    assert wait_until(lambda: pending() == 0, 30)  # quiet: the rows are embedded
