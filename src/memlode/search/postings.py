@@ -112,6 +112,16 @@ class Postings:
     overlay_rows: dict[int, list[str]] = field(default_factory=dict)
     has_dead: bool = False  # some row's base postings are out of date
     freq_table: npt.NDArray[np.float64] | None = None  # the value of each frequency code
+    _norms: npt.NDArray[np.float64] | None = None  # see ``norms``
+
+    def norms(self, k1: float, b: float) -> npt.NDArray[np.float64]:
+        """Every row's ``k1 * (1 - b + b * length / avgdl)``, the length part of bm25()'s
+        denominator, computed once per state of the statistics (rows change them) instead of
+        for every posting of every query term; the same expression, so the same doubles."""
+        if self._norms is None:
+            avgdl = self.tokens / self.rows if self.rows else 1.0
+            self._norms = k1 * (1 - b + b * self.lengths / avgdl)
+        return self._norms
 
     def postings(self, token: str) -> tuple[npt.NDArray[Any], npt.NDArray[np.float64]]:
         """(rowids, weighted frequencies) of the rows holding ``token``."""
@@ -135,6 +145,7 @@ class Postings:
 
     def apply(self, changed: dict[int, list[tuple[int, str]] | None], seq: int) -> None:
         """Replace the rows in ``changed`` (rowid -> (column, token) list; None: deleted)."""
+        self._norms = None  # lengths and the average length change
         top = max(changed, default=0)
         if top >= len(self.lengths):
             grow = max(top + 1, len(self.lengths) * 2) - len(self.lengths)

@@ -38,6 +38,7 @@ import numpy.typing as npt
 from memlode.errors import StorageError
 from memlode.search.fts import BM25_WEIGHTS, bm25_terms, fts_query
 from memlode.search.postings import FtsTokenizer, Postings, build_postings, changed_rows, log_seq
+from memlode.search.topk import at_least
 from memlode.storage.db import connect
 
 __all__ = ["QueryScores", "TextIndex", "score_query"]
@@ -67,29 +68,31 @@ class QueryScores:
     matches."""
 
     scores: npt.NDArray[np.float64]
-    _matched: npt.NDArray[np.intp] | None = None  # rowids with a rank, found once
-
-    def _rows(self) -> npt.NDArray[np.intp]:
-        if self._matched is None:
-            self._matched = np.flatnonzero(self.scores > 0)
-        return self._matched
+    _matched: int | None = None  # rows with a rank, counted once
 
     def best(self, limit: int, skip: int = 0) -> list[tuple[int, float]]:
         """The (rowid, rank) of the matching rows ranked ``skip`` to ``skip + limit``, best
         first; ties by rowid, as FTS5's ``ORDER BY score`` with rowid order."""
         scores = self.scores
-        matched = self._rows()
         want = skip + limit
-        if len(matched) > want:
-            part = np.argpartition(-scores[matched], want - 1)[:want]
-            # the cut may split a tie: keep every row scoring at least the cut's score
-            floor = scores[matched[part]].min()
-            matched = matched[scores[matched] >= floor]
-        order = np.lexsort((matched, -scores[matched]))[skip:want]
-        return [(int(r), float(scores[r])) for r in matched[order]]
+        rows = None
+        if self.matched() > want:
+            # every row scoring at least the cut's score (a tie across the cut included)
+            rows = at_least(scores, want)
+            if rows is not None:
+                rows = rows[scores[rows] > 0]
+        if rows is None or len(rows) < want:
+            rows = np.flatnonzero(scores > 0)
+            if len(rows) > want:
+                part = np.argpartition(-scores[rows], want - 1)[:want]
+                rows = rows[scores[rows] >= scores[rows[part]].min()]
+        order = np.lexsort((rows, -scores[rows]))[skip:want]
+        return [(int(r), float(scores[r])) for r in rows[order]]
 
     def matched(self) -> int:
-        return len(self._rows())
+        if self._matched is None:
+            self._matched = int(np.count_nonzero(self.scores))  # every rank is > 0
+        return self._matched
 
     def ranks(self, rowids: Iterable[int]) -> dict[int, float]:
         scores, size = self.scores, len(self.scores)
@@ -110,7 +113,7 @@ def score_query(
     scores = np.zeros(len(postings.lengths), dtype=np.float64)
     if rows == 0:
         return QueryScores(scores)
-    avgdl = postings.tokens / rows
+    row_norms = postings.norms(K1, B)
     for term in terms:
         tokens = tokenizer.tokens(term)
         if len(tokens) == 1:
@@ -121,8 +124,7 @@ def score_query(
             if idf <= 0.0:
                 idf = _MIN_IDF
             # fts5Bm25Function's expression, term for term, so the doubles come out the same
-            norm = K1 * (1 - B + B * postings.lengths[docs] / avgdl)
-            scores[docs] += idf * ((freqs * (K1 + 1.0)) / (freqs + norm))
+            scores[docs] += idf * ((freqs * (K1 + 1.0)) / (freqs + row_norms[docs]))
         elif not tokens:
             return None
         else:

@@ -37,6 +37,7 @@ import json
 import logging
 import math
 import os
+import secrets
 import sqlite3
 import threading
 import weakref
@@ -45,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlode.storage.derived import COPY_MARGIN
+from memlode.vector.clusters import MIN_CLUSTERED_ROWS, InvertedLists
 from memlode.vector.growing import append_rows
 from memlode.vector.projection import MIN_ROWS, Projection, fit_projection
 
@@ -60,7 +62,8 @@ log = logging.getLogger(__name__)
 # index (a fresh process appends the rest from SQLite, which costs about what they took to add).
 MIRROR_EVERY = 2_000
 MIRROR_SHARE = 0.05
-_MIRROR_FORMAT = 2  # meta without "format" 2 (no rowid sum) is rebuilt once
+_MIRROR_FORMAT = 3  # 3: the projection may have inverted lists (its rows in list order)
+_READABLE_FORMATS = (2, 3)  # 2: the same vectors, a projection without lists
 # Rows a rebuild decodes at a time (1.5 KB each at 384 dims).
 _REBUILD_CHUNK = 10_000
 
@@ -284,7 +287,7 @@ class VectorIndex:
         try:
             meta = json.loads(paths[1].read_text(encoding="utf-8"))
             if (
-                meta.get("format") != _MIRROR_FORMAT
+                meta.get("format") not in _READABLE_FORMATS
                 or not isinstance(meta.get("version"), int)
                 or meta["version"] > version  # a newer store's, or another store at this path
                 or meta.get("model") != self.model
@@ -331,16 +334,50 @@ class VectorIndex:
                 or basis.dtype != np.float32
             ):
                 return None
-            return Projection(
+            projection = Projection(
                 basis,
                 reduced,
                 int(meta["shortlist"]),
                 float(meta["recall"]),
                 int(meta["fitted_rows"]),
             )
+            if meta.get("probes"):
+                projection.lists = self._load_lists(reduced.shape, str(meta.get("lists")))
+                projection.probes = int(meta["probes"])
+                if projection.lists is None:
+                    return None
+            elif projection.fitted_rows >= MIN_CLUSTERED_ROWS:
+                return None  # a mirror from before the lists: fit again, with them
+            return projection
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.info("projection cache unusable, fitting again: %s", exc)
             return None
+
+    def _lists_path(self) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        return self.cache_dir / f"vectors-{self.cache_key}.lists.npz"
+
+    def _load_lists(self, shape: tuple[int, ...], token: str) -> InvertedLists | None:
+        """The mirrored lists, if they are the ones written with this mirror's ``token`` (a
+        write cut short could leave another fit's lists beside these rows)."""
+        import numpy as np
+
+        path = self._lists_path()
+        if path is None:
+            return None
+        with np.load(path) as data:
+            if str(data["token"]) != token:
+                return None
+            lists = InvertedLists(data["centres"], data["order"], data["bounds"], data["tail"])
+        if (
+            len(lists.order) + len(lists.tail) != shape[0]
+            or lists.centres.shape[1] != shape[1]
+            or len(lists.bounds) != len(lists.centres) + 1
+            or int(lists.bounds[-1]) != len(lists.order)
+        ):
+            return None
+        return lists
 
     def _save_cache(self) -> None:
         import numpy as np
@@ -364,6 +401,8 @@ class VectorIndex:
                 "shortlist": projection.shortlist,
                 "recall": projection.recall,
                 "fitted_rows": projection.fitted_rows,
+                "probes": projection.probes if projection.lists is not None else 0,
+                "lists": secrets.token_hex(8),
             }
         try:
             paths[0].parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -374,6 +413,20 @@ class VectorIndex:
             np.save(tmp_npy, np.ascontiguousarray(self._matrix))
             tmp_json.write_text(json.dumps(meta), encoding="utf-8")
             extra = self._projection_paths()
+            lists_path = self._lists_path()
+            if projection is not None and projection.lists is not None and lists_path:
+                lists = projection.lists
+                tmp = lists_path.with_suffix(f".{writer}.tmp.npz")
+                np.savez(
+                    tmp,
+                    centres=lists.centres,
+                    order=lists.order,
+                    bounds=lists.bounds,
+                    tail=lists.tail,
+                    token=np.array(meta["projection"]["lists"]),
+                )
+                tmp.chmod(0o600)  # owner-only, like the database it mirrors
+                tmp.replace(lists_path)
             if projection is not None and extra is not None:
                 for path, array in zip(extra, (projection.reduced, projection.basis), strict=True):
                     tmp = path.with_suffix(f".{writer}.tmp.npy")
