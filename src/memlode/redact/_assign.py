@@ -136,7 +136,7 @@ def _closing(text: str, start: int, quote: str, *, escapes: bool) -> int:
     i = start
     while True:
         close = text.find(quote, i)
-        newline = text.find("\n", start, close if close >= 0 else n)
+        newline = text.find("\n", i, close if close >= 0 else n)
         if newline >= 0:
             return newline
         if close < 0:

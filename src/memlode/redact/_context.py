@@ -375,7 +375,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "secret",
-        r"(?i)(?<![a-z0-9_\-])config(?:ure)?+[ \t]++(?:set[ \t]++)?+(?:--?[a-z][\w\-]*+[ \t]++)*+"
+        r"(?i)(?<![a-z0-9_\-])(?:git|npm|yarn|pnpm|pip3?+|composer|aws|gcloud|heroku|conda|bundle"
+        r"|cargo|gh)[ \t]++config(?:ure)?+[ \t]++(?:set[ \t]++)?+(?:--?[a-z][\w\-]*+[ \t]++)*+"
         r"(?P<name>[^\s=]++)[ \t]++" + _ARG,
         has_lower("config"),
         action=_config_set,
