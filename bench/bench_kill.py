@@ -6,7 +6,9 @@ Workloads, each a real ``memlode`` subprocess over its own store:
 - ``reindex``: re-index it after 12 files changed and 3 were deleted (incremental run);
 - ``ingest``: ingest generated Claude Code transcripts (8 sessions);
 - ``import``: import the JSONL export of the ingested store;
-- ``embed``: embed the imported store (the deterministic ``hash`` embedder).
+- ``embed``: embed the imported store (the deterministic ``hash`` embedder);
+- ``window``: ``index`` again, killed the moment its progress bar (stderr on a terminal) names
+  the centrality step: after the index commit, before centrality (the window issue 16 found).
 
 A clean run of each gives the reference. A trial restores the workload's starting store, starts
 the command, kills it with SIGKILL after a random delay up to the clean run's duration, checks
@@ -38,14 +40,15 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-NAMESPACE = "kill"
-WORKLOADS = ("index", "reindex", "ingest", "import", "embed")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kill_inputs import NAMESPACE, copy_code, mutate_code, write_transcripts
+
+WORKLOADS = ("index", "reindex", "ingest", "import", "embed", "window")
 TRIALS = 120
 SEED = 20261124
 
@@ -157,134 +160,6 @@ def clone_store(source: Path, home: Path) -> None:
         src.backup(dst)
 
 
-# ---- generated inputs ---------------------------------------------------------------------------
-
-_WORDS = (
-    "cache index migration schema retry token parser handler worker queue session config "
-    "vector search ranking graph edge node symbol import export backup restore transcript "
-    "hook server client request response timeout lock commit rollback checkpoint journal "
-    "decision because instead prefer avoid always never fixed broke slow fast memory disk"
-).split()
-
-
-def _sentence(rng: random.Random, words: int) -> str:
-    return " ".join(rng.choice(_WORDS) for _ in range(words)).capitalize() + "."
-
-
-class _Session:
-    """One generated transcript, its lines chained by parentUuid like Claude Code's."""
-
-    def __init__(self, rng: random.Random, number: int) -> None:
-        self.rng = rng
-        self.id = f"{number:08d}-0000-4000-8000-{rng.getrandbits(48):012x}"
-        self.lines: list[dict[str, Any]] = []
-        self.parent: str | None = None
-        self.clock = 1_700_000_000 + number * 86_400
-
-    def add(self, record: dict[str, Any]) -> None:
-        self.clock += 7
-        uid = f"{self.rng.getrandbits(128):032x}"
-        self.lines.append(
-            {
-                "parentUuid": self.parent,
-                "isSidechain": False,
-                "userType": "external",
-                "cwd": "/home/dev/projects/kill-app",
-                "sessionId": self.id,
-                "version": "2.1.40",
-                "gitBranch": "main",
-                "uuid": uid,
-                "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(self.clock)),
-                **record,
-            }
-        )
-        self.parent = uid
-
-    def turn(self, number: int) -> None:
-        rng = self.rng
-        self.add({"type": "user", "message": {"role": "user", "content": _sentence(rng, 25)}})
-        tool_id = f"toolu_{number:04d}"
-        msg = f"msg_{self.id[:8]}_{number:04d}"
-        command = {"command": f"pytest -k {rng.choice(_WORDS)}"}
-        self.add(
-            _assistant(msg, {"type": "tool_use", "id": tool_id, "name": "Bash", "input": command})
-        )
-        output = _sentence(rng, 40)
-        result = {"type": "tool_result", "tool_use_id": tool_id, "content": output}
-        self.add(
-            {
-                "type": "user",
-                "message": {"role": "user", "content": [result]},
-                "toolUseResult": {"stdout": output, "stderr": ""},
-            }
-        )
-        text = " ".join(_sentence(rng, 18) for _ in range(12))
-        self.add(_assistant(msg + "b", {"type": "text", "text": text}, "end_turn"))
-
-
-def write_transcripts(
-    folder: Path, *, sessions: int = 8, turns: int = 24, seed: int = 5
-) -> list[Path]:
-    """Claude Code transcripts (newer builds' shape): prompts, tool calls, replies."""
-    rng = random.Random(seed)
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for number in range(sessions):
-        session = _Session(rng, number)
-        for t in range(turns):
-            session.turn(t)
-        path = folder / f"{session.id}.jsonl"
-        path.write_text("".join(json.dumps(line) + "\n" for line in session.lines), "utf-8")
-        paths.append(path)
-    return paths
-
-
-def _assistant(msg_id: str, block: dict[str, Any], stop: str | None = None) -> dict[str, Any]:
-    return {
-        "type": "assistant",
-        "requestId": "req_" + msg_id,
-        "message": {
-            "id": msg_id,
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-opus-4-5",
-            "content": [block],
-            "stop_reason": stop,
-            "usage": {"input_tokens": 10, "output_tokens": 10},
-        },
-    }
-
-
-def copy_code(dest: Path, folders: tuple[str, ...] = ()) -> Path:
-    """A copy of memlode's own source (only ``folders`` of it when given) as a project."""
-    source = REPO / "src" / "memlode"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    if folders:
-        dest.mkdir(parents=True)
-        for name in folders:
-            shutil.copytree(source / name, dest / name, ignore=ignore)
-    else:
-        shutil.copytree(source, dest, ignore=ignore)
-    (dest / "pyproject.toml").write_text(f"[project]\nname = '{NAMESPACE}'\n", encoding="utf-8")
-    return dest
-
-
-def mutate_code(project: Path, seed: int = 11) -> None:
-    """Change 12 Python files (a new function calling an old one) and delete 3."""
-    rng = random.Random(seed)
-    files = sorted(p for p in project.rglob("*.py") if p.name != "__init__.py")
-    picked = rng.sample(files, 15)
-    for i, path in enumerate(picked[:12]):
-        path.write_text(
-            path.read_text(encoding="utf-8")
-            + f"\n\ndef added_by_kill_trial_{i}(value):\n"
-            + f"    return added_by_kill_trial_{i}(value)\n",
-            encoding="utf-8",
-        )
-    for path in picked[12:]:
-        path.unlink()
-
-
 # ---- workloads ----------------------------------------------------------------------------------
 
 
@@ -339,7 +214,7 @@ def prepare(
         _checked(index, seed)
         out["reindex"] = Workload("reindex", index, seed / "memlode.db")
     mutate_code(project)
-    if "index" in names:
+    if {"index", "window"} & set(names):
         out["index"] = Workload("index", index, None)
     need_ingest = {"ingest", "import", "embed"} & set(names)
     if need_ingest:
@@ -355,7 +230,7 @@ def prepare(
         _checked(["import", str(exported)], imported)
         out["embed"] = Workload("embed", ["embed"], imported / "memlode.db")
     for name in list(out):
-        if name not in names:
+        if name not in names and not (name == "index" and "window" in names):
             del out[name]
     for workload in out.values():
         home = work / f"reference-{workload.name}"
@@ -416,6 +291,37 @@ def kill_at(args: list[str], home: Path, delay: float) -> bool:
         return True
 
 
+def kill_at_centrality(args: list[str], home: Path, _delay: float = 0.0) -> bool:
+    """Run ``memlode args`` with stderr on a terminal (so it shows its progress bars) and kill
+    it the moment the centrality bar appears; True when the kill landed there."""
+    import pty
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memlode", *args],
+        env=memlode_env(home),
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+    )
+    os.close(follower)
+    seen = b""
+    try:
+        while b"centrality" not in seen:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the process ended and closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        running = proc.poll() is None
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    finally:
+        os.close(leader)
+    return running and b"centrality" in seen
+
+
 def trial(
     workload: Workload,
     home: Path,
@@ -440,16 +346,11 @@ def trial(
 
 
 def delays(rng: random.Random, workload: Workload, count: int) -> Iterator[float]:
-    """Kill moments spread over the clean run's duration (the first tenth is interpreter
-    start-up, where a kill tells nothing)."""
+    """Kill moments spread over the clean run's duration, leaving out the first twentieth
+    (interpreter start-up, where a kill tells nothing) and the last fifth (a run on a quieter
+    machine may be over by then)."""
     for _ in range(count):
-        yield rng.uniform(0.1, 1.0) * workload.seconds
-
-
-@contextmanager
-def workspace() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="memlode-kill-") as tmp:
-        yield Path(tmp)
+        yield rng.uniform(0.05, 0.8) * workload.seconds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -466,18 +367,21 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(opts.seed)
     began = time.perf_counter()
     results: dict[str, list[Trial]] = {}
-    with workspace() as work:
+    with tempfile.TemporaryDirectory(prefix="memlode-kill-") as tmp:
+        work = Path(tmp)
         workloads = prepare(work, names)
-        per = max(1, opts.trials // len(workloads))
-        for name, workload in workloads.items():
+        per = max(1, opts.trials // len(names))
+        for name in names:
+            workload = workloads["index" if name == "window" else name]
+            kill = kill_at_centrality if name == "window" else kill_at
             results[name] = []
             for i, delay in enumerate(delays(rng, workload, per)):
-                result = trial(workload, work / f"trial-{name}-{i}", delay)
+                result = trial(workload, work / f"trial-{name}-{i}", delay, kill)
                 results[name].append(result)
                 shutil.rmtree(work / f"trial-{name}-{i}")
                 if not result.ok:
                     print(f"FAILED {name} after {delay:.3f} s: {result}", file=sys.stderr)
-        clean = {name: round(w.seconds, 3) for name, w in workloads.items()}
+        clean = {n: round(workloads["index" if n == "window" else n].seconds, 3) for n in names}
     figures = _figures(results, clean, time.perf_counter() - began, opts.seed)
     if opts.json:
         print(json.dumps(figures, indent=2))

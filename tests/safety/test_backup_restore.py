@@ -320,7 +320,7 @@ def test_an_engine_open_during_a_restore_answers_from_the_restored_store(
         assert engine.search("zebra migration", 5)[0].memory.id == lost.id  # embedded here
         assert engine.text_index.builds >= 1
         memlode.ok("restore", str(backup), "--force")
-        again = engine.store("stored after the restore", "context")
+        again = engine.store("stored after the restore again", "context")
         hits = engine.search("zebra migration", 5)
         assert [h for h in hits if h.memory.id == again.id and h.signals["bm25"] > 0] == []
         hits = engine.search("stored after the restore", 5)
@@ -389,7 +389,7 @@ async def test_a_running_mcp_server_answers_from_the_restored_store(
             assert await recall("caching layer shard 42") == before
             again = ok(
                 await session.call_tool(
-                    "store_memory", {"content": "stored after the restore", "namespace": NS}
+                    "store_memory", {"content": "stored after the restore again", "namespace": NS}
                 )
             )
             assert (await recall("stored after the restore"))[0] == again["id"]

@@ -14,12 +14,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import pty
 import random
-import signal
 import sqlite3
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import closing
@@ -79,35 +75,6 @@ def test_a_kill_at_a_random_moment_then_a_rerun_gives_the_clean_result(
 # ---- the window between the index commit and centrality -----------------------------------------
 
 
-def _kill_at_centrality(args: list[str], home: Path, _delay: float) -> bool:
-    """Run ``memlode args`` with stderr on a terminal (so it shows its progress bars) and kill
-    it the moment the centrality bar appears: after the index commit, before centrality."""
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memlode", *args],
-        env=bk.memlode_env(home),
-        stdout=subprocess.DEVNULL,
-        stderr=follower,
-    )
-    os.close(follower)
-    seen = b""
-    try:
-        while b"centrality" not in seen:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:  # the process ended and closed the terminal
-                break
-            if not chunk:
-                break
-            seen += chunk
-        killed = proc.poll() is None
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    finally:
-        os.close(leader)
-    return killed and b"centrality" in seen
-
-
 def _centrality_rows(db: Path) -> int:
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
         return int(conn.execute("SELECT count(*) FROM graph_centrality").fetchone()[0])
@@ -125,7 +92,7 @@ def test_a_kill_after_the_index_commit_is_repaired_by_the_next_index_run(
     workload = workloads["index"]
     home = tmp_path / "home"
     bk._start(workload, home)
-    assert _kill_at_centrality(workload.args, home, 0.0), "the kill missed the centrality step"
+    assert bk.kill_at_centrality(workload.args, home, 0.0), "the kill missed the centrality step"
     db = home / "memlode.db"
     assert bk.integrity(db) == "ok"
     assert _centrality_rows(db) == 0  # the crash state the issue reported
@@ -149,7 +116,7 @@ def test_a_kill_after_the_index_commit_is_repaired_by_the_next_read(
 
     home = tmp_path / "home"
     bk._start(workload, home)
-    assert _kill_at_centrality(workload.args, home, 0.0), "the kill missed the centrality step"
+    assert bk.kill_at_centrality(workload.args, home, 0.0), "the kill missed the centrality step"
     db = home / "memlode.db"
     assert _centrality_rows(db) == 0
     got = _memlode(["symbols", "resolve", "-n", NS, "--json"], home)

@@ -1,23 +1,25 @@
 """Derived state: what each piece was built from, probes that tell when it is stale, and the
 marks that make copies held outside the database rebuild.
 
-memlode keeps several things that it can rebuild from the tables holding the data:
+memlode keeps several things that it can rebuild from the tables holding the data, and each
+knows when it is stale:
 
 - per namespace, what ``memlode index`` derives after its commit (the cross-repo links, the
-  cached centrality in ``graph_centrality``, the session map): ``graph:<namespace>``;
-- the FTS5 indexes of memories and of code symbols;
+  cached centrality in ``graph_centrality``, the session map): a row ``graph:<namespace>`` of
+  ``derived_state`` (migration 0011) holds a *generation* of its inputs, bumped by triggers in
+  the same transaction as the change, and *built_from*, what the last build saw. A process
+  killed between the commit and the rebuild leaves the generation ahead of ``built_from``; the
+  next index run or read sees it (one primary-key lookup) and rebuilds (``index_state.py``). A
+  probe of the state itself (are centrality rows missing?) catches damage of any other kind;
+- the FTS5 indexes of memories and code symbols, kept by triggers in the same transactions as
+  their rows: a probe compares the rows of the table with the documents of the index;
 - copies outside the database: the vector index (in a process, mirrored to files under the
-  home) and a process's in-memory copy of the FTS index. Each checks a counter the triggers
-  keep (``vector_state``, ``memories_fts_log``) before use.
+  home) and a process's in-memory copy of the FTS index. Each compares a counter the triggers
+  keep (``vector_state``, ``memories_fts_log``) before use; a restore or repair moves the
+  counters so that every copy rebuilds (:func:`invalidate_copies`).
 
-A row of ``derived_state`` (migration 0011) holds a *generation* of a piece's inputs, bumped by
-triggers in the same transaction as the change, and *built_from*: what the last build saw. A
-process killed between the commit of the inputs and the rebuild leaves the generation ahead of
-``built_from``; the next index run or read sees it (one primary-key lookup) and rebuilds. A
-probe of the state itself (are rows missing?) catches a piece damaged in any other way.
-
-All SQL for it lives here (L1); ``memlode.codeintel`` and ``memlode.recovery`` decide when to
-rebuild.
+All SQL for it lives here (L1); ``memlode.index_state`` and ``memlode.recovery`` decide when
+to rebuild.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 -- Derived state and what it was built from (storage/derived.py). A row names one piece of state
--- that is rebuilt from the tables holding the data: 'graph:<namespace>' is what `memlode index`
--- derives after its commit (cross-repo links, cached centrality, the session map);
--- 'fts:memories' and 'fts:code_symbols' are the FTS5 indexes. ``generation`` counts changes to
--- the inputs and is bumped in the same transaction as the change, by the triggers below, so a
--- process killed after that commit and before the rebuild leaves ``built_from`` naming an older
--- generation: the next index run, or the next read that uses the state, sees it is stale.
--- Depends only on the schema of migrations 0001-0009.
+-- rebuilt from the tables holding the data: 'graph:<namespace>' is what `memlode index` derives
+-- after its commit (cross-repo links, cached centrality, the session map). ``generation`` counts
+-- changes to the inputs and is bumped in the same transaction as the change, by the triggers
+-- below, so a process killed after that commit and before the rebuild leaves ``built_from``
+-- naming an older generation: the next index run, or the next read that uses the state, sees it
+-- is stale. Depends only on the schema of migrations 0001-0009.
 CREATE TABLE derived_state (
     name       TEXT PRIMARY KEY,
     generation INTEGER NOT NULL DEFAULT 0,
