@@ -152,7 +152,7 @@ def index(
             ns = namespace_for_path(str(base))  # its project's key (the folder's own outside one)
             if not ns:
                 raise InvalidInput(f"cannot name a namespace for {base}; pass one")
-    from memlode.index_state import refresh
+    from memlode.index_state import refresh, refresh_symbol_index
 
     stats = index_project(
         engine.db, base, ns, exclude=tuple(exclude), progress=progress, centrality=False
@@ -162,6 +162,8 @@ def index(
     # A run that wrote files ("store") has linked cross-repo imports already.
     rebuilt = refresh(engine, ns, full=True, linked="store" in stats.phases, progress=progress)
     out = stats.to_dict()
+    if refresh_symbol_index(engine):
+        out["symbol_index_rebuilt"] = True
     if rebuilt is not None:
         stats.phases["centrality"] = rebuilt.seconds
         if "session_map_chars" in rebuilt.extra:

@@ -17,6 +17,10 @@ Now the commit itself bumps the namespace's generation (a trigger on ``code_file
 
 The cross-repo links and the session map depend on the code alone: they are rebuilt when the
 generation moved (or was never built), not when only memory links changed the graph.
+
+The symbols' FTS5 index is written in the index transaction itself, so a crash cannot leave it
+behind; an index run still compares it with its table (two counts) and rebuilds it when rows
+went missing some other way (:func:`refresh_symbol_index`).
 """
 
 from __future__ import annotations
@@ -34,7 +38,13 @@ from memlode.storage import derived
 if TYPE_CHECKING:
     from memlode.engine import Engine
 
-__all__ = ["GraphRefresh", "refresh", "refresh_for_read", "stale_reasons"]
+__all__ = [
+    "GraphRefresh",
+    "refresh",
+    "refresh_for_read",
+    "refresh_symbol_index",
+    "stale_reasons",
+]
 
 log = logging.getLogger(__name__)
 
@@ -162,3 +172,14 @@ def refresh_for_read(engine: Engine, namespace: str | None) -> None:
         log.warning(
             "cannot rebuild the graph state of %r, answering from it as is: %s", namespace, exc
         )
+
+
+def refresh_symbol_index(engine: Engine) -> bool:
+    """Rebuild the symbols' FTS5 index when it does not hold every symbol; True if it did."""
+    table = "code_symbols_fts"
+    if not derived.fts_probe(engine.conn, table).stale:
+        return False
+    with engine.db.write() as conn:
+        derived.fts_rebuild(conn, table)
+    log.info("the symbol search index did not match its table; rebuilt")
+    return True

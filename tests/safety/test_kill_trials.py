@@ -152,15 +152,28 @@ READS = [
 ]
 
 
-def test_deleted_centrality_rows_are_rebuilt_by_the_next_run_or_read(
+def test_deleted_derived_rows_are_rebuilt_by_the_next_run_or_read(
     workloads: dict[str, Any], tmp_path: Path
 ) -> None:
     workload = workloads["index"]
     home = tmp_path / "home"
     db = _indexed(workload, home)
+    want = _memlode(["symbols", "resolve", "-n", NS, "--json"], home)
     _delete_centrality(db)
+    with closing(sqlite3.connect(db)) as conn:  # and the search index of every third symbol
+        conn.execute(
+            "INSERT INTO code_symbols_fts (code_symbols_fts, rowid, name, name_parts,"
+            " qualified_name, doc, signature) SELECT 'delete', id, name, name_parts,"
+            " qualified_name, doc, signature FROM code_symbols WHERE id % 3 = 0"
+        )
+        conn.commit()
     stats = _memlode([*workload.args, "--json"], home)
-    assert "centrality" in stats["phases"]
+    assert "centrality" in stats["phases"] and stats["symbol_index_rebuilt"] is True
+    assert _memlode(["symbols", "resolve", "-n", NS, "--json"], home) == want
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute(
+            "INSERT INTO code_symbols_fts (code_symbols_fts, rank) VALUES ('integrity-check', 1)"
+        )
     assert bk.centrality_gaps(db) == 0
     assert bk.differences(bk.snapshot(db), workload.reference) == []
     for read in READS:
@@ -183,6 +196,7 @@ def test_a_fresh_graph_state_is_not_rebuilt(workloads: dict[str, Any], tmp_path:
         first = built.fetchone()[0]
     stats = _memlode([*workload.args, "--json"], home)
     assert "centrality" not in stats["phases"] and "session_map_chars" not in stats
+    assert "symbol_index_rebuilt" not in stats
     _memlode(["symbols", "resolve", "-n", NS, "--json"], home)
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
         built = conn.execute("SELECT built_at FROM derived_state WHERE name LIKE 'graph:%'")
