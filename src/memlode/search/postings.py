@@ -265,36 +265,33 @@ class _StoreReader:
         self.present = np.zeros(top + 1, dtype=bool)
         self.rows = 0
         self.tokens = 0
-        self.terms: list[npt.NDArray[np.int32]] = []
+        self.terms: list[npt.NDArray[Any]] = []
         self.docs: list[npt.NDArray[Any]] = []
         self.freqs = _FreqTable()
 
     def read(self, batch: list[tuple[int, str, str, str, str, str]]) -> None:
-        pieces: array[int] = array("q")
+        cut_all: list[bytes] = []
         cell_rows: array[int] = array("q")
         cell_columns: array[int] = array("b")
         cell_sizes: array[int] = array("q")
-        cells: list[tuple[int, int, list[bytes]]] = []
         for rowid, *texts in batch:
             self.present[rowid] = True
             for column, text in enumerate(texts):
                 if text:
                     cut = text.encode().translate(_ASCII_CUTS).split()
                     if cut:
-                        cells.append((rowid, column, cut))
+                        cut_all.extend(cut)
+                        cell_rows.append(rowid)
+                        cell_columns.append(column)
+                        cell_sizes.append(len(cut))
         self.rows += len(batch)
-        if not cells:
+        if not cut_all:
             return
-        unknown = set().union(*(cut for _, _, cut in cells)) - self.ids.keys()
+        unknown = set(cut_all) - self.ids.keys()
         if unknown:
             self._learn(unknown)
-        lookup = self.ids.__getitem__
-        for rowid, column, cut in cells:
-            pieces.extend(map(lookup, cut))
-            cell_rows.append(rowid)
-            cell_columns.append(column)
-            cell_sizes.append(len(cut))
-        terms, token_cells = self._expand(_int64(pieces), _int64(cell_sizes))
+        pieces = np.fromiter(map(self.ids.__getitem__, cut_all), np.int64, len(cut_all))
+        terms, token_cells = self._expand(pieces, _int64(cell_sizes))
         docs = _int64(cell_rows)[token_cells]
         column_weight = np.asarray(BM25_WEIGHTS, dtype=np.float64)
         columns = np.frombuffer(cell_columns, dtype=np.int8).astype(np.int64)
@@ -305,15 +302,17 @@ class _StoreReader:
         low = int(docs.min())
         counts = np.bincount(docs - low)
         self.lengths[low : low + len(counts)] += counts
-        # One entry per (token, row): sorted stably, so a row's weights add up in the order of
-        # its columns and positions, as bm25() adds them.
-        keys = (terms << 32) | docs
-        order = np.argsort(keys, kind="stable")
-        keys = keys[order]
-        starts_at = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        first = keys[starts_at]
-        self.terms.append((first >> 32).astype(np.int32))
-        self.docs.append((first & 0xFFFFFFFF).astype(self.doc_type))
+        # One entry per (token, row). The entries come row by row, column by column, position
+        # by position; sorted by (token, place) a token's rows ascend and a row's weights stay
+        # in the order bm25() adds them in. The keys are unique, so any sort is stable.
+        keys = np.sort((terms << 32) | np.arange(len(terms)))
+        order = keys & 0xFFFFFFFF
+        sorted_terms, sorted_docs = keys >> 32, docs[order]
+        new = np.ones(len(keys), dtype=bool)
+        new[1:] = (sorted_terms[1:] != sorted_terms[:-1]) | (sorted_docs[1:] != sorted_docs[:-1])
+        starts_at = np.flatnonzero(new)
+        self.terms.append(sorted_terms[starts_at].astype(np.int32))
+        self.docs.append(sorted_docs[starts_at].astype(self.doc_type))
         self.freqs.add(np.add.reduceat(weights[order], starts_at))
 
     def _expand(
@@ -344,28 +343,40 @@ class _StoreReader:
             else:
                 self.ids[piece] = -1 - len(self.multi)
                 self.multi.append(tokens)
+        self.tokenizer.cache.clear()  # ``ids`` knows these pieces now
 
     def postings(self, seq: int) -> Postings:
-        """The entries grouped by token (rowids ascending within each: batches come in rowid
-        order and the sort is stable), token ids renumbered in the vocabulary's order."""
+        """The entries grouped by token, token ids renumbered in the vocabulary's order: each
+        batch's run of a token is copied to where that token's rows continue (batches come in
+        rowid order, so rowids ascend within every token), batch after batch, each freed once
+        placed. No sort of all the entries, and no copy of them beside the result."""
         self.ids.clear()  # the build's lookups are not needed any more
         vocab = Vocabulary(self.vocab)
         renumber = np.empty(len(self.vocab), dtype=np.int32)
         renumber[np.fromiter(self.vocab.values(), np.int64, len(self.vocab))] = vocab.order
         self.vocab.clear()
-        terms = _concat(self.terms, np.int32)
-        terms = renumber[terms]
-        order = np.argsort(terms, kind="stable")
+        runs = [_runs(terms) for terms in self.terms]
+        counts = np.zeros(len(vocab), dtype=np.int64)
+        for terms, (at, lengths) in zip(self.terms, runs, strict=True):
+            counts[renumber[terms[at]]] += lengths  # a token has one run a batch
         starts = np.zeros(len(vocab) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(terms, minlength=len(vocab)), out=starts[1:])
-        del terms
-        docs = _concat(self.docs, self.doc_type)[order]
-        codes, table = self.freqs.result()
+        np.cumsum(counts, out=starts[1:])
+        freq_parts, table = self.freqs.parts, self.freqs.table()
+        docs = np.empty(int(starts[-1]), dtype=self.doc_type)
+        freqs = np.empty(int(starts[-1]), dtype=freq_parts[0].dtype if freq_parts else np.uint16)
+        offset = starts[:-1].copy()
+        for b, (at, lengths) in enumerate(runs):
+            tokens = renumber[self.terms[b][at]]
+            places = np.repeat(offset[tokens] - at, lengths) + np.arange(len(self.terms[b]))
+            docs[places] = self.docs[b]
+            freqs[places] = freq_parts[b]
+            offset[tokens] += lengths
+            self.terms[b] = self.docs[b] = freq_parts[b] = _EMPTY_DOCS
         return Postings(
             vocab=vocab,
             starts=starts,
             docs=docs,
-            freqs=codes[order],
+            freqs=freqs,
             lengths=self.lengths,
             present=self.present,
             dead=np.zeros(len(self.present), dtype=bool),
@@ -376,15 +387,16 @@ class _StoreReader:
         )
 
 
+def _runs(values: npt.NDArray[Any]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int64]]:
+    """Where each run of equal values starts in ``values``, and its length."""
+    if not len(values):
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64)
+    at = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    return at, np.diff(np.r_[at, len(values)])
+
+
 def _int64(values: array[int]) -> npt.NDArray[np.int64]:
     return np.frombuffer(values, dtype=np.int64) if len(values) else _EMPTY_DOCS
-
-
-def _concat(parts: list[Any], dtype: type) -> Any:
-    """One array of ``parts`` (emptied as they are joined)."""
-    joined = np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-    parts.clear()
-    return joined
 
 
 class _FreqTable:
@@ -419,11 +431,9 @@ class _FreqTable:
             table[code] = value
         return table
 
-    def result(self) -> tuple[Any, npt.NDArray[np.float64] | None]:
-        """(codes, table) or (doubles, None)."""
-        if self.coded:
-            return _concat(self.parts, np.uint16), self._table()
-        return _concat(self.parts, np.float64), None
+    def table(self) -> npt.NDArray[np.float64] | None:
+        """What the codes in ``parts`` stand for (None: ``parts`` hold the doubles)."""
+        return self._table() if self.coded else None
 
 
 def log_seq(conn: sqlite3.Connection) -> int:

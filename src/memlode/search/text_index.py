@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Iterable
@@ -135,6 +136,22 @@ def score_query(
                 if rowid < len(scores):
                     scores[rowid] += rank
     return QueryScores(scores)
+
+
+def release_free_memory() -> None:
+    """Hand the heap pages freed by a build back to the system. A build makes millions of
+    small strings (pieces, tokens) and frees them; glibc keeps the fragmented arenas, so the
+    process stayed ~330 MB larger after a 1M-row build than it needed to be (781 MB against
+    452 MB after ``malloc_trim``). Only where glibc's ``malloc_trim`` exists."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # another C library (musl): nothing to do
+        return
+    trim(0)
 
 
 def _phrase_scores(
@@ -254,6 +271,7 @@ class TextIndex:
             built = None
         finally:
             reader.close()
+        release_free_memory()
         with self._lock:
             if built is not None:
                 self._built = built
