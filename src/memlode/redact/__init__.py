@@ -51,10 +51,14 @@ _PRIVATE = Rule(
 RULES: tuple[Rule, ...] = (_PRIVATE, *PEM_RULES, *TOKEN_RULES, *CONTEXT_RULES)
 # Which rules each needle (lower case) may set off: one pass of ``in`` over the needles finds
 # the few rules worth a closer look; most texts hold none of them.
+_by_needle: dict[str, list[int]] = {}
+for _i, _rule in enumerate(RULES):
+    for _needle in _rule.probe.needles:
+        _by_needle.setdefault(_needle, []).append(_i)
 _NEEDLES: tuple[tuple[str, tuple[int, ...]], ...] = tuple(
-    (needle, tuple(i for i, rule in enumerate(RULES) if needle in rule.probe.needles))
-    for needle in dict.fromkeys(n for rule in RULES for n in rule.probe.needles)
+    (needle, tuple(rules)) for needle, rules in _by_needle.items()
 )
+del _by_needle, _i, _rule, _needle
 # A pass can expose a match to an earlier rule (rarely); passes repeat until nothing changes.
 _MAX_PASSES = 4
 _SECRET_MARK = mark("secret")
