@@ -45,6 +45,8 @@ def adversarial(size: int) -> dict[str, str]:
         "command: mysql -p run": "mysql " + rep("-p-p"),
         "command: curl -u a:": "curl " + rep("-u a:"),
         "command: continuation lines": "mysql " + rep("\\\n"),
+        "command: config run": rep("config"),
+        "command: git config pairs": rep("git  config x "),
         "sql: identified by": rep("identified by "),
         "sql: password quote": rep("password '"),
         "pgpass: colon lines": rep("a:1:b:c:d\n"),

@@ -246,6 +246,30 @@ def _config_set(match: re.Match[str]) -> str:
     return _value_mark("secret")(match)
 
 
+_CONFIG_COMMANDS = frozenset(
+    {"git", "npm", "yarn", "pnpm", "pip", "pip3", "composer", "aws", "gcloud", "heroku", "conda"}
+    | {"bundle", "cargo", "gh"}
+)
+_LONGEST_COMMAND = max(map(len, _CONFIG_COMMANDS))
+
+
+def _config_after_command(text: str, lowered: str) -> bool:
+    """The word config right after a command that has a config subcommand (git, npm, aws)."""
+    i = lowered.find("config")
+    while i >= 0:
+        j = i
+        while j > 0 and lowered[j - 1] in " \t":
+            j -= 1
+        if j < i:
+            k = j
+            while k > 0 and j - k <= _LONGEST_COMMAND and lowered[k - 1].isalnum():
+                k -= 1
+            if lowered[k:j] in _CONFIG_COMMANDS:
+                return True
+        i = lowered.find("config", i + 1)
+    return False
+
+
 # ---- SQL, config files --------------------------------------------------------------------
 
 
@@ -378,7 +402,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         r"(?i)(?<![a-z0-9_\-])(?:git|npm|yarn|pnpm|pip3?+|composer|aws|gcloud|heroku|conda|bundle"
         r"|cargo|gh)[ \t]++config(?:ure)?+[ \t]++(?:set[ \t]++)?+(?:--?[a-z][\w\-]*+[ \t]++)*+"
         r"(?P<name>[^\s=]++)[ \t]++" + _ARG,
-        has_lower("config"),
+        Probe(("config",), _config_after_command),
         action=_config_set,
     ),
     Rule(
