@@ -1,21 +1,22 @@
 """The resident process: one-shot `memlode search` and the prompt hook with it up and down.
 
     .venv/bin/python bench/bench_resident.py [--memories 10000] [--runs 30]
-        [--embed hash|local] [--vector-cache DIR] [--timeout-ms 150]
+        [--embed hash|local] [--vector-cache DIR] [--keep DIR] [--timeout-ms 150]
 
 Builds a store of ``--memories`` rows of ``bench/corpus.py`` (embedded with ``--embed``; with
 ``local`` and ``--vector-cache DIR`` the corpus vectors come from bench_recall.py's cache), and a
-copy of it made with SQLite's backup API. The store gets a resident (``memlode resident``); the
-copy never has one, so the same commands on it run the cold path. Then, interleaved so that
-machine noise hits all rows alike, each a whole process as a user or Claude Code starts it:
+copy of it made with SQLite's backup API (``--keep DIR`` keeps the built store for the next
+run). The store gets a resident (``memlode resident``); the copy never has one, so the same
+commands on it run the cold path. Then, interleaved so that machine noise hits all rows alike,
+each a whole process as a user or Claude Code starts it:
 
 - ``search up`` / ``search down``: ``memlode search QUERY`` (the corpus's queries) on the store
   (answered by the resident) and on the copy (in-process: model, vectors and BM25 loaded);
 - ``version``: ``memlode --version``, the CLI's floor (interpreter, click, memlode.cli);
 - ``prompt up`` / ``prompt lean``: the UserPromptSubmit hook as ``memlode init`` installs it, on
   the store (the resident's recall) and on the copy (the lean BM25; autostart off);
-- ``baseline``: bench_hooks.py's baseline (open the store with the hook pragmas, insert one
-  row, commit), the reference of the hook targets (<= 1.5 for UserPromptSubmit).
+- ``baseline``: bench_hooks.py's baseline (open a copy of the store with the hook pragmas,
+  insert one row, commit, close), the reference of its targets (<= 1.5 for UserPromptSubmit).
 
 Prints p50/p95 per row and the ratios, the resident's start-to-ready time, and how many of the
 "up" runs the resident really answered (its request count).
@@ -122,6 +123,9 @@ def main() -> None:
     parser.add_argument("--embed", default="hash", help="hash (default) or local")
     parser.add_argument("--vector-cache", type=Path, default=None)
     parser.add_argument("--timeout-ms", type=int, default=None, help="hooks.resident_timeout_ms")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="keep the built store in DIR and reuse it"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -132,18 +136,29 @@ def main() -> None:
         (project / "src").mkdir(parents=True)
         (project / "pyproject.toml").write_text("[project]\nname='proj'\n")
         start = time.perf_counter()
-        build_store(home, project, args.memories, args.embed, args.vector_cache)
+        kept = args.keep / f"n{args.memories}-{args.embed}" if args.keep else None
+        if kept is not None and (kept / "memlode.db").exists():
+            home.mkdir()
+            copy_store(kept / "memlode.db", home / "memlode.db")
+            if (kept / "models").exists():
+                shutil.copytree(kept / "models", home / "models")
+        else:
+            build_store(home, project, args.memories, args.embed, args.vector_cache)
+            if kept is not None:
+                copy_store(home / "memlode.db", kept / "memlode.db")
+                if (home / "models").exists():
+                    shutil.copytree(home / "models", kept / "models", dirs_exist_ok=True)
         build_s = time.perf_counter() - start
         copy_store(home / "memlode.db", cold_home / "memlode.db")
         baseline_db = root / "baseline" / "memlode.db"
         copy_store(home / "memlode.db", baseline_db)
+        if (home / "models").exists():  # the local model's built graph: cold is not first use
+            shutil.copytree(home / "models", cold_home / "models", dirs_exist_ok=True)
         for folder in (home, cold_home):
             if args.timeout_ms is not None:
                 (folder / "config.toml").write_text(
                     f"[hooks]\nresident_timeout_ms = {args.timeout_ms}\n"
                 )
-            if args.vector_cache is not None and (home / "models").exists():
-                shutil.copytree(home / "models", folder / "models", dirs_exist_ok=True)
 
         base_env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLODE_")}
         base_env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -192,7 +207,7 @@ def main() -> None:
                 elif row == "search down":
                     rows[row].append(timed([*cli, "search", q], down_env, project))
                 elif row == "baseline":
-                    cmd = [sys.executable, "-c", BASELINE, str(baseline_db), "noclose"]
+                    cmd = [sys.executable, "-c", BASELINE, str(baseline_db)]
                     rows[row].append(timed(cmd, up_env, project))
                 elif row == "prompt up":
                     payload = prompt_payload(project, q, i)

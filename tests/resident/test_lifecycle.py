@@ -274,3 +274,26 @@ def test_bad_requests_get_errors_and_the_resident_goes_on(
     raw = exchange(socket_of(memlode_home), payload, 5.0)
     assert raw is not None and f'"code": "{code}"'.encode() in raw
     assert ping(memlode_home) is not None
+
+
+def test_clients_ask_only_a_socket_in_a_private_folder(
+    workdir: Path, memlode_home: Path, filled: Engine
+) -> None:
+    from memlode.hooks._resident import recall
+
+    assert memlode("resident", cwd=workdir).returncode == 0
+    wait_ready(memlode_home)
+    db = str(filled.db.path)
+    query = "pgbouncer pooling"
+    assert recall(str(memlode_home), db, query, filled.namespace, "s", 4, 5000)
+    folder = os.path.dirname(socket_of(memlode_home))
+    os.chmod(folder, 0o755)  # anyone could have put a socket here
+    try:
+        assert recall(str(memlode_home), db, query, filled.namespace, "s", 4, 5000) is None
+        assert ping(memlode_home) is None
+        found = memlode("search", query, cwd=workdir)  # searched in-process instead
+        assert found.returncode == 0 and "pgbouncer" in found.stdout
+    finally:
+        os.chmod(folder, 0o700)
+    info = ping(memlode_home)
+    assert info is not None and info["answered"] == 1  # only the first recall reached it

@@ -18,11 +18,31 @@ __all__ = ["MAX_ANSWER_BYTES", "exchange"]
 MAX_ANSWER_BYTES = 16 << 20  # a search of k=1000 long memories stays well under this
 
 
+def _ours(path: str) -> bool:
+    """True for a socket file of this user's in a folder only this user can enter: an answer
+    from anyone else's socket (a planted ``/tmp/memlode-<uid>``) would be injected into the
+    assistant's context."""
+    try:
+        sock = os.lstat(path)
+        folder = os.lstat(os.path.dirname(path) or ".")
+    except OSError:
+        return False
+    uid = os.getuid() if hasattr(os, "getuid") else sock.st_uid
+    return (
+        sock.st_mode & 0o170000 == 0o140000  # S_IFSOCK
+        and sock.st_uid == uid
+        and folder.st_mode & 0o170000 == 0o040000  # S_IFDIR
+        and folder.st_uid == uid
+        and not folder.st_mode & 0o077
+    )
+
+
 def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
     """Send ``request`` (one line, newline added) to the socket at ``path`` and return the
     answer's first line; None when nobody listens, the deadline passes or the answer breaks
-    off. Never raises for socket trouble, never waits longer than ``timeout`` seconds."""
-    if timeout <= 0 or not os.path.exists(path):
+    off. Never raises for socket trouble, never waits longer than ``timeout`` seconds.
+    Only a socket of this user's, in a private folder, is asked."""
+    if timeout <= 0 or not _ours(path):
         return None
     try:
         import _socket
