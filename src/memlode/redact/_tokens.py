@@ -35,6 +35,20 @@ def _pem_in_base64(match: re.Match[str]) -> str:
     return mark("private_key") if b"PRIVATE" in decoded else match.group(0)
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
+def _mailchimp_shape(text: str, lowered: str) -> bool:
+    """32 hex digits, then "-us" and a digit (the data centre)."""
+    i = text.find("-us")
+    while i >= 0:
+        head = text[max(0, i - 32) : i]
+        if len(head) == 32 and text[i + 3 : i + 4].isdigit() and set(head) <= _HEX:
+            return True
+        i = text.find("-us", i + 1)
+    return False
+
+
 _notion_secret = after("secret_", 43)
 _notion_new = after("ntn_", 46)
 _notion_probe = Probe(
@@ -108,7 +122,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule(
         "stripe_key",
         _B + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}+",
-        has("_live_", "_test_"),
+        has("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
     ),
     Rule("stripe_key", _B + r"whsec_[0-9A-Za-z]{24,}+", has("whsec_")),
     Rule("huggingface_token", _B + r"hf_[A-Za-z0-9]{30,}+", after("hf_", 30)),
@@ -125,7 +139,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule(
         "mailchimp_key",
         r"(?<![0-9a-f])[0-9a-f]{32}-us[0-9]{1,2}(?![A-Za-z0-9])",
-        has("-us"),
+        Probe(("-us",), _mailchimp_shape),
     ),
     Rule(
         "shopify_token",
