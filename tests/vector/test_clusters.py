@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from memlode.storage.db import Database
-from memlode.vector import index as index_module
+from memlode.vector import mirror as mirror_module
 from memlode.vector import projection
 from memlode.vector.clusters import cluster_count
 from memlode.vector.index import VectorIndex
@@ -51,7 +51,7 @@ def _recall(vectors: np.ndarray, search, queries: np.ndarray, k: int = 100) -> f
 @pytest.fixture
 def lists_from_20k(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(projection, "MIN_CLUSTERED_ROWS", 20_000)
-    monkeypatch.setattr(index_module, "MIN_CLUSTERED_ROWS", 20_000)
+    monkeypatch.setattr(mirror_module, "MIN_CLUSTERED_ROWS", 20_000)
 
 
 def test_a_query_reads_a_few_lists_and_keeps_recall(lists_from_20k: None) -> None:

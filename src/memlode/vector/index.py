@@ -1,8 +1,8 @@
 """Exact vector search over a float32 matrix rebuilt from SQLite when stale.
 
 The source of truth is ``memory_embeddings``; this index is derived. It is held in memory by a
-long-lived process and mirrored to ``<cache_dir>/vectors-<model>.npy`` (+ ids) so that a fresh
-process memory-maps it instead of decoding 100k BLOBs. Staleness is one query: the per-model
+long-lived process and mirrored to the store's cache folder (``vector/mirror.py``) so that a
+fresh process memory-maps it instead of decoding 100k BLOBs. Staleness is one query: the per-model
 change counter that triggers keep in ``vector_state``. Inserts since the last load are appended
 (into spare capacity: ``vector/growing.py``); deletions or updates trigger a full rebuild. An
 append is told from anything else by the count *and* the sum of the embedding rowids: a row
@@ -33,21 +33,18 @@ the rows' namespaces are kept as small integer codes, not a string a row.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import math
-import os
-import secrets
 import sqlite3
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memlode.storage.derived import COPY_MARGIN
-from memlode.vector.clusters import MIN_CLUSTERED_ROWS, InvertedLists
 from memlode.vector.growing import append_rows
+from memlode.vector.mirror import Mirror, MirroredState
 from memlode.vector.projection import MIN_ROWS, Projection, fit_projection
 
 if TYPE_CHECKING:
@@ -62,8 +59,6 @@ log = logging.getLogger(__name__)
 # index (a fresh process appends the rest from SQLite, which costs about what they took to add).
 MIRROR_EVERY = 2_000
 MIRROR_SHARE = 0.05
-_MIRROR_FORMAT = 3  # 3: the projection may have inverted lists (its rows in list order)
-_READABLE_FORMATS = (2, 3)  # 2: the same vectors, a projection without lists
 # Rows a rebuild decodes at a time (1.5 KB each at 384 dims).
 _REBUILD_CHUNK = 10_000
 
@@ -90,6 +85,7 @@ class VectorIndex:
         self.cache_dir = cache_dir
         # The mirror is per database *and* model: several databases may share one home.
         self.cache_key = hashlib.sha256(f"{database}\0{model}".encode()).hexdigest()[:16]
+        self._mirror = Mirror(cache_dir, self.cache_key, model, dim)
         self.version = -1
         self.max_rowid = 0
         self.rowid_sum = 0  # of the embedding rows held: see the module docstring
@@ -259,57 +255,24 @@ class VectorIndex:
         for i in range(first, len(self.ids)):
             self._row_of[self.ids[i]] = i
 
-    # ---- on-disk mirror --------------------------------------------------------------------
-
-    def _cache_paths(self) -> tuple[Path, Path] | None:
-        if self.cache_dir is None:
-            return None
-        key = self.cache_key
-        return (self.cache_dir / f"vectors-{key}.npy", self.cache_dir / f"vectors-{key}.json")
-
-    def _projection_paths(self) -> tuple[Path, Path] | None:
-        if self.cache_dir is None:
-            return None
-        key = self.cache_key
-        return (
-            self.cache_dir / f"vectors-{key}.reduced.npy",
-            self.cache_dir / f"vectors-{key}.basis.npy",
-        )
+    # ---- on-disk mirror (vector/mirror.py) ------------------------------------------------
 
     def _load_cache(self, version: int) -> bool:
         """Map the mirror if it is this index's, at ``version`` or older (then ``refresh``
         appends the rest or rebuilds); ``self.version`` becomes the mirror's."""
-        import numpy as np
-
-        paths = self._cache_paths()
-        if paths is None or not paths[0].exists() or not paths[1].exists():
+        loaded = self._mirror.load(version)
+        if loaded is None:
             return False
-        try:
-            meta = json.loads(paths[1].read_text(encoding="utf-8"))
-            if (
-                meta.get("format") not in _READABLE_FORMATS
-                or not isinstance(meta.get("version"), int)
-                or meta["version"] > version  # a newer store's, or another store at this path
-                or meta.get("model") != self.model
-                or meta.get("key") != self.cache_key
-            ):
-                return False
-            matrix = np.load(paths[0], mmap_mode="r")
-            if matrix.shape != (len(meta["ids"]), self.dim) or matrix.dtype != np.float32:
-                return False
-        except (OSError, ValueError, KeyError) as exc:
-            log.info("vector cache unusable, rebuilding: %s", exc)
-            return False
-        self._matrix = matrix
-        self.ids = list(meta["ids"])
-        self.max_rowid = int(meta["max_rowid"])
-        self.rowid_sum = int(meta["rowid_sum"])
-        self.version = int(meta["version"])
+        self._matrix = loaded.matrix
+        self.ids = loaded.ids
+        self.max_rowid = loaded.max_rowid
+        self.rowid_sum = loaded.rowid_sum
+        self.version = loaded.version
         self.mirrored_rows = len(self.ids)
         self._ns_table = {}
-        self._ns_codes = self._codes(meta["namespaces"])
+        self._ns_codes = self._codes(loaded.namespaces)
         self._reindex()
-        self._projection = self._load_projection(meta.get("projection"))
+        self._projection = loaded.projection
         if self._projection is not None:
             self._fit_rows = self._projection.fitted_rows
         else:
@@ -318,128 +281,20 @@ class VectorIndex:
                 self._save_cache()
         return True
 
-    def _load_projection(self, meta: Any) -> Projection | None:
-        import numpy as np
-
-        paths = self._projection_paths()
-        if not isinstance(meta, dict) or paths is None:
-            return None
-        try:
-            reduced = np.load(paths[0], mmap_mode="r")
-            basis = np.load(paths[1])
-            if (
-                reduced.shape[0] != len(self.ids)
-                or basis.shape != (self.dim, reduced.shape[1])
-                or reduced.dtype != np.float32
-                or basis.dtype != np.float32
-            ):
-                return None
-            projection = Projection(
-                basis,
-                reduced,
-                int(meta["shortlist"]),
-                float(meta["recall"]),
-                int(meta["fitted_rows"]),
-            )
-            if meta.get("probes"):
-                projection.lists = self._load_lists(reduced.shape, str(meta.get("lists")))
-                projection.probes = int(meta["probes"])
-                if projection.lists is None:
-                    return None
-            elif projection.fitted_rows >= MIN_CLUSTERED_ROWS:
-                return None  # a mirror from before the lists: fit again, with them
-            return projection
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            log.info("projection cache unusable, fitting again: %s", exc)
-            return None
-
-    def _lists_path(self) -> Path | None:
-        if self.cache_dir is None:
-            return None
-        return self.cache_dir / f"vectors-{self.cache_key}.lists.npz"
-
-    def _load_lists(self, shape: tuple[int, ...], token: str) -> InvertedLists | None:
-        """The mirrored lists, if they are the ones written with this mirror's ``token`` (a
-        write cut short could leave another fit's lists beside these rows)."""
-        import numpy as np
-
-        path = self._lists_path()
-        if path is None:
-            return None
-        with np.load(path) as data:
-            if str(data["token"]) != token:
-                return None
-            lists = InvertedLists(data["centres"], data["order"], data["bounds"], data["tail"])
-        if (
-            len(lists.order) + len(lists.tail) != shape[0]
-            or lists.centres.shape[1] != shape[1]
-            or len(lists.bounds) != len(lists.centres) + 1
-            or int(lists.bounds[-1]) != len(lists.order)
-        ):
-            return None
-        return lists
-
     def _save_cache(self) -> None:
-        import numpy as np
-
-        paths = self._cache_paths()
-        if paths is None or self._matrix is None:
+        if self._matrix is None:
             return
-        meta: dict[str, Any] = {
-            "format": _MIRROR_FORMAT,
-            "model": self.model,
-            "key": self.cache_key,
-            "version": self.version,
-            "max_rowid": self.max_rowid,
-            "rowid_sum": self.rowid_sum,
-            "ids": self.ids,
-            "namespaces": self.namespaces,
-        }
-        projection = self._projection
-        if projection is not None:
-            meta["projection"] = {
-                "shortlist": projection.shortlist,
-                "recall": projection.recall,
-                "fitted_rows": projection.fitted_rows,
-                "probes": projection.probes if projection.lists is not None else 0,
-                "lists": secrets.token_hex(8),
-            }
-        try:
-            paths[0].parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            # Per process *and* thread: a server's engines (one per thread) may write at once.
-            writer = f"{os.getpid()}-{threading.get_ident()}"
-            tmp_npy = paths[0].with_suffix(f".{writer}.tmp.npy")
-            tmp_json = paths[1].with_suffix(f".{writer}.tmp")
-            np.save(tmp_npy, np.ascontiguousarray(self._matrix))
-            tmp_json.write_text(json.dumps(meta), encoding="utf-8")
-            extra = self._projection_paths()
-            lists_path = self._lists_path()
-            if projection is not None and projection.lists is not None and lists_path:
-                lists = projection.lists
-                tmp = lists_path.with_suffix(f".{writer}.tmp.npz")
-                np.savez(
-                    tmp,
-                    centres=lists.centres,
-                    order=lists.order,
-                    bounds=lists.bounds,
-                    tail=lists.tail,
-                    token=np.array(meta["projection"]["lists"]),
-                )
-                tmp.chmod(0o600)  # owner-only, like the database it mirrors
-                tmp.replace(lists_path)
-            if projection is not None and extra is not None:
-                for path, array in zip(extra, (projection.reduced, projection.basis), strict=True):
-                    tmp = path.with_suffix(f".{writer}.tmp.npy")
-                    np.save(tmp, np.ascontiguousarray(array))
-                    tmp.chmod(0o600)  # owner-only, like the database it mirrors
-                    tmp.replace(path)
-            tmp_npy.chmod(0o600)
-            tmp_json.chmod(0o600)
-            tmp_npy.replace(paths[0])
-            tmp_json.replace(paths[1])
+        state = MirroredState(
+            self._matrix,
+            self.ids,
+            self.namespaces,
+            self.max_rowid,
+            self.rowid_sum,
+            self.version,
+            self._projection,
+        )
+        if self._mirror.save(state):
             self.mirrored_rows = len(self.ids)
-        except OSError as exc:  # a cache that cannot be written is only slower
-            log.info("cannot write vector cache: %s", exc)
 
     # ---- search ----------------------------------------------------------------------------
 
