@@ -131,6 +131,7 @@ _FRAGMENTS = [
     *[" -p", "curl", " -u a:", "sshpass", "docker login", "identified by ", "password '"],
     *["machine h login u ", "requirepass ", "h:5432:d:u:", "jdbc:oracle:thin:", "sqlplus "],
     *["auth=(", "BasicAuth(", "'u'", ", ", "@h", "Q~", ":AA", "-us1", "\t", "\\"],
+    *["0123456789abcdef" * 2, "sk_live_", "rk_test_", "git config ", "a1B2c3D4e5F6g7H8"],
 ]
 
 
