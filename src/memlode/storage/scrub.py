@@ -115,7 +115,11 @@ NOT_USER_TEXT: dict[str, dict[str, str]] = {
         "started_at": _TS,
         "finished_at": _TS,
     },
-    "store_settings": {"key": _ENUM, "value": "memlode's own settings (ranking weights)"},
+    "store_settings": {
+        "key": _ENUM,
+        "value": "memlode's settings and caches: ranking weights, graph fingerprints, and the"
+        " repo map rendered from code_symbols, whose signatures are redacted on write",
+    },
     "transcript_files": {
         "path": _PATH,
         "session_id": _ID,
