@@ -117,17 +117,19 @@ class InvertedLists:
 
 
 def fit_lists(
-    reduced: npt.NDArray[np.float32],
+    matrix: npt.NDArray[np.float32], basis: npt.NDArray[np.float32]
 ) -> tuple[InvertedLists, npt.NDArray[np.float32]]:
-    """Inverted lists of ``reduced`` (rows of projected vectors) and ``reduced`` stored list
-    after list (the projection keeps that copy instead of the row-ordered one)."""
+    """Inverted lists of the rows of ``matrix`` projected on ``basis``, and those projected
+    rows stored list after list (the projection keeps that copy instead of the row-ordered
+    one). Rows are projected a chunk at a time, so no row-ordered copy is ever held: at 1M
+    rows the fit's peak is the result (384 MB) instead of twice it."""
     import numpy as np
 
-    rows = len(reduced)
+    rows = len(matrix)
     lists = cluster_count(rows)
     rng = np.random.default_rng(_SEED)
     size = min(rows, FIT_SAMPLE, SAMPLE_PER_LIST * lists)
-    sample = reduced[np.sort(rng.choice(rows, size, replace=False))]
+    sample = matrix[np.sort(rng.choice(rows, size, replace=False))] @ basis
     centres = sample[rng.choice(len(sample), lists, replace=False)].copy()
     found = InvertedLists(
         centres, np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0, np.int32)
@@ -135,16 +137,24 @@ def fit_lists(
     for _ in range(KMEANS_ROUNDS):
         assigned = found.assign(sample)
         counts = np.bincount(assigned, minlength=lists)
-        sums = np.zeros((lists, reduced.shape[1]), dtype=np.float64)
+        sums = np.zeros((lists, basis.shape[1]), dtype=np.float64)
         np.add.at(sums, assigned, sample)
         empty = counts == 0
         centres[~empty] = (sums[~empty] / counts[~empty, None]).astype(np.float32)
         # an empty list restarts at a random sample row
         centres[empty] = sample[rng.choice(len(sample), int(empty.sum()))]
         found.centres = centres
-    assigned = found.assign(reduced)
+    assigned = np.concatenate(
+        [
+            found.assign(matrix[start : start + ASSIGN_CHUNK] @ basis)
+            for start in range(0, rows, ASSIGN_CHUNK)
+        ]
+    )
     order = np.argsort(assigned, kind="stable").astype(np.int32)
     bounds = np.zeros(lists + 1, dtype=np.int64)
     np.cumsum(np.bincount(assigned, minlength=lists), out=bounds[1:])
     found.order, found.bounds = order, bounds
-    return found, np.ascontiguousarray(reduced[order])
+    reduced = np.empty((rows, basis.shape[1]), dtype=np.float32)
+    for start in range(0, rows, ASSIGN_CHUNK):
+        reduced[start : start + ASSIGN_CHUNK] = matrix[order[start : start + ASSIGN_CHUNK]] @ basis
+    return found, reduced

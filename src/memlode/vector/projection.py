@@ -67,6 +67,8 @@ CHECK_K = 200
 # share of the mean (chosen so their cosines match real queries', see the module docstring).
 SHORT_QUERY_PARTS = 4
 SHORT_QUERY_MEAN = 0.5
+# Rows a product of the self-check takes at a time.
+CHECK_CHUNK = 65_536
 # Rows the principal components are estimated from (enough for a 384 x 384 covariance).
 FIT_SAMPLE = 20_000
 # Lists a query probes at first; the self-check doubles it until the recall holds.
@@ -141,11 +143,16 @@ def fit_projection(matrix: npt.NDArray[np.float32]) -> Projection | None:
     # eigenvectors of the covariance, largest first (eigh: ascending order)
     _, vectors = np.linalg.eigh((centred.T @ centred).astype(np.float64))
     basis = np.ascontiguousarray(vectors[:, ::-1][:, :DIMS].astype(np.float32))
-    projection = Projection(basis, np.asarray(matrix @ basis, dtype=np.float32), SHORTLIST, 0, rows)
+    lists = None
+    if rows >= MIN_CLUSTERED_ROWS:
+        lists, reduced = fit_lists(matrix, basis)
+    else:
+        reduced = np.asarray(matrix @ basis, dtype=np.float32)
+    projection = Projection(basis, reduced, SHORTLIST, 0, rows)
     probes = _probes(matrix, sample.mean(axis=0), rng)
     exact = _exact_top(matrix, probes, CHECK_K)
-    if rows >= MIN_CLUSTERED_ROWS:
-        projection.lists, projection.reduced = fit_lists(projection.reduced)
+    if lists is not None:
+        projection.lists = lists
         projection.probes = PROBES
         while projection.probes < len(projection.lists.centres):
             projection.recall = _recall(matrix, projection, probes, exact)
@@ -181,12 +188,25 @@ def _probes(
 def _exact_top(
     matrix: npt.NDArray[np.float32], queries: npt.NDArray[np.float32], k: int
 ) -> list[set[int]]:
+    """The exact top ``k`` rows of each query: one product for all queries a chunk of rows,
+    each query's best so far kept (all the scores at once were 256 MB at 1M rows, and the
+    partial sort's row numbers twice that)."""
     import numpy as np
 
-    scores = matrix @ queries.T  # one product for all probes
     k = min(k, len(matrix))
-    top = np.argpartition(-scores, k - 1, axis=0)[:k]
-    return [set(top[:, j].tolist()) for j in range(queries.shape[0])]
+    best_rows = [np.zeros(0, dtype=np.intp) for _ in queries]
+    best_scores = [np.zeros(0, dtype=np.float32) for _ in queries]
+    for start in range(0, len(matrix), CHECK_CHUNK):
+        scores = matrix[start : start + CHECK_CHUNK] @ queries.T
+        here = np.arange(start, start + len(scores))
+        for j in range(len(queries)):
+            rows = np.concatenate([best_rows[j], here])
+            values = np.concatenate([best_scores[j], scores[:, j]])
+            if len(values) > k:
+                keep = best_of(values, k)
+                rows, values = rows[keep], values[keep]
+            best_rows[j], best_scores[j] = rows, values
+    return [set(rows.tolist()) for rows in best_rows]
 
 
 def _recall(
