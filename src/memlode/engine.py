@@ -320,9 +320,11 @@ class Engine:
         sources: Sequence[str] = (),
         explain: bool = False,
         catch_up: int = SEARCH_CATCH_UP,
+        exclude_session: str | None = None,
     ) -> list[SearchHit]:
         """Hybrid recall (see ``memlode.search.hybrid``); ``explain`` is accepted for symmetry
-        with the interfaces, every hit always carries its signal contributions."""
+        with the interfaces, every hit always carries its signal contributions.
+        ``exclude_session`` leaves out that session's rows (the prompt hook's own session)."""
         del explain
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query is empty; give words to search for")
@@ -331,6 +333,7 @@ class Engine:
         flt = self.filter(namespace, memory_types, tags, sources)
         # A stored prompt is not an answer: left out unless asked for by its tag.
         flt.exclude_prompts = PROMPT_TAG not in flt.tags
+        flt.exclude_session_id = exclude_session or None
         params = self.recall_params()
         if catch_up > 0 and self.db.writable:  # no embedder: nothing; states: in background
             with contextlib.suppress(StorageError):  # a full disk: search what is stored

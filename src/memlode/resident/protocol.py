@@ -22,11 +22,11 @@ gets another store's memories even if paths were mixed up.
 
 ``recall`` is the UserPromptSubmit hook's question. Its ranking is ``Engine.search`` - the call
 ``memlode search`` makes - with the asking hook's project as the engine's namespace (so the
-engine reads what it reads by default for that project), minus the rows of the asking session
-(already in the assistant's context); when some of the top ``k`` belong to that session, the
-search is repeated with a larger ``k`` so that ``k`` others are returned when they exist. It
-does not embed pending rows first (the background embedder does, woken by every request):
-a hook cannot wait for a model. ``signals`` are the explain figures (each signal's share of the
+engine reads what it reads by default for that project), and the rows of the asking session
+left out by the engine's filter (``exclude_session``: they are already in the assistant's
+context), as ``-t`` or ``--source`` leave rows out of ``memlode search``. It does not embed
+pending rows first (the background embedder does, woken by every request): a hook cannot wait
+for a model. ``signals`` are the explain figures (each signal's share of the
 score) plus ``cosine``, the raw cosine of the query and the memory (0.0 without a vector).
 
 ``search`` is ``memlode search`` itself: the same engine call with the same arguments, and the
@@ -72,10 +72,6 @@ EngineSession = Callable[[], AbstractContextManager["Engine"]]
 MAX_REQUEST_BYTES = 64 * 1024
 MAX_QUERY_CHARS = 4000  # memlode.hooks.handlers.MAX_PROMPT_CHARS: a prompt is stored cut there
 MAX_RECALL_K = 50
-# recall: when rows of the asking session take some of the top k, ask again for this many times
-# k (and once more for the most the engine gives), then keep the first k of other sessions.
-RECALL_WIDEN = (4, 20)
-MAX_ENGINE_K = 1000  # Engine.search's own limit
 
 QUERY_OPS = frozenset({"recall", "search", "vector_search"})
 RECALL_FIELDS = ("id", "content", "memory_type", "source", "tags", "created_at", "session_id")
@@ -212,15 +208,7 @@ class Answerer:
         session_id = request.get("session_id")
         skip = session_id if isinstance(session_id, str) and session_id else None
         with self.engine_session() as engine, _project(engine, namespace):
-            hits = engine.search(query, k, catch_up=0)
-            kept = [h for h in hits if skip is None or h.memory.session_id != skip]
-            for factor in RECALL_WIDEN:
-                if len(kept) >= k or len(hits) < k:  # enough, or the engine has no more
-                    break
-                wider = min(k * factor, MAX_ENGINE_K)
-                hits = engine.search(query, wider, catch_up=0)
-                kept = [h for h in hits if h.memory.session_id != skip]
-            kept = kept[:k]
+            kept = engine.search(query, k, catch_up=0, exclude_session=skip)
             cosines = _cosines(engine, query, [h.memory.id for h in kept])
         return {"hits": [_recall_hit(h, cosines.get(h.memory.id, 0.0)) for h in kept]}
 

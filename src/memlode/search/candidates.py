@@ -123,6 +123,8 @@ def passes(row: CandidateRow, flt: MemoryFilter) -> bool:
         return False
     if flt.session_id is not None and row.session_id != flt.session_id:
         return False
+    if flt.exclude_session_id is not None and row.session_id == flt.exclude_session_id:
+        return False
     if flt.since is not None and row.created_at < flt.since:
         return False
     return not (flt.until is not None and row.created_at >= flt.until)

@@ -88,6 +88,9 @@ class MemoryFilter:
     # Leave out the prompts the hooks stored (tag PROMPT_TAG): a question is not an answer,
     # and the prompt just submitted must not come back as the best hit for itself.
     exclude_prompts: bool = False
+    # Leave out one session's rows: the asking hook's own session is already in the
+    # assistant's context (memlode.resident's recall).
+    exclude_session_id: str | None = None
 
     def where(self, alias: str = "m") -> tuple[str, list[object]]:
         clauses: list[str] = []
@@ -110,6 +113,9 @@ class MemoryFilter:
         if self.session_id is not None:
             clauses.append(f"{alias}.session_id = ?")
             params.append(self.session_id)
+        if self.exclude_session_id is not None:
+            clauses.append(f"({alias}.session_id IS NULL OR {alias}.session_id != ?)")
+            params.append(self.exclude_session_id)
         if self.since is not None:
             clauses.append(f"{alias}.created_at >= ?")
             params.append(self.since)
