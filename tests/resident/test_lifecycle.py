@@ -297,3 +297,30 @@ def test_clients_ask_only_a_socket_in_a_private_folder(
         os.chmod(folder, 0o700)
     info = ping(memlode_home)
     assert info is not None and info["answered"] == 1  # only the first recall reached it
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_foreground_resident_stops_cleanly_on_a_signal(
+    workdir: Path, memlode_home: Path, sig: signal.Signals
+) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memlode", "resident", "--foreground"],
+        cwd=workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        info = wait_ready(memlode_home)
+        assert info["pid"] == proc.pid
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert out == "" and "Traceback" not in err
+    assert not os.path.exists(info["socket"]) and not held(lock_of(memlode_home))
