@@ -324,3 +324,16 @@ def test_a_foreground_resident_stops_cleanly_on_a_signal(
     assert proc.returncode == 0, err
     assert out == "" and "Traceback" not in err
     assert not os.path.exists(info["socket"]) and not held(lock_of(memlode_home))
+
+
+def test_a_changed_config_file_retires_the_resident(
+    workdir: Path, memlode_home: Path, filled: Engine
+) -> None:
+    assert memlode("resident", cwd=workdir).returncode == 0
+    first = wait_ready(memlode_home)
+    (memlode_home / "config.toml").write_text("[weights]\nbm25 = 0.5\nvector = 0.5\n")
+    assert wait_until(lambda: not held(lock_of(memlode_home)), 30)
+    log = Path(socket_of(memlode_home)).with_suffix(".log").read_text()
+    assert "config.toml changed" in log
+    assert memlode("resident", cwd=workdir).returncode == 0
+    assert wait_ready(memlode_home)["pid"] != first["pid"]

@@ -5,8 +5,9 @@ One ``ResidentServer`` serves one store. It runs in two hosts:
 - ``memlode resident --foreground`` (started detached by the SessionStart hook or by
   ``memlode resident``): it opens its own engine, embeds pending rows on a background thread
   (``memlode.mcp.embed_worker.BackgroundEmbedder``, the MCP server's worker), and exits after
-  ``idle_seconds`` without a request, when asked to stop, or when its database file is removed
-  or replaced (a restore, a deleted test folder): a new one serves the new file.
+  ``idle_seconds`` without a request, when asked to stop, when its database file is removed
+  or replaced (a deleted test folder, a file copied over it): a new one serves the new file,
+  or when ``config.toml`` changes (a new embedder or weights): a new one reads it.
 - ``memlode mcp`` hosts it on a thread, with an engine of its own (so that a long tool call
   never holds up a hook) made by the server's opener (the server's one embedder and vector
   index); the server's own worker embeds. It does not idle out, and waits in standby while
@@ -130,6 +131,7 @@ class ResidentServer:
         )
         self._engine_session = session
         self._db_identity = _identity(self.database)
+        self._config_stamp = _stamp(settings.config_file)
 
     # ---- facts ------------------------------------------------------------------------------
 
@@ -361,6 +363,8 @@ class ResidentServer:
             return "the database file was replaced"
         if self._socket_id is not None and _identity(Path(self.socket_path)) != self._socket_id:
             return "the socket file was removed or replaced"
+        if self.host == "resident" and _stamp(self.settings.config_file) != self._config_stamp:
+            return "config.toml changed"  # the next start reads it (embedder, weights, ...)
         return ""
 
     def _keep_warm(self) -> None:
@@ -402,6 +406,14 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return (info.st_dev, info.st_ino)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_mtime_ns, info.st_size)
 
 
 def _same_user(conn: socket.socket) -> bool:
