@@ -255,6 +255,14 @@ def run_replay(
     deadline = time.monotonic() + DETACHED_WAIT_S
     while _detached_running(transcripts) and time.monotonic() < deadline:
         time.sleep(0.2)
+    # The night between: whatever was stored without a vector gets one (the resident or the
+    # MCP server does this in the background on a real machine; here it is done at once).
+    t0 = time.monotonic()
+    embedded = subprocess.run(
+        [sys.executable, "-m", "memlode", "embed"], env=env, capture_output=True, text=True
+    )
+    embed_note = (embedded.stdout or embedded.stderr).strip().splitlines()[-1:] or [""]
+    embed_seconds = round(time.monotonic() - t0, 1)
 
     per_session = {}
     echo_hits: list[dict[str, str]] = []
@@ -285,7 +293,12 @@ def run_replay(
                     echo_hits.append(
                         {"session": session.name, "prompt": item.prompt, "echoed": earlier}
                     )
-            row = {"session": session.name, "prompt": item.prompt, "chars": len(injected)}
+            row = {
+                "session": session.name,
+                "prompt": item.prompt,
+                "chars": len(injected),
+                "injected": injected,
+            }
             if kind == "relevant":
                 row.update(kind=item.kind, answered=_matches(injected, item.expect))
                 relevant_rows.append(row)
@@ -341,15 +354,16 @@ def run_replay(
         "per_session": per_session,
         "echoes": echo_hits[:20],
         "unanswered": [
-            {"session": r["session"], "prompt": r["prompt"]}
+            {"session": r["session"], "prompt": r["prompt"], "injected": r["injected"][:400]}
             for r in relevant_rows
             if not r["answered"]
         ],
         "noisy_controls": [
-            {"session": r["session"], "prompt": r["prompt"], "chars": r["chars"]}
+            {"session": r["session"], "prompt": r["prompt"], "injected": r["injected"][:400]}
             for r in test_controls
             if not r["silent"]
         ],
+        "overnight_embed": {"seconds": embed_seconds, "result": embed_note[0]},
         "seconds": round(time.monotonic() - started, 1),
         "work_dir": str(work),
     }

@@ -58,7 +58,7 @@ CANDIDATES = 40
 # evaluation's next-day prompts and its calibration controls, never on its test controls
 # (bench/RESULTS.md, "Session replay").
 MIN_IDF_COVERAGE = 0.35
-MIN_VECTOR_SCORE = 0.4
+MIN_VECTOR_SCORE = 0.45
 MIN_ITEM_COVERAGE = 0.15
 MIN_ITEM_VECTOR = 0.15
 # Final order: how much of the prompt's information a memory covers, then BM25, importance.
@@ -148,8 +148,23 @@ class Recalled:
         self.signals = signals if signals is not None else {}
 
 
+# Words of how people ask, not of what they ask about ("what did we do last time?", "anything
+# odd yesterday?"): left out of the gate's terms, where as unmatched rare words they would sink
+# the coverage of a prompt that is about something stored.
+CONVERSATIONAL = frozenset(
+    """last time times yesterday today tomorrow earlier later again still ever anything
+    something everything nothing thing things remember recall previously please thanks
+    thank okay ok actually really also let lets tell way kind sort bit lot happen happened
+    did done get got go went make made finally first""".split()
+)
+
+
 def _gate_terms(prompt: str) -> list[str]:
-    return [t for t in query_terms(prompt) if t not in STOPWORDS and len(t) > 1]
+    return [
+        t
+        for t in query_terms(prompt)
+        if t not in STOPWORDS and t not in CONVERSATIONAL and len(t) > 1
+    ]
 
 
 def recall(
@@ -161,7 +176,8 @@ def recall(
     limit: int,
     vector_hits: dict[str, float] | None = None,
 ) -> list[Recalled]:
-    """The few memories worth injecting for ``prompt``, best first (may be empty)."""
+    """The lean path: the few memories worth injecting for ``prompt``, best first (may be
+    empty), from FTS5's BM25 (and a resident's bare vector hits, if given), through ``choose``."""
     terms = _gate_terms(prompt)
     if len(terms) < MIN_QUERY_TERMS or limit <= 0:
         return []
@@ -178,33 +194,58 @@ def recall(
                 " AND (m.session_id IS NULL OR m.session_id != ?)",
                 (*missing, namespace, session_id),
             ).fetchall()
-    weights = _idf_weights(conn, terms)
-    total = sum(weights.values()) or 1.0
     best_bm25 = max((-float(r[6]) for r in rows), default=0.0) or 1.0
-    scored: list[tuple[Recalled, set[str]]] = []
-    answered = False
+    candidates = []
     for memory_id, content, memory_type, importance, created_at, tags_json, raw in rows:
         if _is_prompt(tags_json):
             continue
-        have = {_stem(t) for t in _content_terms(content)}
+        rank = W_BM25 * (-float(raw) / best_bm25) + W_IMPORTANCE * float(importance)
+        cand = Recalled(memory_id, content, memory_type, created_at, rank)
+        candidates.append((cand, vectors.get(memory_id, 0.0)))
+    return choose(conn, prompt, candidates, limit, rerank=True, session_id=session_id)
+
+
+def choose(
+    conn: sqlite3.Connection,
+    prompt: str,
+    candidates: list[tuple[Recalled, float]],
+    limit: int,
+    *,
+    rerank: bool,
+    session_id: str = "",
+) -> list[Recalled]:
+    """The gate and the selection, the same for the lean path and the resident's ranking.
+
+    ``candidates`` are (memory, cosine) pairs, ``memory.score`` their rank so far. The prompt is
+    answered only when one candidate covers ``MIN_IDF_COVERAGE`` of the prompt's information
+    (with ``MIN_MATCHED_TERMS`` terms) or reaches ``MIN_VECTOR_SCORE``; then the candidates
+    above the item floor go in, near-duplicates once, best first: by coverage and rank with
+    ``rerank`` (the lean BM25), else in the given order (the engine's ranking).
+    """
+    terms = _gate_terms(prompt)
+    if len(terms) < MIN_QUERY_TERMS or limit <= 0 or not candidates:
+        return []
+    weights = _idf_weights(conn, terms, session_id)
+    total = sum(weights.values()) or 1.0
+    scored: list[tuple[Recalled, set[str]]] = []
+    answered = False
+    for cand, vector in candidates:
+        have = {_stem(t) for t in _content_terms(cand.content)}
         matched = {t for t in weights if t in have}
         coverage = sum(weights[t] for t in matched) / total
-        vector = vectors.get(memory_id, 0.0)
         enough_terms = len(matched) >= min(MIN_MATCHED_TERMS, len(weights))
         answered = answered or (enough_terms and coverage >= MIN_IDF_COVERAGE)
         answered = answered or vector >= MIN_VECTOR_SCORE
         if coverage < MIN_ITEM_COVERAGE and vector < MIN_ITEM_VECTOR:
             continue
-        score = (
-            W_COVERAGE * max(coverage, vector)
-            + W_BM25 * (-float(raw) / best_bm25)
-            + W_IMPORTANCE * float(importance)
-        )
-        hit = Recalled(memory_id, content, memory_type, created_at, score, frozenset(matched))
-        scored.append((hit, have))
+        cand.terms = frozenset(matched)
+        if rerank:
+            cand.score = W_COVERAGE * max(coverage, vector) + cand.score
+        scored.append((cand, have))
     if not answered:
         return []
-    scored.sort(key=lambda pair: -pair[0].score)
+    if rerank:
+        scored.sort(key=lambda pair: -pair[0].score)
     kept: list[tuple[Recalled, set[str]]] = []
     for hit, have in scored:
         if any(_overlap(have, other) >= DUPLICATE_OVERLAP for _h, other in kept):
@@ -222,12 +263,28 @@ def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / min(len(a), len(b))
 
 
-def _idf_weights(conn: sqlite3.Connection, terms: list[str]) -> dict[str, float]:
+def _idf_weights(
+    conn: sqlite3.Connection, terms: list[str], session_id: str = ""
+) -> dict[str, float]:
     """Each stemmed prompt term's BM25 idf over the whole store (a term no memory holds gets
-    the highest weight: a prompt about something never stored is not covered)."""
+    the highest weight: a prompt about something never stored is not covered).
+
+    The current session's own stored prompts do not count: a word known only from an earlier
+    question of the same session is still unknown to what is stored, and the gate must not
+    pass a prompt because it was asked twice.
+    """
     import math
 
     size = conn.execute("SELECT count(*) FROM memories").fetchone()[0] or 1
+    asked: list[set[str]] = []
+    if session_id:
+        asked = [
+            {_stem(t) for t in _content_terms(row[0])}
+            for row in conn.execute(
+                "SELECT content FROM memories WHERE session_id = ? AND instr(tags, ?) > 0",
+                (session_id, '"prompt"'),
+            )
+        ]
     weights: dict[str, float] = {}
     for term in terms[:64]:
         stem = _stem(term)
@@ -236,6 +293,7 @@ def _idf_weights(conn: sqlite3.Connection, terms: list[str]) -> dict[str, float]
         count = conn.execute(
             "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (_or([term]),)
         ).fetchone()[0]
+        count = max(0, count - sum(1 for prompt in asked if stem in prompt))
         weights[stem] = math.log((size - count + 0.5) / (count + 0.5) + 1.0)
     return weights
 

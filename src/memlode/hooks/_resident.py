@@ -24,6 +24,7 @@ from memlode.hooks._lean import dumps, loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from typing import Any
 
     from memlode.hooks._recall import Recalled
@@ -101,44 +102,53 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def recalled(hits: list[dict[str, Any]], prompt: str, limit: int) -> list[Recalled]:
-    """The resident's hits as ``Recalled`` items, best first, at most ``limit``.
+def recalled(
+    conn: sqlite3.Connection,
+    hits: list[dict[str, Any]],
+    prompt: str,
+    limit: int,
+    session_id: str = "",
+) -> list[Recalled]:
+    """The resident's hits (the engine's ranking, best first) through the same gate and
+    selection as the lean path (``memlode.hooks._recall.choose``), at most ``limit``.
 
-    Stored prompts are left out, as the lean path leaves them out (a question is not an
-    answer); ``terms`` are the prompt's stemmed terms each memory holds (for its excerpt).
+    Stored prompts are left out (a question is not an answer); each hit's raw ``cosine`` is its
+    vector evidence.
     """
     from memlode.hooks import _recall
 
-    wanted = {_recall._stem(t) for t in _recall._gate_terms(prompt)}
-    out: list[Recalled] = []
+    candidates: list[tuple[Recalled, float]] = []
     for hit in hits:
         tags = hit.get("tags")
         tags = [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
-        if "prompt" in tags:
+        if "prompt" in tags or not isinstance(hit.get("content"), str):
             continue
-        content = hit["content"]
-        have = {_recall._stem(t) for t in _recall._content_terms(content)}
         signals = hit.get("signals")
-        out.append(
-            _recall.Recalled(
-                hit["id"],
-                content,
-                str(hit.get("memory_type") or "context"),
-                str(hit.get("created_at") or ""),
-                float(hit["score"]),
-                frozenset(wanted & have),
-                source=str(hit.get("source") or ""),
-                tags=tuple(tags),
-                signals=(
-                    {str(k): float(v) for k, v in signals.items() if _number(v)}
-                    if isinstance(signals, dict)
-                    else {}
+        signals = (
+            {str(k): float(v) for k, v in signals.items() if _number(v)}
+            if isinstance(signals, dict)
+            else {}
+        )
+        score = hit.get("score")
+        rank = (
+            float(score) if isinstance(score, int | float) and not isinstance(score, bool) else 0.0
+        )
+        candidates.append(
+            (
+                _recall.Recalled(
+                    str(hit.get("id")),
+                    hit["content"],
+                    str(hit.get("memory_type") or "context"),
+                    str(hit.get("created_at") or ""),
+                    rank,
+                    source=str(hit.get("source") or ""),
+                    tags=tuple(tags),
+                    signals=signals,
                 ),
+                signals.get("cosine", 0.0),
             )
         )
-        if len(out) >= limit:
-            break
-    return out
+    return _recall.choose(conn, prompt, candidates, limit, rerank=False, session_id=session_id)
 
 
 def vector_hits(

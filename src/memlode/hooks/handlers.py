@@ -160,7 +160,7 @@ def user_prompt(run: HookRun) -> str | None:
             run.settings.resident_timeout_ms,
         )
         if hits is not None:
-            found = _resident.recalled(hits, prompt, limit)
+            found = _resident.recalled(run.conn, hits, prompt, limit, run.session_id)
         else:
             found = _recall.recall(run.conn, prompt, run.namespace, run.session_id, limit=limit)
             if run.settings.resident_autostart:

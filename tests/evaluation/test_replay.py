@@ -1,0 +1,58 @@
+"""The session-replay evaluation on one small real session, through ``memlode eval replay``:
+the transcript replayed line by line through the hook commands ``memlode init`` registers,
+then the next-day prompts and the control prompts of bench/replay_prompts.json. The figures
+are asserted; the full run over the three long sessions is a benchmark (bench/RESULTS.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+QUESTIONS = ROOT / "bench" / "replay_prompts.json"
+DATA = ROOT.parent / "shared" / "data" / "transcripts" / "spotter"
+
+
+def test_replay_of_a_small_session(tmp_path: Path):
+    if not (DATA / "tool_heavy.jsonl").is_file():
+        pytest.skip(f"{DATA} is missing (../shared/data)")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memlode",
+            "eval",
+            "replay",
+            str(QUESTIONS),
+            "--data",
+            str(DATA),
+            "--only",
+            "tool_heavy",
+            "--keep",
+            str(tmp_path / "replay"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        # the product's default embedder, as a user runs it (the shipped model wheel)
+        env={**os.environ, "MEMLODE_EMBED_PROVIDER": "local"},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["sessions"] == 1 and report["relevant_prompts"] == 4
+    replay = report["per_session"]["tool_heavy"]["replay"]
+    assert replay["lines"] == 39 and replay["prompts"] == 2 and replay["tool_results"] >= 5
+    assert report["failed_hooks"] == 0
+    assert report["answered"] >= 1, report["unanswered"]
+    assert report["controls_silent_rate"] >= 0.95, report["noisy_controls"]
+    assert report["overnight_embed"]["result"].endswith("0 pending")
+    assert report["echo_hits"] == 0, report["echoes"]
+    assert report["end_state_stated"] == 1
+    assert report["files_left"] == {}
+    assert set(report["hook_ms"]) >= {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
