@@ -56,3 +56,12 @@ def test_replay_of_a_small_session(tmp_path: Path):
     assert report["end_state_stated"] == 1
     assert report["files_left"] == {}
     assert set(report["hook_ms"]) >= {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
+    # the resident the hooks started is stopped with the run
+    status = subprocess.run(
+        [sys.executable, "-m", "memlode", "resident", "status"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MEMLODE_HOME": str(tmp_path / "replay" / "memlode-home")},
+        timeout=60,
+    )
+    assert status.returncode == 3, status.stdout

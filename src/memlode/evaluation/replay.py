@@ -322,6 +322,10 @@ def run_replay(
             "replay": replay_stats[session.name],
         }
 
+    # The store's resident (started by SessionStart, as in use) goes with the run.
+    subprocess.run(
+        [sys.executable, "-m", "memlode", "resident", "stop"], env=env, capture_output=True
+    )
     by_event: dict[str, list[float]] = {}
     failed_hooks = 0
     for call in all_calls:
