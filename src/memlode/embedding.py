@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
@@ -170,7 +170,7 @@ class EmbeddingService:
         return vectors[0], states[0]
 
     def nearest(
-        self, query: str, k: int, namespace: str | None, *, bm25: bool = True
+        self, query: str, k: int, namespace: str | Sequence[str] | None, *, bm25: bool = True
     ) -> NearestVectors | None:
         """Start the vector side of a hybrid query (embedding, nearest memories, their BM25
         scores unless ``bm25`` is off) on a worker thread, so that the caller's BM25 query runs

@@ -29,7 +29,7 @@ from memlode.storage import namespaces as namespace_repo
 from memlode.storage import sessions as session_repo
 from memlode.storage.context import CONVERSATION_SOURCES, refresh_context
 from memlode.storage.db import Database
-from memlode.storage.memories import PROMPT_TAG, MemoryFilter, NewMemory
+from memlode.storage.memories import GLOBAL_NAMESPACE, PROMPT_TAG, MemoryFilter, NewMemory
 from memlode.types import Edge, Memory, MemoryType, Relationship, Session, utcnow
 
 if TYPE_CHECKING:
@@ -333,6 +333,9 @@ class Engine:
         flt = self.filter(namespace, memory_types, tags, sources)
         # A stored prompt is not an answer: left out unless asked for by its tag.
         flt.exclude_prompts = PROMPT_TAG not in flt.tags
+        # A project reads its own namespace and the global one (not other projects').
+        if flt.namespace is not None and flt.namespace != GLOBAL_NAMESPACE:
+            flt.also_namespaces = (GLOBAL_NAMESPACE,)
         flt.exclude_session_id = exclude_session or None
         params = self.recall_params()
         if catch_up > 0 and self.db.writable:  # no embedder: nothing; states: in background
@@ -341,7 +344,7 @@ class Engine:
         text_index = self.text_index
         postings = text_index.scorer(self.conn)
         vectors = self.embeddings.nearest(
-            query, params.vector_candidates(k), flt.namespace, bm25=postings is None
+            query, params.vector_candidates(k), flt.namespaces() or None, bm25=postings is None
         )
         scores = text_index.scores(self.conn, postings, query) if postings is not None else None
         hits = recall(

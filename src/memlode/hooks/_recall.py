@@ -50,6 +50,8 @@ SCORING_BUDGET = 6_000
 MIN_QUERY_TERMS = 2
 MIN_MATCHED_TERMS = 2
 CANDIDATES = 40
+# A project reads its own namespace and this one (memlode.storage.memories.GLOBAL_NAMESPACE).
+GLOBAL_NAMESPACE = "global"
 # The gate, per prompt: something stored must clearly answer it, i.e. cover at least
 # ``MIN_IDF_COVERAGE`` of the prompt's information (each term weighted by its BM25 idf over the
 # whole store, so a prompt about something never stored, "add TOTP login", leaves its rarest
@@ -190,9 +192,9 @@ def recall(
             marks = ",".join("?" * len(missing))
             rows += conn.execute(
                 "SELECT m.id, m.content, m.memory_type, m.importance, m.created_at, m.tags, 0.0"
-                f" FROM memories m WHERE m.id IN ({marks}) AND m.namespace = ?"
+                f" FROM memories m WHERE m.id IN ({marks}) AND m.namespace IN (?, ?)"
                 " AND (m.session_id IS NULL OR m.session_id != ?)",
-                (*missing, namespace, session_id),
+                (*missing, namespace, GLOBAL_NAMESPACE, session_id),
             ).fetchall()
     best_bm25 = max((-float(r[6]) for r in rows), default=0.0) or 1.0
     candidates = []
@@ -310,10 +312,10 @@ def _candidates(
             "SELECT m.id, m.content, m.memory_type, m.importance, m.created_at, m.tags,"
             f" bm25(memories_fts, {_BM25_WEIGHTS}) AS score"
             " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
-            " WHERE memories_fts MATCH ? AND m.namespace = ?"
+            " WHERE memories_fts MATCH ? AND m.namespace IN (?, ?)"
             " AND (m.session_id IS NULL OR m.session_id != ?)"
             " ORDER BY score LIMIT ?",
-            (expression, namespace, session_id, CANDIDATES),
+            (expression, namespace, GLOBAL_NAMESPACE, session_id, CANDIDATES),
         ):
             if row[0] not in best or row[6] < best[row[0]][6]:  # a row keeps its best score
                 best[row[0]] = row

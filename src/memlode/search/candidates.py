@@ -111,7 +111,11 @@ def _metadata_marks(text: str) -> tuple[bool, str | None]:
 
 def passes(row: CandidateRow, flt: MemoryFilter) -> bool:
     """``flt`` evaluated on a loaded row (vector and graph candidates come unfiltered)."""
-    if flt.namespace is not None and row.namespace != flt.namespace:
+    if (
+        flt.namespace is not None
+        and row.namespace != flt.namespace
+        and row.namespace not in flt.also_namespaces
+    ):
         return False
     if flt.memory_types and row.memory_type not in flt.memory_types:
         return False

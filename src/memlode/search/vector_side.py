@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +64,7 @@ class VectorWorker:
         self,
         query: str,
         k: int,
-        namespace: str | None,
+        namespace: str | Sequence[str] | None,
         index: VectorIndex,
         embed: Callable[
             [str], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None] | None

@@ -74,11 +74,15 @@ class NewMemory:
 
 
 PROMPT_TAG = "prompt"  # the tag of a prompt the UserPromptSubmit hook stored
+# The namespace of what belongs to no project (global memory files, memories stored for every
+# project): a project's searches read it beside their own (memlode.docs.GLOBAL_NAMESPACE).
+GLOBAL_NAMESPACE = "global"
 
 
 @dataclass(slots=True)
 class MemoryFilter:
     namespace: str | None = None  # None = every namespace
+    also_namespaces: Sequence[str] = ()  # read beside ``namespace`` (the global one)
     memory_types: Sequence[MemoryType] = ()
     tags: Sequence[str] = ()  # all must be present
     sources: Sequence[str] = ()
@@ -92,13 +96,23 @@ class MemoryFilter:
     # assistant's context (memlode.resident's recall).
     exclude_session_id: str | None = None
 
+    def namespaces(self) -> tuple[str, ...]:
+        """The namespaces this filter reads (empty: every namespace)."""
+        if self.namespace is None:
+            return ()
+        return (self.namespace, *(n for n in self.also_namespaces if n != self.namespace))
+
     def where(self, alias: str = "m") -> tuple[str, list[object]]:
         clauses: list[str] = []
         params: list[object] = []
         if self.exclude_prompts:  # tags are a JSON array: the quoted tag is one element
             clauses.append(f"instr({alias}.tags, ?) = 0")
             params.append(f'"{PROMPT_TAG}"')
-        if self.namespace is not None:
+        if self.namespace is not None and self.also_namespaces:
+            names = self.namespaces()
+            clauses.append(f"{alias}.namespace IN ({','.join('?' * len(names))})")
+            params.extend(names)
+        elif self.namespace is not None:
             clauses.append(f"{alias}.namespace = ?")
             params.append(self.namespace)
         if self.memory_types:

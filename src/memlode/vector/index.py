@@ -310,9 +310,10 @@ class VectorIndex:
         self,
         query: npt.NDArray[np.float32],
         k: int,
-        namespace: str | None = None,
+        namespace: str | Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
-        """Top ``k`` (memory id, cosine) for an L2-normalised query, optionally in one namespace."""
+        """Top ``k`` (memory id, cosine) for an L2-normalised query, optionally in one namespace
+        or a few."""
         with self._lock:
             return self._search(query, k, namespace)
 
@@ -320,7 +321,7 @@ class VectorIndex:
         self,
         query: npt.NDArray[np.float32],
         k: int,
-        namespace: str | None = None,
+        namespace: str | Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
         import numpy as np
 
@@ -331,12 +332,17 @@ class VectorIndex:
         q = query.astype(np.float32)
         allowed = None
         if namespace is not None:
-            code = self._ns_table.get(namespace)
-            if code is None:
+            names = (namespace,) if isinstance(namespace, str) else tuple(namespace)
+            codes = sorted({c for c in (self._ns_table.get(n) for n in names) if c is not None})
+            if not codes:
                 return []
             assert self._ns_codes is not None
-            if len(self._ns_table) > 1:  # one namespace in the index: every row is in it
-                allowed = self._ns_codes == code
+            if len(self._ns_table) > len(codes):  # else every row is in one of them
+                allowed = (
+                    self._ns_codes == codes[0]
+                    if len(codes) == 1
+                    else np.isin(self._ns_codes, np.asarray(codes, dtype=self._ns_codes.dtype))
+                )
         projection = self._projection
         if projection is not None and len(self.ids) >= MIN_ROWS:
             rows = projection.candidates(q, k, allowed)
