@@ -163,11 +163,8 @@ class RowScores(Protocol):
     """A query's BM25 rank of every row, computed outside FTS5 (``search/text_index.py``)."""
 
     def best(self, limit: int, skip: int = 0) -> list[tuple[int, float]]:
-        """(rowid, rank) of the matching rows ranked ``skip`` to ``skip + limit``."""
-        ...
-
-    def matched(self) -> int:
-        """How many rows match a term."""
+        """(rowid, rank) of the matching rows ranked ``skip`` to ``skip + limit`` (fewer when
+        fewer rows match)."""
         ...
 
     def ranks(self, rowids: Iterable[int]) -> dict[int, float]:
@@ -228,15 +225,19 @@ class Bm25Query:
         return [FtsHit(id=kept[rowid], rank=-scores[rowid]) for rowid in order]
 
     def _top_scored(self, scores: RowScores, flt: MemoryFilter) -> list[FtsHit]:
-        # The best rows in windows growing fourfold until enough pass the filter.
+        # The best rows in windows growing fourfold until enough pass the filter (or no row
+        # is left). The first window is the limit and a quarter: most stores are mostly one
+        # namespace, and every row read is a random read of a large store.
         where, params = flt.where("m")
-        limit, matched = self.limit, scores.matched()
+        limit = self.limit
         hits: list[FtsHit] = []
-        seen, window = 0, limit * _OVERFETCH
-        while len(hits) < limit and seen < matched:
+        seen, window = 0, limit + limit // 4
+        while len(hits) < limit:
             ranked = scores.best(window, skip=seen)
             kept = _ids(self.conn, [rowid for rowid, _ in ranked], where, params)
             hits.extend(FtsHit(id=kept[r], rank=rank) for r, rank in ranked if r in kept)
+            if len(ranked) < window:
+                break
             seen += window
             window *= 4
         return hits[:limit]

@@ -76,12 +76,10 @@ class QueryScores:
         first; ties by rowid, as FTS5's ``ORDER BY score`` with rowid order."""
         scores = self.scores
         want = skip + limit
-        rows = None
-        if self.matched() > want:
-            # every row scoring at least the cut's score (a tie across the cut included)
-            rows = at_least(scores, want)
-            if rows is not None:
-                rows = rows[scores[rows] > 0]
+        # every row scoring at least the cut's score (a tie across the cut included)
+        rows = at_least(scores, want)
+        if rows is not None:
+            rows = rows[scores[rows] > 0]
         if rows is None or len(rows) < want:
             rows = np.flatnonzero(scores > 0)
             if len(rows) > want:
@@ -124,8 +122,11 @@ def score_query(
             idf = math.log((rows - len(docs) + 0.5) / (len(docs) + 0.5))
             if idf <= 0.0:
                 idf = _MIN_IDF
-            # fts5Bm25Function's expression, term for term, so the doubles come out the same
-            scores[docs] += idf * ((freqs * (K1 + 1.0)) / (freqs + row_norms[docs]))
+            # fts5Bm25Function's expression, term for term, so the doubles come out the same.
+            # Rowids as intp first: fancy indexing with the int32 rowids kept in the postings
+            # is slower (at 1M rows: 6.9 against 8.0 ms a query; np.add.at took 24)
+            at = docs.astype(np.intp)
+            scores[at] += idf * ((freqs * (K1 + 1.0)) / (freqs + row_norms[at]))
         elif not tokens:
             return None
         else:
