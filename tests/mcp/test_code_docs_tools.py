@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from memlode.project import detect_namespace
+
 pytestmark = pytest.mark.anyio
 
 CODE_TOOLS = {
@@ -105,6 +107,7 @@ def project(workdir: Path) -> Path:
 
 
 async def test_code_tools(harness, project: Path, cli: Any) -> None:
+    key = detect_namespace(project)  # the project's identity key, e.g. proj-1a2b3c4d
     async with harness.session() as session:
         names = {t.name for t in (await session.list_tools()).tools}
         assert names >= CODE_TOOLS | DOCS_TOOLS
@@ -114,13 +117,13 @@ async def test_code_tools(harness, project: Path, cli: Any) -> None:
         assert "index" in harness.error_text(early)
 
         stats = harness.ok(await session.call_tool("index_codebase", {}))
-        assert stats["namespace"] == "proj" and stats["parsed"] == len(FILES) + 1
+        assert stats["namespace"] == key and stats["parsed"] == len(FILES) + 1
         assert stats["symbols"] >= 9
         again = harness.ok(await session.call_tool("index_codebase", {"path": str(project)}))
         assert again["parsed"] == 0 and again["unchanged"] == stats["files"]
 
         found = harness.ok(await session.call_tool("search_symbols", {"query": "round_cents"}))
-        assert found["namespace"] == "proj"
+        assert found["namespace"] == key
         assert found["hits"][0]["qualified_name"] == "shop.money.round_cents"
         go = harness.ok(
             await session.call_tool("search_symbols", {"query": "FormatPrice", "kind": "function"})
@@ -152,7 +155,7 @@ async def test_code_tools(harness, project: Path, cli: Any) -> None:
         assert {n["kind"] for n in ranked["nodes"]} == {"function"}
 
         groups = harness.ok(await session.call_tool("get_clusters", {}))
-        assert groups["namespace"] == "proj" and groups["clusters"]
+        assert groups["namespace"] == key and groups["clusters"]
         go_group = next(
             g for g in groups["clusters"] if any(m["name"] == "FormatPrice" for m in g["members"])
         )

@@ -15,7 +15,7 @@ from typing import Any
 from memlode.config import Settings
 from memlode.resident.client import ask, database_of
 from memlode.resident.lock import held, read_owner
-from memlode.resident.paths import lock_path, socket_path
+from memlode.resident.paths import lock_path, log_path, socket_path
 
 
 def stop_holder(lock: Path) -> None:
@@ -81,6 +81,11 @@ def lock_of(home: Path, db: Path | None = None) -> str:
 
 def socket_of(home: Path, db: Path | None = None) -> str:
     return socket_path(str(home), database_of(settings_for(home, db)))
+
+
+def log_of(home: Path, db: Path | None = None) -> Path:
+    """The resident's log (in the home's run folder, wherever its socket had to go)."""
+    return Path(log_path(str(home), database_of(settings_for(home, db))))
 
 
 def memlode(

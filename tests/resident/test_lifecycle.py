@@ -12,6 +12,7 @@ import pytest
 from tests.resident.support import (
     hook,
     lock_of,
+    log_of,
     memlode,
     ping,
     request,
@@ -109,7 +110,7 @@ def test_idle_exit(workdir: Path, memlode_home: Path, filled: Engine) -> None:
     assert info["idle_exit_seconds"] == 1.5
     assert wait_until(lambda: not held(lock_of(memlode_home)), 30)
     assert not os.path.exists(socket_of(memlode_home))
-    log = (Path(socket_of(memlode_home)).with_suffix(".log")).read_text()
+    log = log_of(memlode_home).read_text()
     assert "idle for 1.5 s" in log
 
 
@@ -196,7 +197,7 @@ def test_a_removed_store_stops_its_resident(workdir: Path, tmp_path: Path) -> No
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     assert wait_until(lambda: not held(lock_of(home, db)), 30)
-    log = Path(socket_of(home, db)).with_suffix(".log").read_text()
+    log = log_of(home, db).read_text()
     # removed, or replaced when a thread of the resident opened the path again meanwhile
     assert "database file was removed" in log or "database file was replaced" in log
 
@@ -333,7 +334,7 @@ def test_a_changed_config_file_retires_the_resident(
     first = wait_ready(memlode_home)
     (memlode_home / "config.toml").write_text("[weights]\nbm25 = 0.5\nvector = 0.5\n")
     assert wait_until(lambda: not held(lock_of(memlode_home)), 30)
-    log = Path(socket_of(memlode_home)).with_suffix(".log").read_text()
+    log = log_of(memlode_home).read_text()
     assert "config.toml changed" in log
     assert memlode("resident", cwd=workdir).returncode == 0
     assert wait_ready(memlode_home)["pid"] != first["pid"]
