@@ -14,7 +14,7 @@ ingest_transcripts = true      # MEMLODE_HOOKS_TRANSCRIPTS=0: do not ingest the 
 tools = ["Read", "Edit", ...]  # capture only these tools (default: every tool with an extractor)
 session_budget_tokens = 1500   # MEMLODE_HOOKS_SESSION_BUDGET
 prompt_budget_tokens = 600     # MEMLODE_HOOKS_PROMPT_BUDGET
-prompt_max_memories = 6
+prompt_max_memories = 8
 bash_output_chars = 1200
 resident_timeout_ms = 150
 ```
@@ -122,7 +122,7 @@ class HookSettings:
             0,
             8000,
         )
-        self.prompt_max_memories = _int(table.get("prompt_max_memories"), 6, 0, 20)
+        self.prompt_max_memories = _int(table.get("prompt_max_memories"), 8, 0, 20)
         self.bash_output_chars = _int(table.get("bash_output_chars"), 1200, 0, 20000)
         self.resident_timeout_ms = _int(table.get("resident_timeout_ms"), 150, 0, 2000)
         resident = data.get("resident")
