@@ -107,7 +107,9 @@ def stored_maxsim(
     width = (dim + 7) // 8
     matrix = np.frombuffer(b"".join(packed), dtype=np.uint8).reshape(-1, width)
     bits = np.unpackbits(matrix, axis=1)[:, :dim].astype(np.float32)
-    dots = bits @ query.T  # all document tokens x query tokens
+    # all document tokens x query tokens; einsum, not BLAS, whose threads spin after a product
+    # this size on the cores the rest of the search needs (vector/projection.py)
+    dots = np.einsum("ik,jk->ij", bits, query)
     sims = (2.0 * dots - query.sum(axis=1)) * np.float32(1.0 / np.sqrt(dim))
     counts = [len(blob) // width for blob in packed]
     starts = np.cumsum([0, *counts[:-1]])

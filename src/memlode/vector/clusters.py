@@ -100,17 +100,20 @@ class InvertedLists:
         lists = len(self.centres)
         if probes >= lists:
             return np.arange(len(reduced)), reduced @ query
-        near = self.centres @ query
+        near = np.einsum("ij,j->i", self.centres, query)  # not BLAS: projection.py says why
         best = np.argpartition(-near, probes - 1)[:probes]
         best.sort()  # lists in storage order: the reads go forward through memory
         starts, ends = self.bounds[best], self.bounds[best + 1]
         places = [np.arange(a, b) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
-        parts = [reduced[a:b] @ query for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+        parts = [
+            np.einsum("ij,j->i", reduced[a:b], query)
+            for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+        ]
         fitted = len(self.order)
         if len(self.tail):
             extra = fitted + np.flatnonzero(np.isin(self.tail, best))
             places.append(extra)
-            parts.append(reduced[extra] @ query)
+            parts.append(np.einsum("ij,j->i", reduced[extra], query))
         if not places:
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
         return np.concatenate(places), np.concatenate(parts)

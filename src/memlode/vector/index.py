@@ -394,7 +394,8 @@ class VectorIndex:
         have = rows >= 0
         vectors = self._matrix[rows[have]]
         q = query.astype(np.float32)
-        cosines = (vectors @ q).astype(np.float64)
+        # einsum, not BLAS: see Projection.candidates
+        cosines = np.einsum("ij,j->i", vectors, q).astype(np.float64)
         if smoothing > 0 and neighbours:
             present = [i for i, ok in zip(ids, have.tolist(), strict=True) if ok]
             near = [neighbours.get(i, ()) for i in present]
@@ -411,7 +412,8 @@ class VectorIndex:
                     total[found] += smoothing * self._matrix[other[found]]
                 norms = np.sqrt(np.einsum("ij,ij->i", total, total)).astype(np.float64)
                 norms[norms == 0] = 1.0
-                cosines = np.where(smoothed, (total @ q).astype(np.float64) / norms, cosines)
+                near = np.einsum("ij,j->i", total, q).astype(np.float64)
+                cosines = np.where(smoothed, near / norms, cosines)
         out = np.zeros(len(ids), dtype=np.float64)
         out[have] = cosines
         return [float(x) for x in out]
@@ -432,5 +434,5 @@ class VectorIndex:
             return None
         vectors = np.zeros((len(ids), self.dim), dtype=np.float32)
         vectors[have] = self._matrix[[r for r in rows if r >= 0]]
-        matrix: npt.NDArray[np.float32] = vectors @ vectors.T
+        matrix: npt.NDArray[np.float32] = np.einsum("ik,jk->ij", vectors, vectors)
         return matrix, have

@@ -109,10 +109,12 @@ class Projection:
         """Row numbers of the shortlist for ``query`` (only ``allowed`` rows, when given)."""
         import numpy as np
 
-        # BLAS (@), unlike the exact search's einsum: with BM25 scored in memory
-        # (search/text_index.py) nothing runs beside this product for it to take a core from,
-        # and two threads make it 2.3 ms instead of 6.4 at 100k rows (bench/RESULTS.md).
-        projected = query @ self.basis
+        # einsum, not BLAS (@), for every product a search makes: OpenBLAS wakes its threads
+        # for products this size and they spin after each one, on the cores the BM25 scoring
+        # and the model need meanwhile. At 1M rows a search took 62 ms p50 with BLAS's
+        # threads and 25 with einsum (bench/RESULTS.md). The full product below lists'
+        # threshold is the exception: one large product, where two threads still pay.
+        projected = np.einsum("i,ij->j", query, self.basis)
         lists = self.lists
         if lists is None:
             scores = self.reduced @ projected
