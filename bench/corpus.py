@@ -4,6 +4,7 @@ a made-up codebase, generated from word lists with a fixed seed (no third-party 
 from __future__ import annotations
 
 import random
+import re
 
 SUBJECTS = [
     "the auth service",
@@ -173,3 +174,21 @@ def queries(n: int, seed: int = 11) -> list[str]:
         )
         for _ in range(n)
     ]
+
+
+_SLOTS = re.compile(
+    r"In (?P<subject>.+?) we (?P<verb>"
+    + "|".join(map(re.escape, VERBS))
+    + r") (?P<thing>.+?) in (?P<file>\S+) \((?P<ident>\w+), (?P<component>[a-z]+ [a-z]+)\) "
+    r"(?P<reason>.+?); (?P<person>\w+) suggests (?P<extra>.+?) next "
+    r"\(ticket (?P<ticket>\d+), note (?P<note>\d+)\)\.$"
+)
+
+
+def memory_slots(text: str) -> dict[str, str] | None:
+    """The parts ``memory_text`` put into ``text`` (subject, verb, thing, file, ident,
+    component, reason, person, extra, ticket, note), or None for any other text. Benchmarks
+    that cannot embed every memory for real use them to find embedded memories that say the
+    same things (``bench/bench_scale.py``)."""
+    found = _SLOTS.search(text)
+    return found.groupdict() if found is not None else None
