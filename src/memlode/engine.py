@@ -91,7 +91,7 @@ class Engine:
         if self._text_index is None:
             from memlode.search.text_index import TextIndex
 
-            self._text_index = TextIndex(self.db.path)
+            self._text_index = TextIndex.shared(self.db.path)  # one copy per process
         return self._text_index
 
     def __enter__(self) -> Engine:

@@ -29,6 +29,7 @@ import sqlite3
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +62,10 @@ PHRASE_BUDGET = 6_000
 BUILD_AFTER_SEARCHES = 2
 # After a build that failed (an unreadable store, rowids too sparse), wait this long to retry.
 _RETRY_SECONDS = 60.0
+
+# One copy per database in a process, while an engine holds it (see TextIndex.shared).
+_SHARED: weakref.WeakValueDictionary[str, TextIndex] = weakref.WeakValueDictionary()
+_SHARED_LOCK = threading.Lock()
 
 
 @dataclass(slots=True)
@@ -170,13 +175,34 @@ def _phrase_scores(
 
 
 class TextIndex:
-    """The in-memory FTS copy of one store, kept by the engine that searches it.
+    """The in-memory FTS copy of one store, kept for the engines that search it.
 
     ``scorer(conn)`` is called on the engine's thread before each query: it brings the copy up
     to date (or starts building it) and returns what can score the query, or None.
+
+    ``TextIndex.shared`` gives every engine of a process on one database the same copy: the
+    MCP server searches from its tools' engine and from the resident's it hosts, and two
+    copies of a 1M-memory store were ~0.4 GB more (and two builds' peaks). Refreshes and
+    scoring take turns under a lock; ``close`` lets the copy go with its last holder.
     """
 
+    @classmethod
+    def shared(cls, database: Path | None) -> TextIndex:
+        """The process's copy for ``database`` (a new one if nobody holds it)."""
+        if database is None or str(database) == ":memory:":
+            return cls(database)  # each in-memory store is its own
+        key = str(Path(database).resolve())
+        with _SHARED_LOCK:
+            found = _SHARED.get(key)
+            if found is None or found._holders == 0:
+                found = _SHARED[key] = cls(database)
+            else:
+                found._holders += 1
+            return found
+
     def __init__(self, database: Path | None) -> None:
+        self._holders = 1
+        self._use = threading.RLock()  # refresh and scoring, for engines on several threads
         self.database = database if database is not None and str(database) != ":memory:" else None
         self._current: Postings | None = None
         self._tokenizers: dict[int, FtsTokenizer] = {}
@@ -198,6 +224,10 @@ class TextIndex:
 
     def scorer(self, conn: sqlite3.Connection) -> Postings | None:
         """Up-to-date postings for a query on ``conn``, or None (FTS5 scores this one)."""
+        with self._use:
+            return self._scorer(conn)
+
+    def _scorer(self, conn: sqlite3.Connection) -> Postings | None:
         self._searches += 1
         with self._lock:
             if self._built is not None:
@@ -220,7 +250,8 @@ class TextIndex:
         terms = bm25_terms(query)
         if not terms:
             return None
-        return score_query(postings, self.tokenizer(conn), conn, terms)
+        with self._use:  # another engine's refresh may be applying changes to ``postings``
+            return score_query(postings, self.tokenizer(conn), conn, terms)
 
     def _refresh(self, conn: sqlite3.Connection, current: Postings) -> Postings | None:
         seq = log_seq(conn)
@@ -294,6 +325,13 @@ class TextIndex:
         return True
 
     def close(self) -> None:
+        """Let go of the copy (its last holder stops a build and drops it)."""
+        with _SHARED_LOCK:
+            if self._holders <= 0:  # closed already
+                return
+            self._holders -= 1
+            if self._holders > 0:
+                return
         self._stop.set()
         self.wait()
         self._current = self._built = None
