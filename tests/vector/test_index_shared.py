@@ -116,3 +116,28 @@ def test_a_rebuild_in_chunks_holds_every_row(memlode_home: Path, monkeypatch) ->
     in_b = {memory_id for memory_id, _ in fresh.search(query, 50, "b")}
     assert in_b == {r[0] for r in rows if r[2] == "b"}
     engine.close()
+
+
+def test_after_a_rebuild_the_mirror_is_mapped_not_copied(memlode_home: Path) -> None:
+    engine = _engine()
+    for i in range(30):
+        engine.store(f"mapped row {i} about topic {i % 4}")
+    engine.embed_pending()
+    index = engine.embeddings.index
+    assert index is not None and len(index) == 30
+    assert isinstance(index._matrix, np.memmap)  # the file just written, not a second copy
+    query = index.vector_of(index.ids[3])
+    assert query is not None
+    rows = engine.conn.execute(
+        "SELECT memory_id, vector FROM memory_embeddings ORDER BY rowid"
+    ).fetchall()
+    for memory_id, blob in rows:
+        np.testing.assert_array_equal(index.vector_of(memory_id), np.frombuffer(blob, np.float32))
+    hits = index.search(query, 5)
+    assert hits[0][0] == index.ids[3]
+    # rows appended later go into memory beside it (the mapped file is read-only)
+    engine.store("one more row")
+    engine.embed_pending()
+    grown = engine.embeddings.index
+    assert grown is index and len(grown) == 31 and not isinstance(grown._matrix, np.memmap)
+    engine.close()

@@ -150,6 +150,37 @@ class VectorIndex:
         self._rebuild(conn)
         self.version = version
         self._save_cache()
+        self._map_mirror()
+
+    def _map_mirror(self) -> None:
+        """After a rebuild, use the mirror just written instead of the copy in memory: the
+        page cache holds the file anyway, so the process's own copy was a duplicate (1.9 GB
+        at 1M rows), and the mapped pages are the kernel's to drop under pressure. Kept only
+        when the files hold these very rows (another process may have written since)."""
+        import numpy as np
+
+        if self._matrix is None or self.mirrored_rows != len(self.ids) or not len(self.ids):
+            return
+        mapped = self._mirror.arrays()
+        if mapped is None:
+            return
+        matrix, reduced = mapped
+        projection = self._projection
+        probe = [0, len(self.ids) // 2, len(self.ids) - 1]
+        same = matrix.shape == self._matrix.shape and all(
+            np.array_equal(matrix[i], self._matrix[i]) for i in probe
+        )
+        if projection is not None:
+            same = same and (
+                reduced is not None
+                and reduced.shape == projection.reduced.shape
+                and all(np.array_equal(reduced[i], projection.reduced[i]) for i in probe)
+            )
+        if not same:
+            return
+        self._matrix = matrix
+        if projection is not None and reduced is not None:
+            projection.reduced = reduced
 
     def _cursor(self, conn: sqlite3.Connection, after_rowid: int) -> sqlite3.Cursor:
         return conn.execute(

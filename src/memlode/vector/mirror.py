@@ -101,6 +101,23 @@ class Mirror:
             log.info("vector cache unusable, rebuilding: %s", exc)
             return None
 
+    def arrays(
+        self,
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None] | None:
+        """The mirrored matrix and projected rows, mapped (None when there is no mirror)."""
+        import numpy as np
+
+        if self.folder is None:
+            return None
+        try:
+            matrix = np.load(self._path(".npy"), mmap_mode="r")
+            reduced_path = self._path(".reduced.npy")
+            reduced = np.load(reduced_path, mmap_mode="r") if reduced_path.exists() else None
+        except (OSError, ValueError) as exc:
+            log.info("vector cache not mapped: %s", exc)
+            return None
+        return matrix, reduced
+
     def _projection(self, meta: Any, rows: int) -> Projection | None:
         import numpy as np
 
