@@ -5,34 +5,34 @@
 
 Prints the build (storing every memory through ``Engine.store_many``, with the FTS triggers;
 writing every vector and token state through ``Engine.embed_pending``), the database's size on
-disk (db, WAL, the vector mirror beside it), then, in a fresh process that only opens the
-store and searches (``--serve``): the vector index's load (``--fresh-index``: rebuilt from
-SQLite first, then mapped from the mirror it wrote by a second process), the first search's
-time, the wait for the in-memory text index, hybrid p50/p95 warm over the queries with each
-query embedded live by the local model, twice (the second pass is the steady state), with the
-CPU time a search takes in all the process's threads, the vector index's recall against an
-exact product, BM25-only p50 (the same store opened with ``embed_provider=none``), and that
-process's memory from ``/proc/self/status`` (VmRSS, VmHWM = peak, RssAnon, RssFile: the
-mapped mirror's pages are file pages the kernel may drop). With ``--mcp-calls K`` it then starts the real ``memlode mcp`` on
-the store, asks the resident socket for vectors as the prompt hook does, times K
-``recall_memory`` round trips through the SDK's stdio client, and reads the server's memory.
-``--keep DIR`` keeps the store in ``DIR/n<N>`` and reuses it on the next run.
+disk (db, WAL, the vector mirror beside it), then, in a fresh process that only opens the store
+and searches (``--serve``): the vector index's load (``--fresh-index``: rebuilt from SQLite
+first, then mapped from the mirror it wrote by a second process), the first search's time, the
+wait for the in-memory text index, hybrid p50/p95 warm over the queries with each query
+embedded live by the local model, twice (the second pass is the steady state), with the CPU
+time a search takes in all the process's threads, the vector index's recall against an exact
+product, BM25-only p50 (the same store opened with ``embed_provider=none``), and that process's
+memory from ``/proc/self/status`` (VmRSS, VmHWM = peak, RssAnon, RssFile: the mapped mirror's
+pages are file pages the kernel may drop). With ``--mcp-calls K`` it then starts the real
+``memlode mcp`` on the store, asks the resident socket for vectors as the prompt hook does,
+times K ``recall_memory`` round trips through the SDK's stdio client, and reads the server's
+memory. ``--keep DIR`` keeps the store in ``DIR/n<N>`` and reuses it on the next run.
 
-How the vectors are made. Embedding 1M texts with the local model runs at 23-46 texts a
-second on this project's 2-core machine (10 hours at least), so only the first ``--real``
-memories of the corpus are embedded for real (all-MiniLM-L6-v2, vectors and token states,
-kept in ``DIR/vectors`` by ``bench_recall.CorpusVectorCache``; ``bench/scale_vectors.py``).
-Every other memory's vector comes from a model of those real vectors: the corpus builds each text from slots
-(``corpus.memory_slots``: subject, verb, thing, file, reason, person, follow-up, the words of
-its identifier and component, and the header's type and tags), and an additive model - the
-mean vector plus one learned vector per slot value, fitted by backfitting on the real vectors -
-gives the part of a vector its slots explain (92% of the variance on 18k real vectors); the
-rest is the residual of another real memory (what the model cannot know: ticket and note
-numbers, the identifier as a whole, word order). Its token states are those of a real memory
-with the same subject, verb and thing. The bench prints how faithful this is, on real memories
-held out of the fit: their derived vector against their real one (cosine ~0.95), the mean
-cosine between two memories, and a live query's 1st, 10th and 100th best cosine among the real
-vectors against among the derived vectors of the same texts.
+How the vectors are made. Embedding 1M texts with the local model runs at 23-46 texts a second
+on this project's 2-core machine (10 hours at least), so only the first ``--real`` memories of
+the corpus are embedded for real (all-MiniLM-L6-v2, vectors and token states, kept in
+``DIR/vectors`` by ``bench_recall.CorpusVectorCache``; ``bench/scale_vectors.py``). Every other
+memory's vector comes from a model of those real vectors: the corpus builds each text from
+slots (``corpus.memory_slots``: subject, verb, thing, file, reason, person, follow-up, the
+words of its identifier and component, and the header's type and tags), and an additive model -
+the mean vector plus one learned vector per slot value, fitted by backfitting on the real
+vectors - gives the part of a vector its slots explain (92% of the variance on 18k real
+vectors); the rest is the residual of another real memory (what the model cannot know: ticket
+and note numbers, the identifier as a whole, word order). Its token states are those of a real
+memory with the same subject, verb and thing. The bench prints how faithful this is, on real
+memories held out of the fit: their derived vector against their real one (cosine ~0.95), the
+mean cosine between two memories, and a live query's 1st, 10th and 100th best cosine among the
+real vectors against among the derived vectors of the same texts.
 
 Why the timing holds: the search path timed is the product's own (``Engine.search`` in a
 process that did nothing else; ``recall_memory`` through the real server), the query is
