@@ -11,7 +11,7 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,15 @@ from memlode.storage import sessions as session_repo
 from memlode.storage.context import CONVERSATION_SOURCES, refresh_context
 from memlode.storage.db import Database
 from memlode.storage.memories import GLOBAL_NAMESPACE, PROMPT_TAG, MemoryFilter, NewMemory
-from memlode.types import Edge, Memory, MemoryType, Relationship, Session, utcnow
+from memlode.types import (
+    Edge,
+    Memory,
+    MemoryType,
+    Relationship,
+    SearchHit,
+    Session,
+    utcnow,
+)
 
 if TYPE_CHECKING:
     from memlode.search.text_index import TextIndex
@@ -48,20 +56,6 @@ SEARCH_CATCH_UP = 64
 class StoreResult:
     id: str
     created: bool  # False: the same content was already stored; id is the existing one
-
-
-@dataclass(slots=True)
-class SearchHit:
-    memory: Memory
-    score: float
-    signals: dict[str, float] = field(default_factory=dict)
-
-    def to_dict(self, explain: bool = False) -> dict[str, Any]:
-        out = self.memory.to_dict()
-        out["score"] = round(self.score, 6)
-        if explain:
-            out["signals"] = {k: round(v, 6) for k, v in self.signals.items()}
-        return out
 
 
 class Engine:

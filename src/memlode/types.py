@@ -145,6 +145,23 @@ class Memory:
 
 
 @dataclass(slots=True)
+class SearchHit:
+    """A memory recalled for a query, its score and each signal's contribution (the engine's
+    search and the resident's answer to the CLI both give these)."""
+
+    memory: Memory
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        out = self.memory.to_dict()
+        out["score"] = round(self.score, 6)
+        if explain:
+            out["signals"] = {k: round(v, 6) for k, v in self.signals.items()}
+        return out
+
+
+@dataclass(slots=True)
 class Edge:
     source_id: str
     target_id: str

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +21,7 @@ import httpx2
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from tests.mcp.conftest import free_port, wait_for_port
 
 pytestmark = pytest.mark.anyio
 
@@ -73,33 +72,13 @@ class Server:
         return done.stdout.strip()
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited with {proc.returncode} before listening")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"nothing listens on port {port} after {timeout} s")
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     base = tmp_path_factory.mktemp("http-auth")
     project = base / "proj"
     project.mkdir()
     (project / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
-    port = _free_port()
+    port = free_port()
     srv = Server(f"http://127.0.0.1:{port}/mcp", port, base / "home", project, base / "server.log")
     with srv.log.open("w", encoding="utf-8") as log:
         proc = subprocess.Popen(
@@ -115,7 +94,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             stderr=log,
         )
         try:
-            _wait_for_port(port, proc)
+            wait_for_port(port, proc)
             yield srv
         finally:
             proc.terminate()

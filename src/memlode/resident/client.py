@@ -1,8 +1,8 @@
 """The CLI's side of the resident: ask it, start it, stop it, and search through it.
 
 ``search`` is what ``memlode search`` calls first: when the store's resident answers, its hits
-(the engine's own, ``memlode.resident.protocol``) come back as ``RemoteHit`` objects that print
-exactly as the in-process ``SearchHit`` do; when it does not (none runs, another embedder in
+(the engine's own, ``memlode.resident.protocol``) come back as ``memlode.types.SearchHit``, printed
+exactly as in-process hits are; when it does not (none runs, another embedder in
 this environment, an error, no answer within ``SEARCH_TIMEOUT``) it returns None and the CLI
 searches in-process, silently. Nothing here imports the engine.
 """
@@ -12,17 +12,15 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from memlode.config import Settings
 from memlode.resident.paths import database_path, lock_path, socket_path
 from memlode.resident.wire import exchange
-from memlode.types import Memory, MemoryType
+from memlode.types import Memory, MemoryType, SearchHit
 
 __all__ = [
     "SEARCH_TIMEOUT",
-    "RemoteHit",
     "ask",
     "database_of",
     "ping",
@@ -39,23 +37,6 @@ PING_TIMEOUT = 1.0
 # How long `memlode resident` waits for a detached resident to answer its first ping.
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
-
-
-@dataclass(slots=True)
-class RemoteHit:
-    """A search hit the resident computed; prints like ``memlode.engine.SearchHit``."""
-
-    memory: Memory
-    score: float
-    signals: dict[str, float] = field(default_factory=dict)
-
-    def to_dict(self, explain: bool = False) -> dict[str, Any]:
-        # memlode.engine.SearchHit.to_dict
-        out = self.memory.to_dict()
-        out["score"] = round(self.score, 6)
-        if explain:
-            out["signals"] = {k: round(v, 6) for k, v in self.signals.items()}
-        return out
 
 
 def database_of(settings: Settings) -> str:
@@ -94,7 +75,7 @@ def search(
     sources: tuple[str, ...] | list[str],
     namespace: str | None = None,
     timeout: float = SEARCH_TIMEOUT,
-) -> list[RemoteHit] | None:
+) -> list[SearchHit] | None:
     """``Engine.search`` run by the resident, or None (then search in-process).
 
     ``scope`` is the ``--namespace`` option; ``namespace`` the current project (default: what
@@ -129,12 +110,12 @@ def search(
         return None
 
 
-def _hit(item: dict[str, Any]) -> RemoteHit:
+def _hit(item: dict[str, Any]) -> SearchHit:
     values = dict(item)
     score = float(values.pop("score"))
     signals = {str(k): float(v) for k, v in values.pop("signals", {}).items()}
     values["memory_type"] = MemoryType(values["memory_type"])
-    return RemoteHit(Memory(**values), score, signals)
+    return SearchHit(Memory(**values), score, signals)
 
 
 def start(
