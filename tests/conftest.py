@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,6 +43,20 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (proj / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
     monkeypatch.chdir(proj)
     return proj
+
+
+@pytest.fixture(scope="session")
+def transcript_factory() -> Any:
+    """``tests/sources/transcript_factory.py`` as a module (pytest's importlib mode puts no
+    test folder on sys.path): ``TranscriptWriter`` writes transcripts shaped like real ones."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent / "sources" / "transcript_factory.py"
+    spec = importlib.util.spec_from_file_location("transcript_factory_fixture", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture

@@ -175,7 +175,8 @@ def _units(
     units: list[Unit] = []
 
     def memory(chunk: Chunk, meta: dict[str, Any], created: str | None) -> NewMemory:
-        summary = chunk.kind == "summary"
+        # A summary's "pending tasks" and "current work" are history once the session went on.
+        summary = chunk.kind == "summary" and not chunk.history
         return engine.new_memory(
             chunk.text,
             MemoryType.INSIGHT if summary else MemoryType.CONTEXT,
@@ -221,6 +222,10 @@ def _units(
                 "uuids": chunk.uuids,
                 "transcript": str(path),
             }
+            if chunk.section:
+                meta["section"] = chunk.section
+            if chunk.history:
+                meta["history"] = True
             if summary.timestamp:
                 meta["started_at"] = summary.timestamp
             items.append(memory(chunk, meta, _timestamp(summary.timestamp)))

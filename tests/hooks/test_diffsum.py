@@ -97,3 +97,23 @@ def test_patch_and_string_summaries() -> None:
     assert summary.headline().startswith("+2 -1 lines in 1 hunk")
     changed = summarize_strings("def a():\n    return 1\n", "def a():\n    return 2\n")
     assert (changed.added, changed.removed) == (1, 1)
+
+
+def test_the_excerpt_shows_what_the_code_is_now_first() -> None:
+    """Nine removed lines must not hide the two that replaced them (a real config edit)."""
+    removed = [f"-    old_setting_{i}: true," for i in range(9)]
+    patch = [
+        {
+            "oldStart": 1,
+            "oldLines": 9,
+            "newStart": 1,
+            "newLines": 2,
+            "lines": [*removed, "+config :opentelemetry,", "+  traces_exporter: :none"],
+        }
+    ]
+    summary = summarize_patch(patch)
+    assert summary is not None
+    assert summary.excerpt[:2] == ["+config :opentelemetry,", "+  traces_exporter: :none"]
+    assert summary.excerpt[2:] == removed[:10]
+    strings = summarize_strings("a = 1\nb = 2\n", "a = 10\nb = 20\n")
+    assert strings.excerpt == ["+a = 10", "+b = 20", "-a = 1", "-b = 2"]

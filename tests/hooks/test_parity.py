@@ -216,8 +216,17 @@ def test_lean_words_and_identifier_parts_match_textutil(text: str) -> None:
 def test_recall_stem_matches_the_suffix_regex(term: str) -> None:
     import re
 
-    expected = re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term) if len(term) > 4 else term
+    expected = term
+    if len(term) > 4:
+        expected = re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term)
+        expected = re.sub(r"(?<=...)[ey]$", "", expected)
     assert _recall._stem(term) == expected
+
+
+def test_recall_stem_joins_the_forms_of_a_word() -> None:
+    assert {_recall._stem(w) for w in ("close", "closes", "closed", "closing")} == {"clos"}
+    assert _recall._stem("queries") == _recall._stem("query") == "quer"
+    assert _recall._stem("used") == "used"  # four letters or fewer: as it is
 
 
 def _large_store(tmp_path: Path) -> sqlite3.Connection:

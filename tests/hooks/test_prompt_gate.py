@@ -84,3 +84,91 @@ def test_excerpt_keeps_the_matching_window():
     assert "ReviewTokenStore" in shown and len(shown) <= 202
     assert shown.startswith("…") and shown.endswith("…")
     assert excerpt("short text", frozenset({"short"}), 200) == "short text"
+
+
+def _gate(engine: Engine, prompt: str, content: str, cosine: float) -> list[str]:
+    from memlode.hooks._recall import Recalled, choose
+
+    memory_id = engine.store(content, "insight").id
+    hits = choose(
+        engine.conn,
+        prompt,
+        [(Recalled(memory_id, content, "insight", "2026-11-24T10:00:00Z", 1.0), cosine)],
+        8,
+        rerank=False,
+    )
+    return [h.id for h in hits]
+
+
+def test_weak_words_and_a_weak_vector_together_pass_the_gate(proj_engine: Engine):
+    """A paraphrase ("blew up", "first time round") leaves words unmatched: the words alone
+    and the vector alone are too weak, the two together answer."""
+    from memlode.hooks import _recall
+
+    _store_project_history(proj_engine)
+    prompt = "The controller tests blew up on with_span the first time round; what was wrong?"
+    fix = "with_span became a defmacro"
+    below = _recall.MIN_VECTOR_SCORE - 0.02
+    weights = _recall._idf_weights(proj_engine.conn, _recall._gate_terms(prompt))
+    coverage = (weights["with_span"] + weights["span"]) / sum(weights.values())
+    # the premise: the words alone are too weak, the words and the vector together enough
+    assert coverage < _recall.MIN_IDF_COVERAGE
+    assert coverage + below >= _recall.MIN_JOINT_SCORE
+    assert _gate(proj_engine, prompt, fix, 0.0) == []
+    assert _gate(proj_engine, prompt, fix, below) != []
+    # the same vector with no words in common stays out
+    assert _gate(proj_engine, prompt, "Bumped the esbuild version in assets", below) == []
+
+
+def test_an_instruction_is_recalled_and_a_question_is_not(hook, project: Path, proj_engine: Engine):
+    _store_project_history(proj_engine)
+    told = "Start the phoenix server in the background with mix phx.server"
+    asked = "How do I start the phoenix server in the background?"
+    for text in (told, asked, "continue"):
+        assert hook("prompt", _prompt(project, text, "old")).returncode == 0
+    rows = {m.content: m.tags for m in proj_engine.list_memories(limit=None)}
+    assert rows[told] == ["instruction"]
+    assert rows[asked] == ["prompt"] and rows["continue"] == ["prompt"]
+    text = _injected(hook("prompt", _prompt(project, "how did we run the phoenix server?")))
+    assert "mix phx.server" in text and asked not in text
+
+
+def test_near_duplicates_count_once_but_siblings_of_one_summary_both_stay(
+    hook, project: Path, proj_engine: Engine
+):
+    """Two chunks of one summary section share most of their words and say different things;
+    the same text stored twice is one item."""
+    head = "Session summary · Errors and Fixes: the dialyzer pre-commit check failed because"
+    first = f"{head} the trace helper returned a tuple; fixed with hex_trace_id."
+    second = f"{head} the span context was not unwrapped; fixed by matching otel_span records."
+    for content in (first, second, first + " "):
+        proj_engine.store(content, "insight", source="transcript")
+    text = _injected(
+        hook("prompt", _prompt(project, "why did the dialyzer pre-commit check fail?"))
+    )
+    assert "hex_trace_id" in text and "otel_span" in text
+    assert text.count("hex_trace_id") == 1
+
+
+def test_excerpt_keeps_a_short_head_line_and_weighs_rare_terms():
+    plan = (
+        "Plan approved by the user:\n"
+        + "context " * 80
+        + "keep render/1 as it is "
+        + ("filler " * 80)
+    )
+    shown = excerpt(plan, {"render": 3.0, "keep": 0.5}, 200)
+    assert shown.startswith("Plan approved by the user: …") and "render/1" in shown
+    # the window with the rarer term wins over one with more common ones
+    text = "common common common " * 30 + "rare " + "other " * 60
+    shown = excerpt(text, {"common": 0.1, "rare": 5.0}, 100)
+    assert "rare" in shown
+
+
+def test_short_items_hand_their_share_to_long_ones():
+    from memlode.hooks.context import _shares
+
+    shares = _shares([50, 2000, 60, 3000], 1000)
+    assert shares[0] == 50 and shares[2] == 60
+    assert shares[1] == shares[3] > 1000 // 4
+    assert sum(shares) <= 1000

@@ -322,6 +322,7 @@ def run_replay(
             "replay": replay_stats[session.name],
         }
 
+    recall_paths = _recall_paths(memlode_home, [p[0].name for p in projects])
     # The store's resident (started by SessionStart, as in use) goes with the run.
     subprocess.run(
         [sys.executable, "-m", "memlode", "resident", "stop"], env=env, capture_output=True
@@ -349,6 +350,7 @@ def run_replay(
         "mean_chars_controls": _mean([r["chars"] for r in test_controls]),
         "end_state_stated": sum(1 for s in per_session.values() if s["end_state_stated"]),
         "echo_hits": len(echo_hits),
+        "recall_paths": recall_paths,
         "files_left": files_left,
         "failed_hooks": failed_hooks,
         "hook_ms": {
@@ -373,6 +375,31 @@ def run_replay(
     }
 
 
+def _recall_paths(memlode_home: Path, names: list[str]) -> dict[str, int]:
+    """How the next-day prompts were ranked: by the resident (the engine) or by the hook's
+    lean BM25 (the resident did not answer in time), from the stored prompts' metadata."""
+    import sqlite3
+
+    ids = [str(uuid.uuid5(uuid.NAMESPACE_URL, f"next-day/{name}")) for name in names]
+    db = memlode_home / "memlode.db"
+    out: dict[str, int] = {}
+    if not ids or not db.exists():
+        return out
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        marks = ",".join("?" * len(ids))
+        for (path,) in conn.execute(
+            "SELECT json_extract(metadata, '$.recall') FROM memories"
+            f" WHERE session_id IN ({marks}) AND (instr(tags, '\"prompt\"') > 0"
+            " OR instr(tags, '\"instruction\"') > 0)",
+            ids,
+        ):
+            out[str(path or "none")] = out.get(str(path or "none"), 0) + 1
+    finally:
+        conn.close()
+    return out
+
+
 def format_replay(report: dict[str, Any]) -> str:
     lines = [
         f"Session replay: {report['sessions']} sessions, {report['relevant_prompts']} next-day"
@@ -386,6 +413,8 @@ def format_replay(report: dict[str, Any]) -> str:
         f" controls {report['mean_chars_controls']:.0f}",
         f"  SessionStart end state      {report['end_state_stated']}/{report['sessions']}",
         f"  echo hits                   {report['echo_hits']}",
+        "  prompts ranked by           "
+        + (", ".join(f"{k} {v}" for k, v in sorted(report["recall_paths"].items())) or "-"),
         f"  files left in the project   {sum(len(v) for v in report['files_left'].values())}"
         + (f" {report['files_left']}" if report["files_left"] else ""),
         f"  hooks failed (exit != 0)    {report['failed_hooks']}",

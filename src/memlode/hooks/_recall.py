@@ -61,15 +61,24 @@ GLOBAL_NAMESPACE = "global"
 # (bench/RESULTS.md, "Session replay").
 MIN_IDF_COVERAGE = 0.35
 MIN_VECTOR_SCORE = 0.45
+# Weaker evidence of both kinds together: coverage plus cosine (with MIN_MATCHED_TERMS terms).
+# A paraphrase ("blew up", "first time round") leaves words unmatched and costs coverage that
+# the vector side makes up; the calibration controls reach 0.56 at most, answered prompts
+# the other two rules missed 0.65-0.77 (bench/RESULTS.md, "Session replay").
+MIN_JOINT_SCORE = 0.6
 MIN_ITEM_COVERAGE = 0.15
 MIN_ITEM_VECTOR = 0.15
 # Final order: how much of the prompt's information a memory covers, then BM25, importance.
 W_COVERAGE, W_BM25, W_IMPORTANCE = 0.6, 0.25, 0.15
-# Two memories sharing this share of their terms say the same thing (a transcript chunk, the
-# doc chunk of the same compaction summary, a session summary): only the better one is kept.
+# Two memories sharing this share of their word triples (of the shorter one's) hold the same
+# text (a transcript chunk and the doc chunk of the same compaction summary, a command's
+# output seen twice): only the better one is kept. Word triples rather than vocabulary:
+# sibling chunks of one summary section share most of their words and say different things
+# (on the replay, vocabulary overlap 0.6 dropped the "Errors and Fixes" bullet that answered).
 DUPLICATE_OVERLAP = 0.6
 
-# What ``re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term)`` strips: the longest of these endings.
+# What ``re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term)`` strips: the longest of these endings
+# (then a final "e" or "y", see ``_stem``).
 _SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
 
 
@@ -104,10 +113,17 @@ def _content_terms(text: str) -> set[str]:
 
 
 def _stem(term: str) -> str:
-    if len(term) > 4:
-        for suffix in _SUFFIXES:
-            if term.endswith(suffix):
-                return term[: -len(suffix)]
+    """A crude stem, enough to match a prompt's word with a memory's: the longest of
+    ``_SUFFIXES`` cut from words over four letters, then a final "e" or "y" (so that "close",
+    "closes", "closed" and "closing" meet at "clos", "query" and "queries" at "quer")."""
+    if len(term) <= 4:
+        return term
+    for suffix in _SUFFIXES:
+        if term.endswith(suffix):
+            term = term[: -len(suffix)]
+            break
+    if len(term) > 3 and term[-1] in "ey":
+        term = term[:-1]
     return term
 
 
@@ -131,7 +147,7 @@ class Recalled:
         memory_type: str,
         created_at: str,
         score: float,
-        terms: frozenset[str] = frozenset(),
+        terms: dict[str, float] | None = None,
         *,
         source: str = "",
         tags: tuple[str, ...] = (),
@@ -142,7 +158,8 @@ class Recalled:
         self.memory_type = memory_type
         self.created_at = created_at
         self.score = score
-        self.terms = terms  # the stemmed prompt terms this memory holds (for its excerpt)
+        # The stemmed prompt terms this memory holds, each with its idf weight (for its excerpt).
+        self.terms = terms if terms is not None else {}
         # From the resident (memlode.hooks._resident.recalled): where the row comes from, its
         # tags, and the engine's explain figures (each signal's share, plus the raw cosine).
         self.source = source
@@ -157,7 +174,8 @@ CONVERSATIONAL = frozenset(
     """last time times yesterday today tomorrow earlier later again still ever anything
     something everything nothing thing things remember recall previously please thanks
     thank okay ok actually really also let lets tell way kind sort bit lot happen happened
-    did done get got go went make made finally first""".split()
+    did done get got go went make made finally first yes yeah yep sure sounds good great fine
+    cool nice ahead proceed""".split()
 )
 
 
@@ -238,12 +256,13 @@ def choose(
         enough_terms = len(matched) >= min(MIN_MATCHED_TERMS, len(weights))
         answered = answered or (enough_terms and coverage >= MIN_IDF_COVERAGE)
         answered = answered or vector >= MIN_VECTOR_SCORE
+        answered = answered or (enough_terms and coverage + vector >= MIN_JOINT_SCORE)
         if coverage < MIN_ITEM_COVERAGE and vector < MIN_ITEM_VECTOR:
             continue
-        cand.terms = frozenset(matched)
+        cand.terms = {t: weights[t] for t in matched}
         if rerank:
             cand.score = W_COVERAGE * max(coverage, vector) + cand.score
-        scored.append((cand, have))
+        scored.append((cand, _triples(cand.content)))
     if not answered:
         return []
     if rerank:
@@ -258,7 +277,13 @@ def choose(
     return [hit for hit, _have in kept]
 
 
-def _overlap(a: set[str], b: set[str]) -> float:
+def _triples(text: str) -> set[Any]:
+    """The text's runs of three consecutive words, lower-cased (the whole text when shorter)."""
+    tokens = [w.lower() for w in words(text)]
+    return set(zip(tokens, tokens[1:], tokens[2:], strict=False)) or {tuple(tokens)}
+
+
+def _overlap(a: set[Any], b: set[Any]) -> float:
     """The share of the smaller term set found in the other."""
     if not a or not b:
         return 0.0
@@ -283,8 +308,9 @@ def _idf_weights(
         asked = [
             {_stem(t) for t in _content_terms(row[0])}
             for row in conn.execute(
-                "SELECT content FROM memories WHERE session_id = ? AND instr(tags, ?) > 0",
-                (session_id, '"prompt"'),
+                "SELECT content FROM memories WHERE session_id = ?"
+                " AND (instr(tags, ?) > 0 OR instr(tags, ?) > 0)",
+                (session_id, '"prompt"', '"instruction"'),
             )
         ]
     weights: dict[str, float] = {}

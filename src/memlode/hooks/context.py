@@ -13,6 +13,8 @@ a line that does not fit is clipped once and then the block ends.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Set
+
 from memlode.hooks._lean import dumps
 from memlode.project import readable_name
 from memlode.redact import redact
@@ -213,17 +215,23 @@ def _session_map(conn: sqlite3.Connection, namespace: str) -> str:
 
 
 def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:
-    """The recalled memories, best first; of a long memory, the passage about the prompt."""
+    """The recalled memories, best first; of a long memory, the passage about the prompt.
+
+    Each memory gets an equal share of the budget, and what a short memory leaves of its share
+    goes to the longer ones (a one-line observation should not cut the passage of a session
+    summary that holds the answer down to the same length)."""
     if not found or budget_chars <= 0:
         return ""
     title = "## memlode: possibly relevant memories"
     block = _Block(budget_chars)
     block.add(title)
-    # Each item's share of what is left, less its "- [type, date] " prefix.
-    per_item = max(160, (budget_chars - len(title) - 1) // max(len(found), 1) - 30)
+    lengths = _shares(
+        [len(" ".join(item.content.split())) for item in found],
+        budget_chars - len(title) - 1,
+    )
     added = 0
-    for item in found:
-        text = excerpt(item.content, item.terms, per_item)
+    for item, limit in zip(found, lengths, strict=True):
+        text = excerpt(item.content, item.terms, limit)
         line = f"- [{item.memory_type}, {_day(item.created_at)}] {text}"
         if not block.add(line):
             break
@@ -231,18 +239,73 @@ def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:
     return block.text() if added else ""
 
 
-def excerpt(content: str, terms: frozenset[str] | set[str], limit: int) -> str:
-    """``content`` on one line, or if longer than ``limit``, the window of ``limit`` characters
-    holding the most distinct ``terms`` (stemmed, as ``memlode.hooks._recall`` matches them),
-    with an ellipsis where it was cut."""
+# A memory's first line is shown before its passage when it is at most this long and at most
+# this share of the item's room: it says what the memory is (a plan approved, a failed command,
+# the file an edit changed), which the passage alone often does not.
+HEAD_MAX_CHARS = 90
+HEAD_MAX_SHARE = 0.3
+
+
+def _head(content: str, limit: int) -> str:
+    """The memory's first line, if it is short and a separate line; else ''."""
+    first, newline, _rest = content.strip().partition("\n")
+    first = " ".join(first.split())
+    if not newline or not first or len(first) > min(HEAD_MAX_CHARS, limit * HEAD_MAX_SHARE):
+        return ""
+    return first
+
+
+# The widest spread of matched words an excerpt's window takes, as a share of its length; the
+# passage starts up to a sixth of its length before the first of them.
+WINDOW_SPAN = 0.8
+
+# Characters of each item's line outside its text: "- [insight, 2026-11-24] " and the newline.
+_LINE_OVERHEAD = 30
+MIN_ITEM_CHARS = 160
+
+
+def _shares(sizes: list[int], budget: int) -> list[int]:
+    """Characters of text for each item: an equal share each, the unused part of a short
+    item's share handed on to the longer ones (water-filling); never below MIN_ITEM_CHARS."""
+    room = max(0, budget - _LINE_OVERHEAD * len(sizes))
+    shares = [0] * len(sizes)
+    waiting = sorted(range(len(sizes)), key=lambda i: sizes[i])
+    while waiting:
+        equal = room // len(waiting)
+        i = waiting[0]
+        if sizes[i] <= equal:  # fits whole: it takes only what it needs
+            shares[i] = sizes[i]
+            room -= sizes[i]
+            waiting.pop(0)
+            continue
+        for j in waiting:  # the rest split what is left
+            shares[j] = equal
+        break
+    return [
+        max(min(MIN_ITEM_CHARS, size), share) for size, share in zip(sizes, shares, strict=True)
+    ]
+
+
+def excerpt(content: str, terms: Mapping[str, float] | Set[str], limit: int) -> str:
+    """``content`` on one line, or if longer than ``limit``, its head line (what the memory is:
+    "Plan approved by the user:", "Failed: $ git push", "Edited x.ex: ...", when that line is
+    short) and the window holding the most information about the prompt: the largest sum of
+    the weights (idf) of the distinct ``terms`` it holds (stemmed, as ``memlode.hooks._recall``
+    matches them; a plain set weighs each term 1), then the most matches; with an ellipsis
+    where it was cut."""
     text = " ".join(content.split())
     if len(text) <= limit:
         return text
+    head = _head(content, limit)
+    body = excerpt(text[len(head) :], terms, limit - len(head) - 1) if head else ""
+    if head:
+        return head + " " + body
     if not terms:
         return text[: limit - 1] + "…"
     from memlode.hooks._recall import _stem
 
-    hits: list[tuple[int, str]] = []  # (offset, stemmed term) of every matching word
+    weight = dict(terms) if isinstance(terms, Mapping) else dict.fromkeys(terms, 1.0)
+    hits: list[tuple[int, str, int]] = []  # (offset, stemmed term, end) of each matching word
     start = -1
     for i, ch in enumerate(text + " "):
         if ch.isalnum() or ch == "_":
@@ -252,26 +315,32 @@ def excerpt(content: str, terms: frozenset[str] | set[str], limit: int) -> str:
             word = text[start:i].lower()
             for part in (word, *word.split("_")):
                 stem = _stem(part)
-                if stem in terms:
-                    hits.append((start, stem))
+                if stem in weight:
+                    hits.append((start, stem, i))
                     break
             start = -1
     if not hits:
         return text[: limit - 1] + "…"
-    best_at, best_key = 0, (-1, -1)
+    # The window of hits worth the most (the weights of the distinct terms in it), then with
+    # the most hits; at most WINDOW_SPAN of the passage wide.
+    best_at, best_end, best_key = 0, 0, (-1.0, -1)
     left = 0
+    count: dict[str, int] = {}  # hits of each term in hits[left : right + 1]
     for right in range(len(hits)):
-        while hits[right][0] - hits[left][0] > limit * 0.8:
+        count[hits[right][1]] = count.get(hits[right][1], 0) + 1
+        while hits[right][0] - hits[left][0] > limit * WINDOW_SPAN:
+            count[hits[left][1]] -= 1
             left += 1
-        window = hits[left : right + 1]
-        key = (len({t for _o, t in window}), len(window))
+        worth = sum(weight[t] for t, n in count.items() if n > 0)
+        key = (worth, right - left)
         if key > best_key:
-            best_key, best_at = key, hits[left][0]
-    # Start a little before the first match, at a word boundary.
-    begin = max(0, best_at - limit // 6)
-    if begin:
-        space = text.rfind(" ", 0, begin)
-        begin = space + 1 if space >= 0 and begin - space < 30 else begin
+            best_key, best_at, best_end = key, hits[left][0], hits[right][2]
+    # Start a little before the first match, at a word boundary, but late enough to hold the
+    # whole of the last one.
+    begin = max(0, best_at - limit // 6, best_end - (limit - 2))
+    if begin and text[begin - 1] != " ":  # not in the middle of a word: on to the next one
+        space = text.find(" ", begin, best_at)
+        begin = space + 1 if space >= 0 else begin
     end = min(len(text), begin + limit - 2)
     piece = text[begin:end]
     return ("…" if begin else "") + piece + ("…" if end < len(text) else "")

@@ -145,6 +145,15 @@ def _clip(line: str) -> str:
     return line if len(line) <= MAX_LINE_CHARS else line[: MAX_LINE_CHARS - 1] + "…"
 
 
+def _excerpt(added: list[str], removed: list[str]) -> list[str]:
+    """Up to ``MAX_EXCERPT_LINES`` changed lines, the added ones first: what the code is now
+    matters more to a later session than what it was (a removed block of nine lines would
+    otherwise hide the two lines that replaced it)."""
+    shown = [line for line in added if line[1:].strip()][:MAX_EXCERPT_LINES]
+    shown += [line for line in removed if line[1:].strip()][: MAX_EXCERPT_LINES - len(shown)]
+    return [_clip(line) for line in shown]
+
+
 def summarize_patch(patch: object) -> DiffSummary | None:
     """Summarise a ``structuredPatch`` (list of hunks with prefixed lines); None if unusable."""
     if not isinstance(patch, list) or not patch:
@@ -152,6 +161,8 @@ def summarize_patch(patch: object) -> DiffSummary | None:
     out = DiffSummary()
     changed_text: list[str] = []
     context_text: list[str] = []
+    added: list[str] = []
+    removed: list[str] = []
     for hunk in patch:
         if not isinstance(hunk, dict):
             continue
@@ -172,16 +183,16 @@ def summarize_patch(patch: object) -> DiffSummary | None:
             if mark == "+":
                 out.added += 1
                 changed_text.append(body)
+                added.append(line)
             elif mark == "-":
                 out.removed += 1
                 changed_text.append(body)
+                removed.append(line)
             else:
                 context_text.append(body)
-                continue
-            if len(out.excerpt) < MAX_EXCERPT_LINES:
-                out.excerpt.append(_clip(line))
     if out.hunks == 0:
         return None
+    out.excerpt = _excerpt(added, removed)
     symbols = symbols_in("\n".join(changed_text))
     for name in symbols_in("\n".join(context_text)):
         if name not in symbols and len(symbols) < MAX_SYMBOLS:
@@ -209,10 +220,7 @@ def summarize_strings(old: str, new: str) -> DiffSummary:
     out.hunks = 1 if (removed or added) else 0
     out.removed = len(removed)
     out.added = len(added)
-    for prefix, block in (("-", removed), ("+", added)):
-        for line in block:
-            if len(out.excerpt) < MAX_EXCERPT_LINES:
-                out.excerpt.append(_clip(prefix + line))
+    out.excerpt = _excerpt(["+" + line for line in added], ["-" + line for line in removed])
     symbols = symbols_in("\n".join(removed + added))
     for name in symbols_in(old + "\n" + new):
         if name not in symbols and len(symbols) < MAX_SYMBOLS:

@@ -36,6 +36,14 @@ __all__ = ["HANDLERS", "SESSION_SOURCE", "SOURCE", "HookRun"]
 SOURCE = "hook"  # memories.source of everything the hooks capture
 SESSION_SOURCE = "claude-code"  # sessions.source
 PROMPT_IMPORTANCE = 0.3
+# What the user told the assistant to do ("start phoenix in the background", "new beads were
+# added, tackle them") is knowledge a later session can use; a question is not (its answer
+# is). Instructions are tagged INSTRUCTION_TAG and recalled; questions keep the prompt tag,
+# which recall leaves out. Below INSTRUCTION_MIN_WORDS content words ("continue", "ok do it")
+# an instruction says nothing on its own and is stored as a prompt.
+INSTRUCTION_TAG = "instruction"
+INSTRUCTION_IMPORTANCE = 0.4
+INSTRUCTION_MIN_WORDS = 3
 SUMMARY_IMPORTANCE = 0.6
 MAX_PROMPT_CHARS = 4000
 MAX_SEEN = 400  # ids of deduplicated observations remembered per session
@@ -143,6 +151,7 @@ def user_prompt(run: HookRun) -> str | None:
     prompt = run.text("prompt", 200_000)
     output: str | None = None
     found_ids: list[str] = []
+    recall_path = ""  # who ranked: "resident" (the engine) or "lean" (the hook's BM25)
     if run.settings.inject and prompt.strip() and run.settings.prompt_max_memories > 0:
         from memlode.hooks import _recall, _resident
         from memlode.hooks.context import hook_output, prompt_context
@@ -160,8 +169,10 @@ def user_prompt(run: HookRun) -> str | None:
             run.settings.resident_timeout_ms,
         )
         if hits is not None:
+            recall_path = "resident"
             found = _resident.recalled(run.conn, hits, prompt, limit, run.session_id)
         else:
+            recall_path = "lean"
             found = _recall.recall(run.conn, prompt, run.namespace, run.session_id, limit=limit)
             if run.settings.resident_autostart:
                 _resident.ensure_running(
@@ -178,14 +189,19 @@ def user_prompt(run: HookRun) -> str | None:
             store.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE)
             if store_prompt:
                 content = redact(prompt[:MAX_PROMPT_CHARS]).strip()
+                metadata = run.base_metadata()
+                if recall_path:  # measured by `memlode eval replay`: how often the lean path ran
+                    metadata["recall"] = recall_path
+                    metadata["injected"] = len(found_ids)
                 if content:
+                    told = _is_instruction(content)
                     memory_id, created = store.insert_memory(
                         conn,
                         content=content,
                         memory_type="context",
-                        importance=PROMPT_IMPORTANCE,
-                        tags=["prompt"],
-                        metadata=run.base_metadata(),
+                        importance=INSTRUCTION_IMPORTANCE if told else PROMPT_IMPORTANCE,
+                        tags=[INSTRUCTION_TAG if told else "prompt"],
+                        metadata=metadata,
                         namespace=run.namespace,
                         source=SOURCE,
                         session_id=run.session_id,
@@ -200,6 +216,24 @@ def user_prompt(run: HookRun) -> str | None:
                     [(now, i) for i in found_ids],
                 )
     return output
+
+
+_QUESTION_WORDS = frozenset(
+    """what why how when where which who whom whose is are was were am do does did can could
+    should would will shall have has had may might must any anything""".split()
+)
+
+
+def _is_instruction(prompt: str) -> bool:
+    """A prompt that tells rather than asks: not ending in "?", not opening with a question
+    word, and holding at least INSTRUCTION_MIN_WORDS content words."""
+    from memlode.hooks._recall import _gate_terms
+
+    text = prompt.strip()
+    first = text.split(None, 1)[0].lower().strip(",.!:;\"'") if text else ""
+    if not text or text.endswith("?") or first in _QUESTION_WORDS:
+        return False
+    return len(_gate_terms(text)) >= INSTRUCTION_MIN_WORDS
 
 
 # ---- PostToolUse -------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ def build_summary(
         meta = meta if isinstance(meta, dict) else {}
         tool = meta.get("tool")
         first = content.split("\n", 1)[0]
-        if "prompt" in tags:
+        if "prompt" in tags or "instruction" in tags:
             prompts.append(_one_line(content, 120))
         elif tool in ("Edit", "MultiEdit", "Write", "NotebookEdit"):
             path = _display(str(meta.get("file") or ""), cwd)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
+from memlode.sources.compaction import compaction_parts
 from memlode.sources.transcript import Block, Event, EventKind, Thread, ToolCall, Transcript
 
 __all__ = [
@@ -96,6 +97,8 @@ class Chunk:
     uuids: list[str]
     part: int = 0
     parts: int = 1
+    section: str = ""  # of a compaction summary: the section it comes from
+    history: bool = False  # ... and whether that section is the state at compaction time
 
 
 # ---- turns ----------------------------------------------------------------------------------
@@ -478,7 +481,15 @@ def _pack_lines(pieces: list[tuple[str, list[str]]], budget: int) -> list[tuple[
 
 
 def summary_chunks(summary: Summary, *, budget: int = CHUNK_WORDS) -> list[Chunk]:
-    label = "Session summary" if summary.kind == "compaction" else "Session title"
+    """A session title as one chunk; a compaction summary cut along its sections
+    (``memlode.sources.compaction``)."""
+    if summary.kind == "compaction":
+        pieces = compaction_parts(summary.text)
+        return [
+            Chunk("summary", p.text, summary.uuids, i, len(pieces), p.section, p.history)
+            for i, p in enumerate(pieces)
+        ]
+    label = "Session title"
     parts = chunk_text([(f"{label}: {summary.text}", summary.uuids)], budget=budget, header=label)
     return [Chunk("summary", text, uuids, i, len(parts)) for i, (text, uuids) in enumerate(parts)]
 
