@@ -60,6 +60,14 @@ __all__ = [
 
 SOURCE = "transcript"
 SUMMARY_THREAD = "summary"
+# Messages typed while a reply ran (``queue-operation`` records): the user's instructions
+# ("new beads were added, tackle them"), which no user line of the transcript holds. Stored
+# with the tag the prompt hook gives an instruction, so recall treats them alike.
+QUEUED_THREAD = "queued"
+QUEUED_MIN_WORDS = 3
+QUEUED_MAX_CHARS = 4000
+QUEUED_IMPORTANCE = 0.4
+INSTRUCTION_TAG = "instruction"
 SESSION_SOURCE = "claude-code"
 # A compaction summary says what a whole session was about: ranked a little above a turn.
 SUMMARY_IMPORTANCE = 0.6
@@ -230,6 +238,28 @@ def _units(
                 meta["started_at"] = summary.timestamp
             items.append(memory(chunk, meta, _timestamp(summary.timestamp)))
         units.append(Unit(SUMMARY_THREAD, i, False, items))
+    for queued in transcript.queued:
+        if len(queued.text.split()) < QUEUED_MIN_WORDS:
+            continue  # "check again": nothing a later session could use
+        meta = {
+            "kind": "queued",
+            "session_id": transcript.session_id,
+            "line": queued.line,
+            "transcript": str(path),
+        }
+        item = engine.new_memory(
+            f"User said while the assistant worked: {queued.text[:QUEUED_MAX_CHARS]}",
+            MemoryType.CONTEXT,
+            QUEUED_IMPORTANCE,
+            tags=[INSTRUCTION_TAG],
+            namespace=namespace,
+            metadata=meta,
+            source=SOURCE,
+            session_id=transcript.session_id,
+            created_at=_timestamp(queued.timestamp),
+        )
+        # keyed by its line: a tail read numbers lines as the whole file does
+        units.append(Unit(QUEUED_THREAD, queued.line, False, [item]))
     for unit in units:
         unit.fingerprint = _fingerprint(unit.items)
     return units

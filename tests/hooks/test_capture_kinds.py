@@ -96,6 +96,35 @@ def test_failed_push_is_captured(hook, project: Path, proj_engine: Engine):
     assert len([m for m in _hook_rows(proj_engine) if "failure" in m.tags]) == 1
 
 
+def test_a_long_command_is_stored_as_what_ran_then_what_happened(
+    hook, project: Path, proj_engine: Engine
+):
+    """A commit with its message in a heredoc: the first line and the subject, then the
+    error, then the rest of the message (a short excerpt shows what happened)."""
+    body = "\n".join(f"- change number {i} of the rebuilt panel" for i in range(30))
+    command = (
+        "git add priv/static/app.css && git commit -m \"$(cat <<'EOF'\n"
+        f'feat: rebuild the panel\n\n{body}\nEOF\n)"'
+    )
+    error = "The following paths are ignored by one of your .gitignore files:\npriv/static"
+    payload = _payload(
+        project,
+        "PostToolUseFailure",
+        tool_name="Bash",
+        tool_input={"command": command},
+        error=error,
+        is_interrupt=False,
+    )
+    assert hook("post-tool-failure", payload).returncode == 0
+    [row] = [m for m in _hook_rows(proj_engine) if "failure" in m.tags]
+    first, second = row.content.split("\n")[:2]
+    assert first.startswith("Failed: $ git add priv/static/app.css && git commit")
+    assert first.endswith("feat: rebuild the panel …")
+    assert second.startswith("The following paths are ignored")
+    assert row.content.index("[command]") > row.content.index("priv/static\n")
+    assert "change number 29" not in row.content[:300]
+
+
 def test_grep_content_mode_counts_its_matches(hook, project: Path, proj_engine: Engine):
     content = (
         "lib/app/telemetry.ex:12:  def handle_event(event, measurements, meta, _config) do\n"

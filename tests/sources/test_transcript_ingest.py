@@ -368,3 +368,32 @@ def test_compaction_summary_is_appended_to_memory_md_once_when_asked(
     docs = engine.list_memories(namespace="*", sources=["doc"], limit=None)
     assert any("invoices table still pending" in m.content for m in docs)
     engine.close()
+
+
+def test_a_message_typed_while_a_reply_ran_is_stored_as_an_instruction(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """Claude Code queues it (``queue-operation``) and hands it to the running turn without a
+    user line of its own; harness notifications and two-word nudges are not stored."""
+    path = tmp_path / "s.jsonl"
+    w = factory.TranscriptWriter(path, session_id="sess-queued")
+    w.prompt("implement the annotations epic")
+
+    def queue(content: str) -> None:
+        record = {"type": "queue-operation", "operation": "enqueue", "content": content}
+        record.update(timestamp="2026-03-02T09:05:00.000Z", sessionId="sess-queued")
+        w.write_raw(json.dumps(record) + "\n")
+
+    queue("new beads for the epic were added. tackle them")
+    queue("<task-notification><task-id>b0</task-id></task-notification>")
+    queue("check again")
+    w.write_raw(json.dumps({"type": "queue-operation", "operation": "remove"}) + "\n")
+    w.reply("Committed the annotations work.")
+    ingest_transcript(engine, path)
+    told = [m for m in stored(engine) if "instruction" in m.tags]
+    assert [m.content for m in told] == [
+        "User said while the assistant worked: new beads for the epic were added. tackle them"
+    ]
+    assert told[0].created_at.startswith("2026-03-02T09:05:00")
+    # a second ingest of the same file changes nothing
+    assert ingest_transcript(engine, path).units_added == 0

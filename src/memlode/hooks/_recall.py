@@ -217,10 +217,11 @@ def recall(
     best_bm25 = max((-float(r[6]) for r in rows), default=0.0) or 1.0
     candidates = []
     for memory_id, content, memory_type, importance, created_at, tags_json, raw in rows:
-        if _is_prompt(tags_json):
+        tags = _tags(tags_json)
+        if "prompt" in tags:
             continue
         rank = W_BM25 * (-float(raw) / best_bm25) + W_IMPORTANCE * float(importance)
-        cand = Recalled(memory_id, content, memory_type, created_at, rank)
+        cand = Recalled(memory_id, content, memory_type, created_at, rank, tags=tags)
         candidates.append((cand, vectors.get(memory_id, 0.0)))
     return choose(conn, prompt, candidates, limit, rerank=True, session_id=session_id)
 
@@ -267,14 +268,27 @@ def choose(
         return []
     if rerank:
         scored.sort(key=lambda pair: -pair[0].score)
-    kept: list[tuple[Recalled, set[str]]] = []
+    kept: list[tuple[Recalled, set[Any]]] = []
+    files_read: set[str] = set()
     for hit, have in scored:
         if any(_overlap(have, other) >= DUPLICATE_OVERLAP for _h, other in kept):
             continue
+        read = _file_read(hit)
+        if read:  # the same file read again says nothing new
+            if read in files_read:
+                continue
+            files_read.add(read)
         kept.append((hit, have))
         if len(kept) == limit:
             break
     return [hit for hit, _have in kept]
+
+
+def _file_read(hit: Recalled) -> str:
+    """The file a Read observation is about ("file:<path>" tag), or ''."""
+    if "read" not in hit.tags:
+        return ""
+    return next((t for t in hit.tags if t.startswith("file:")), "")
 
 
 def _triples(text: str) -> set[Any]:
@@ -387,9 +401,9 @@ def _expressions(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
 _OVERFETCH = 3
 
 
-def _is_prompt(tags_json: str) -> bool:
+def _tags(tags_json: str) -> tuple[str, ...]:
     try:
         tags = loads(tags_json)
     except ValueError:
-        return False
-    return isinstance(tags, list) and "prompt" in tags
+        return ()
+    return tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else ()

@@ -258,6 +258,7 @@ def _head(content: str, limit: int) -> str:
 # The widest spread of matched words an excerpt's window takes, as a share of its length; the
 # passage starts up to a sixth of its length before the first of them.
 WINDOW_SPAN = 0.8
+LEAD_SHARE = 0.15
 
 # Characters of each item's line outside its text: "- [insight, 2026-11-24] " and the newline.
 _LINE_OVERHEAD = 30
@@ -337,7 +338,8 @@ def excerpt(content: str, terms: Mapping[str, float] | Set[str], limit: int) -> 
             best_key, best_at, best_end = key, hits[left][0], hits[right][2]
     # Start a little before the first match, at a word boundary, but late enough to hold the
     # whole of the last one.
-    begin = max(0, best_at - limit // 6, best_end - (limit - 2))
+    begin = max(0, best_at - int((limit - (best_end - best_at)) * LEAD_SHARE))
+    begin = max(begin, best_end - (limit - 2))
     if begin and text[begin - 1] != " ":  # not in the middle of a word: on to the next one
         space = text.find(" ", begin, best_at)
         begin = space + 1 if space >= 0 else begin

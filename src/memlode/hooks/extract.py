@@ -59,6 +59,9 @@ IMPORTANCE = {
     "other": 0.2,
 }
 MAX_ERROR_CHARS = 600
+# A command's first line as shown first, and the whole command as stored (see _command_parts).
+COMMAND_LINE_CHARS = 200
+COMMAND_CHARS = 600
 MAX_PLAN_CHARS = 1500
 MAX_ANSWER_CHARS = 400
 MAX_PATTERN_CHARS = 200
@@ -317,7 +320,8 @@ def _bash(
     command = _s(tool_in.get("command"), 20_000).strip()
     if not command:
         return None
-    text = "$ " + _clip(command, 600)
+    first, rest = _command_parts(command)
+    text = "$ " + first
     description = _one_line(_s(tool_in.get("description")), 200)
     if description:
         text += f"\n# {description}"
@@ -327,9 +331,32 @@ def _bash(
         body = _s(resp.get(stream), 1 << 62).strip()
         if body and output_chars > 0:
             text += f"\n[{stream}]\n" + _head_tail(body, output_chars)
+    if rest:
+        text += "\n[command]\n" + rest
     first = command.split()[0] if command.split() else ""
     tags = ["command", f"cmd:{os.path.basename(first)[:40]}"]
     return Observation("command", text, "context", tags, {"command": _clip(command, 300)})
+
+
+def _command_parts(command: str) -> tuple[str, str]:
+    """A command's first line (up to COMMAND_LINE_CHARS, with " …" when more follows) and the
+    rest of it (up to COMMAND_CHARS in all). A long command (a commit with its message in a
+    heredoc) is stored as its first line, then what it printed or the error, then the rest:
+    what happened comes before the details, so a short excerpt shows it."""
+    line, newline, more = command.partition("\n")
+    line = line.rstrip()
+    if len(line) > COMMAND_LINE_CHARS:
+        line, more = line[:COMMAND_LINE_CHARS], line[COMMAND_LINE_CHARS:] + newline + more
+    elif not newline:
+        return line, ""
+    more = more.strip()
+    if "<<" in line and more:  # a heredoc (a commit message): its first line belongs up front
+        subject, _nl, more = more.partition("\n")
+        line = f"{line} {subject.strip()}"[:COMMAND_LINE_CHARS]
+        more = more.strip()
+    if not more:
+        return line, ""
+    return line + " …", _clip(more, max(COMMAND_CHARS - len(line), 0))
 
 
 def _head_tail(text: str, limit: int) -> str:
@@ -414,7 +441,8 @@ def extract_failure(
         command = _s(tool_in.get("command"), 20_000).strip()
         if not command:
             return None
-        what = "$ " + _clip(command, 600)
+        line, rest = _command_parts(command)
+        what = "$ " + line
         first = command.split()[0] if command.split() else ""
         tags = ["failure", "command", f"cmd:{os.path.basename(first)[:40]}"]
         meta: dict[str, Any] = {"command": _clip(command, 300)}
@@ -427,6 +455,8 @@ def extract_failure(
     text = f"Failed: {what}"
     if message:
         text += "\n" + _head_tail(message, MAX_ERROR_CHARS)
+    if tool_name == "Bash" and rest:
+        text += "\n[command]\n" + rest
     tags.append(f"tool:{tool_name[:60]}")
     meta["tool"] = tool_name
     return Observation("failure", text, "context", tags, meta)

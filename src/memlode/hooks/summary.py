@@ -106,12 +106,12 @@ def build_summary(
             searches.append(_one_line(first.split(" -> ", 1)[0], 100))
         elif tool == "Bash":
             commands.append(_one_line(str(meta.get("command") or first.removeprefix("$ ")), 100))
-            state.add(content)
+            state.add(content, command=str(meta.get("command") or ""))
         elif tool in ("AskUserQuestion", "ExitPlanMode"):
             decided.append(_one_line(content.split("\n", 1)[-1], 200))
         elif "failure" in tags:
             failed.append(_one_line(first.removeprefix("Failed: "), 100))
-            state.add(content, failed=True)
+            state.add(content, command=str(meta.get("command") or ""), failed=True)
         elif tool in ("WebFetch", "WebSearch"):
             web.append(_one_line(str(meta.get("url") or meta.get("query") or first), 120))
         elif tool is None and memory_type in ("decision", "insight", "pattern", "preference"):
@@ -194,11 +194,16 @@ class _State:
         self.filed: list[str] = []
         self.tests = ""
 
-    def add(self, content: str, *, failed: bool = False) -> None:
-        command = content.split("\n[stdout]", 1)[0].split("\n[stderr]", 1)[0]
-        lines = command.removeprefix("Failed: ").removeprefix("$ ").split("\n")
-        if len(lines) > 1 and lines[-1].startswith("# "):
-            lines.pop()  # the command's description
+    def add(self, content: str, *, command: str = "", failed: bool = False) -> None:
+        """One command's observation; ``command`` is the command itself when the observation
+        recorded it (a long one is stored as its first line, the output, then the rest)."""
+        if command:
+            lines = command.split("\n")
+        else:
+            head = content.split("\n[stdout]", 1)[0].split("\n[stderr]", 1)[0]
+            lines = head.removeprefix("Failed: ").removeprefix("$ ").split("\n")
+            if len(lines) > 1 and lines[-1].startswith("# "):
+                lines.pop()  # the command's description
         if " commit" in lines[0] and " -m" in lines[0] and not failed:
             self.commits.append(_commit_message("\n".join(lines)))
         for part in lines[0].replace("&&", ";").replace("||", ";").split(";"):

@@ -36,6 +36,7 @@ __all__ = [
     "Block",
     "Event",
     "EventKind",
+    "Queued",
     "RawLine",
     "Thread",
     "Title",
@@ -133,6 +134,17 @@ class Title:
 
 
 @dataclass(slots=True)
+class Queued:
+    """A ``queue-operation`` enqueue: something the person typed while a reply was running.
+    Claude Code hands it to the running turn without a user line of its own, so it is found
+    nowhere else in the file (a compaction summary may quote it)."""
+
+    text: str
+    timestamp: str | None
+    line: int
+
+
+@dataclass(slots=True)
 class Transcript:
     path: str
     session_id: str | None = None
@@ -140,6 +152,7 @@ class Transcript:
     git_branch: str | None = None
     threads: list[Thread] = field(default_factory=list)
     titles: list[Title] = field(default_factory=list)
+    queued: list[Queued] = field(default_factory=list)
     lines: int = 0  # complete lines read
     malformed: int = 0  # complete lines skipped as unusable
     consumed_bytes: int = 0  # end of the last complete line
@@ -348,6 +361,17 @@ def _records(
         yield rec
 
 
+def _queued(rec: Record) -> Queued | None:
+    """A typed message from an enqueue record; None for a dequeue, an empty one, or one the
+    harness queued itself (``<task-notification>`` and other tagged text)."""
+    if rec.data.get("operation") != "enqueue":
+        return None
+    text = text_field(rec.data.get("content"))
+    if not text or not text.strip() or text.lstrip().startswith("<"):
+        return None
+    return Queued(text.strip(), text_field(rec.data.get("timestamp")), rec.line)
+
+
 def parse_transcript(
     path: Path | str, *, agent_id: str | None = None, start: int = 0, first_line: int = 0
 ) -> Transcript:
@@ -377,6 +401,11 @@ def parse_transcript(
                 transcript.titles.append(
                     Title(summary, text_field(rec.data.get("leafUuid")), rec.line)
                 )
+            continue
+        if rec.type == "queue-operation":
+            queued = _queued(rec)
+            if queued is not None:
+                transcript.queued.append(queued)
             continue
         if transcript.session_id is None:
             transcript.session_id = text_field(rec.data.get("sessionId"))
