@@ -290,23 +290,29 @@ def _shares(sizes: list[int], budget: int) -> list[int]:
 def excerpt(content: str, terms: Mapping[str, float] | Set[str], limit: int) -> str:
     """``content`` on one line, or if longer than ``limit``, its head line (what the memory is:
     "Plan approved by the user:", "Failed: $ git push", "Edited x.ex: ...", when that line is
-    short) and the window holding the most information about the prompt: the largest sum of
-    the weights (idf) of the distinct ``terms`` it holds (stemmed, as ``memlode.hooks._recall``
-    matches them; a plain set weighs each term 1), then the most matches; with an ellipsis
-    where it was cut."""
+    short) and the passage holding the most information about the prompt: the window with
+    the largest sum of the weights (idf) of the distinct ``terms`` it holds (stemmed, as
+    ``memlode.hooks._recall`` matches them; a plain set weighs each term 1), then the most
+    matches; with an ellipsis where it was cut."""
     text = " ".join(content.split())
     if len(text) <= limit:
         return text
     head = _head(content, limit)
-    body = excerpt(text[len(head) :], terms, limit - len(head) - 1) if head else ""
     if head:
-        return head + " " + body
-    if not terms:
+        return head + " " + excerpt(text[len(head) :], terms, limit - len(head) - 1)
+    weight = dict(terms) if isinstance(terms, Mapping) else dict.fromkeys(terms, 1.0)
+    hits = _hits(text, weight)
+    if not hits:
         return text[: limit - 1] + "…"
+    begin, end = _window(text, hits, weight, limit)
+    return ("…" if begin else "") + text[begin:end] + ("…" if end < len(text) else "")
+
+
+def _hits(text: str, weight: dict[str, float]) -> list[tuple[int, str, int]]:
+    """(offset, stemmed term, end) of each word of ``text`` that is one of the terms."""
     from memlode.hooks._recall import _stem
 
-    weight = dict(terms) if isinstance(terms, Mapping) else dict.fromkeys(terms, 1.0)
-    hits: list[tuple[int, str, int]] = []  # (offset, stemmed term, end) of each matching word
+    hits: list[tuple[int, str, int]] = []
     start = -1
     for i, ch in enumerate(text + " "):
         if ch.isalnum() or ch == "_":
@@ -320,10 +326,15 @@ def excerpt(content: str, terms: Mapping[str, float] | Set[str], limit: int) -> 
                     hits.append((start, stem, i))
                     break
             start = -1
-    if not hits:
-        return text[: limit - 1] + "…"
-    # The window of hits worth the most (the weights of the distinct terms in it), then with
-    # the most hits; at most WINDOW_SPAN of the passage wide.
+    return hits
+
+
+def _window(
+    text: str, hits: list[tuple[int, str, int]], weight: dict[str, float], limit: int
+) -> tuple[int, int]:
+    """(begin, end) of the passage of at most ``limit`` - 2 characters around the window of
+    ``hits`` worth the most (the weights of the distinct terms in it), then with the most
+    hits; the hits it takes span at most WINDOW_SPAN of it."""
     best_at, best_end, best_key = 0, 0, (-1.0, -1)
     left = 0
     count: dict[str, int] = {}  # hits of each term in hits[left : right + 1]
@@ -343,6 +354,4 @@ def excerpt(content: str, terms: Mapping[str, float] | Set[str], limit: int) -> 
     if begin and text[begin - 1] != " ":  # not in the middle of a word: on to the next one
         space = text.find(" ", begin, best_at)
         begin = space + 1 if space >= 0 else begin
-    end = min(len(text), begin + limit - 2)
-    piece = text[begin:end]
-    return ("…" if begin else "") + piece + ("…" if end < len(text) else "")
+    return begin, min(len(text), begin + limit - 2)
