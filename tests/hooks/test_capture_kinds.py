@@ -125,6 +125,28 @@ def test_a_long_command_is_stored_as_what_ran_then_what_happened(
     assert "change number 29" not in row.content[:300]
 
 
+def test_a_subagent_report_is_stored_as_an_insight(hook, project: Path, proj_engine: Engine):
+    report = "Research: xterm.js swallows wheel events when the outer page scrolls; set"
+    payload = _payload(
+        project,
+        "SubagentStop",
+        agent_id="a1b2",
+        agent_type="Explore",
+        stop_hook_active=False,
+        last_assistant_message=report + " scrollback on the terminal and stop propagation.",
+    )
+    result = hook("SubagentStop", payload)
+    assert result.returncode == 0 and result.stdout == ""
+    [row] = [m for m in _hook_rows(proj_engine) if "subagent" in m.tags]
+    assert row.memory_type.value == "insight" and "agent:Explore" in row.tags
+    assert row.content.startswith("Subagent Explore reported: Research: xterm.js")
+    # a report-less stop (older builds) and a looping stop store nothing
+    assert hook("SubagentStop", {**payload, "last_assistant_message": ""}).returncode == 0
+    looping = {**payload, "stop_hook_active": True, "last_assistant_message": "other"}
+    assert hook("SubagentStop", looping).returncode == 0
+    assert len([m for m in _hook_rows(proj_engine) if "subagent" in m.tags]) == 1
+
+
 def test_grep_content_mode_counts_its_matches(hook, project: Path, proj_engine: Engine):
     content = (
         "lib/app/telemetry.ex:12:  def handle_event(event, measurements, meta, _config) do\n"

@@ -19,6 +19,8 @@ EVENTS = [
     "PostToolUseFailure",
     "Stop",
     "PreCompact",
+    "PostCompact",
+    "SubagentStop",
     "SessionEnd",
 ]
 
@@ -141,7 +143,7 @@ def test_disable_removes_exactly_ours(project: Path, memlode_home: Path) -> None
     memlode("init", cwd=project)
     memlode("store", "a memory that must survive", cwd=project)
     result = memlode("disable", cwd=project)
-    assert result.returncode == 0 and "removed 7" in result.stdout
+    assert result.returncode == 0 and f"removed {len(EVENTS)}" in result.stdout
     assert json.loads(settings_path.read_text()) == OTHER_SETTINGS
     assert json.loads((project / ".mcp.json").read_text()) == {
         "mcpServers": {"github": {"command": "gh"}}
@@ -157,7 +159,7 @@ def test_user_scope_uses_home_files(project: Path, tmp_path: Path) -> None:
     (home / ".claude.json").write_text(json.dumps({"numStartups": 3, "mcpServers": {}}))
     env = {"HOME": str(home)}
     assert memlode("init", "--scope", "user", cwd=project, env=env).returncode == 0
-    assert len(ours(json.loads((home / ".claude" / "settings.json").read_text()))) == 7
+    assert len(ours(json.loads((home / ".claude" / "settings.json").read_text()))) == len(EVENTS)
     claude = json.loads((home / ".claude.json").read_text())
     assert claude["numStartups"] == 3 and "memlode" in claude["mcpServers"]
     assert not (project / ".claude").exists()

@@ -1,4 +1,5 @@
-"""Stop hands the session's transcript to a detached ``memlode ingest`` and returns at once."""
+"""Stop (and PostCompact, right after a compaction wrote its summary) hands the session's
+transcript to a detached ``memlode ingest`` and returns at once."""
 
 from __future__ import annotations
 
@@ -27,9 +28,11 @@ def _transcript_rows(db: Path) -> int:
         return 0
 
 
-@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize(
+    ("event", "enabled"), [("Stop", True), ("Stop", False), ("PostCompact", True)]
+)
 def test_stop_ingests_the_transcript_in_the_background(
-    tmp_path: Path, memlode_home: Path, enabled: bool
+    tmp_path: Path, memlode_home: Path, event: str, enabled: bool
 ) -> None:
     if not TRANSCRIPT.exists():
         pytest.skip("../shared/data/transcripts is absent")
@@ -39,12 +42,12 @@ def test_stop_ingests_the_transcript_in_the_background(
         "session_id": "s-1",
         "transcript_path": str(transcript),
         "cwd": str(tmp_path),
-        "hook_event_name": "Stop",
+        "hook_event_name": event,
         "stop_hook_active": False,
     }
     env = {**os.environ, "MEMLODE_HOOKS_TRANSCRIPTS": "1" if enabled else "0"}
     proc = subprocess.run(
-        [sys.executable, "-m", "memlode.hooks", "stop"],
+        [sys.executable, "-m", "memlode.hooks", event],
         input=json.dumps(payload),
         capture_output=True,
         text=True,

@@ -74,6 +74,8 @@ HOOK_SPECS = (
     HookSpec("PostToolUseFailure", "post-tool-failure", FAILED_TOOLS, 10, async_=True),
     HookSpec("Stop", "stop", None, 5),
     HookSpec("PreCompact", "pre-compact", "auto|manual", 5),
+    HookSpec("PostCompact", "post-compact", "auto|manual", 5, async_=True),
+    HookSpec("SubagentStop", "subagent-stop", None, 5, async_=True),
     HookSpec("SessionEnd", "session-end", None, 5),
 )
 

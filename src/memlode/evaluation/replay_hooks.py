@@ -11,7 +11,10 @@ are handed) and each hook fires where Claude Code fires it:
 - PostToolUse after a successful tool result's line (``tool_response`` is the line's
   ``toolUseResult``), PostToolUseFailure after an ``is_error`` one (``error`` is its text);
 - Stop where a turn ends (a ``stop_hook_summary`` or ``turn_duration`` line, or the next real
-  prompt after assistant output), PreCompact before a ``compact_boundary``;
+  prompt after assistant output), PreCompact before a ``compact_boundary`` and PostCompact
+  after the summary line that follows it;
+- SubagentStop before the result of a Task/Agent call (``last_assistant_message`` is the
+  subagent's report, ``agent_type`` its ``subagent_type``);
 - SessionEnd after the last line.
 
 Lines of subagents (``isSidechain``) are written but fire nothing. The rules for a real prompt
@@ -32,6 +35,8 @@ from typing import Any
 
 __all__ = ["HookCall", "InstalledHooks", "ReplayStats", "replay_transcript", "tool_text"]
 
+# Tools that run a subagent: SubagentStop fires as the subagent finishes.
+SUBAGENT_TOOLS = ("Task", "Agent")
 _NOT_PROMPTS = (
     "<command-name>",
     "<local-command-stdout>",
@@ -247,6 +252,11 @@ def replay_transcript(
                     write(line)
                     continue
                 write(line)
+                if record.get("isCompactSummary"):  # the compaction is done
+                    summary = tool_text((record.get("message") or {}).get("content"))
+                    trigger = state.get("trigger") or "auto"
+                    fire("PostCompact", {"trigger": trigger, "compact_summary": summary}, trigger)
+                    continue
                 _tool_results(record, tools, stats, fire)
             elif kind == "assistant":
                 write(line)
@@ -263,6 +273,7 @@ def replay_transcript(
                         state["last_text"] = str(block["text"])
             elif kind == "system" and record.get("subtype") == "compact_boundary":
                 trigger = str((record.get("compactMetadata") or {}).get("trigger") or "auto")
+                state["trigger"] = trigger
                 fire("PreCompact", {"trigger": trigger, "custom_instructions": ""}, trigger)
                 write(line)
                 stats.compactions += 1
@@ -307,6 +318,17 @@ def _tool_results(
             fire("PostToolUseFailure", {**common, "error": error, "is_interrupt": False}, name)
         else:
             stats.tool_results += 1
+            if name in SUBAGENT_TOOLS:  # the subagent stopped, then its report came back
+                report = tool_text(block.get("content"))
+                kind = str(tool_input.get("subagent_type") or "general-purpose")
+                fire(
+                    "SubagentStop",
+                    {
+                        "stop_hook_active": False,
+                        "agent_type": kind,
+                        "last_assistant_message": report,
+                    },
+                )
             response = record.get("toolUseResult")
             if not isinstance(response, (dict, list, str)):
                 response = tool_text(block.get("content"))

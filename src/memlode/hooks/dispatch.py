@@ -34,6 +34,8 @@ EVENTS = {
     "PostToolUseFailure": "post-tool-failure",
     "Stop": "stop",
     "PreCompact": "pre-compact",
+    "PostCompact": "post-compact",
+    "SubagentStop": "subagent-stop",
     "SessionEnd": "session-end",
 }
 _ALIASES = {
@@ -46,6 +48,8 @@ _ALIASES = {
     "sessionstart": "session-start",
     "sessionend": "session-end",
     "precompact": "pre-compact",
+    "postcompact": "post-compact",
+    "subagentstop": "subagent-stop",
 }
 _LEFT_OPEN: list[object] = []  # hooks whose connection the process exit abandons
 

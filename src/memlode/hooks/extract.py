@@ -56,8 +56,11 @@ IMPORTANCE = {
     # What the user decided: their answer to a question, a plan they approved.
     "decision": 0.8,
     "plan": 0.7,
+    # What a subagent found (research, a review): its report back to the main agent.
+    "subagent": 0.5,
     "other": 0.2,
 }
+MAX_REPORT_CHARS = 2000
 MAX_ERROR_CHARS = 600
 # A command's first line as shown first, and the whole command as stored (see _command_parts).
 COMMAND_LINE_CHARS = 200
@@ -460,6 +463,18 @@ def extract_failure(
     tags.append(f"tool:{tool_name[:60]}")
     meta["tool"] = tool_name
     return Observation("failure", text, "context", tags, meta)
+
+
+def extract_subagent_report(agent_type: str, report: object) -> Observation | None:
+    """A subagent's final message (SubagentStop's ``last_assistant_message``): its report to
+    the main agent, which otherwise reaches the store only with the transcript's next ingest."""
+    text = _s(report, 200_000).strip()
+    if not text:
+        return None
+    kind = _one_line(agent_type, 60) or "subagent"
+    tags = ["subagent", f"agent:{kind}"]
+    content = f"Subagent {kind} reported: {_head_tail(text, MAX_REPORT_CHARS)}"
+    return Observation("subagent", content, "insight", tags, {"agent_type": kind})
 
 
 def _generic(tool: str, tool_in: object) -> Observation | None:

@@ -469,6 +469,27 @@ def stop(run: HookRun) -> str | None:
     return None
 
 
+def subagent_stop(run: HookRun) -> str | None:
+    """A subagent finished: its report to the main agent is stored as an insight."""
+    if not run.settings.capture or run.payload.get("stop_hook_active") is True:
+        return None
+    from memlode.hooks.extract import extract_subagent_report
+
+    obs = extract_subagent_report(
+        run.text("agent_type", 200), run.payload.get("last_assistant_message")
+    )
+    if obs is not None:
+        _store_observation(run, obs)
+    return None
+
+
+def post_compact(run: HookRun) -> str | None:
+    """A compaction just wrote its summary into the transcript: ingest it now (the summary is
+    the session's densest knowledge; the next Stop may be far off, or never come)."""
+    ingest_transcript_detached(run)
+    return None
+
+
 def pre_compact(run: HookRun) -> str | None:
     extra: dict[str, Any] = {"last_compaction": store.now_ts()}
     trigger = run.text("trigger", 40)
@@ -492,5 +513,7 @@ HANDLERS = {
     "post-tool-failure": post_tool_failure,
     "stop": stop,
     "pre-compact": pre_compact,
+    "post-compact": post_compact,
+    "subagent-stop": subagent_stop,
     "session-end": session_end,
 }
