@@ -1,0 +1,157 @@
+"""Offline re-judging of a kept session replay: change the gate or the rendering, not the store.
+
+`memlode eval replay --keep DIR` leaves the replayed store behind. This script copies it
+without the next-day session's stored prompts (so that the store is what each prompt met
+live: the prompt hook stores a prompt only after recalling for it), asks the engine once for
+each prompt's top ``--k`` hits as the store's resident would (``Engine.search`` with the
+prompt's project namespace, the same wire form), then runs the hook's gate and rendering
+(``memlode.hooks._resident.recalled`` and ``memlode.hooks.context.prompt_context``) on them
+and judges the text as the replay does. Each relevant prompt that is not answered is put in
+one of three bins:
+
+- *excerpt*: the chosen memories hold the answer, the rendered passages do not show it;
+- *ranking*: the answer is in the engine's top ``--k`` but not among the chosen memories;
+- *absent*: not in the top ``--k`` at all.
+
+    .venv/bin/python bench/replay_offline.py DIR [--k 24] [--budget 2400] [--limit 8] [--json]
+
+Variants of the gate are tried by editing ``memlode.hooks`` and running it again: the
+engine's hits are cached in DIR/offline-hits.json (delete it after a change to capture or
+ranking). The live replay is the figure that counts; this one moves with it (within a
+prompt or two on the same store) and takes seconds instead of minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+QUESTIONS = Path(__file__).with_name("replay_prompts.json")
+
+
+def _name(file: str) -> str:
+    return "tool_heavy" if "tool_heavy" in file else Path(file).stem
+
+
+def _copy_without_next_day(work: Path, spec: dict[str, Any]) -> Path:
+    """The kept store, backed up to DIR/offline.db, without the next-day sessions' rows."""
+    target = work / "offline.db"
+    target.unlink(missing_ok=True)
+    with sqlite3.connect(work / "memlode-home" / "memlode.db") as src:
+        dst = sqlite3.connect(target)
+        src.backup(dst)
+    ids = [
+        str(uuid.uuid5(uuid.NAMESPACE_URL, f"next-day/{_name(s['file'])}"))
+        for s in spec["sessions"]
+    ]
+    marks = ",".join("?" * len(ids))
+    dst.execute(f"DELETE FROM memories WHERE session_id IN ({marks})", ids)
+    dst.commit()
+    dst.close()
+    return target
+
+
+def _items(spec: dict[str, Any]) -> list[tuple[str, str, str, Any]]:
+    out = []
+    for session in spec["sessions"]:
+        name = _name(session["file"])
+        out += [(name, "relevant", p["prompt"], p["expect"]) for p in session["prompts"]]
+        out += [(name, "control", c["prompt"], c["split"]) for c in spec["controls"]]
+    return out
+
+
+def _hits(work: Path, db: Path, items: list[Any], k: int) -> dict[str, Any]:
+    cache = work / "offline-hits.json"
+    if cache.exists():
+        cached: dict[str, Any] = json.loads(cache.read_text())
+        return cached
+    os.environ["MEMLODE_DB"] = str(db)
+    os.environ["MEMLODE_HOME"] = str(work / "memlode-home")
+    from memlode.config import Settings
+    from memlode.engine import Engine
+    from memlode.project import project_identity
+    from memlode.resident.protocol import _cosines, _recall_hit
+
+    engine = Engine(Settings.load({}), cwd=work)
+    out: dict[str, Any] = {}
+    for name, _kind, prompt, _x in items:
+        identity = project_identity(str(work / "projects" / name))
+        engine.namespace = identity.key if identity else name
+        hits = engine.search(prompt, k, catch_up=0, exclude_session="offline")
+        cosines = _cosines(engine, prompt, [h.memory.id for h in hits])
+        out[f"{name}\n{prompt}"] = [_recall_hit(h, cosines.get(h.memory.id, 0.0)) for h in hits]
+    engine.close()
+    cache.write_text(json.dumps(out))
+    return out
+
+
+def _has(text: str, groups: list[list[str]]) -> bool:
+    low = text.lower()
+    return all(any(p.lower() in low for p in group) for group in groups)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("work", type=Path, help="the folder `memlode eval replay --keep` left")
+    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument("--k", type=int, default=24, help="engine hits per prompt")
+    parser.add_argument("--budget", type=int, default=2400, help="injection budget, chars")
+    parser.add_argument("--limit", type=int, default=8, help="memories per injection")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not (args.work / "memlode-home" / "memlode.db").exists():
+        print(f"error: no kept replay store in {args.work}", file=sys.stderr)
+        return 2
+    spec = json.loads(args.questions.read_text())
+    items = _items(spec)
+    db = _copy_without_next_day(args.work, spec)
+    hits = _hits(args.work, db, items, args.k)
+    from memlode.hooks._resident import recalled
+    from memlode.hooks.context import prompt_context
+
+    conn = sqlite3.connect(db)
+    bins = {"answered": 0, "excerpt": 0, "ranking": 0, "absent": 0}
+    silent = {"calibration": [0, 0], "test": [0, 0]}
+    missed = []
+    for name, kind, prompt, x in items:
+        found = recalled(conn, hits[f"{name}\n{prompt}"], prompt, args.limit, "")
+        text = prompt_context(found, args.budget)
+        if kind == "control":
+            silent[x][0] += not text
+            silent[x][1] += 1
+            continue
+        if _has(text, x):
+            where = "answered"
+        elif _has(" ".join(f.content for f in found), x):
+            where = "excerpt"
+        elif _has(" ".join(h["content"] for h in hits[f"{name}\n{prompt}"]), x):
+            where = "ranking"
+        else:
+            where = "absent"
+        bins[where] += 1
+        if where != "answered":
+            missed.append({"prompt": prompt, "bin": where, "injected": bool(text)})
+    report = {"relevant": bins, "controls_silent": silent, "missed": missed}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        total = sum(bins.values())
+        print(
+            f"answered {bins['answered']}/{total}; not answered: excerpt {bins['excerpt']},"
+            f" ranking {bins['ranking']}, absent {bins['absent']}"
+        )
+        for split, (quiet, n) in silent.items():
+            print(f"controls silent ({split}) {quiet}/{n}")
+        for row in missed:
+            print(f"  {row['bin']:<8} {row['prompt']}" + ("" if row["injected"] else " (nothing)"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
