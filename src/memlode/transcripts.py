@@ -72,6 +72,11 @@ SESSION_SOURCE = "claude-code"
 # A compaction summary says what a whole session was about: ranked a little above a turn.
 SUMMARY_IMPORTANCE = 0.6
 TURN_IMPORTANCE = 0.5
+# The sections of a compaction summary that state what was still to do when it was written
+# ("Pending Tasks", "Current Work"): searchable, but history once the session went on, so the
+# prompt hook leaves them out (tag HISTORY_TAG) and they rank below what the session did.
+HISTORY_TAG = "history"
+HISTORY_IMPORTANCE = 0.3
 _SESSION_SUMMARY_CHARS = 4000
 _ENCODE = re.compile(r"[^A-Za-z0-9]")
 
@@ -183,8 +188,19 @@ def _units(
     units: list[Unit] = []
 
     def memory(chunk: Chunk, meta: dict[str, Any], created: str | None) -> NewMemory:
-        # A summary's "pending tasks" and "current work" are history once the session went on.
-        summary = chunk.kind == "summary" and not chunk.history
+        if chunk.history:  # a summary's "pending tasks", "current work": the state back then
+            return engine.new_memory(
+                chunk.text,
+                MemoryType.CONTEXT,
+                HISTORY_IMPORTANCE,
+                tags=[HISTORY_TAG],
+                namespace=namespace,
+                metadata=meta,
+                source=SOURCE,
+                session_id=transcript.session_id,
+                created_at=created,
+            )
+        summary = chunk.kind == "summary"
         return engine.new_memory(
             chunk.text,
             MemoryType.INSIGHT if summary else MemoryType.CONTEXT,

@@ -172,3 +172,23 @@ def test_short_items_hand_their_share_to_long_ones():
     assert shares[0] == 50 and shares[2] == 60
     assert shares[1] == shares[3] > 1000 // 4
     assert sum(shares) <= 1000
+
+
+def test_the_state_at_an_old_compaction_is_not_injected(hook, project: Path, proj_engine: Engine):
+    """A compaction summary's "Pending Tasks" (tag history) said what was still to do then."""
+    _store_project_history(proj_engine)
+    proj_engine.store(
+        "Session summary · Pending Tasks: fix the dialyzer false positive in the trace helper",
+        "context",
+        tags=["history"],
+        source="transcript",
+    )
+    proj_engine.store(
+        "The dialyzer false positive in the trace helper went away with :otel_span.hex_trace_id",
+        "insight",
+        source="transcript",
+    )
+    text = _injected(
+        hook("prompt", _prompt(project, "how did we fix the dialyzer false positive?"))
+    )
+    assert "hex_trace_id" in text and "Pending Tasks" not in text

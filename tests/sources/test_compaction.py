@@ -114,6 +114,7 @@ def test_ingest_stores_sections_and_types_history_as_context(
     assert by_section["Errors and Fixes"].memory_type == "insight"
     assert by_section["Pending Tasks"].memory_type == "context"
     assert by_section["Pending Tasks"].metadata.get("history") is True
+    assert by_section["Pending Tasks"].tags == ["history"]
     assert "history" not in by_section["Errors and Fixes"].metadata
     hits = engine.search("how was the duplicate key on invoices fixed", 3, namespace="*")
     assert "truncating the staging" in hits[0].memory.content

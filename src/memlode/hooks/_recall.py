@@ -61,6 +61,8 @@ GLOBAL_NAMESPACE = "global"
 # (bench/RESULTS.md, "Session replay").
 MIN_IDF_COVERAGE = 0.35
 MIN_VECTOR_SCORE = 0.45
+# memlode.transcripts.HISTORY_TAG: a compaction summary's state at the time ("Pending Tasks").
+HISTORY_TAG = "history"
 # Weaker evidence of both kinds together: coverage plus cosine (with MIN_MATCHED_TERMS terms).
 # A paraphrase ("blew up", "first time round") leaves words unmatched and costs coverage that
 # the vector side makes up; the calibration controls reach 0.56 at most, answered prompts
@@ -251,6 +253,8 @@ def choose(
     scored: list[tuple[Recalled, set[str]]] = []
     answered = False
     for cand, vector in candidates:
+        if HISTORY_TAG in cand.tags:  # what was still to do back then: done since, mostly
+            continue
         have = {_stem(t) for t in _content_terms(cand.content)}
         matched = {t for t in weights if t in have}
         coverage = sum(weights[t] for t in matched) / total
