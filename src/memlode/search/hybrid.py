@@ -29,7 +29,7 @@ Every hit carries the weighted contribution of each signal (``--explain``).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -48,15 +48,20 @@ from memlode.search.signals import (
     EVERGREEN_NAMES,
     decay,
     is_evergreen,
-    jaccard,
     mmr,
+    mmr_similarity,
     tag_match,
     temporal_alignment,
     time_hint,
-    token_set,
 )
 from memlode.search.vector_side import NearestVectors
 from memlode.storage.memories import MemoryFilter, fetch_many
+from memlode.storage.recall_graph import (
+    has_memory_edges,
+    linked_memories,
+    memory_centrality,
+    memory_degrees,
+)
 from memlode.types import Memory, parse_ts
 
 if TYPE_CHECKING:
@@ -172,8 +177,11 @@ def recall(
 ) -> list[ScoredHit]:
     """The ``k`` best memories for ``query`` that pass ``flt``. ``vectors`` are the query's
     nearest neighbours, ``params.vector_candidates(k)`` of them (none: BM25 and the rest);
-    ``text_scores`` every row's BM25 rank, when the in-memory index computed them."""
-    cands: dict[str, _Candidate] = {}
+    ``text_scores`` every row's BM25 rank, when the in-memory index computed them.
+
+    Four steps: gather the candidates (``_gather``), score each on the weighted signals
+    (``_score``), add the list-level adjustments (``_adjust``: session prior, question penalty,
+    late interaction), then diversify and cut (``_diversify``)."""
     text = Bm25Query(
         conn,
         query,
@@ -182,6 +190,64 @@ def recall(
         frequencies=frequencies,
         scores=text_scores,
     )
+    pool = _gather(conn, text, flt, params, vectors)
+    if not pool.rows:
+        return []
+    hint = time_hint(query, now)
+    active = _active_weights(params, pool.use_vectors, pool.graph_available, hint)
+    raw, scored = _score(conn, pool, params, active, set(query_terms(query)), hint, now)
+    scored, extra = _adjust(conn, scored, pool, params)
+    ranked_ids, memories = _diversify(conn, scored, pool, k, params)
+    final = dict(scored)
+    out_ids = [i for i in ranked_ids if final[i] >= params.min_score][:k]
+    missing = [i for i in out_ids if i not in memories]
+    if missing:
+        memories.update(fetch_many(conn, missing))
+    return [
+        ScoredHit(
+            memories[i],
+            final[i],
+            _contributions(
+                raw[i],
+                active,
+                pool.rows[i].source in params.decay_sources,
+                extra["session"].get(i),
+                extra["question"].get(i),
+                extra["late"].get(i),
+            ),
+        )
+        for i in out_ids
+        if i in memories
+    ]
+
+
+@dataclass(slots=True)
+class _Pool:
+    """The candidates of one query: their scores so far and their rows (those that pass the
+    filter), and what the vector side gave."""
+
+    cands: dict[str, _Candidate]
+    rows: dict[str, CandidateRow]
+    index: VectorIndex | None
+    query_vector: npt.NDArray[np.float32] | None
+    query_states: npt.NDArray[np.float32] | None
+    graph_available: bool
+
+    @property
+    def use_vectors(self) -> bool:
+        return self.index is not None and self.query_vector is not None
+
+
+def _gather(
+    conn: sqlite3.Connection,
+    text: Bm25Query,
+    flt: MemoryFilter,
+    params: RecallParams,
+    vectors: NearestVectors | None,
+) -> _Pool:
+    """BM25's pool, the vector side's neighbours and their graph neighbours, with their rows;
+    every candidate gets its BM25 rank and (with vectors) its smoothed cosine."""
+    cands: dict[str, _Candidate] = {}
     for hit in text.top(flt):
         cands[hit.id] = _Candidate(hit.id, bm25=hit.rank, scored=True)
     # BM25's rows are read while the vector side may still be running; the others after it
@@ -201,12 +267,12 @@ def recall(
                     cand.cosine = cosine
                     if not cand.scored and memory_id in known:
                         cand.bm25, cand.scored = known[memory_id], True
-    use_vectors = index is not None and query_vector is not None
     graph_available = _add_graph_neighbours(conn, cands, flt.namespace)
     loaded.update(load_rows(conn, (i for i in cands if i not in loaded)))
     rows = {i: r for i, r in loaded.items() if passes(r, flt)}
+    pool = _Pool(cands, rows, index, query_vector, query_states, graph_available)
     if not rows:
-        return []
+        return pool
     ids = list(rows)
     # Candidates found by vectors (usually scored on the vector side already) or the graph get
     # the BM25 score the whole query gives them, not 0 for ranking below BM25's pool or for
@@ -215,14 +281,17 @@ def recall(
     for rowid, rank in text.ranks(list(unscored)).items():
         cands[unscored[rowid]].bm25 = rank
     neighbours = conversation_neighbours(conn, rows)
-    if use_vectors:
-        assert index is not None and query_vector is not None
+    if index is not None and query_vector is not None:
         cosines = index.similarities(query_vector, ids, neighbours, params.smoothing)
         for memory_id, cosine in zip(ids, cosines, strict=True):
             cands[memory_id].cosine = cosine
+    return pool
 
-    terms = set(query_terms(query))
-    hint = time_hint(query, now)
+
+def _active_weights(
+    params: RecallParams, use_vectors: bool, graph_available: bool, hint: Any
+) -> list[tuple[str, float]]:
+    """The signals that apply to this query, their weights normalised to sum 1."""
     weights = dict(params.weights)
     if not use_vectors:
         weights["vector"] = 0.0
@@ -232,12 +301,24 @@ def recall(
         weights["temporal"] = 0.0
     total = sum(weights.values()) or 1.0
     weights = {name: w / total for name, w in weights.items()}
-    active = [(name, weights[name]) for name in SIGNALS if weights.get(name)]
+    return [(name, weights[name]) for name in SIGNALS if weights.get(name)]
 
+
+def _score(
+    conn: sqlite3.Connection,
+    pool: _Pool,
+    params: RecallParams,
+    active: list[tuple[str, float]],
+    terms: set[str],
+    hint: Any,
+    now: datetime,
+) -> tuple[dict[str, dict[str, float]], list[tuple[str, float]]]:
+    """Each candidate's signal values (normalised to 0..1) and its weighted score."""
+    cands, rows = pool.cands, pool.rows
+    ids = list(rows)
     max_bm25 = max((cands[i].bm25 for i in ids), default=0.0) or 1.0
     max_cos = max((max(cands[i].cosine or 0.0, 0.0) for i in ids), default=0.0) or 1.0
-    graph_strength = _graph_strength(conn, ids) if graph_available else {}
-
+    graph_strength = _graph_strength(conn, ids) if pool.graph_available else {}
     raw: dict[str, dict[str, float]] = {}
     scored: list[tuple[str, float]] = []
     for memory_id in ids:
@@ -263,6 +344,18 @@ def recall(
         if row.source in params.decay_sources:
             score *= min(max(values["recency"], DECAY_FLOOR), 1.0)
         scored.append((memory_id, score))
+    return raw, scored
+
+
+def _adjust(
+    conn: sqlite3.Connection,
+    scored: list[tuple[str, float]],
+    pool: _Pool,
+    params: RecallParams,
+) -> tuple[list[tuple[str, float]], dict[str, dict[str, float]]]:
+    """The list-level adjustments, in order: the session prior, the question penalty, the
+    late-interaction bonus; the scores sorted, and each adjustment per memory."""
+    rows = pool.rows
     bonus: dict[str, float] = {}
     if params.session_prior > 0:
         bonus = _session_prior(scored, rows, params.session_prior)
@@ -273,13 +366,25 @@ def recall(
         penalty = {i: -cut for i, _ in scored if rows[i].asks}
         scored = [(i, score + penalty.get(i, 0.0)) for i, score in scored]
     late: dict[str, float] = {}
-    if index is not None and query_states is not None and params.late_interaction > 0:
+    index, states = pool.index, pool.query_states
+    if index is not None and states is not None and params.late_interaction > 0:
         late = late_bonus(
-            conn, scored, query_states, index.model, params.late_interaction, params.late_pool
+            conn, scored, states, index.model, params.late_interaction, params.late_pool
         )
         scored = [(i, score + late.get(i, 0.0)) for i, score in scored]
     scored.sort(key=lambda item: (-item[1], item[0]))
+    return scored, {"session": bonus, "question": penalty, "late": late}
 
+
+def _diversify(
+    conn: sqlite3.Connection,
+    scored: list[tuple[str, float]],
+    pool: _Pool,
+    k: int,
+    params: RecallParams,
+) -> tuple[list[str], dict[str, Memory]]:
+    """The ids in MMR order over the best window (then the rest by score), and the memories
+    read for it."""
     ranked_ids = [s[0] for s in scored]
     memories: dict[str, Memory] = {}
     if params.mmr_lambda < 1.0 and len(scored) > 1:
@@ -287,31 +392,11 @@ def recall(
         top = window[0][1] or 1.0
         window_ids = [s[0] for s in window]
         memories = fetch_many(conn, window_ids)
-        similarity = _similarity(window_ids, memories, index if use_vectors else None)
+        similarity = mmr_similarity(window_ids, memories, pool.index if pool.use_vectors else None)
         picked = mmr(window_ids, [s[1] / top for s in window], similarity, k, params.mmr_lambda)
         chosen = set(picked)
         ranked_ids = picked + [s[0] for s in scored if s[0] not in chosen]
-    final = dict(scored)
-    out_ids = [i for i in ranked_ids if final[i] >= params.min_score][:k]
-    missing = [i for i in out_ids if i not in memories]
-    if missing:
-        memories.update(fetch_many(conn, missing))
-    return [
-        ScoredHit(
-            memories[i],
-            final[i],
-            _contributions(
-                raw[i],
-                active,
-                rows[i].source in params.decay_sources,
-                bonus.get(i),
-                penalty.get(i),
-                late.get(i),
-            ),
-        )
-        for i in out_ids
-        if i in memories
-    ]
+    return ranked_ids, memories
 
 
 def _contributions(
@@ -346,41 +431,17 @@ def _add_graph_neighbours(
     conn: sqlite3.Connection, cands: dict[str, _Candidate], namespace: str | None
 ) -> bool:
     """Add memories linked to the strongest candidates; True if the namespace has memory edges."""
-    sql = (
-        "SELECT 1 FROM graph_nodes n JOIN graph_edges e ON e.source_id = n.id"
-        " WHERE n.kind = 'memory'"
-    )
-    params: list[object] = []
-    if namespace is not None:
-        sql += " AND n.namespace = ?"
-        params.append(namespace)
-    if conn.execute(sql + " LIMIT 1", params).fetchone() is None:
+    if not has_memory_edges(conn, namespace):
         return False
     seeds = sorted(cands.values(), key=lambda c: (-(c.bm25 + (c.cosine or 0.0)), c.id))[:10]
-    if not seeds:
-        return True
-    marks = ",".join("?" * len(seeds))
-    seed_ids = [c.id for c in seeds]
-    rows = conn.execute(
-        "SELECT n.memory_id FROM graph_edges e JOIN graph_nodes n"
-        f" ON n.id = CASE WHEN e.source_id IN ({marks}) THEN e.target_id ELSE e.source_id END"
-        f" WHERE (e.source_id IN ({marks}) OR e.target_id IN ({marks}))"
-        " AND n.memory_id IS NOT NULL",
-        [*seed_ids, *seed_ids, *seed_ids],
-    )
-    for (memory_id,) in rows:
+    for memory_id in linked_memories(conn, [c.id for c in seeds]):
         cands.setdefault(memory_id, _Candidate(memory_id))
     return True
 
 
 def _graph_strength(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, float]:
     """Centrality mix from the cache when present, else normalised degree."""
-    marks = ",".join("?" * len(ids))
-    cached = conn.execute(
-        "SELECT n.memory_id, c.pagerank, c.betweenness, c.degree, c.cluster FROM graph_centrality c"
-        f" JOIN graph_nodes n ON n.id = c.node_id WHERE n.memory_id IN ({marks})",
-        list(ids),
-    ).fetchall()
+    cached = memory_centrality(conn, ids)
     strength: dict[str, float] = {}
     if cached:
         max_pr = max(r[1] for r in cached) or 1.0
@@ -395,12 +456,7 @@ def _graph_strength(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, f
                 + GRAPH_MIX[3] * (1.0 if cluster is not None and cluster == top_cluster else 0.0)
             )
         return strength
-    rows = conn.execute(
-        "SELECT n.memory_id, count(e.id) FROM graph_nodes n JOIN graph_edges e"
-        " ON e.source_id = n.id OR e.target_id = n.id"
-        f" WHERE n.memory_id IN ({marks}) GROUP BY n.memory_id",
-        list(ids),
-    ).fetchall()
+    rows = memory_degrees(conn, ids)
     if not rows:
         return {}
     top = max(r[1] for r in rows) or 1
@@ -430,35 +486,3 @@ def _session_prior(
     }
     best = max(strength.values()) or 1.0
     return {i: weight * top * strength[session_of(i)] / best for i, _ in scored}
-
-
-def _similarity(
-    ids: Sequence[str], memories: dict[str, Memory], index: VectorIndex | None
-) -> Callable[[str, str], float]:
-    """MMR's similarity over the window: cosine of the vectors (one product for the whole
-    window), Jaccard over words for a memory without one."""
-    tokens: dict[str, frozenset[str]] = {}
-
-    def words_of(memory_id: str) -> frozenset[str]:
-        found = tokens.get(memory_id)
-        if found is None:
-            memory = memories.get(memory_id)
-            found = tokens[memory_id] = token_set(memory.content) if memory else frozenset()
-        return found
-
-    def jaccard_of(a: str, b: str) -> float:
-        return jaccard(words_of(a), words_of(b))
-
-    gram = index.gram(ids) if index is not None else None
-    if gram is None:
-        return jaccard_of
-    matrix, have = gram
-    position = {memory_id: i for i, memory_id in enumerate(ids)}
-
-    def cosine(a: str, b: str) -> float:
-        i, j = position[a], position[b]
-        if not (have[i] and have[j]):
-            return jaccard_of(a, b)
-        return float(matrix[i, j])
-
-    return cosine

@@ -8,10 +8,15 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from memlode.textutil import words
+
+if TYPE_CHECKING:
+    from memlode.types import Memory
+    from memlode.vector.index import VectorIndex
 
 __all__ = [
     "DEFAULT_HALF_LIFE_DAYS",
@@ -21,6 +26,7 @@ __all__ = [
     "is_evergreen",
     "jaccard",
     "mmr",
+    "mmr_similarity",
     "tag_match",
     "temporal_alignment",
     "time_hint",
@@ -193,3 +199,35 @@ def mmr(
             if s > best_sim[i]:
                 best_sim[i] = s
     return [ids[i] for i in chosen]
+
+
+def mmr_similarity(
+    ids: Sequence[str], memories: Mapping[str, Memory], index: VectorIndex | None
+) -> Callable[[str, str], float]:
+    """MMR's similarity over the window: cosine of the vectors (one product for the whole
+    window), Jaccard over words for a memory without one."""
+    tokens: dict[str, frozenset[str]] = {}
+
+    def words_of(memory_id: str) -> frozenset[str]:
+        found = tokens.get(memory_id)
+        if found is None:
+            memory = memories.get(memory_id)
+            found = tokens[memory_id] = token_set(memory.content) if memory else frozenset()
+        return found
+
+    def jaccard_of(a: str, b: str) -> float:
+        return jaccard(words_of(a), words_of(b))
+
+    gram = index.gram(ids) if index is not None else None
+    if gram is None:
+        return jaccard_of
+    matrix, have = gram
+    position = {memory_id: i for i, memory_id in enumerate(ids)}
+
+    def cosine(a: str, b: str) -> float:
+        i, j = position[a], position[b]
+        if not (have[i] and have[j]):
+            return jaccard_of(a, b)
+        return float(matrix[i, j])
+
+    return cosine

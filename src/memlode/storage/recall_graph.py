@@ -1,0 +1,65 @@
+"""The memory graph as hybrid recall reads it: whether a namespace has memory edges, the
+memories linked to a few seed memories, and each memory's cached centrality or its degree.
+
+The scoring of these (which seeds, how the centralities mix) belongs to
+``memlode.search.hybrid``; this module only reads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+__all__ = ["has_memory_edges", "linked_memories", "memory_centrality", "memory_degrees"]
+
+
+def has_memory_edges(conn: sqlite3.Connection, namespace: str | None) -> bool:
+    """True when a memory node of ``namespace`` (any, for None) has an outgoing edge."""
+    sql = (
+        "SELECT 1 FROM graph_nodes n JOIN graph_edges e ON e.source_id = n.id"
+        " WHERE n.kind = 'memory'"
+    )
+    params: list[object] = []
+    if namespace is not None:
+        sql += " AND n.namespace = ?"
+        params.append(namespace)
+    return conn.execute(sql + " LIMIT 1", params).fetchone() is not None
+
+
+def linked_memories(conn: sqlite3.Connection, seed_ids: Sequence[str]) -> list[str]:
+    """The memory ids at the other end of every edge touching one of ``seed_ids``."""
+    if not seed_ids:
+        return []
+    marks = ",".join("?" * len(seed_ids))
+    ids = list(seed_ids)
+    rows = conn.execute(
+        "SELECT n.memory_id FROM graph_edges e JOIN graph_nodes n"
+        f" ON n.id = CASE WHEN e.source_id IN ({marks}) THEN e.target_id ELSE e.source_id END"
+        f" WHERE (e.source_id IN ({marks}) OR e.target_id IN ({marks}))"
+        " AND n.memory_id IS NOT NULL",
+        [*ids, *ids, *ids],
+    )
+    return [memory_id for (memory_id,) in rows]
+
+
+def memory_centrality(
+    conn: sqlite3.Connection, ids: Sequence[str]
+) -> list[tuple[str, float, float, float, int | None]]:
+    """(memory id, PageRank, betweenness, degree, cluster) from the centrality cache."""
+    marks = ",".join("?" * len(ids))
+    return conn.execute(
+        "SELECT n.memory_id, c.pagerank, c.betweenness, c.degree, c.cluster FROM graph_centrality c"
+        f" JOIN graph_nodes n ON n.id = c.node_id WHERE n.memory_id IN ({marks})",
+        list(ids),
+    ).fetchall()
+
+
+def memory_degrees(conn: sqlite3.Connection, ids: Sequence[str]) -> list[tuple[str, int]]:
+    """(memory id, number of edges) of each of ``ids`` that has any."""
+    marks = ",".join("?" * len(ids))
+    return conn.execute(
+        "SELECT n.memory_id, count(e.id) FROM graph_nodes n JOIN graph_edges e"
+        " ON e.source_id = n.id OR e.target_id = n.id"
+        f" WHERE n.memory_id IN ({marks}) GROUP BY n.memory_id",
+        list(ids),
+    ).fetchall()
