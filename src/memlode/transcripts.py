@@ -16,33 +16,22 @@ heavy, so the Stop hook can call :func:`ingest_transcript` directly.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
 import re
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 from memlode.project import detect_namespace, find_project_root, make_key
 from memlode.sources.transcript import MAIN_THREAD, EventKind, Transcript, parse_transcript
-from memlode.sources.turns import (
-    Chunk,
-    Turn,
-    build_turns,
-    chunk_metadata,
-    namespace_hint,
-    summaries,
-    summary_chunks,
-    turn_chunks,
-)
+from memlode.sources.turns import build_turns, namespace_hint, summaries
 from memlode.storage import sessions as session_repo
-from memlode.storage.memories import NewMemory
+from memlode.transcript_build import SESSION_SOURCE, SOURCE, build_units, timestamp
 from memlode.transcript_units import IngestReport, Unit, reconcile
-from memlode.types import MemoryType, Session, format_ts, parse_ts, utcnow
+from memlode.types import Session, format_ts, parse_ts, utcnow
 
 if TYPE_CHECKING:
     from memlode.engine import Engine
@@ -58,25 +47,6 @@ __all__ = [
     "project_transcripts",
 ]
 
-SOURCE = "transcript"
-SUMMARY_THREAD = "summary"
-# Messages typed while a reply ran (``queue-operation`` records): the user's instructions
-# ("new beads were added, tackle them"), which no user line of the transcript holds. Stored
-# with the tag the prompt hook gives an instruction, so recall treats them alike.
-QUEUED_THREAD = "queued"
-QUEUED_MIN_WORDS = 3
-QUEUED_MAX_CHARS = 4000
-QUEUED_IMPORTANCE = 0.4
-INSTRUCTION_TAG = "instruction"
-SESSION_SOURCE = "claude-code"
-# A compaction summary says what a whole session was about: ranked a little above a turn.
-SUMMARY_IMPORTANCE = 0.6
-TURN_IMPORTANCE = 0.5
-# The sections of a compaction summary that state what was still to do when it was written
-# ("Pending Tasks", "Current Work"): searchable, but history once the session went on, so the
-# prompt hook leaves them out (tag HISTORY_TAG) and they rank below what the session did.
-HISTORY_TAG = "history"
-HISTORY_IMPORTANCE = 0.3
 _SESSION_SUMMARY_CHARS = 4000
 _ENCODE = re.compile(r"[^A-Za-z0-9]")
 
@@ -137,148 +107,6 @@ def _namespace(transcript: Transcript, engine: Engine, override: str | None) -> 
     # A folder that is not here (another machine's, or deleted): keyed by its name and path.
     name = namespace_hint(cwd)
     return make_key(name, cwd) if name else ""
-
-
-def _timestamp(value: str | None) -> str | None:
-    if not value:
-        return None
-    try:
-        return format_ts(parse_ts(value))
-    except ValueError:
-        return None
-
-
-def _subagent_file_exists(path: Path, session_id: str | None, agent_id: str) -> bool:
-    """Whether a subagent's own file exists (then its agent_progress copy is not needed)."""
-    candidates = [path.parent / f"agent-{agent_id}.jsonl"]
-    if session_id:
-        candidates.append(path.parent / session_id / "subagents" / f"agent-{agent_id}.jsonl")
-    return any(c.is_file() for c in candidates)
-
-
-def _fingerprint(items: list[NewMemory]) -> str:
-    digest = hashlib.sha256()
-    for item in items:
-        digest.update(
-            json.dumps(
-                [
-                    item.content,
-                    item.metadata,
-                    str(item.memory_type),
-                    item.created_at,
-                    item.namespace,
-                ],
-                sort_keys=True,
-                ensure_ascii=False,
-            ).encode("utf-8")
-        )
-    return digest.hexdigest()
-
-
-def _units(
-    engine: Engine,
-    transcript: Transcript,
-    path: Path,
-    namespace: str,
-    report: IngestReport,
-    *,
-    first_turn: int = 0,
-) -> list[Unit]:
-    """Every unit of a parsed file (or file tail, whose first main turn is ``first_turn``)."""
-    units: list[Unit] = []
-
-    def memory(chunk: Chunk, meta: dict[str, Any], created: str | None) -> NewMemory:
-        if chunk.history:  # a summary's "pending tasks", "current work": the state back then
-            return engine.new_memory(
-                chunk.text,
-                MemoryType.CONTEXT,
-                HISTORY_IMPORTANCE,
-                tags=[HISTORY_TAG],
-                namespace=namespace,
-                metadata=meta,
-                source=SOURCE,
-                session_id=transcript.session_id,
-                created_at=created,
-            )
-        summary = chunk.kind == "summary"
-        return engine.new_memory(
-            chunk.text,
-            MemoryType.INSIGHT if summary else MemoryType.CONTEXT,
-            SUMMARY_IMPORTANCE if summary else TURN_IMPORTANCE,
-            namespace=namespace,
-            metadata=meta,
-            source=SOURCE,
-            session_id=transcript.session_id,
-            created_at=created,
-        )
-
-    for thread in transcript.threads:
-        if thread.origin == "progress" and _subagent_file_exists(
-            path, transcript.session_id, thread.key
-        ):
-            continue
-        turns: list[Turn] = build_turns(thread)
-        if thread.key == MAIN_THREAD:
-            for turn in turns:
-                turn.index += first_turn
-            report.turns = first_turn + len(turns)
-            report.provisional_turn = turns[-1].index if turns else None
-        else:
-            report.sidechain_turns += len(turns)
-        for turn in turns:
-            created = _timestamp(turn.started_at)
-            items = [
-                memory(chunk, chunk_metadata(turn, chunk, str(path)), created)
-                for chunk in turn_chunks(turn)
-            ]
-            if items:
-                units.append(Unit(thread.key, turn.index, turn.provisional, items))
-    for i, summary in enumerate(summaries(transcript)):
-        report.summaries += 1
-        items = []
-        for chunk in summary_chunks(summary):
-            meta: dict[str, Any] = {
-                "kind": "summary",
-                "summary": summary.kind,
-                "session_id": transcript.session_id,
-                "part": chunk.part,
-                "parts": chunk.parts,
-                "uuids": chunk.uuids,
-                "transcript": str(path),
-            }
-            if chunk.section:
-                meta["section"] = chunk.section
-            if chunk.history:
-                meta["history"] = True
-            if summary.timestamp:
-                meta["started_at"] = summary.timestamp
-            items.append(memory(chunk, meta, _timestamp(summary.timestamp)))
-        units.append(Unit(SUMMARY_THREAD, i, False, items))
-    for queued in transcript.queued:
-        if len(queued.text.split()) < QUEUED_MIN_WORDS:
-            continue  # "check again": nothing a later session could use
-        meta = {
-            "kind": "queued",
-            "session_id": transcript.session_id,
-            "line": queued.line,
-            "transcript": str(path),
-        }
-        item = engine.new_memory(
-            f"User said while the assistant worked: {queued.text[:QUEUED_MAX_CHARS]}",
-            MemoryType.CONTEXT,
-            QUEUED_IMPORTANCE,
-            tags=[INSTRUCTION_TAG],
-            namespace=namespace,
-            metadata=meta,
-            source=SOURCE,
-            session_id=transcript.session_id,
-            created_at=_timestamp(queued.timestamp),
-        )
-        # keyed by its line: a tail read numbers lines as the whole file does
-        units.append(Unit(QUEUED_THREAD, queued.line, False, [item]))
-    for unit in units:
-        unit.fingerprint = _fingerprint(unit.items)
-    return units
 
 
 def _stat(path: Path | str) -> tuple[Path, os.stat_result]:
@@ -384,7 +212,7 @@ def ingest_transcript(
         partial_tail=transcript.partial_tail,
         read_offset=transcript.consumed_bytes,
     )
-    units = _units(engine, transcript, file, ns, report)
+    units = build_units(engine, transcript, file, ns, report)
     _store(engine, file, stat, transcript, units, report, prefix_malformed=0, scope=None)
     return report
 
@@ -404,7 +232,7 @@ def _ingest_tail(
         read_offset=tail.consumed_bytes,
         incremental=True,
     )
-    units = _units(engine, tail, file, report.namespace, report, first_turn=first_turn)
+    units = build_units(engine, tail, file, report.namespace, report, first_turn=first_turn)
     report.sidechain_turns += int(row["sidechain_turns"])
     new_threads = {t.key for t in tail.sidechains}
 
@@ -518,7 +346,7 @@ def _append_compactions(engine: Engine, transcript: Transcript) -> None:
             existing = memory_file.read_text(encoding="utf-8") if memory_file.exists() else ""
             if summary.text.strip() in existing:
                 continue
-            when = _timestamp(summary.timestamp)
+            when = timestamp(summary.timestamp)
             docs.append_compaction_summary(
                 engine,
                 summary.text,
@@ -537,7 +365,7 @@ def _record_session(conn: sqlite3.Connection, transcript: Transcript, namespace:
     started = None
     for thread in transcript.threads:
         for ev in thread.events:
-            started = _timestamp(ev.timestamp)
+            started = timestamp(ev.timestamp)
             if started:
                 break
         if started:
