@@ -353,3 +353,29 @@ def update_session_metadata(
             "UPDATE sessions SET metadata = json_set(metadata, ?, json(?)) WHERE id = ?",
             ('$."' + key.replace('"', "") + '"', dumps(value, sort_keys=True), session_id),
         )
+
+
+# Observations met again in a session (stored first by another one), newest last.
+MAX_SEEN = 400
+
+
+def seen_update(
+    conn: sqlite3.Connection, session_meta: dict[str, Any], session_id: str, memory_id: str
+) -> list[str] | None:
+    """The session's new ``seen`` list if ``memory_id`` belongs to another session."""
+    row = conn.execute("SELECT session_id FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    if row is None or row[0] == session_id:
+        return None
+    seen = session_meta.get("seen")
+    seen = [s for s in seen if isinstance(s, str)] if isinstance(seen, list) else []
+    if memory_id in seen:
+        return None
+    return [*seen, memory_id][-MAX_SEEN:]
+
+
+def remember_seen(conn: sqlite3.Connection, session_id: str, memory_id: str) -> None:
+    """Note in the session that ``memory_id`` (stored by another session) was met again."""
+    meta = session_metadata(conn, session_id) or {}
+    seen = seen_update(conn, meta, session_id, memory_id)
+    if seen is not None:
+        update_session_metadata(conn, session_id, {"seen": seen})

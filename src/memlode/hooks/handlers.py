@@ -3,8 +3,8 @@ print (only SessionStart and UserPromptSubmit ever return any).
 
 - SessionStart: starts or resumes the session (transcript path, model and cwd go into its
   metadata); prints the project's context block.
-- UserPromptSubmit: stores the prompt as a Context memory (importance 0.3); prints the recalled
-  memories that pass the relevance gate, if any.
+- UserPromptSubmit (``memlode.hooks.prompt``): prints the recalled memories that pass the
+  relevance gate, if any; stores the prompt (an instruction, or a question kept as a prompt).
 - PostToolUse: one observation per tool call, file nodes, RELATES_TO and EVOLVED_INTO edges.
 - PostToolUseFailure: one ``failure`` observation (what was tried, the error's first lines).
 - Stop: stores the session summary (an Insight), then ends the session.
@@ -21,6 +21,8 @@ import os
 import sys
 
 from memlode.hooks import _store as store
+from memlode.hooks.prompt import user_prompt
+from memlode.hooks.run import SESSION_SOURCE, SOURCE, HookRun
 from memlode.redact import redact, redact_value
 
 TYPE_CHECKING = False
@@ -28,97 +30,12 @@ if TYPE_CHECKING:
     import sqlite3
     from typing import Any
 
-    from memlode.hooks._settings import HookSettings
     from memlode.hooks.extract import Observation
 
 __all__ = ["HANDLERS", "SESSION_SOURCE", "SOURCE", "HookRun"]
 
-SOURCE = "hook"  # memories.source of everything the hooks capture
-SESSION_SOURCE = "claude-code"  # sessions.source
-PROMPT_IMPORTANCE = 0.3
-# What the user told the assistant to do ("start phoenix in the background", "new beads were
-# added, tackle them") is knowledge a later session can use; a question is not (its answer
-# is). Instructions are tagged INSTRUCTION_TAG and recalled; questions keep the prompt tag,
-# which recall leaves out. Below INSTRUCTION_MIN_WORDS content words ("continue", "ok do it")
-# an instruction says nothing on its own and is stored as a prompt.
-INSTRUCTION_TAG = "instruction"
-INSTRUCTION_IMPORTANCE = 0.4
-INSTRUCTION_MIN_WORDS = 3
 SUMMARY_IMPORTANCE = 0.6
-MAX_PROMPT_CHARS = 4000
-MAX_SEEN = 400  # ids of deduplicated observations remembered per session
 MAX_FILES = 300  # last observation per file remembered per session (for EVOLVED_INTO)
-
-
-class HookRun:
-    """One hook invocation: its settings, payload and (lazily) the database."""
-
-    def __init__(self, event: str, payload: dict[str, Any], settings: HookSettings) -> None:
-        self.event = event
-        self.payload = payload
-        self.settings = settings
-        self._conn: sqlite3.Connection | None = None
-        self._namespace: str | None = None
-
-    def text(self, key: str, limit: int = 100_000) -> str:
-        value = self.payload.get(key)
-        return value[:limit] if isinstance(value, str) else ""
-
-    @property
-    def session_id(self) -> str:
-        return self.text("session_id", 200).strip() or "unknown-session"
-
-    @property
-    def cwd(self) -> str:
-        cwd = self.text("cwd", 4096) or os.environ.get("CLAUDE_PROJECT_DIR", "")
-        if not cwd or not os.path.isabs(cwd):
-            try:
-                cwd = os.getcwd()
-            except OSError:
-                cwd = ""
-        return cwd
-
-    @property
-    def namespace(self) -> str:
-        if self._namespace is None:
-            if self.settings.namespace is not None:
-                self._namespace = self.settings.namespace
-            else:
-                from memlode.project import detect_namespace  # import-light (L0)
-
-                self._namespace = detect_namespace(self.cwd) if self.cwd else ""
-        return self._namespace
-
-    @property
-    def conn(self) -> sqlite3.Connection:
-        if self._conn is None:
-            self._conn = store.open_db(self.settings.db_path)
-        return self._conn
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-    def base_metadata(self) -> dict[str, Any]:
-        meta: dict[str, Any] = {
-            "hook": self.payload.get("hook_event_name") or self.event,
-            "source": SESSION_SOURCE,
-            "session_id": self.session_id,
-        }
-        for key in ("tool_use_id", "prompt_id", "agent_id"):
-            value = self.text(key, 200)
-            if value:
-                meta[key] = value
-        return meta
-
-    def session_metadata(self) -> dict[str, Any]:
-        meta: dict[str, Any] = {}
-        for key in ("transcript_path", "cwd", "model", "permission_mode"):
-            value = self.text(key, 4096)
-            if value:
-                meta[key] = value
-        return meta
 
 
 # ---- SessionStart ------------------------------------------------------------------------------
@@ -142,98 +59,6 @@ def session_start(run: HookRun) -> str | None:
     budget = run.settings.budget_chars(run.settings.session_budget_tokens)
     text = session_context(run.conn, run.namespace, run.session_id, budget)
     return hook_output("SessionStart", text) if text else None
-
-
-# ---- UserPromptSubmit --------------------------------------------------------------------------
-
-
-def user_prompt(run: HookRun) -> str | None:
-    prompt = run.text("prompt", 200_000)
-    output: str | None = None
-    found_ids: list[str] = []
-    recall_path = ""  # who ranked: "resident" (the engine) or "lean" (the hook's BM25)
-    if run.settings.inject and prompt.strip() and run.settings.prompt_max_memories > 0:
-        from memlode.hooks import _recall, _resident
-        from memlode.hooks.context import hook_output, prompt_context
-
-        # The engine's ranking from the store's resident; the lean BM25 when it cannot answer
-        # in time (and then it is started again if it is gone).
-        limit = run.settings.prompt_max_memories
-        hits = _resident.recall(
-            run.settings.home,
-            run.settings.db_path,
-            prompt,
-            run.namespace,
-            run.session_id,
-            limit * 3,
-            run.settings.resident_timeout_ms,
-        )
-        if hits is not None:
-            recall_path = "resident"
-            found = _resident.recalled(run.conn, hits, prompt, limit, run.session_id)
-        else:
-            recall_path = "lean"
-            found = _recall.recall(run.conn, prompt, run.namespace, run.session_id, limit=limit)
-            if run.settings.resident_autostart:
-                _resident.ensure_running(
-                    run.settings.home, run.settings.db_path, backoff=_resident.PROMPT_START_BACKOFF
-                )
-        budget = run.settings.budget_chars(run.settings.prompt_budget_tokens)
-        text = prompt_context(found, budget)
-        if text:
-            output = hook_output("UserPromptSubmit", text)
-            found_ids = [f.id for f in found]
-    store_prompt = run.settings.capture and run.settings.capture_prompts and prompt.strip()
-    if store_prompt or found_ids:
-        with store.write(run.conn) as conn:
-            store.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE)
-            if store_prompt:
-                content = redact(prompt[:MAX_PROMPT_CHARS]).strip()
-                metadata = run.base_metadata()
-                if recall_path:  # measured by `memlode eval replay`: how often the lean path ran
-                    metadata["recall"] = recall_path
-                    metadata["injected"] = len(found_ids)
-                if content:
-                    told = _is_instruction(content)
-                    memory_id, created = store.insert_memory(
-                        conn,
-                        content=content,
-                        memory_type="context",
-                        importance=INSTRUCTION_IMPORTANCE if told else PROMPT_IMPORTANCE,
-                        tags=[INSTRUCTION_TAG if told else "prompt"],
-                        metadata=metadata,
-                        namespace=run.namespace,
-                        source=SOURCE,
-                        session_id=run.session_id,
-                    )
-                    if not created:
-                        _remember_seen(conn, run.session_id, memory_id)
-            if found_ids:
-                now = store.now_ts()
-                conn.executemany(
-                    "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?"
-                    " WHERE id = ?",
-                    [(now, i) for i in found_ids],
-                )
-    return output
-
-
-_QUESTION_WORDS = frozenset(
-    """what why how when where which who whom whose is are was were am do does did can could
-    should would will shall have has had may might must any anything""".split()
-)
-
-
-def _is_instruction(prompt: str) -> bool:
-    """A prompt that tells rather than asks: not ending in "?", not opening with a question
-    word, and holding at least INSTRUCTION_MIN_WORDS content words."""
-    from memlode.hooks._recall import _gate_terms
-
-    text = prompt.strip()
-    first = text.split(None, 1)[0].lower().strip(",.!:;\"'") if text else ""
-    if not text or text.endswith("?") or first in _QUESTION_WORDS:
-        return False
-    return len(_gate_terms(text)) >= INSTRUCTION_MIN_WORDS
 
 
 # ---- PostToolUse -------------------------------------------------------------------------------
@@ -301,7 +126,7 @@ def _store_observation(run: HookRun, obs: Observation) -> None:
         session_meta = store.session_metadata(conn, run.session_id) or {}
         changes: dict[str, Any] = {}
         if not created:
-            seen = _seen_update(conn, session_meta, run.session_id, memory_id)
+            seen = store.seen_update(conn, session_meta, run.session_id, memory_id)
             if seen is not None:
                 changes["seen"] = seen
         if obs.file_path:
@@ -310,27 +135,6 @@ def _store_observation(run: HookRun, obs: Observation) -> None:
                 changes["files"] = files
         if changes:
             store.update_session_metadata(conn, run.session_id, changes)
-
-
-def _seen_update(
-    conn: sqlite3.Connection, session_meta: dict[str, Any], session_id: str, memory_id: str
-) -> list[str] | None:
-    """The session's new ``seen`` list if ``memory_id`` belongs to another session."""
-    row = conn.execute("SELECT session_id FROM memories WHERE id = ?", (memory_id,)).fetchone()
-    if row is None or row[0] == session_id:
-        return None
-    seen = session_meta.get("seen")
-    seen = [s for s in seen if isinstance(s, str)] if isinstance(seen, list) else []
-    if memory_id in seen:
-        return None
-    return [*seen, memory_id][-MAX_SEEN:]
-
-
-def _remember_seen(conn: sqlite3.Connection, session_id: str, memory_id: str) -> None:
-    meta = store.session_metadata(conn, session_id) or {}
-    seen = _seen_update(conn, meta, session_id, memory_id)
-    if seen is not None:
-        store.update_session_metadata(conn, session_id, {"seen": seen})
 
 
 def _link_file(

@@ -70,7 +70,7 @@ log = logging.getLogger(__name__)
 EngineSession = Callable[[], AbstractContextManager["Engine"]]
 
 MAX_REQUEST_BYTES = 64 * 1024
-MAX_QUERY_CHARS = 4000  # memlode.hooks.handlers.MAX_PROMPT_CHARS: a prompt is stored cut there
+MAX_QUERY_CHARS = 4000  # memlode.hooks.prompt.MAX_PROMPT_CHARS: a prompt is stored cut there
 MAX_RECALL_K = 50
 
 QUERY_OPS = frozenset({"recall", "search", "vector_search"})

@@ -1,0 +1,116 @@
+"""UserPromptSubmit: what is recalled for a prompt, and how the prompt itself is stored.
+
+The recall is the engine's ranking from the store's resident (``memlode.hooks._resident``),
+or the hook's lean BM25 (``memlode.hooks._recall``) when the resident cannot answer in time;
+both go through the same gate and rendering. The prompt is stored afterwards (never before its
+own recall): an instruction ("start phoenix in the background") as knowledge a later session
+can use, a question or a nudge ("continue") as a prompt, which recall leaves out.
+"""
+
+from __future__ import annotations
+
+from memlode.hooks import _store as store
+from memlode.hooks.run import SESSION_SOURCE, SOURCE, HookRun
+from memlode.redact import redact
+
+__all__ = ["MAX_PROMPT_CHARS", "user_prompt"]
+
+PROMPT_IMPORTANCE = 0.3
+# What the user told the assistant to do ("start phoenix in the background", "new beads were
+# added, tackle them") is knowledge a later session can use; a question is not (its answer
+# is). Instructions are tagged INSTRUCTION_TAG and recalled; questions keep the prompt tag,
+# which recall leaves out. Below INSTRUCTION_MIN_WORDS content words ("continue", "ok do it")
+# an instruction says nothing on its own and is stored as a prompt.
+INSTRUCTION_TAG = "instruction"
+INSTRUCTION_IMPORTANCE = 0.4
+INSTRUCTION_MIN_WORDS = 3
+MAX_PROMPT_CHARS = 4000
+
+
+def user_prompt(run: HookRun) -> str | None:
+    prompt = run.text("prompt", 200_000)
+    output: str | None = None
+    found_ids: list[str] = []
+    recall_path = ""  # who ranked: "resident" (the engine) or "lean" (the hook's BM25)
+    if run.settings.inject and prompt.strip() and run.settings.prompt_max_memories > 0:
+        from memlode.hooks import _recall, _resident
+        from memlode.hooks.context import hook_output, prompt_context
+
+        # The engine's ranking from the store's resident; the lean BM25 when it cannot answer
+        # in time (and then it is started again if it is gone).
+        limit = run.settings.prompt_max_memories
+        hits = _resident.recall(
+            run.settings.home,
+            run.settings.db_path,
+            prompt,
+            run.namespace,
+            run.session_id,
+            limit * 3,
+            run.settings.resident_timeout_ms,
+        )
+        if hits is not None:
+            recall_path = "resident"
+            found = _resident.recalled(run.conn, hits, prompt, limit, run.session_id)
+        else:
+            recall_path = "lean"
+            found = _recall.recall(run.conn, prompt, run.namespace, run.session_id, limit=limit)
+            if run.settings.resident_autostart:
+                _resident.ensure_running(
+                    run.settings.home, run.settings.db_path, backoff=_resident.PROMPT_START_BACKOFF
+                )
+        budget = run.settings.budget_chars(run.settings.prompt_budget_tokens)
+        text = prompt_context(found, budget)
+        if text:
+            output = hook_output("UserPromptSubmit", text)
+            found_ids = [f.id for f in found]
+    store_prompt = run.settings.capture and run.settings.capture_prompts and prompt.strip()
+    if store_prompt or found_ids:
+        with store.write(run.conn) as conn:
+            store.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE)
+            if store_prompt:
+                content = redact(prompt[:MAX_PROMPT_CHARS]).strip()
+                metadata = run.base_metadata()
+                if recall_path:  # measured by `memlode eval replay`: how often the lean path ran
+                    metadata["recall"] = recall_path
+                    metadata["injected"] = len(found_ids)
+                if content:
+                    told = _is_instruction(content)
+                    memory_id, created = store.insert_memory(
+                        conn,
+                        content=content,
+                        memory_type="context",
+                        importance=INSTRUCTION_IMPORTANCE if told else PROMPT_IMPORTANCE,
+                        tags=[INSTRUCTION_TAG if told else "prompt"],
+                        metadata=metadata,
+                        namespace=run.namespace,
+                        source=SOURCE,
+                        session_id=run.session_id,
+                    )
+                    if not created:
+                        store.remember_seen(conn, run.session_id, memory_id)
+            if found_ids:
+                now = store.now_ts()
+                conn.executemany(
+                    "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?"
+                    " WHERE id = ?",
+                    [(now, i) for i in found_ids],
+                )
+    return output
+
+
+_QUESTION_WORDS = frozenset(
+    """what why how when where which who whom whose is are was were am do does did can could
+    should would will shall have has had may might must any anything""".split()
+)
+
+
+def _is_instruction(prompt: str) -> bool:
+    """A prompt that tells rather than asks: not ending in "?", not opening with a question
+    word, and holding at least INSTRUCTION_MIN_WORDS content words."""
+    from memlode.hooks._recall import _gate_terms
+
+    text = prompt.strip()
+    first = text.split(None, 1)[0].lower().strip(",.!:;\"'") if text else ""
+    if not text or text.endswith("?") or first in _QUESTION_WORDS:
+        return False
+    return len(_gate_terms(text)) >= INSTRUCTION_MIN_WORDS
