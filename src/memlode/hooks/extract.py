@@ -27,6 +27,18 @@ import os
 
 from memlode.hooks._lean import dumps
 from memlode.hooks.diffsum import DiffSummary, summarize_patch, summarize_strings, symbols_in
+from memlode.hooks.observation import (
+    OWN_TOOL_PREFIX,
+    Observation,
+    Paths,
+    as_dict,
+    as_int,
+    as_text,
+    clip,
+    display_path,
+    is_own_tool,
+    one_line,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,25 +53,6 @@ __all__ = [
     "is_own_tool",
 ]
 
-OWN_TOOL_PREFIX = "mcp__memlode__"
-
-# Importance of each kind of observation: edits are what changed, searches show intent,
-# reads are the most frequent and least telling. Deliberately below the 0.5 default of a
-# memory stored on purpose, so curated memories outrank passive capture.
-IMPORTANCE = {
-    "read": 0.2,
-    "search": 0.3,
-    "edit": 0.45,
-    "command": 0.3,
-    "fetch": 0.35,
-    "failure": 0.4,
-    # What the user decided: their answer to a question, a plan they approved.
-    "decision": 0.8,
-    "plan": 0.7,
-    # What a subagent found (research, a review): its report back to the main agent.
-    "subagent": 0.5,
-    "other": 0.2,
-}
 MAX_REPORT_CHARS = 2000
 MAX_ERROR_CHARS = 600
 # A command's first line as shown first, and the whole command as stored (see _command_parts).
@@ -73,95 +66,7 @@ MAX_FETCH_CHARS = 600
 MAX_GENERIC_CHARS = 400
 
 
-class Observation:
-    """What one tool call taught: text plus how to file it."""
-
-    __slots__ = ("action", "content", "file_path", "importance", "memory_type", "metadata", "tags")
-
-    def __init__(
-        self,
-        action: str,
-        content: str,
-        memory_type: str,
-        tags: list[str],
-        metadata: dict[str, Any],
-        file_path: str | None = None,
-    ) -> None:
-        self.action = action
-        self.content = content
-        self.memory_type = memory_type
-        self.importance = IMPORTANCE.get(action, 0.2)
-        self.tags = tags
-        self.metadata = metadata
-        self.file_path = file_path
-
-
-def _d(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _s(value: object, limit: int = 100_000) -> str:
-    if isinstance(value, str):
-        return value[:limit]
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)
-    return ""
-
-
-def _n(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _clip(text: str, limit: int) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _one_line(text: str, limit: int) -> str:
-    return _clip(" ".join(text.split()), limit)
-
-
-def is_own_tool(tool_name: str) -> bool:
-    return tool_name.startswith(OWN_TOOL_PREFIX)
-
-
-class _Paths:
-    """Absolute and display forms of a path, relative to the session's working directory."""
-
-    def __init__(self, cwd: str) -> None:
-        self.cwd = cwd
-
-    def absolute(self, path: str) -> str:
-        if not os.path.isabs(path) and self.cwd:
-            path = os.path.join(self.cwd, path)
-        return os.path.normpath(path)
-
-    def display(self, path: str) -> str:
-        if self.cwd:
-            root = os.path.normpath(self.cwd)
-            if path == root:
-                return "."
-            if path.startswith(root.rstrip(os.sep) + os.sep):
-                return path[len(root.rstrip(os.sep)) + 1 :]
-        return path
-
-    def file_tags(self, abs_path: str) -> list[str]:
-        shown = self.display(abs_path)
-        tags = [f"file:{shown}"]
-        ext = os.path.splitext(abs_path)[1].lstrip(".").lower()
-        if ext:
-            tags.append(f"ext:{ext}")
-        folder = os.path.dirname(shown)
-        tags.append(f"dir:{folder or '.'}")
-        return tags
-
-
-def display_path(path: str, cwd: str) -> str:
-    """``path`` relative to ``cwd`` when inside it, else as given."""
-    return _Paths(cwd).display(path)
-
-
-def _file_list(names: object, paths: _Paths) -> str:
+def _file_list(names: object, paths: Paths) -> str:
     if not isinstance(names, list):
         return ""
     shown = [paths.display(n) for n in names[:MAX_LISTED_FILES] if isinstance(n, str)]
@@ -175,25 +80,25 @@ def _file_list(names: object, paths: _Paths) -> str:
 # ---- extractors --------------------------------------------------------------------------------
 
 
-def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: _Paths) -> Observation | None:
-    file_info = _d(resp.get("file"))
-    raw = _s(tool_in.get("file_path")) or _s(file_info.get("filePath"))
+def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observation | None:
+    file_info = as_dict(resp.get("file"))
+    raw = as_text(tool_in.get("file_path")) or as_text(file_info.get("filePath"))
     if not raw:
         return None
     path = paths.absolute(raw)
     shown = paths.display(path)
-    if _s(resp.get("type")) == "image":
+    if as_text(resp.get("type")) == "image":
         text = f"Viewed image {shown}"
     else:
-        start = _n(file_info.get("startLine")) or _n(tool_in.get("offset"))
-        count = _n(file_info.get("numLines")) or _n(tool_in.get("limit"))
-        total = _n(file_info.get("totalLines"))
+        start = as_int(file_info.get("startLine")) or as_int(tool_in.get("offset"))
+        count = as_int(file_info.get("numLines")) or as_int(tool_in.get("limit"))
+        total = as_int(file_info.get("totalLines"))
         text = f"Read {shown}"
         if start is not None and count is not None and count > 0:
             text += f" lines {start}-{start + count - 1}"
         if total is not None:
             text += f" of {total}"
-        symbols = symbols_in(_s(file_info.get("content"), 400_000), limit=15)
+        symbols = symbols_in(as_text(file_info.get("content"), 400_000), limit=15)
         if symbols:
             text += "; defines " + ", ".join(symbols)
     tags = ["read", *paths.file_tags(path)]
@@ -201,25 +106,25 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: _Paths) -> Obser
 
 
 def _search(
-    tool: str, tool_in: dict[str, Any], resp: dict[str, Any], paths: _Paths
+    tool: str, tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths
 ) -> Observation | None:
-    pattern = _s(tool_in.get("pattern"), MAX_PATTERN_CHARS * 4)
+    pattern = as_text(tool_in.get("pattern"), MAX_PATTERN_CHARS * 4)
     if not pattern.strip():
         return None
-    pattern = _one_line(pattern, MAX_PATTERN_CHARS)
-    where = _s(tool_in.get("path"))
+    pattern = one_line(pattern, MAX_PATTERN_CHARS)
+    where = as_text(tool_in.get("path"))
     text = f"{tool} '{pattern}'"
     if where:
         text += f" in {paths.display(paths.absolute(where))}"
-    extras = [f"{k} {_s(tool_in.get(k))}" for k in ("glob", "type") if _s(tool_in.get(k))]
+    extras = [f"{k} {as_text(tool_in.get(k))}" for k in ("glob", "type") if as_text(tool_in.get(k))]
     if extras:
         text += " (" + ", ".join(extras) + ")"
-    num = _n(resp.get("numFiles"))
-    mode = _s(resp.get("mode")) or _s(tool_in.get("output_mode"))
+    num = as_int(resp.get("numFiles"))
+    mode = as_text(resp.get("mode")) or as_text(tool_in.get("output_mode"))
     if tool == "Grep" and mode in ("content", "count"):
         # Content mode reports numFiles 0 and puts the matches in ``content``.
-        matches, files = _grep_matches(_s(resp.get("content"), 2_000_000), mode)
-        lines = _n(resp.get("numLines"))
+        matches, files = _grep_matches(as_text(resp.get("content"), 2_000_000), mode)
+        lines = as_int(resp.get("numLines"))
         if mode == "content" and lines is not None:
             matches = lines
         num = len(files) if files else None
@@ -273,10 +178,12 @@ def _grep_matches(content: str, mode: str) -> tuple[int, list[str]]:
 
 
 def _edit(
-    tool: str, tool_in: dict[str, Any], resp: dict[str, Any], paths: _Paths
+    tool: str, tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths
 ) -> Observation | None:
     raw = (
-        _s(tool_in.get("file_path")) or _s(resp.get("filePath")) or _s(tool_in.get("notebook_path"))
+        as_text(tool_in.get("file_path"))
+        or as_text(resp.get("filePath"))
+        or as_text(tool_in.get("notebook_path"))
     )
     if not raw:
         return None
@@ -285,10 +192,12 @@ def _edit(
     summary: DiffSummary | None = summarize_patch(resp.get("structuredPatch"))
     verb = "Edited"
     if tool == "Write":
-        kind = _s(resp.get("type"))
+        kind = as_text(resp.get("type"))
         if kind == "create" or (summary is None and not resp.get("originalFile")):
             verb = "Created"
-            body = _s(tool_in.get("content"), 2_000_000) or _s(resp.get("content"), 2_000_000)
+            body = as_text(tool_in.get("content"), 2_000_000) or as_text(
+                resp.get("content"), 2_000_000
+            )
             summary = DiffSummary()
             summary.added = len(body.splitlines())
             summary.hunks = 1
@@ -297,17 +206,17 @@ def _edit(
             verb = "Rewrote"
     if summary is None:
         if tool == "MultiEdit" and isinstance(tool_in.get("edits"), list):
-            parts = [_d(e) for e in tool_in["edits"]]
+            parts = [as_dict(e) for e in tool_in["edits"]]
             summary = summarize_strings(
-                "\n".join(_s(p.get("old_string")) for p in parts),
-                "\n".join(_s(p.get("new_string")) for p in parts),
+                "\n".join(as_text(p.get("old_string")) for p in parts),
+                "\n".join(as_text(p.get("new_string")) for p in parts),
             )
             summary.hunks = len(parts)
         else:
-            old = _s(tool_in.get("old_string")) or _s(resp.get("oldString"))
-            new = _s(tool_in.get("new_string")) or _s(resp.get("newString"))
+            old = as_text(tool_in.get("old_string")) or as_text(resp.get("oldString"))
+            new = as_text(tool_in.get("new_string")) or as_text(resp.get("newString"))
             if tool == "NotebookEdit":
-                new = _s(tool_in.get("new_source"))
+                new = as_text(tool_in.get("new_source"))
             summary = summarize_strings(old, new)
     text = f"{verb} {shown}: {summary.headline()}"
     if summary.excerpt and verb == "Edited":
@@ -318,27 +227,27 @@ def _edit(
 
 
 def _bash(
-    tool_in: dict[str, Any], resp: dict[str, Any], paths: _Paths, output_chars: int
+    tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths, output_chars: int
 ) -> Observation | None:
-    command = _s(tool_in.get("command"), 20_000).strip()
+    command = as_text(tool_in.get("command"), 20_000).strip()
     if not command:
         return None
     first, rest = _command_parts(command)
     text = "$ " + first
-    description = _one_line(_s(tool_in.get("description")), 200)
+    description = one_line(as_text(tool_in.get("description")), 200)
     if description:
         text += f"\n# {description}"
     if resp.get("interrupted") is True:
         text += "\n(interrupted)"
     for stream in ("stdout", "stderr"):
-        body = _s(resp.get(stream), 1 << 62).strip()
+        body = as_text(resp.get(stream), 1 << 62).strip()
         if body and output_chars > 0:
             text += f"\n[{stream}]\n" + _head_tail(body, output_chars)
     if rest:
         text += "\n[command]\n" + rest
     first = command.split()[0] if command.split() else ""
     tags = ["command", f"cmd:{os.path.basename(first)[:40]}"]
-    return Observation("command", text, "context", tags, {"command": _clip(command, 300)})
+    return Observation("command", text, "context", tags, {"command": clip(command, 300)})
 
 
 def _command_parts(command: str) -> tuple[str, str]:
@@ -359,7 +268,7 @@ def _command_parts(command: str) -> tuple[str, str]:
         more = more.strip()
     if not more:
         return line, ""
-    return line + " …", _clip(more, max(COMMAND_CHARS - len(line), 0))
+    return line + " …", clip(more, max(COMMAND_CHARS - len(line), 0))
 
 
 def _head_tail(text: str, limit: int) -> str:
@@ -373,32 +282,32 @@ def _head_tail(text: str, limit: int) -> str:
 
 def _web(tool: str, tool_in: dict[str, Any], resp: dict[str, Any]) -> Observation | None:
     if tool == "WebSearch":
-        query = _one_line(_s(tool_in.get("query")), 300)
+        query = one_line(as_text(tool_in.get("query")), 300)
         if not query:
             return None
         return Observation(
             "fetch", f"Web search: {query}", "context", ["web", "web:search"], {"query": query}
         )
-    url = _s(tool_in.get("url"), 4000) or _s(resp.get("url"), 4000)
+    url = as_text(tool_in.get("url"), 4000) or as_text(resp.get("url"), 4000)
     if not url:
         return None
-    text = f"Fetched {_clip(url, 400)}"
-    code = _n(resp.get("code"))
+    text = f"Fetched {clip(url, 400)}"
+    code = as_int(resp.get("code"))
     if code is not None:
         text += f" ({code})"
-    prompt = _one_line(_s(tool_in.get("prompt")), 300)
+    prompt = one_line(as_text(tool_in.get("prompt")), 300)
     if prompt:
         text += f"\nAsked: {prompt}"
-    result = _s(resp.get("result"), 200_000)
+    result = as_text(resp.get("result"), 200_000)
     if result.strip():
-        text += "\n" + _clip(result, MAX_FETCH_CHARS)
+        text += "\n" + clip(result, MAX_FETCH_CHARS)
     host = url.split("://", 1)[-1].split("/", 1)[0].split("@")[-1][:80]
-    return Observation("fetch", text, "context", ["web", f"web:{host}"], {"url": _clip(url, 400)})
+    return Observation("fetch", text, "context", ["web", f"web:{host}"], {"url": clip(url, 400)})
 
 
 def _ask(tool_in: dict[str, Any], resp: dict[str, Any]) -> Observation | None:
     """The user's answers to AskUserQuestion: often the one real decision of a session."""
-    answers = _d(resp.get("answers"))
+    answers = as_dict(resp.get("answers"))
     if not answers:
         return None
     questions: list[Any] = []
@@ -406,28 +315,28 @@ def _ask(tool_in: dict[str, Any], resp: dict[str, Any]) -> Observation | None:
         if isinstance(source, list):
             questions = source
             break
-    asked = [_s(_d(q).get("question"), 2000) for q in questions]
+    asked = [as_text(as_dict(q).get("question"), 2000) for q in questions]
     order = [q for q in asked if q in answers] + [q for q in answers if q not in asked]
     parts = []
     for question in order:
         answer = answers.get(question)
         if isinstance(answer, list):
-            answer = ", ".join(_s(a, MAX_ANSWER_CHARS) for a in answer)
-        answer_text = _one_line(_s(answer, MAX_ANSWER_CHARS * 2), MAX_ANSWER_CHARS)
+            answer = ", ".join(as_text(a, MAX_ANSWER_CHARS) for a in answer)
+        answer_text = one_line(as_text(answer, MAX_ANSWER_CHARS * 2), MAX_ANSWER_CHARS)
         if answer_text:
-            parts.append(f"Q: {_one_line(question, 300)}\nA (user): {answer_text}")
+            parts.append(f"Q: {one_line(question, 300)}\nA (user): {answer_text}")
     if not parts:
         return None
     text = "User decided:\n" + "\n".join(parts)
-    meta = {"answers": {_one_line(q, 300): _one_line(_s(answers.get(q)), 400) for q in order}}
+    meta = {"answers": {one_line(q, 300): one_line(as_text(answers.get(q)), 400) for q in order}}
     return Observation("decision", text, "decision", ["decision", "asked-user"], meta)
 
 
 def _plan(tool_in: dict[str, Any]) -> Observation | None:
-    plan = _s(tool_in.get("plan"), 200_000).strip()
+    plan = as_text(tool_in.get("plan"), 200_000).strip()
     if not plan:
         return None
-    text = "Plan approved by the user:\n" + _clip(plan, MAX_PLAN_CHARS)
+    text = "Plan approved by the user:\n" + clip(plan, MAX_PLAN_CHARS)
     return Observation("plan", text, "decision", ["decision", "plan"], {})
 
 
@@ -437,20 +346,20 @@ def extract_failure(
     """A failed tool call (PostToolUseFailure): what was tried and the error's first lines."""
     if not tool_name or is_own_tool(tool_name):
         return None
-    paths = _Paths(cwd)
-    tool_in = _d(tool_input)
-    message = _s(error, 200_000).strip()
+    paths = Paths(cwd)
+    tool_in = as_dict(tool_input)
+    message = as_text(error, 200_000).strip()
     if tool_name == "Bash":
-        command = _s(tool_in.get("command"), 20_000).strip()
+        command = as_text(tool_in.get("command"), 20_000).strip()
         if not command:
             return None
         line, rest = _command_parts(command)
         what = "$ " + line
         first = command.split()[0] if command.split() else ""
         tags = ["failure", "command", f"cmd:{os.path.basename(first)[:40]}"]
-        meta: dict[str, Any] = {"command": _clip(command, 300)}
+        meta: dict[str, Any] = {"command": clip(command, 300)}
     else:
-        raw = _s(tool_in.get("file_path")) or _s(tool_in.get("path"))
+        raw = as_text(tool_in.get("file_path")) or as_text(tool_in.get("path"))
         shown = paths.display(paths.absolute(raw)) if raw else ""
         what = f"{tool_name} {shown}".strip()
         tags = ["failure", *(paths.file_tags(paths.absolute(raw)) if raw else [])]
@@ -468,10 +377,10 @@ def extract_failure(
 def extract_subagent_report(agent_type: str, report: object) -> Observation | None:
     """A subagent's final message (SubagentStop's ``last_assistant_message``): its report to
     the main agent, which otherwise reaches the store only with the transcript's next ingest."""
-    text = _s(report, 200_000).strip()
+    text = as_text(report, 200_000).strip()
     if not text:
         return None
-    kind = _one_line(agent_type, 60) or "subagent"
+    kind = one_line(agent_type, 60) or "subagent"
     tags = ["subagent", f"agent:{kind}"]
     content = f"Subagent {kind} reported: {_head_tail(text, MAX_REPORT_CHARS)}"
     return Observation("subagent", content, "insight", tags, {"agent_type": kind})
@@ -484,7 +393,7 @@ def _generic(tool: str, tool_in: object) -> Observation | None:
         shown = ""
     text = f"Used {tool}"
     if shown and shown not in ("{}", "null"):
-        text += ": " + _clip(shown, MAX_GENERIC_CHARS)
+        text += ": " + clip(shown, MAX_GENERIC_CHARS)
     return Observation("other", text, "context", [f"tool:{tool[:60]}"], {})
 
 
@@ -492,9 +401,9 @@ def extract(
     tool_name: str, tool_input: object, tool_response: object, cwd: str, bash_output_chars: int
 ) -> Observation | None:
     """The observation for one tool call, or None when there is nothing worth keeping."""
-    paths = _Paths(cwd)
-    tool_in = _d(tool_input)
-    resp = _d(tool_response)
+    paths = Paths(cwd)
+    tool_in = as_dict(tool_input)
+    resp = as_dict(tool_response)
     if tool_name == "Read":
         obs = _read(tool_in, resp, paths)
     elif tool_name in ("Glob", "Grep"):
