@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memlode.sources.chunking import fit_words
+
 __all__ = ["HISTORY_SECTIONS", "SECTION_WORDS", "SummaryPart", "compaction_parts"]
 
 # Words per chunk: a few bullets of one section. Small enough that a chunk is about one thing
@@ -104,7 +106,7 @@ def _pack(items: list[str], budget: int) -> list[str]:
     cur: list[str] = []
     size = 0
     for item in items:
-        for part in _fit(item, budget):
+        for part in fit_words(item, budget):
             n = len(part.split())
             if cur and size + n > budget:
                 pieces.append("\n".join(cur))
@@ -114,27 +116,3 @@ def _pack(items: list[str], budget: int) -> list[str]:
     if cur:
         pieces.append("\n".join(cur))
     return pieces
-
-
-def _fit(item: str, budget: int) -> list[str]:
-    if len(item.split()) <= budget:
-        return [item]
-    out: list[str] = []
-    cur: list[str] = []
-    size = 0
-    for line in item.split("\n"):
-        words = line.split()
-        if len(words) > budget:
-            if cur:
-                out.append("\n".join(cur))
-                cur, size = [], 0
-            out.extend(" ".join(words[i : i + budget]) for i in range(0, len(words), budget))
-            continue
-        if cur and size + len(words) > budget:
-            out.append("\n".join(cur))
-            cur, size = [], 0
-        cur.append(line)
-        size += len(words)
-    if cur:
-        out.append("\n".join(cur))
-    return out

@@ -14,11 +14,18 @@ Stdlib only (the Stop hook runs this).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
+from memlode.sources.chunking import (
+    CHUNK_WORDS,
+    HEADER_WORDS,
+    OVERLAP_RATIO,
+    chunk_text,
+    clip_words,
+    merge_ids,
+)
 from memlode.sources.compaction import compaction_parts
 from memlode.sources.transcript import Block, Event, EventKind, Thread, ToolCall, Transcript
 
@@ -38,17 +45,10 @@ __all__ = [
     "turn_chunks",
 ]
 
-# The default local embedder reads 256 word pieces; English prose and code average about 1.4
-# pieces per word, so 180 words fill the window without being cut off.
-CHUNK_WORDS = 180
-# Each sub-chunk repeats the last ~15% of the previous one, so that a sentence cut at a
-# boundary is whole in at least one chunk.
-OVERLAP_RATIO = 0.15
 # A turn is "tool-heavy" (gets action chunks) with this many tool calls, or any file change.
 ACTION_MIN_TOOLS = 3
 _CHANGING_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
-# How much of a prompt heads each later sub-chunk of a long turn, and of a tool argument.
-_HEADER_WORDS = 12
+# How much of a tool argument a turn's text shows.
 _ARG_WORDS = 14
 # The next prompt is context for this turn, not its content: only its start is kept.
 _NEXT_USER_WORDS = 50
@@ -192,12 +192,6 @@ def summaries(transcript: Transcript) -> list[Summary]:
 # ---- rendering ------------------------------------------------------------------------------
 
 
-def _clip(text: str, words: int) -> str:
-    parts = text.split()
-    flat = " ".join(parts[:words])
-    return flat + " …" if len(parts) > words else flat
-
-
 def _short_path(path: str, cwd: str | None) -> str:
     """A path relative to the session's cwd when it lies inside it."""
     if cwd:
@@ -216,13 +210,13 @@ def _tool_target(call: ToolCall, cwd: str | None) -> str:
     for key in ("command", "pattern", "url", "query", "description", "prompt", "skill"):
         value = args.get(key)
         if isinstance(value, str) and value:
-            return _clip(value, _ARG_WORDS)
+            return clip_words(value, _ARG_WORDS)
     if call.name == "TodoWrite" and isinstance(args.get("todos"), list):
         items = [t.get("content") for t in args["todos"] if isinstance(t, dict)]
-        return _clip("; ".join(str(i) for i in items if i), _ARG_WORDS)
+        return clip_words("; ".join(str(i) for i in items if i), _ARG_WORDS)
     for value in args.values():
         if isinstance(value, str) and value:
-            return _clip(value, _ARG_WORDS)
+            return clip_words(value, _ARG_WORDS)
     return ""
 
 
@@ -230,7 +224,7 @@ def _tool_line(call: ToolCall, cwd: str | None) -> str:
     target = _tool_target(call, cwd)
     line = f"[{call.name}] {target}".rstrip()
     if call.is_error and call.result:
-        line += f" (failed: {_clip(call.result, _ARG_WORDS)})"
+        line += f" (failed: {clip_words(call.result, _ARG_WORDS)})"
     return line
 
 
@@ -260,146 +254,9 @@ def _turn_blocks(turn: Turn) -> list[tuple[str, list[str]]]:
             pieces.append((prefix + block.text, [block.uuid]))
     flush()
     if turn.next_user_text:
-        nxt = _clip(turn.next_user_text, _NEXT_USER_WORDS)
+        nxt = clip_words(turn.next_user_text, _NEXT_USER_WORDS)
         pieces.append((f"Next user message: {nxt}", []))
     return pieces
-
-
-# ---- chunking -------------------------------------------------------------------------------
-
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-
-
-def _markdown_units(text: str) -> list[str]:
-    """Split markdown into paragraphs, keeping code fences whole and headings as breaks.
-
-    A heading stays with what follows it, so that no chunk ends on a bare heading.
-    """
-    units: list[str] = []
-    buf: list[str] = []
-    in_fence = False
-
-    def heading_only() -> bool:
-        lines = [line for line in buf if line.strip()]
-        return bool(lines) and all(_HEADING.match(line) for line in lines)
-
-    def flush() -> None:
-        if buf and any(line.strip() for line in buf):
-            units.append("\n".join(buf).strip("\n"))
-        buf.clear()
-
-    for line in text.split("\n"):
-        if _FENCE.match(line):
-            if not in_fence:
-                if not heading_only():
-                    flush()
-                in_fence = True
-                buf.append(line)
-                continue
-            buf.append(line)
-            in_fence = False
-            flush()
-            continue
-        if in_fence:
-            buf.append(line)
-            continue
-        if _HEADING.match(line) or (not line.strip() and not heading_only()):
-            flush()
-        if line.strip():
-            buf.append(line)
-        elif buf:
-            buf.append("")  # the blank line after a heading
-    flush()
-    return units
-
-
-def _fit(unit: str, budget: int) -> list[str]:
-    """Cut a unit longer than ``budget`` words at line ends, and at words when a line is huge."""
-    if len(unit.split()) <= budget:
-        return [unit]
-    out: list[str] = []
-    cur: list[str] = []
-    size = 0
-    for line in unit.split("\n"):
-        n = len(line.split())
-        if n > budget:
-            if cur:
-                out.append("\n".join(cur))
-                cur, size = [], 0
-            words = line.split()
-            out.extend(" ".join(words[i : i + budget]) for i in range(0, len(words), budget))
-            continue
-        if size + n > budget and cur:
-            out.append("\n".join(cur))
-            cur, size = [], 0
-        cur.append(line)
-        size += n
-    if cur:
-        out.append("\n".join(cur))
-    return out
-
-
-def chunk_text(
-    pieces: Iterable[tuple[str, list[str]]],
-    *,
-    budget: int = CHUNK_WORDS,
-    overlap: float = OVERLAP_RATIO,
-    header: str = "",
-) -> list[tuple[str, list[str]]]:
-    """Pack (text, uuids) pieces into chunks of at most ``budget`` words.
-
-    One chunk when everything fits. Otherwise each chunk after the first starts with
-    ``header`` (what the turn was about) and the last ``overlap`` share of the previous chunk.
-    """
-    units: list[tuple[str, list[str]]] = []
-    for text, uuids in pieces:
-        for unit in _markdown_units(text):
-            units.extend((part, uuids) for part in _fit(unit, budget))
-    if not units:
-        return []
-    if sum(len(u.split()) for u, _ in units) <= budget:
-        return [("\n\n".join(u for u, _ in units), _merge(u for _, u in units))]
-    carry_words = max(1, int(budget * overlap))
-    head = f"({_clip(header, _HEADER_WORDS)})" if header else ""
-    # what precedes each later body: the header, "…", and the carried words
-    lead_words = len(head.split()) + 1 + carry_words
-    body_budget = max(budget - lead_words, budget // 2)
-    bodies: list[tuple[list[str], list[str]]] = []
-    cur: list[str] = []
-    cur_uuids: list[str] = []
-    size = 0
-    for unit, uuids in units:
-        for part in _fit(unit, body_budget):
-            n = len(part.split())
-            if size + n > body_budget and cur:
-                bodies.append((cur, cur_uuids))
-                cur, cur_uuids, size = [], [], 0
-            cur.append(part)
-            cur_uuids = _merge([cur_uuids, uuids])
-            size += n
-    if cur:
-        bodies.append((cur, cur_uuids))
-    chunks: list[tuple[str, list[str]]] = []
-    prev_tail = ""
-    for i, (parts, uuids) in enumerate(bodies):
-        body = "\n\n".join(parts)
-        lead: list[str] = []
-        if i > 0:
-            if head:
-                lead.append(head)
-            lead.append("… " + prev_tail)
-        chunks.append(("\n\n".join([*lead, body]), uuids))
-        prev_tail = " ".join(body.split()[-carry_words:])
-    return chunks
-
-
-def _merge(lists: Iterable[list[str]]) -> list[str]:
-    out: dict[str, None] = {}
-    for items in lists:
-        for item in items:
-            out[item] = None
-    return list(out)
 
 
 def _date(ts: str | None) -> str:
@@ -413,8 +270,8 @@ def _action(call: ToolCall, cwd: str | None) -> str:
     target = _tool_target(call, cwd)
     name = call.name
     if name in ("Edit", "MultiEdit") and isinstance(args.get("old_string"), str):
-        old = _clip(str(args.get("old_string")), _ARG_WORDS)
-        new = _clip(str(args.get("new_string") or ""), _ARG_WORDS)
+        old = clip_words(str(args.get("old_string")), _ARG_WORDS)
+        new = clip_words(str(args.get("new_string") or ""), _ARG_WORDS)
         text = f"used {name} on {target} to change `{old}` to `{new}`"
     elif name == "Bash":
         desc = args.get("description")
@@ -423,7 +280,7 @@ def _action(call: ToolCall, cwd: str | None) -> str:
         text = f"used {name}" + (f" on {target}" if target else "")
     if call.is_error:
         text += " (it failed"
-        text += f": {_clip(call.result, _ARG_WORDS)})" if call.result else ")"
+        text += f": {clip_words(call.result, _ARG_WORDS)})" if call.result else ")"
     return text
 
 
@@ -436,7 +293,7 @@ def _action_pieces(turn: Turn) -> list[tuple[str, list[str]]]:
     when = _date(turn.started_at)
     where = f" on branch {turn.git_branch}" if turn.git_branch else ""
     head = f"On {when}{where}" if when else f"In this session{where}"
-    asked = f', asked "{_clip(turn.user_text, _HEADER_WORDS)}",' if turn.user_text else ""
+    asked = f', asked "{clip_words(turn.user_text, HEADER_WORDS)}",' if turn.user_text else ""
     pieces: list[tuple[str, list[str]]] = [(f"{head}{asked} the assistant:", [])]
     for block in turn.blocks:
         if block.tool is not None:
@@ -473,7 +330,7 @@ def _pack_lines(pieces: list[tuple[str, list[str]]], budget: int) -> list[tuple[
             out.append(("\n".join(lines), uuids))
             lines, uuids, size = [head + " (continued)"], [], len(head.split()) + 1
         lines.append(text)
-        uuids = _merge([uuids, ids])
+        uuids = merge_ids([uuids, ids])
         size += n
     if len(lines) > 1:
         out.append(("\n".join(lines), uuids))
