@@ -195,14 +195,14 @@ def search_latency(engine: Engine, qs: list[str], k: int = 10) -> dict[str, floa
     """Warm search latency: the model and vectors loaded, and the in-memory copy of the FTS
     index built (it is built by a process's second search; the wait for it is reported)."""
     engine.search(qs[0], k=k)  # warm: index loaded, model loaded
-    engine.search(qs[1], k=k, catch_up=0)  # a second search starts the text index's build
+    engine.search(qs[1], k=k)  # a second search starts the text index's build
     start = time.perf_counter()
     engine.text_index.wait()
     built_s = time.perf_counter() - start
     times = []
     for q in qs:
         start = time.perf_counter()
-        engine.search(q, k=k, catch_up=0)
+        engine.search(q, k=k)
         times.append((time.perf_counter() - start) * 1000)
     return {
         "p50_ms": round(_percentile(times, 50), 2),
@@ -222,7 +222,7 @@ def fts_latency(engine: Engine, qs: list[str], k: int = 10) -> dict[str, float]:
         times = []
         for q in qs:
             start = time.perf_counter()
-            engine.search(q, k=k, catch_up=0)
+            engine.search(q, k=k)
             times.append((time.perf_counter() - start) * 1000)
     finally:
         text_index.BUILD_AFTER_SEARCHES = saved

@@ -83,7 +83,7 @@ def _hits(work: Path, db: Path, items: list[Any], k: int) -> dict[str, Any]:
     for name, _kind, prompt, _x in items:
         identity = project_identity(str(work / "projects" / name))
         engine.namespace = identity.key if identity else name
-        hits = engine.search(prompt, k, catch_up=0, exclude_session="offline")
+        hits = engine.search(prompt, k, exclude_session="offline")
         cosines = _cosines(engine, prompt, [h.memory.id for h in hits])
         out[f"{name}\n{prompt}"] = [_recall_hit(h, cosines.get(h.memory.id, 0.0)) for h in hits]
     engine.close()

@@ -126,6 +126,7 @@ def run_demo(settings: Settings) -> None:
                 f"{item['node_id'][:8]}"
             )
 
+        engine.catch_up()  # vectors for what was just stored (a long-lived process would)
         print(f"\n4. Searching ({'BM25 only' if provider == 'none' else provider + ' + BM25'})")
         for query in SEARCHES:
             print(f'   memlode search "{query}"')

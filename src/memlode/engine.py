@@ -313,12 +313,14 @@ class Engine:
         tags: Sequence[str] | str | None = None,
         sources: Sequence[str] = (),
         explain: bool = False,
-        catch_up: int = SEARCH_CATCH_UP,
         exclude_session: str | None = None,
     ) -> list[SearchHit]:
         """Hybrid recall (see ``memlode.search.hybrid``); ``explain`` is accepted for symmetry
         with the interfaces, every hit always carries its signal contributions.
-        ``exclude_session`` leaves out that session's rows (the prompt hook's own session)."""
+        ``exclude_session`` leaves out that session's rows (the prompt hook's own session).
+
+        A read: it writes nothing. Rows stored without a vector yet are found by their words;
+        a one-shot caller with no long-lived process beside it calls ``catch_up`` first."""
         del explain
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query is empty; give words to search for")
@@ -332,9 +334,6 @@ class Engine:
             flt.also_namespaces = (GLOBAL_NAMESPACE,)
         flt.exclude_session_id = exclude_session or None
         params = self.recall_params()
-        if catch_up > 0 and self.db.writable:  # no embedder: nothing; states: in background
-            with contextlib.suppress(StorageError):  # a full disk: search what is stored
-                self.embeddings.embed_pending(limit=catch_up, states=False)
         text_index = self.text_index
         postings = text_index.scorer(self.conn)
         vectors = self.embeddings.nearest(
@@ -358,6 +357,16 @@ class Engine:
             for h in hits
             if " ".join(h.memory.content.split()).casefold() != asked  # the query is no answer
         ]
+
+    def catch_up(self, limit: int = SEARCH_CATCH_UP) -> int:
+        """Embed up to ``limit`` rows stored without a vector (no token states: those are
+        filled in the background), so that a one-shot search sees them by meaning too; 0
+        without an embedder, on a read-only store, or when the disk is full."""
+        if limit <= 0 or not self.db.writable:
+            return 0
+        with contextlib.suppress(StorageError):  # a full disk: search what is stored
+            return self.embeddings.embed_pending(limit=limit, states=False)
+        return 0
 
     def recall_params(self) -> RecallParams:
         return RecallParams(weights=self.get_weights())

@@ -22,6 +22,7 @@ def _ago(days: float) -> str:
 def test_hit_carries_every_signal_contribution(engine: Engine) -> None:
     engine.store("JWT tokens expire after one hour", "decision", tags="auth,jwt")
     engine.store("The CI pipeline runs on two cores", "context")
+    engine.catch_up()  # vectors for both (a search is a read)
     hits = engine.search("when do jwt tokens expire", k=5)
     assert hits, "expected a hit"
     top = hits[0]
@@ -35,6 +36,8 @@ def test_vectors_are_filled_by_search_catch_up(engine: Engine) -> None:
     engine.store("alpha beta gamma", "context")
     assert engine.pending_embeddings() == 1
     engine.search("alpha", k=1)
+    assert engine.pending_embeddings() == 1  # a search is a read
+    assert engine.catch_up() == 1
     assert engine.pending_embeddings() == 0
     row = engine.conn.execute("SELECT model, dim, length(vector) FROM memory_embeddings").fetchone()
     assert row[0].startswith("hash:")
@@ -109,6 +112,7 @@ def test_mmr_pushes_near_duplicates_down(memlode_home: Path) -> None:
         a = eng.store("the cache layer uses redis with a five minute ttl")
         b = eng.store("the cache layer uses redis with a five minute ttl!")
         c = eng.store("redis cache layer evicts keys by ttl with allkeys-lru")
+        eng.catch_up()
         ids = [h.memory.id for h in eng.search("redis cache layer ttl", k=3)]
         assert ids[0] in (a.id, b.id)
         assert ids[1] == c.id, "MMR should put the different memory before the near-duplicate"

@@ -81,7 +81,7 @@ def test_recall_leaves_out_the_asking_session_and_still_fills_k(
     assert mine is not None and len(mine) == 4
     assert all(h["session_id"] != "asking" for h in mine)
     # The engine's own ranking with that session's rows filtered out, as a -t filter would.
-    expected = filled.search(query, 4, catch_up=0, exclude_session="asking")
+    expected = filled.search(query, 4, exclude_session="asking")
     assert [h["id"] for h in mine] == [h.memory.id for h in expected]
     ranked = _search_json(workdir, query, "-k", "40")
     assert {h["id"] for h in mine} <= {h["id"] for h in ranked if h["session_id"] != "asking"}

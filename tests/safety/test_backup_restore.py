@@ -312,15 +312,18 @@ def test_an_engine_open_during_a_restore_answers_from_the_restored_store(
     _fill(memlode, tmp_path / "fill.jsonl", 40)
     backup = tmp_path / "backup.db"
     with Engine(Settings.load({"namespace": NS})) as engine:
+        engine.catch_up()  # what the MCP server's embedding worker does in the background
         for _ in range(3):  # the second search builds the in-memory text index
             engine.search("caching layer shard", 5)
             engine.text_index.wait(30)
         memlode.ok("backup", str(backup))
         lost = engine.store("zebra migration notes", "context")
-        assert engine.search("zebra migration", 5)[0].memory.id == lost.id  # embedded here
+        engine.catch_up()
+        assert engine.search("zebra migration", 5)[0].memory.id == lost.id
         assert engine.text_index.builds >= 1
         memlode.ok("restore", str(backup), "--force")
         again = engine.store("stored after the restore again", "context")
+        engine.catch_up()
         hits = engine.search("zebra migration", 5)
         assert [h for h in hits if h.memory.id == again.id and h.signals["bm25"] > 0] == []
         hits = engine.search("stored after the restore", 5)

@@ -385,7 +385,8 @@ def test_a_moved_namespace_is_found_by_the_vector_index(tmp_path: Path) -> None:
     texts = ["Retries back off exponentially", "Cache keys carry the schema version"]
     with Engine(Settings.load({"namespace": "app"})) as engine:  # an old folder-name namespace
         ids = [engine.store(t, "decision").id for t in texts]
-        engine.search("retries back off")  # embeds the rows and mirrors the index to disk
+        engine.catch_up()  # embeds the rows
+        engine.search("retries back off")  # mirrors the index to disk
         index = engine.embeddings.index
         assert index is not None and set(ids) <= set(index.ids)
     with Engine(Settings.load(), cwd=project) as engine:

@@ -266,6 +266,7 @@ def search(
     )
     if hits is None:
         with open_engine(ctx) as engine:
+            engine.catch_up()  # no resident to embed what was stored since: a few rows here
             hits = list(
                 engine.search(
                     query,

@@ -208,7 +208,7 @@ class Answerer:
         session_id = request.get("session_id")
         skip = session_id if isinstance(session_id, str) and session_id else None
         with self.engine_session() as engine, _project(engine, namespace):
-            kept = engine.search(query, k, catch_up=0, exclude_session=skip)
+            kept = engine.search(query, k, exclude_session=skip)
             cosines = _cosines(engine, query, [h.memory.id for h in kept])
         return {"hits": [_recall_hit(h, cosines.get(h.memory.id, 0.0)) for h in kept]}
 

@@ -293,7 +293,7 @@ class ResidentServer:
         try:
             with self._engine_session() as engine:
                 for _ in range(2):  # the second search starts the in-memory text index's build
-                    engine.search(WARM_UP_QUERY, 1, catch_up=0)
+                    engine.search(WARM_UP_QUERY, 1)
                 text_index = engine.text_index
             text_index.wait()
         except Exception as exc:
