@@ -463,7 +463,7 @@ def hook(ctx: click.Context, event: str) -> None:
     """
     for key, value in _explicit_env(ctx).items():
         os.environ[key] = value
-    from memlode.hooks.dispatch import main
-
-    main([event], exit_process=True)
-    ctx.exit(0)  # not reached: the hook ends the process with status 0
+    # The hooks are another interface: started as installed hooks start them (this process
+    # becomes the hook, with the same stdin and the same exit status 0), not imported.
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, "-c", HOOK_CODE, event])
