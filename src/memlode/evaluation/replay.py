@@ -214,85 +214,122 @@ def run_replay(
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Replay every session of ``spec``, ask the next-day prompts, and return the report."""
-    say = progress or (lambda _line: None)
-    work = Path(tempfile.mkdtemp(prefix="memlode-replay-")) if keep is None else keep
-    work.mkdir(parents=True, exist_ok=True)
-    memlode_home = home or work / "memlode-home"
-    fake_home = work / "home"
-    fake_home.mkdir(exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLODE_", "CLAUDE_"))}
-    env.update({"HOME": str(fake_home), "MEMLODE_HOME": str(memlode_home)})
-    if "MEMLODE_EMBED_PROVIDER" in os.environ:
-        env["MEMLODE_EMBED_PROVIDER"] = os.environ["MEMLODE_EMBED_PROVIDER"]
-    env.update(env_extra or {})
-    started = time.monotonic()
-
-    projects: list[tuple[ReplaySession, Path, dict[str, tuple[int, int]]]] = []
-    all_calls = []
-    replay_stats = {}
-    transcripts = []
+    run = _Run(spec, home, keep, env_extra, progress)
     for session in spec.sessions:
-        project = work / "projects" / session.name
+        run.replay(session)
+    run.wait_for_ingests()
+    embed = run.overnight_embed()
+    for session, project, before in run.projects:
+        run.next_day(session, project, before)
+    recall_paths = _recall_paths(run.memlode_home, [p[0].name for p in run.projects])
+    # The store's resident (started by SessionStart, as in use) goes with the run.
+    subprocess.run(
+        [sys.executable, "-m", "memlode", "resident", "stop"], env=run.env, capture_output=True
+    )
+    return run.report(embed, recall_paths)
+
+
+class _Run:
+    """One replay: the work folder and environment, the projects replayed into it, and what
+    the next-day prompts got."""
+
+    def __init__(
+        self,
+        spec: ReplaySpec,
+        home: Path | None,
+        keep: Path | None,
+        env_extra: dict[str, str] | None,
+        progress: Callable[[str], None] | None,
+    ) -> None:
+        self.spec = spec
+        self.say = progress or (lambda _line: None)
+        self.work = Path(tempfile.mkdtemp(prefix="memlode-replay-")) if keep is None else keep
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.memlode_home = home or self.work / "memlode-home"
+        self.fake_home = self.work / "home"
+        self.fake_home.mkdir(exist_ok=True)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLODE_", "CLAUDE_"))}
+        env.update({"HOME": str(self.fake_home), "MEMLODE_HOME": str(self.memlode_home)})
+        if "MEMLODE_EMBED_PROVIDER" in os.environ:
+            env["MEMLODE_EMBED_PROVIDER"] = os.environ["MEMLODE_EMBED_PROVIDER"]
+        env.update(env_extra or {})
+        self.env = env
+        self.started = time.monotonic()
+        self.projects: list[tuple[ReplaySession, Path, dict[str, tuple[int, int]]]] = []
+        self.calls: list[Any] = []
+        self.replay_stats: dict[str, dict[str, Any]] = {}
+        self.transcripts: list[str] = []
+        self.per_session: dict[str, dict[str, Any]] = {}
+        self.echo_hits: list[dict[str, str]] = []
+        self.relevant: list[dict[str, Any]] = []
+        self.controls: list[dict[str, Any]] = []
+        self.files_left: dict[str, list[str]] = {}
+
+    def hooks(self, settings_file: Path, project: Path) -> InstalledHooks:
+        return InstalledHooks(
+            settings_file, {**self.env, "CLAUDE_PROJECT_DIR": str(project)}, project
+        )
+
+    def replay(self, session: ReplaySession) -> None:
+        """The session's transcript, line by line, through the hooks, in a fresh project."""
+        project = self.work / "projects" / session.name
         if project.exists():
             shutil.rmtree(project)
         project.mkdir(parents=True)
-        subprocess.run(["git", "init", "-q", str(project)], check=True, env=env)
+        subprocess.run(["git", "init", "-q", str(project)], check=True, env=self.env)
         before = _snapshot(project)
-        settings_file = _install(work, env, project)
-        hooks = InstalledHooks(settings_file, {**env, "CLAUDE_PROJECT_DIR": str(project)}, project)
+        hooks = self.hooks(_install(self.work, self.env, project), project)
         enc = re.sub(r"[^A-Za-z0-9]", "-", str(project))
-        target = fake_home / ".claude" / "projects" / enc / session.file.name
+        target = self.fake_home / ".claude" / "projects" / enc / session.file.name
         if target.exists():
             target.unlink()
-        say(f"replaying {session.name} into {project}")
+        self.say(f"replaying {session.name} into {project}")
         t0 = time.monotonic()
         stats = replay_transcript(session.file, target, hooks, project)
-        replay_stats[session.name] = {**stats.__dict__, "seconds": round(time.monotonic() - t0, 1)}
-        all_calls.extend(hooks.calls)
-        transcripts.append(str(target))
-        projects.append((session, project, before))
+        seconds = round(time.monotonic() - t0, 1)
+        self.replay_stats[session.name] = {**stats.__dict__, "seconds": seconds}
+        self.calls.extend(hooks.calls)
+        self.transcripts.append(str(target))
+        self.projects.append((session, project, before))
 
-    deadline = time.monotonic() + DETACHED_WAIT_S
-    while _detached_running(transcripts) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    # The night between: whatever was stored without a vector gets one (the resident or the
-    # MCP server does this in the background on a real machine; here it is done at once).
-    t0 = time.monotonic()
-    embedded = subprocess.run(
-        [sys.executable, "-m", "memlode", "embed"], env=env, capture_output=True, text=True
-    )
-    embed_note = (embedded.stdout or embedded.stderr).strip().splitlines()[-1:] or [""]
-    embed_seconds = round(time.monotonic() - t0, 1)
+    def wait_for_ingests(self) -> None:
+        deadline = time.monotonic() + DETACHED_WAIT_S
+        while _detached_running(self.transcripts) and time.monotonic() < deadline:
+            time.sleep(0.2)
 
-    per_session = {}
-    echo_hits: list[dict[str, str]] = []
-    relevant_rows: list[dict[str, Any]] = []
-    control_rows: list[dict[str, Any]] = []
-    files_left: dict[str, list[str]] = {}
-    for session, project, before in projects:
-        settings_file = work / "claude-settings.json"
-        hooks = InstalledHooks(settings_file, {**env, "CLAUDE_PROJECT_DIR": str(project)}, project)
+    def overnight_embed(self) -> dict[str, Any]:
+        """The night between: whatever was stored without a vector gets one (the resident or
+        the MCP server does this in the background on a real machine; here, at once)."""
+        t0 = time.monotonic()
+        embedded = subprocess.run(
+            [sys.executable, "-m", "memlode", "embed"],
+            env=self.env,
+            capture_output=True,
+            text=True,
+        )
+        note = (embedded.stdout or embedded.stderr).strip().splitlines()[-1:] or [""]
+        return {"seconds": round(time.monotonic() - t0, 1), "result": note[0]}
+
+    def next_day(
+        self, session: ReplaySession, project: Path, before: dict[str, tuple[int, int]]
+    ) -> None:
+        """A new session in the project: SessionStart, then the prompts and the controls."""
+        hooks = self.hooks(self.work / "claude-settings.json", project)
         next_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"next-day/{session.name}"))
         base = {
             "session_id": next_id,
-            "transcript_path": str(fake_home / "next-day" / f"{next_id}.jsonl"),
+            "transcript_path": str(self.fake_home / "next-day" / f"{next_id}.jsonl"),
             "cwd": str(project),
             "permission_mode": "default",
         }
         start_calls = hooks.fire("SessionStart", {**base, "source": "startup"}, "startup")
         start_text = "\n".join(c.injected() for c in start_calls)
         asked: list[str] = []
-        order = _interleave(session.prompts, spec.controls)
-        for kind, item in order:
+        for kind, item in _interleave(session.prompts, self.spec.controls):
             calls = hooks.fire("UserPromptSubmit", {**base, "prompt": item.prompt})
             injected = "\n".join(c.injected() for c in calls)
             asked.append(item.prompt)
-            low = _norm(injected)
-            for earlier in asked:
-                if len(earlier.split()) >= ECHO_MIN_WORDS and _norm(earlier) in low:
-                    echo_hits.append(
-                        {"session": session.name, "prompt": item.prompt, "echoed": earlier}
-                    )
+            self._echoes(session.name, item.prompt, injected, asked)
             row = {
                 "session": session.name,
                 "prompt": item.prompt,
@@ -301,78 +338,79 @@ def run_replay(
             }
             if kind == "relevant":
                 row.update(kind=item.kind, answered=_matches(injected, item.expect))
-                relevant_rows.append(row)
+                self.relevant.append(row)
             else:
                 row.update(split=item.split, silent=not injected.strip())
-                control_rows.append(row)
-        all_calls.extend(hooks.calls)
+                self.controls.append(row)
+        self.calls.extend(hooks.calls)
         after = _snapshot(project)
         left = sorted(k for k, v in after.items() if before.get(k) != v)
         if left:
-            files_left[session.name] = left
-        per_session[session.name] = {
+            self.files_left[session.name] = left
+        answered = [r for r in self.relevant if r["session"] == session.name and r["answered"]]
+        self.per_session[session.name] = {
             "prompts": len(session.prompts),
-            "answered": sum(
-                1 for r in relevant_rows if r["session"] == session.name and r["answered"]
-            ),
+            "answered": len(answered),
             "session_start_chars": len(start_text),
             "end_state_stated": _matches(start_text, session.end_state)
             if session.end_state
             else None,
-            "replay": replay_stats[session.name],
+            "replay": self.replay_stats[session.name],
         }
 
-    recall_paths = _recall_paths(memlode_home, [p[0].name for p in projects])
-    # The store's resident (started by SessionStart, as in use) goes with the run.
-    subprocess.run(
-        [sys.executable, "-m", "memlode", "resident", "stop"], env=env, capture_output=True
-    )
-    by_event: dict[str, list[float]] = {}
-    failed_hooks = 0
-    for call in all_calls:
-        by_event.setdefault(call.event, []).append(call.ms)
-        failed_hooks += call.returncode != 0
-    test_controls = [r for r in control_rows if r["split"] == "test"]
-    calib_controls = [r for r in control_rows if r["split"] != "test"]
-    answered = sum(1 for r in relevant_rows if r["answered"])
-    silent = sum(1 for r in test_controls if r["silent"])
-    calib_silent = sum(1 for r in calib_controls if r["silent"])
-    return {
-        "sessions": len(spec.sessions),
-        "relevant_prompts": len(relevant_rows),
-        "answered": answered,
-        "answered_rate": _rate(answered, len(relevant_rows)),
-        "controls_test": len(test_controls),
-        "controls_silent": silent,
-        "controls_silent_rate": _rate(silent, len(test_controls)),
-        "controls_calibration_silent": f"{calib_silent}/{len(calib_controls)}",
-        "mean_chars_relevant": _mean([r["chars"] for r in relevant_rows]),
-        "mean_chars_controls": _mean([r["chars"] for r in test_controls]),
-        "end_state_stated": sum(1 for s in per_session.values() if s["end_state_stated"]),
-        "echo_hits": len(echo_hits),
-        "recall_paths": recall_paths,
-        "files_left": files_left,
-        "failed_hooks": failed_hooks,
-        "hook_ms": {
-            event: {"n": len(v), "p50": round(_p(v, 0.5), 1), "p95": round(_p(v, 0.95), 1)}
-            for event, v in sorted(by_event.items())
-        },
-        "per_session": per_session,
-        "echoes": echo_hits[:20],
-        "unanswered": [
-            {"session": r["session"], "prompt": r["prompt"], "injected": r["injected"][:400]}
-            for r in relevant_rows
-            if not r["answered"]
-        ],
-        "noisy_controls": [
-            {"session": r["session"], "prompt": r["prompt"], "injected": r["injected"][:400]}
-            for r in test_controls
-            if not r["silent"]
-        ],
-        "overnight_embed": {"seconds": embed_seconds, "result": embed_note[0]},
-        "seconds": round(time.monotonic() - started, 1),
-        "work_dir": str(work),
-    }
+    def _echoes(self, session: str, prompt: str, injected: str, asked: list[str]) -> None:
+        low = _norm(injected)
+        for earlier in asked:
+            if len(earlier.split()) >= ECHO_MIN_WORDS and _norm(earlier) in low:
+                self.echo_hits.append({"session": session, "prompt": prompt, "echoed": earlier})
+
+    def report(self, embed: dict[str, Any], recall_paths: dict[str, int]) -> dict[str, Any]:
+        by_event: dict[str, list[float]] = {}
+        failed_hooks = 0
+        for call in self.calls:
+            by_event.setdefault(call.event, []).append(call.ms)
+            failed_hooks += call.returncode != 0
+        relevant = self.relevant
+        test = [r for r in self.controls if r["split"] == "test"]
+        calib = [r for r in self.controls if r["split"] != "test"]
+        answered = sum(1 for r in relevant if r["answered"])
+        silent = sum(1 for r in test if r["silent"])
+        calib_silent = sum(1 for r in calib if r["silent"])
+        return {
+            "sessions": len(self.spec.sessions),
+            "relevant_prompts": len(relevant),
+            "answered": answered,
+            "answered_rate": _rate(answered, len(relevant)),
+            "controls_test": len(test),
+            "controls_silent": silent,
+            "controls_silent_rate": _rate(silent, len(test)),
+            "controls_calibration_silent": f"{calib_silent}/{len(calib)}",
+            "mean_chars_relevant": _mean([r["chars"] for r in relevant]),
+            "mean_chars_controls": _mean([r["chars"] for r in test]),
+            "end_state_stated": sum(1 for s in self.per_session.values() if s["end_state_stated"]),
+            "echo_hits": len(self.echo_hits),
+            "recall_paths": recall_paths,
+            "files_left": self.files_left,
+            "failed_hooks": failed_hooks,
+            "hook_ms": {
+                event: {"n": len(v), "p50": round(_p(v, 0.5), 1), "p95": round(_p(v, 0.95), 1)}
+                for event, v in sorted(by_event.items())
+            },
+            "per_session": self.per_session,
+            "echoes": self.echo_hits[:20],
+            "unanswered": _shown([r for r in relevant if not r["answered"]]),
+            "noisy_controls": _shown([r for r in test if not r["silent"]]),
+            "overnight_embed": embed,
+            "seconds": round(time.monotonic() - self.started, 1),
+            "work_dir": str(self.work),
+        }
+
+
+def _shown(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {"session": r["session"], "prompt": r["prompt"], "injected": r["injected"][:400]}
+        for r in rows
+    ]
 
 
 def _recall_paths(memlode_home: Path, names: list[str]) -> dict[str, int]:
