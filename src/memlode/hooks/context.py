@@ -23,6 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Sequence
+    from typing import Any
 
     from memlode.hooks._recall import Recalled
 
@@ -117,6 +118,31 @@ def session_context(
     code_map = _session_map(conn, namespace)
     if not rows and not code_map:
         return ""
+    stats = _stats_line(conn, namespace, rows)
+    title = f"## memlode: what I remember about {readable_name(namespace) or 'this folder'}"
+    room = budget_chars - len(stats) - 12
+    map_room = min(len(code_map) + 40, int(room * MAP_SHARE)) if code_map else 0
+    block = _Block(room - map_room)
+    block.add(title)
+    _recent_sessions(conn, namespace, current_session, block)
+    _key_memories(conn, namespace, block)
+    _recent_edits(conn, namespace, current_session, block)
+    _hotspots(conn, namespace, block)
+    if len(block.lines) <= 1:
+        block.lines = [title]
+    text = block.text()
+    if map_room:
+        map_block = _Block(map_room + block.room())
+        map_block.add("### Code map (most important files and definitions)")
+        for line in code_map.splitlines():
+            if line.strip() and not map_block.add(line, clip=False):
+                break
+        if len(map_block.lines) > 1:
+            text += "\n" + map_block.text()
+    return text + "\n### Stats\n" + stats
+
+
+def _stats_line(conn: sqlite3.Connection, namespace: str, rows: list[Any]) -> str:
     by_type = {r[0]: int(r[1]) for r in rows}
     count = sum(by_type.values())
     last_at = max((str(r[2]) for r in rows), default="")
@@ -124,17 +150,16 @@ def session_context(
         "SELECT count(*) FROM sessions WHERE namespace = ?", (namespace,)
     ).fetchone()[0]
     types = ", ".join(f"{n} {t}" for t, n in list(by_type.items())[:5])
-    stats = (
+    return (
         f"{count} memories ({types}), {sessions_total} sessions, last activity {_day(last_at)}."
         if rows
         else f"No memories yet, {sessions_total} sessions."
     ) + " Use the memlode tools to search or store more."
-    title = f"## memlode: what I remember about {readable_name(namespace) or 'this folder'}"
-    room = budget_chars - len(stats) - 12
-    map_room = min(len(code_map) + 40, int(room * MAP_SHARE)) if code_map else 0
-    block = _Block(room - map_room)
 
-    block.add(title)
+
+def _recent_sessions(
+    conn: sqlite3.Connection, namespace: str, current_session: str, block: _Block
+) -> None:
     sessions = conn.execute(
         "SELECT started_at, summary FROM sessions WHERE namespace = ? AND id != ?"
         " AND summary IS NOT NULL AND summary != '' ORDER BY started_at DESC LIMIT ?",
@@ -145,6 +170,8 @@ def session_context(
         for started_at, summary in sessions:
             block.add(f"- {_day(started_at)}: {_session_digest(summary)}")
 
+
+def _key_memories(conn: sqlite3.Connection, namespace: str, block: _Block) -> None:
     marks = ",".join("?" * len(_KEY_TYPES))
     # Stored on purpose, or the user's own answers and approved plans; not a compaction
     # summary's chunks: that state is history once the session went on (its outcome is above).
@@ -162,6 +189,10 @@ def session_context(
         for memory_type, content, created_at in key:
             block.add(f"- [{memory_type}, {_day(created_at)}] {_one_line(content, 300)}")
 
+
+def _recent_edits(
+    conn: sqlite3.Connection, namespace: str, current_session: str, block: _Block
+) -> None:
     edits = conn.execute(
         "SELECT content, created_at FROM memories WHERE namespace = ? AND source = ?"
         " AND json_extract(metadata, '$.tool') IN ('Edit', 'MultiEdit', 'Write', 'NotebookEdit')"
@@ -173,6 +204,8 @@ def session_context(
         for content, created_at in edits:
             block.add(f"- {_day(created_at)}: {_one_line(content.split(chr(10), 1)[0], 200)}")
 
+
+def _hotspots(conn: sqlite3.Connection, namespace: str, block: _Block) -> None:
     hot = conn.execute(
         "SELECT n.name,"
         " sum(CASE WHEN json_extract(e.properties, '$.action') = 'edit' THEN 1 ELSE 0 END),"
@@ -192,18 +225,6 @@ def session_context(
                 f"{name} ({edits_n} edits, {reads_n} reads)" for name, edits_n, reads_n in hot
             )
         )
-    if len(block.lines) <= 1:
-        block.lines = [title]
-    text = block.text()
-    if map_room:
-        map_block = _Block(map_room + block.room())
-        map_block.add("### Code map (most important files and definitions)")
-        for line in code_map.splitlines():
-            if line.strip() and not map_block.add(line, clip=False):
-                break
-        if len(map_block.lines) > 1:
-            text += "\n" + map_block.text()
-    return text + "\n### Stats\n" + stats
 
 
 def _session_map(conn: sqlite3.Connection, namespace: str) -> str:
