@@ -75,59 +75,18 @@ def build_summary(
     last_message: str = "",
 ) -> str:
     """A few labelled lines; '' when the session left nothing to summarise."""
-    prompts: list[str] = []
-    edited: dict[str, _EditTally] = {}
-    read: list[str] = []
-    searches: list[str] = []
-    commands: list[str] = []
-    web: list[str] = []
-    notes: list[str] = []
-    decided: list[str] = []
-    failed: list[str] = []
-    state = _State()
+    activity = _Activity(cwd)
     for _id, content, memory_type, tags_json, meta_json in rows:
         tags = _loads(tags_json)
-        tags = tags if isinstance(tags, list) else []
-        if SUMMARY_TAG in tags:
-            continue
         meta = _loads(meta_json)
-        meta = meta if isinstance(meta, dict) else {}
-        tool = meta.get("tool")
-        first = content.split("\n", 1)[0]
-        if "prompt" in tags or "instruction" in tags:
-            prompts.append(_one_line(content, 120))
-        elif tool in ("Edit", "MultiEdit", "Write", "NotebookEdit"):
-            path = _display(str(meta.get("file") or ""), cwd)
-            diff = meta.get("diff")
-            edited.setdefault(path, _EditTally()).add(diff if isinstance(diff, dict) else {})
-        elif tool == "Read":
-            read.append(_display(str(meta.get("file") or ""), cwd))
-        elif tool in ("Grep", "Glob"):
-            searches.append(_one_line(first.split(" -> ", 1)[0], 100))
-        elif tool == "Bash":
-            commands.append(_one_line(str(meta.get("command") or first.removeprefix("$ ")), 100))
-            state.add(content, command=str(meta.get("command") or ""))
-        elif tool in ("AskUserQuestion", "ExitPlanMode"):
-            decided.append(_one_line(content.split("\n", 1)[-1], 200))
-        elif "failure" in tags:
-            failed.append(_one_line(first.removeprefix("Failed: "), 100))
-            state.add(content, command=str(meta.get("command") or ""), failed=True)
-        elif tool in ("WebFetch", "WebSearch"):
-            web.append(_one_line(str(meta.get("url") or meta.get("query") or first), 120))
-        elif tool is None and memory_type in ("decision", "insight", "pattern", "preference"):
-            notes.append(f"[{memory_type}] " + _one_line(content, 140))
-    sections = [
-        _section("Decided", decided),
-        _section("Prompts", prompts),
-        _section("Edited", [tally.note(path) for path, tally in edited.items()]),
-        _section("Failed", failed),
-        _section("Commands", commands),
-        _section("Searches", searches),
-        _section("Read", [p for p in read if p not in edited]),
-        _section("Web", web),
-        _section("Noted", notes),
-    ]
-    body = [s for s in sections if s]
+        activity.add(
+            content,
+            memory_type,
+            tags if isinstance(tags, list) else [],
+            meta if isinstance(meta, dict) else {},
+        )
+    body = [s for s in activity.sections() if s]
+    state = activity.state
     outcome = _one_line(last_message, MAX_OUTCOME_CHARS) if last_message.strip() else ""
     if not body and not outcome and not state.line():
         return ""
@@ -148,6 +107,66 @@ def build_summary(
         lines.append(line)
         used += len(line) + 1
     return "\n".join(lines)
+
+
+class _Activity:
+    """What a session's rows say, sorted into the summary's sections."""
+
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+        self.prompts: list[str] = []
+        self.edited: dict[str, _EditTally] = {}
+        self.read: list[str] = []
+        self.searches: list[str] = []
+        self.commands: list[str] = []
+        self.web: list[str] = []
+        self.notes: list[str] = []
+        self.decided: list[str] = []
+        self.failed: list[str] = []
+        self.state = _State()
+
+    def add(self, content: str, memory_type: str, tags: list[Any], meta: dict[str, Any]) -> None:
+        if SUMMARY_TAG in tags:
+            return
+        tool = meta.get("tool")
+        first = content.split("\n", 1)[0]
+        command = str(meta.get("command") or "")
+        if "prompt" in tags or "instruction" in tags:
+            self.prompts.append(_one_line(content, 120))
+        elif tool in ("Edit", "MultiEdit", "Write", "NotebookEdit"):
+            path = _display(str(meta.get("file") or ""), self.cwd)
+            diff = meta.get("diff")
+            self.edited.setdefault(path, _EditTally()).add(diff if isinstance(diff, dict) else {})
+        elif tool == "Read":
+            self.read.append(_display(str(meta.get("file") or ""), self.cwd))
+        elif tool in ("Grep", "Glob"):
+            self.searches.append(_one_line(first.split(" -> ", 1)[0], 100))
+        elif tool == "Bash":
+            self.commands.append(_one_line(command or first.removeprefix("$ "), 100))
+            self.state.add(content, command=command)
+        elif tool in ("AskUserQuestion", "ExitPlanMode"):
+            self.decided.append(_one_line(content.split("\n", 1)[-1], 200))
+        elif "failure" in tags:
+            self.failed.append(_one_line(first.removeprefix("Failed: "), 100))
+            self.state.add(content, command=command, failed=True)
+        elif tool in ("WebFetch", "WebSearch"):
+            self.web.append(_one_line(str(meta.get("url") or meta.get("query") or first), 120))
+        elif tool is None and memory_type in ("decision", "insight", "pattern", "preference"):
+            self.notes.append(f"[{memory_type}] " + _one_line(content, 140))
+
+    def sections(self) -> list[str]:
+        """The labelled lines, in order of what they tell ('' for an empty one)."""
+        return [
+            _section("Decided", self.decided),
+            _section("Prompts", self.prompts),
+            _section("Edited", [tally.note(path) for path, tally in self.edited.items()]),
+            _section("Failed", self.failed),
+            _section("Commands", self.commands),
+            _section("Searches", self.searches),
+            _section("Read", [p for p in self.read if p not in self.edited]),
+            _section("Web", self.web),
+            _section("Noted", self.notes),
+        ]
 
 
 def _display(path: str, cwd: str) -> str:
