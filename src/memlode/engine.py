@@ -30,6 +30,7 @@ from memlode.storage import sessions as session_repo
 from memlode.storage.context import CONVERSATION_SOURCES, refresh_context
 from memlode.storage.db import Database
 from memlode.storage.memories import GLOBAL_NAMESPACE, PROMPT_TAG, MemoryFilter, NewMemory
+from memlode.storage.store_settings import delete_setting, get_setting, put_setting
 from memlode.types import (
     Edge,
     Memory,
@@ -50,6 +51,7 @@ ALL_NAMESPACES = "*"
 # Rows a search embeds first when hooks left some without vectors: bounded so that a search
 # never stalls on a large backlog (``memlode embed`` or the MCP server work that off).
 SEARCH_CATCH_UP = 64
+WEIGHTS_KEY = "weights"  # store_settings: the ranking weights set at run time
 
 
 @dataclass(slots=True, frozen=True)
@@ -247,18 +249,16 @@ class Engine:
                     raise InvalidInput(f"memory {dup} already has that content in this namespace")
             memory_repo.update(conn, memory_id, changes)
             if "content" in changes:  # the old vector no longer describes the text
-                conn.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
+                memory_repo.drop_vectors(conn, [memory_id])
         return self.get(memory_id, touch=False)
 
     def delete(self, memory_id: str) -> None:
         with self.db.write() as conn:
-            row = conn.execute(
-                "SELECT session_id, source FROM memories WHERE id = ?", (memory_id,)
-            ).fetchone()
-            if row is None or memory_repo.delete(conn, [memory_id]) == 0:
+            found = memory_repo.fetch(conn, memory_id)
+            if found is None or memory_repo.delete(conn, [memory_id]) == 0:
                 raise NotFound(f"no memory with id {memory_id!r}")
-            if row[0] and row[1] in CONVERSATION_SOURCES:
-                refresh_context(conn, [row[0]])
+            if found.session_id and found.source in CONVERSATION_SOURCES:
+                refresh_context(conn, [found.session_id])
 
     def list_memories(
         self,
@@ -373,10 +373,10 @@ class Engine:
 
     def get_weights(self) -> dict[str, float]:
         """Effective signal weights: set at run time (stored) > config/env > defaults."""
-        row = self.conn.execute("SELECT value FROM store_settings WHERE key = 'weights'").fetchone()
-        if row is not None:
+        stored = get_setting(self.conn, WEIGHTS_KEY)
+        if stored is not None:
             try:
-                return normalise_weights(json.loads(row[0]))
+                return normalise_weights(json.loads(stored))
             except (InvalidInput, ValueError, TypeError):
                 pass  # a damaged setting falls back to the configured weights
         return self.settings.effective_weights
@@ -392,16 +392,12 @@ class Engine:
         base = self.get_weights() if merge else {}
         effective = normalise_weights({**base, **numbers})
         with self.db.write() as conn:
-            conn.execute(
-                "INSERT INTO store_settings (key, value) VALUES ('weights', ?)"
-                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (json.dumps(effective),),
-            )
+            put_setting(conn, WEIGHTS_KEY, json.dumps(effective))
         return effective
 
     def reset_weights(self) -> dict[str, float]:
         with self.db.write() as conn:
-            conn.execute("DELETE FROM store_settings WHERE key = 'weights'")
+            delete_setting(conn, WEIGHTS_KEY)
         return self.get_weights()
 
     def describe_config(self) -> dict[str, Any]:

@@ -228,11 +228,9 @@ def _hotspots(conn: sqlite3.Connection, namespace: str, block: _Block) -> None:
 
 
 def _session_map(conn: sqlite3.Connection, namespace: str) -> str:
-    row = conn.execute(
-        "SELECT value FROM store_settings WHERE key = ?",
-        (SESSION_MAP_KEY.format(namespace=namespace),),
-    ).fetchone()
-    return str(row[0]) if row else ""
+    from memlode.storage.store_settings import get_setting
+
+    return get_setting(conn, SESSION_MAP_KEY.format(namespace=namespace)) or ""
 
 
 def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:

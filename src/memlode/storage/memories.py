@@ -279,6 +279,13 @@ def update(conn: sqlite3.Connection, memory_id: str, changes: dict[str, Any]) ->
     return cur.rowcount > 0
 
 
+def drop_vectors(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
+    """Forget the vectors of ``memory_ids`` (their text changed: they are embedded again)."""
+    conn.executemany(
+        "DELETE FROM memory_embeddings WHERE memory_id = ?", [(i,) for i in memory_ids]
+    )
+
+
 def delete(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> int:
     """Delete memories; embeddings, memory nodes and their edges go with them (cascades)."""
     total = 0
