@@ -2,8 +2,9 @@
 
 These are operations a user names ("what follows from this decision?", "how did our choice about
 auth evolve?"), composed straight from the persisted ``graph_nodes`` / ``graph_edges`` tables, so
-they need no graph library and answer in a few queries on a warm connection. L3: takes an
-``Engine`` and reads through ``engine.conn``.
+they need no graph library and answer in a few queries on a warm connection. L3: takes
+what it needs of an engine (its connection, its namespace resolution) and reads through the
+storage layer (``memlode.storage.graph_walk``, ``memlode.storage.graph``).
 """
 
 from __future__ import annotations
@@ -12,18 +13,37 @@ import sqlite3
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memlode import validate
 from memlode.errors import InvalidInput, NotFound
 from memlode.search.fts import query_terms
 from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
+from memlode.storage.graph_walk import (
+    adjacent,
+    matching_memories,
+    mentioning_memories,
+    node,
+    topic_nodes,
+)
 from memlode.storage.memories import MemoryFilter
 from memlode.types import Edge, Memory, MemoryType, Relationship
 
 if TYPE_CHECKING:
-    from memlode.engine import Engine, SearchHit
+    from memlode.types import SearchHit
+
+
+class Engine(Protocol):
+    """What these walks need of the engine (``memlode.engine.Engine`` has it): its
+    connection and its namespace resolution. A Protocol, so that this module does not import
+    the engine that calls it."""
+
+    @property
+    def conn(self) -> sqlite3.Connection: ...
+
+    def resolve_namespace(self, namespace: str | None) -> str | None: ...
+
 
 __all__ = [
     "CHAIN_RELATIONSHIPS",
@@ -102,36 +122,6 @@ class DecisionChain:
 # ---- traversal --------------------------------------------------------------------------------
 
 
-def _adjacent(
-    conn: sqlite3.Connection,
-    node_id: str,
-    relationships: Sequence[Relationship],
-    direction: str,
-    memories_only: bool,
-) -> list[tuple[str, str, str, str | None, str, str, float]]:
-    """(node id, kind, name, memory id, relationship, direction, weight) of each neighbour."""
-    extra = ""
-    params: list[object] = []
-    if relationships:
-        extra += f" AND e.relationship IN ({','.join('?' * len(relationships))})"
-        params += [str(r) for r in relationships]
-    if memories_only:
-        extra += " AND n.kind = 'memory'"
-    out: list[tuple[str, str, str, str | None, str, str, float]] = []
-    sides = (("out", "target_id", "source_id"), ("in", "source_id", "target_id"))
-    for side, far, near in sides:
-        if direction not in (side, "both"):
-            continue
-        rows = conn.execute(
-            "SELECT n.id, n.kind, n.name, n.memory_id, e.relationship, e.weight"
-            f" FROM graph_edges e JOIN graph_nodes n ON n.id = e.{far}"
-            f" WHERE e.{near} = ?{extra} ORDER BY e.id",
-            [node_id, *params],
-        )
-        out += [(r[0], r[1], r[2], r[3], r[4], side, r[5]) for r in rows]
-    return out
-
-
 def graph_traverse(
     engine: Engine,
     start_id: str,
@@ -199,9 +189,7 @@ def graph_traverse(
 
 
 def _start_step(conn: sqlite3.Connection, start_id: str) -> TraversalStep:
-    row = conn.execute(
-        "SELECT id, kind, name FROM graph_nodes WHERE id = ?", (start_id,)
-    ).fetchone()
+    row = node(conn, start_id)
     if row is not None:
         return TraversalStep(row[0], row[1], row[2], 0)
     memory = memory_repo.fetch(conn, start_id)
@@ -218,8 +206,8 @@ def _children(
     direction: str,
     memories_only: bool,
 ) -> Iterable[TraversalStep]:
-    for node_id, kind, name, _memory_id, rel, side, weight in _adjacent(
-        conn, parent.node_id, rels, direction, memories_only
+    for node_id, kind, name, _memory_id, rel, side, weight in adjacent(
+        conn, parent.node_id, [str(r) for r in rels], direction, memories_only
     ):
         yield TraversalStep(
             node_id, kind, name, parent.depth + 1, parent.node_id, rel, side, weight
@@ -269,31 +257,17 @@ def get_decision_chain(
     ids: set[str] = set()
 
     # Literal mention in text, tags or metadata (file paths, identifiers, exact phrases).
-    rows = conn.execute(
-        f"SELECT m.id FROM memories m WHERE {where} AND (instr(lower(m.content), ?) > 0"
-        " OR instr(lower(m.tags), ?) > 0 OR instr(lower(m.metadata), ?) > 0)",
-        [*params, needle, needle, needle],
-    )
-    ids.update(r[0] for r in rows)
+    ids.update(mentioning_memories(conn, where, params, needle))
 
     # Every word of a topic (stemmed): "auth tokens" finds "tokens for authentication".
     if not _looks_like_path(topic):
         terms = query_terms(topic)
         if terms:
             expression = " AND ".join('"' + t.replace('"', '""') + '"' for t in terms)
-            rows = conn.execute(
-                "SELECT m.id FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
-                f" WHERE memories_fts MATCH ? AND {where}",
-                [expression, *params],
-            )
-            ids.update(r[0] for r in rows)
+            ids.update(matching_memories(conn, where, params, expression))
 
     # Decisions linked to a non-memory node for the topic (a file, a module, a symbol).
-    node_rows = conn.execute(
-        "SELECT id FROM graph_nodes WHERE kind != 'memory' AND (id = ? OR id = ? OR name = ?)",
-        (topic, f"file:{topic}", topic),
-    ).fetchall()
-    node_ids = [r[0] for r in node_rows]
+    node_ids = topic_nodes(conn, topic)
     if node_ids:
         for edge in graph_repo.edges_of(conn, node_ids):
             other = edge.target_id if edge.source_id in node_ids else edge.source_id

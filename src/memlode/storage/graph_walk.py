@@ -1,0 +1,81 @@
+"""Reads for walking the memory graph and for decision chains: a node's neighbours along
+chosen relationships, a node by id, the nodes named after a topic, and the decision memories
+that mention a topic or hold all its words."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+__all__ = ["adjacent", "matching_memories", "mentioning_memories", "node", "topic_nodes"]
+
+
+def adjacent(
+    conn: sqlite3.Connection,
+    node_id: str,
+    relationships: Sequence[str],
+    direction: str,
+    memories_only: bool,
+) -> list[tuple[str, str, str, str | None, str, str, float]]:
+    """(node id, kind, name, memory id, relationship, direction, weight) of each neighbour of
+    ``node_id`` ("out", "in" or "both"), along ``relationships`` (any when empty)."""
+    extra = ""
+    params: list[object] = []
+    if relationships:
+        extra += f" AND e.relationship IN ({','.join('?' * len(relationships))})"
+        params += list(relationships)
+    if memories_only:
+        extra += " AND n.kind = 'memory'"
+    out: list[tuple[str, str, str, str | None, str, str, float]] = []
+    sides = (("out", "target_id", "source_id"), ("in", "source_id", "target_id"))
+    for side, far, near in sides:
+        if direction not in (side, "both"):
+            continue
+        rows = conn.execute(
+            "SELECT n.id, n.kind, n.name, n.memory_id, e.relationship, e.weight"
+            f" FROM graph_edges e JOIN graph_nodes n ON n.id = e.{far}"
+            f" WHERE e.{near} = ?{extra} ORDER BY e.id",
+            [node_id, *params],
+        )
+        out += [(r[0], r[1], r[2], r[3], r[4], side, r[5]) for r in rows]
+    return out
+
+
+def node(conn: sqlite3.Connection, node_id: str) -> tuple[str, str, str] | None:
+    """(id, kind, name) of a graph node, or None."""
+    row = conn.execute("SELECT id, kind, name FROM graph_nodes WHERE id = ?", (node_id,)).fetchone()
+    return None if row is None else (row[0], row[1], row[2])
+
+
+def topic_nodes(conn: sqlite3.Connection, topic: str) -> list[str]:
+    """Ids of the non-memory nodes for ``topic``: named so, or the file node of that path."""
+    rows = conn.execute(
+        "SELECT id FROM graph_nodes WHERE kind != 'memory' AND (id = ? OR id = ? OR name = ?)",
+        (topic, f"file:{topic}", topic),
+    )
+    return [r[0] for r in rows]
+
+
+def mentioning_memories(
+    conn: sqlite3.Connection, where: str, params: Sequence[object], needle: str
+) -> list[str]:
+    """Ids of the memories passing ``where`` (a MemoryFilter clause on ``m``) whose text, tags
+    or metadata hold ``needle`` (lower-case), literally."""
+    rows = conn.execute(
+        f"SELECT m.id FROM memories m WHERE {where} AND (instr(lower(m.content), ?) > 0"
+        " OR instr(lower(m.tags), ?) > 0 OR instr(lower(m.metadata), ?) > 0)",
+        [*params, needle, needle, needle],
+    )
+    return [r[0] for r in rows]
+
+
+def matching_memories(
+    conn: sqlite3.Connection, where: str, params: Sequence[object], expression: str
+) -> list[str]:
+    """Ids of the memories passing ``where`` that the FTS ``expression`` matches."""
+    rows = conn.execute(
+        "SELECT m.id FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
+        f" WHERE memories_fts MATCH ? AND {where}",
+        [expression, *params],
+    )
+    return [r[0] for r in rows]
