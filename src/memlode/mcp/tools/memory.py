@@ -121,6 +121,9 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         sources: Sources = None,
     ) -> Annotated[CallToolResult, RecallOut]:
         def call(engine: Engine) -> RecallOut:
+            # what was stored a moment ago is found by meaning too, not only once the
+            # server's embedding worker reaches it
+            engine.catch_up()
             hits = engine.search(
                 query,
                 k,

@@ -1,0 +1,68 @@
+"""Counts over a store, for ``memlode stats`` and ``memlode doctor`` (composed by
+``memlode.reports``): rows per namespace by type and source, vectors, graph, sessions, and the
+database's own state (journal mode, schema version, FTS rows, a quick integrity check)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from memlode.storage.memories import MemoryFilter
+
+__all__ = ["database_state", "namespace_counts"]
+
+
+def namespace_counts(conn: sqlite3.Connection, ns: str | None) -> dict[str, Any]:
+    """Memories (all, by type, by source, with a vector), graph nodes and edges, sessions and
+    the newest memory's time, for namespace ``ns`` (None: every namespace)."""
+    where, params = MemoryFilter(namespace=ns).where("m")
+    total = conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
+    by_type = dict(
+        conn.execute(
+            f"SELECT memory_type, count(*) FROM memories m WHERE {where} GROUP BY 1 ORDER BY 1",
+            params,
+        ).fetchall()
+    )
+    by_source = dict(
+        conn.execute(
+            f"SELECT source, count(*) FROM memories m WHERE {where} GROUP BY 1 ORDER BY 1",
+            params,
+        ).fetchall()
+    )
+    embedded = conn.execute(
+        f"SELECT count(*) FROM memories m JOIN memory_embeddings e ON e.memory_id = m.id"
+        f" WHERE {where}",
+        params,
+    ).fetchone()[0]
+    node_where = "" if ns is None else " WHERE namespace = ?"
+    node_params: list[object] = [] if ns is None else [ns]
+    nodes = conn.execute(f"SELECT count(*) FROM graph_nodes{node_where}", node_params).fetchone()
+    edges = conn.execute(
+        "SELECT count(*) FROM graph_edges e JOIN graph_nodes n ON n.id = e.source_id"
+        + (" WHERE n.namespace = ?" if ns is not None else ""),
+        node_params,
+    ).fetchone()
+    sessions = conn.execute(f"SELECT count(*) FROM sessions{node_where}", node_params).fetchone()
+    last = conn.execute(f"SELECT max(created_at) FROM memories m WHERE {where}", params)
+    return {
+        "memories": total,
+        "by_type": by_type,
+        "by_source": by_source,
+        "embedded": embedded,
+        "graph_nodes": nodes[0],
+        "graph_edges": edges[0],
+        "sessions": sessions[0],
+        "last_memory_at": last.fetchone()[0],
+    }
+
+
+def database_state(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Journal mode, schema version, FTS rows, quick-check result, graph nodes and edges."""
+    return {
+        "journal_mode": conn.execute("PRAGMA journal_mode").fetchone()[0],
+        "schema_version": conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0],
+        "fts_rows": conn.execute("SELECT count(*) FROM memories_fts").fetchone()[0],
+        "ok": conn.execute("PRAGMA quick_check").fetchone()[0] == "ok",
+        "nodes": conn.execute("SELECT count(*) FROM graph_nodes").fetchone()[0],
+        "edges": conn.execute("SELECT count(*) FROM graph_edges").fetchone()[0],
+    }
