@@ -10,11 +10,12 @@ so its embedding); units that are gone take their memories with them.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from memlode.storage import memories as memory_repo
+from memlode.storage import transcript_store
 from memlode.storage.context import refresh_context
 from memlode.storage.memories import NewMemory
 
@@ -56,23 +57,6 @@ class Unit:
     fingerprint: str = ""
 
 
-def _links(conn: sqlite3.Connection, path: str) -> dict[tuple[str, int], list[str]]:
-    out: dict[tuple[str, int], list[str]] = {}
-    rows = conn.execute(
-        "SELECT thread, unit, memory_id FROM transcript_chunks WHERE path = ?"
-        " ORDER BY thread, unit, chunk",
-        (path,),
-    )
-    for row in rows:
-        out.setdefault((row[0], row[1]), []).append(row[2])
-    return out
-
-
-def _chunked(ids: list[str], size: int = 500) -> Iterator[list[str]]:
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
-
-
 def reconcile(
     conn: sqlite3.Connection,
     path: str,
@@ -82,11 +66,9 @@ def reconcile(
 ) -> None:
     """Make the stored units (those ``scope`` covers; all by default) equal ``units``."""
     stored = {
-        (r[0], r[1]): r[2]
-        for r in conn.execute(
-            "SELECT thread, unit, fingerprint FROM transcript_units WHERE path = ?", (path,)
-        )
-        if scope is None or scope(r[0], r[1])
+        (thread, unit): fingerprint
+        for thread, unit, fingerprint in transcript_store.stored_units(conn, path)
+        if scope is None or scope(thread, unit)
     }
     wanted = {(u.thread, u.index): u for u in units}
     stale = [k for k in stored if k not in wanted]
@@ -97,29 +79,22 @@ def reconcile(
     report.units_added = len(changed) - report.units_replaced
     if not stale and not changed:
         return
-    links = _links(conn, path)
+    links = transcript_store.unit_chunks(conn, path)
     released: list[str] = []
     for key in [*stale, *((u.thread, u.index) for u in changed)]:
         if key in stored:
             released.extend(links.get(key, []))
-            conn.execute(
-                "DELETE FROM transcript_units WHERE path = ? AND thread = ? AND unit = ?",
-                (path, key[0], key[1]),
-            )
+            transcript_store.drop_unit(conn, path, key[0], key[1])
     # Memories of replaced units whose text comes back keep their id (and embedding).
     pool: dict[str, str] = {}
-    for ids in _chunked(list(dict.fromkeys(released))):
-        marks = ",".join("?" * len(ids))
-        for row in conn.execute(
-            f"SELECT id, content_hash FROM memories WHERE id IN ({marks}) AND namespace = ?",
-            [*ids, report.namespace],
-        ):
-            pool.setdefault(row[1], row[0])
+    released_ids = list(dict.fromkeys(released))
+    for memory_id, content_hash in transcript_store.content_hashes(
+        conn, released_ids, report.namespace
+    ):
+        pool.setdefault(content_hash, memory_id)
     for unit in changed:
-        conn.execute(
-            "INSERT INTO transcript_units (path, thread, unit, fingerprint, provisional)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (path, unit.thread, unit.index, unit.fingerprint, int(unit.provisional)),
+        transcript_store.add_unit(
+            conn, path, unit.thread, unit.index, unit.fingerprint, unit.provisional
         )
         for n, item in enumerate(unit.items):
             reused = pool.pop(memory_repo.stored_hash(item.content), None) if pool else None
@@ -129,20 +104,9 @@ def reconcile(
             else:
                 memory_id, created = memory_repo.insert(conn, item)
                 report.chunks_added += int(created)
-            conn.execute(
-                "INSERT INTO transcript_chunks (path, thread, unit, chunk, memory_id)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (path, unit.thread, unit.index, n, memory_id),
-            )
+            transcript_store.link_chunk(conn, path, unit.thread, unit.index, n, memory_id)
     # Released memories no unit links any more go (their embeddings and nodes cascade).
-    orphans = [
-        memory_id
-        for memory_id in dict.fromkeys(released)
-        if conn.execute(
-            "SELECT 1 FROM transcript_chunks WHERE memory_id = ? LIMIT 1", (memory_id,)
-        ).fetchone()
-        is None
-    ]
+    orphans = [i for i in released_ids if not transcript_store.chunk_linked(conn, i)]
     report.chunks_removed = memory_repo.delete(conn, orphans)
     # Turns know their neighbours (storage/context.py): refresh the sessions that changed.
     refresh_context(conn, {i.session_id for u in changed for i in u.items if i.session_id})

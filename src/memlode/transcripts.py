@@ -29,6 +29,7 @@ from memlode.project import detect_namespace, find_project_root, make_key
 from memlode.sources.transcript import MAIN_THREAD, EventKind, Transcript, parse_transcript
 from memlode.sources.turns import build_turns, namespace_hint, summaries
 from memlode.storage import sessions as session_repo
+from memlode.storage import transcript_store
 from memlode.transcript_build import SESSION_SOURCE, SOURCE, build_units, timestamp
 from memlode.transcript_units import IngestReport, Unit, reconcile
 from memlode.types import Session, format_ts, parse_ts, utcnow
@@ -146,12 +147,7 @@ def _read_tail(
         return None
     if any(ev.kind is EventKind.COMPACT_SUMMARY for ev in tail.main.events):
         return None
-    stored_threads = {
-        r[0]
-        for r in engine.conn.execute(
-            "SELECT DISTINCT thread FROM transcript_units WHERE path = ?", (str(file),)
-        )
-    }
+    stored_threads = transcript_store.stored_threads(engine.conn, str(file))
     if any(t.key in stored_threads for t in tail.sidechains):
         return None
     return tail
@@ -170,7 +166,7 @@ def ingest_transcript(
     """
     file, stat = _stat(path)
     key = str(file)
-    row = engine.conn.execute("SELECT * FROM transcript_files WHERE path = ?", (key,)).fetchone()
+    row = transcript_store.file_state(engine.conn, key)
     override = _override(engine, namespace)
     if row is not None and not force and override in (None, row["namespace"]):
         if row["file_size"] == stat.st_size and row["mtime_ns"] == stat.st_mtime_ns:
@@ -270,37 +266,25 @@ def _store(
     if prov_line is not None:
         prefix_malformed += sum(1 for n in transcript.malformed_at if n < prov_line)
     with engine.db.write() as conn:
-        conn.execute(
-            "INSERT INTO transcript_files (path, session_id, namespace, file_size, mtime_ns,"
-            " read_offset, read_lines, malformed_lines, provisional_offset, provisional_line,"
-            " provisional_uuid, prefix_malformed, turns, sidechain_turns, ingested_at)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-            " ON CONFLICT (path) DO UPDATE SET session_id = excluded.session_id,"
-            " namespace = excluded.namespace, file_size = excluded.file_size,"
-            " mtime_ns = excluded.mtime_ns, read_offset = excluded.read_offset,"
-            " read_lines = excluded.read_lines, malformed_lines = excluded.malformed_lines,"
-            " provisional_offset = excluded.provisional_offset,"
-            " provisional_line = excluded.provisional_line,"
-            " provisional_uuid = excluded.provisional_uuid,"
-            " prefix_malformed = excluded.prefix_malformed, turns = excluded.turns,"
-            " sidechain_turns = excluded.sidechain_turns, ingested_at = excluded.ingested_at",
-            (
-                str(file),
-                report.session_id,
-                report.namespace,
-                stat.st_size,
-                stat.st_mtime_ns,
-                report.read_offset,
-                report.lines,
-                report.malformed,
-                last.offset if last is not None else None,
-                prov_line,
-                last.user_uuid if last is not None else None,
-                prefix_malformed,
-                report.turns,
-                report.sidechain_turns,
-                format_ts(utcnow()),
-            ),
+        transcript_store.save_file_state(
+            conn,
+            {
+                "path": str(file),
+                "session_id": report.session_id,
+                "namespace": report.namespace,
+                "file_size": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns,
+                "read_offset": report.read_offset,
+                "read_lines": report.lines,
+                "malformed_lines": report.malformed,
+                "provisional_offset": last.offset if last is not None else None,
+                "provisional_line": prov_line,
+                "provisional_uuid": last.user_uuid if last is not None else None,
+                "prefix_malformed": prefix_malformed,
+                "turns": report.turns,
+                "sidechain_turns": report.sidechain_turns,
+                "ingested_at": format_ts(utcnow()),
+            },
         )
         reconcile(conn, str(file), units, report, scope)
         _record_session(conn, transcript, report.namespace)
