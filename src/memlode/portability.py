@@ -31,7 +31,6 @@ from memlode.storage import memories as memory_repo
 from memlode.storage import sessions as session_repo
 from memlode.storage.db import Database
 from memlode.storage.memories import MemoryFilter
-from memlode.storage.sessions import row_to_session
 from memlode.types import Edge, Memory, Session
 
 __all__ = ["ImportReport", "export_lines", "import_lines", "read_import_file", "write_lines"]
@@ -67,14 +66,8 @@ def export_lines(db: Database, namespace: str | None) -> Iterator[str]:
     """JSONL lines for everything in ``namespace`` (None: every namespace)."""
     yield json.dumps({"kind": "header", "format": "memlode-jsonl", "version": FORMAT_VERSION})
     conn = db.conn
-    if namespace is None:
-        session_rows = conn.execute("SELECT * FROM sessions ORDER BY started_at, id")
-    else:
-        session_rows = conn.execute(
-            "SELECT * FROM sessions WHERE namespace = ? ORDER BY started_at, id", (namespace,)
-        )
-    for row in session_rows.fetchall():
-        yield json.dumps({"kind": "session", **row_to_session(row).to_dict()}, ensure_ascii=False)
+    for session in session_repo.all_sessions(conn, namespace):
+        yield json.dumps({"kind": "session", **session.to_dict()}, ensure_ascii=False)
     for memory in memory_repo.select(conn, MemoryFilter(namespace=namespace), newest_first=False):
         yield json.dumps({"kind": "memory", **memory.to_dict()}, ensure_ascii=False)
     for edge in graph_repo.iter_edges(conn, namespace):

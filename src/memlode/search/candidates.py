@@ -16,19 +16,13 @@ from dataclasses import dataclass
 
 from memlode.storage.context import CONVERSATION_SOURCES, session_orders
 from memlode.storage.memories import PROMPT_TAG, MemoryFilter
+from memlode.storage.recall_rows import candidate_rows
 
 __all__ = ["CandidateRow", "conversation_neighbours", "load_rows", "passes"]
 
-_COLUMNS = (
-    "rowid, id, memory_type, importance, confidence, tags, namespace, source, session_id,"
-    " created_at, metadata,"
-    # Does the text end in a question mark (trailing white space aside)? See ``asks``.
-    " substr(rtrim(content, ' ' || char(9, 10, 13)), -1) = '?'"
-)
 # Transcript turns join several messages (user, assistant, next user): one that ends in a
 # question still holds the answer before it, so only single utterances count as asking.
 _MULTI_MESSAGE_SOURCES = frozenset({"transcript"})
-_CHUNK = 500
 
 
 @dataclass(slots=True)
@@ -57,11 +51,7 @@ def load_rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Candida
     """The candidate rows of ``ids`` that exist (by primary key, in chunks)."""
     wanted = list(dict.fromkeys(ids))
     out: dict[str, CandidateRow] = {}
-    for start in range(0, len(wanted), _CHUNK):
-        chunk = wanted[start : start + _CHUNK]
-        rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE id IN ({','.join('?' * len(chunk))})", chunk
-        )
+    if wanted:
         for (
             rowid,
             memory_id,
@@ -75,7 +65,7 @@ def load_rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Candida
             created,
             meta,
             question,
-        ) in rows:
+        ) in candidate_rows(conn, wanted):
             evergreen, path = _metadata_marks(meta)
             out[memory_id] = CandidateRow(
                 rowid,

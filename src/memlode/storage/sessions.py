@@ -118,3 +118,14 @@ def list_sessions(
             (namespace, limit),
         )
     return [row_to_session(r) for r in rows]
+
+
+def all_sessions(conn: sqlite3.Connection, namespace: str | None) -> list[Session]:
+    """Every session of ``namespace`` (None: of every namespace), oldest first (for export)."""
+    if namespace is None:
+        rows = conn.execute("SELECT * FROM sessions ORDER BY started_at, id")
+    else:
+        rows = conn.execute(
+            "SELECT * FROM sessions WHERE namespace = ? ORDER BY started_at, id", (namespace,)
+        )
+    return [row_to_session(r) for r in rows.fetchall()]
