@@ -51,6 +51,7 @@ from memlode.sources.docindex import (
     scan_root,
 )
 from memlode.sources.pathguard import ROOT_FILES, note_name, resolve_memory_path
+from memlode.storage import doc_folders as folder_repo
 from memlode.types import format_ts, utcnow
 
 __all__ = [
@@ -110,8 +111,11 @@ def doc_roots(engine: Engine, *, cwd: Path | None = None) -> list[DocRoot]:
         # within=project: a .memlode or docs symlink that leads out of the project is skipped.
         roots.append(DocRoot(project / ".memlode" / "docs", ns, "docs", False, within=project))
     wanted = _namespaces(engine, project)
-    rows = engine.conn.execute("SELECT path, namespace FROM doc_folders ORDER BY path").fetchall()
-    roots += [DocRoot(Path(r[0]), r[1], "folder", False) for r in rows if r[1] in wanted]
+    roots += [
+        DocRoot(Path(path), ns, "folder", False)
+        for path, ns in folder_repo.folders(engine.conn)
+        if ns in wanted
+    ]
     return roots
 
 
@@ -202,11 +206,8 @@ def add_folder(
     project = _project_root(cwd)
     ns = GLOBAL_NAMESPACE if global_ or project is None else _project_namespace(engine)
     with engine.db.write() as conn:
-        cur = conn.execute(
-            "INSERT OR IGNORE INTO doc_folders (path, namespace, added_at) VALUES (?, ?, ?)",
-            (str(path), ns, format_ts(utcnow())),
-        )
-    out: dict[str, Any] = {"path": str(path), "namespace": ns, "added": cur.rowcount > 0}
+        added = folder_repo.add_folder(conn, str(path), ns, format_ts(utcnow()))
+    out: dict[str, Any] = {"path": str(path), "namespace": ns, "added": added}
     if index:
         report = IndexReport()
         scan_root(engine.db, DocRoot(path, ns, "folder", False), DEFAULT_EVERGREEN, report)
@@ -217,40 +218,27 @@ def add_folder(
 def remove_folder(engine: Engine, folder: Path | str) -> dict[str, Any]:
     """Forget an added folder (in every namespace it was added to) and drop its chunks."""
     path = _folder_path(folder)
-    rows = engine.conn.execute(
-        "SELECT namespace FROM doc_folders WHERE path = ?", (str(path),)
-    ).fetchall()
-    if not rows:
+    namespaces = folder_repo.folder_namespaces(engine.conn, str(path))
+    if not namespaces:
         raise NotFound(f"{path} is not an added folder; see memlode docs list")
     removed_files = removed_chunks = 0
     with engine.db.write() as conn:
-        for (ns,) in rows:
-            ids = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT id FROM doc_files WHERE root = ? AND namespace = ?"
-                    " AND scope = 'folder'",
-                    (str(path), ns),
-                )
-            ]
+        for ns in namespaces:
+            ids = folder_repo.folder_file_ids(conn, str(path), ns)
             for file_id in ids:
                 removed_chunks += drop_file(conn, file_id)
             removed_files += len(ids)
-        conn.execute("DELETE FROM doc_folders WHERE path = ?", (str(path),))
+        folder_repo.remove_folder(conn, str(path))
     return {
         "path": str(path),
-        "namespaces": [r[0] for r in rows],
+        "namespaces": namespaces,
         "files_removed": removed_files,
         "chunks_removed": removed_chunks,
     }
 
 
 def list_folders(engine: Engine) -> list[dict[str, Any]]:
-    rows = engine.conn.execute(
-        "SELECT f.path, f.namespace, f.added_at, count(d.id), coalesce(sum(d.chunks), 0)"
-        " FROM doc_folders f LEFT JOIN doc_files d ON d.root = f.path AND d.namespace = f.namespace"
-        " GROUP BY f.path, f.namespace ORDER BY f.path, f.namespace"
-    ).fetchall()
+    rows = folder_repo.folders_with_counts(engine.conn)
     return [
         {
             "path": r[0],
@@ -270,11 +258,7 @@ def docs_status(engine: Engine, *, cwd: Path | None = None) -> dict[str, Any]:
     roots: list[dict[str, Any]] = []
     lasts: list[str] = []
     for root in doc_roots(engine, cwd=cwd):
-        files, chunks, last = engine.conn.execute(
-            "SELECT count(*), coalesce(sum(chunks), 0), max(indexed_at) FROM doc_files"
-            " WHERE root = ? AND namespace = ?",
-            (str(root.path), root.namespace),
-        ).fetchone()
+        files, chunks, last = folder_repo.root_counts(engine.conn, str(root.path), root.namespace)
         roots.append(
             root.to_dict()
             | {"exists": root.path.is_dir(), "files": files, "chunks": chunks, "last": last}
