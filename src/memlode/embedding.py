@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
 from memlode.project import readable_name
+from memlode.storage import embeddings as vector_repo
 from memlode.storage.db import Database
 from memlode.textutil import content_hash
 from memlode.types import format_ts, utcnow
@@ -117,15 +118,11 @@ class EmbeddingService:
         conn = self.db.conn
         model = self.model_name()
         if model is None:
-            return int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
-        mark = (
-            model,
-            conn.execute("SELECT coalesce(max(seq), 0) FROM memories_fts_log").fetchone()[0],
-            conn.execute("SELECT version FROM vector_state WHERE model = ?", (model,)).fetchone(),
-        )
+            return vector_repo.memory_count(conn)
+        mark = (model, *vector_repo.change_marks(conn, model))
         if mark == self._none_pending_at:
             return 0
-        total = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+        total = vector_repo.memory_count(conn)
         found = max(total - self._rows_of("memory_embeddings", model), 0)
         self._none_pending_at = mark if found == 0 else None
         return found
@@ -144,8 +141,7 @@ class EmbeddingService:
 
     def _rows_of(self, table: str, model: str) -> int:
         """Rows of ``memory_embeddings`` or ``memory_tokens`` made by ``model`` (an index count)."""
-        sql = f"SELECT count(*) FROM {table} WHERE model = ?"
-        return int(self.db.conn.execute(sql, (model,)).fetchone()[0])
+        return vector_repo.rows_by_model(self.db.conn, table, model)
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32] | None:
         embedder = self.embedder
@@ -215,16 +211,7 @@ class EmbeddingService:
         (relationship, name of the other end), for a whole batch in one query."""
         if not ids:
             return {}
-        marks = ",".join("?" * len(ids))
-        rows = self.db.conn.execute(
-            "SELECT x.memory_id, x.edge_id, x.relationship, n.name FROM ("
-            " SELECT source_id AS memory_id, id AS edge_id, relationship, target_id AS other"
-            f" FROM graph_edges WHERE source_id IN ({marks}) UNION ALL"
-            " SELECT target_id, id, relationship, source_id"
-            f" FROM graph_edges WHERE target_id IN ({marks})"
-            ") x JOIN graph_nodes n ON n.id = x.other ORDER BY x.memory_id, x.edge_id",
-            [*ids, *ids],
-        ).fetchall()
+        rows = vector_repo.relationships_of(self.db.conn, ids)
         out: dict[str, list[tuple[str, str]]] = {}
         seen: set[tuple[str, int]] = set()  # an edge from a memory to itself comes twice
         for memory_id, edge_id, relationship, name in rows:
@@ -279,26 +266,15 @@ class EmbeddingService:
 
         model = embedder.name
         tokens = token_embedder(embedder)
-        missing = (
-            " AND EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id"
-            " AND e.model = ?) AND NOT EXISTS"
-            " (SELECT 1 FROM memory_tokens t WHERE t.memory_id = m.id AND t.model = ?)"
-            if states_only
-            else " AND NOT EXISTS"
-            " (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = ?)"
-        )
         done = 0
         # Newest first (rows left pending are usually the latest), resuming below the last
         # batch so that no batch re-scans the rows the previous ones embedded.
         below = -1
         while done < todo:
             take = min(batch_size, todo - done)
-            rows = self.db.conn.execute(
-                "SELECT m.rowid, m.id, m.content, m.memory_type, m.namespace, m.tags"
-                f" FROM memories m WHERE (? < 0 OR m.rowid < ?){missing}"
-                " ORDER BY m.rowid DESC LIMIT ?",
-                (below, below, model, *((model,) if states_only else ()), take),
-            ).fetchall()
+            rows = vector_repo.rows_to_embed(
+                self.db.conn, model, below, take, states_only=states_only
+            )
             if not rows:
                 break
             below = int(rows[-1][0])
@@ -310,13 +286,8 @@ class EmbeddingService:
             now = format_ts(utcnow())
             with self.db.write() as conn:
                 if not states_only:
-                    conn.executemany(
-                        "INSERT INTO memory_embeddings (memory_id, model, dim, vector, text_hash,"
-                        " created_at) SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS"
-                        " (SELECT 1 FROM memories WHERE id = ?)"
-                        " ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model,"
-                        " dim = excluded.dim, vector = excluded.vector,"
-                        " text_hash = excluded.text_hash, created_at = excluded.created_at",
+                    vector_repo.write_vectors(
+                        conn,
                         [
                             (
                                 row["id"],
@@ -325,28 +296,15 @@ class EmbeddingService:
                                 vectors[i].astype("<f4").tobytes(),
                                 content_hash(texts[i]),
                                 now,
-                                row["id"],
                             )
                             for i, row in enumerate(rows)
                         ],
                     )
                 if token_rows:
-                    # Only beside a vector of this model: a row whose content changed meanwhile
-                    # lost its vector (and its states wait for the new one).
-                    conn.executemany(
-                        "INSERT INTO memory_tokens (memory_id, model, states) SELECT ?, ?, ?"
-                        " WHERE EXISTS (SELECT 1 FROM memory_embeddings WHERE memory_id = ?"
-                        " AND model = ?)"
-                        " ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model,"
-                        " states = excluded.states",
+                    vector_repo.write_states(
+                        conn,
                         [
-                            (
-                                row["id"],
-                                model,
-                                pack_states(token_rows[i]),
-                                row["id"],
-                                model,
-                            )
+                            (row["id"], model, pack_states(token_rows[i]))
                             for i, row in enumerate(rows)
                         ],
                     )
@@ -362,13 +320,7 @@ class EmbeddingService:
         if model is None:
             return 0
         with self.db.write() as conn:
-            if including_current:
-                conn.execute("DELETE FROM memory_tokens")
-                return conn.execute("DELETE FROM memory_embeddings").rowcount
-            return conn.execute("DELETE FROM memory_embeddings WHERE model != ?", (model,)).rowcount
+            return vector_repo.delete_vectors(conn, keep_model=None if including_current else model)
 
     def models_in_store(self) -> dict[str, int]:
-        rows = self.db.conn.execute(
-            "SELECT model, count(*) FROM memory_embeddings GROUP BY model ORDER BY model"
-        ).fetchall()
-        return {r[0]: r[1] for r in rows}
+        return vector_repo.models(self.db.conn)

@@ -1,0 +1,125 @@
+"""Stored vectors (``memory_embeddings``) and token states (``memory_tokens``): counts per
+model, the rows still to embed (newest first), the writes of a batch, and the relationships a
+memory's text is enriched with before it is embedded. ``memlode.embedding`` drives these."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "change_marks",
+    "delete_vectors",
+    "memory_count",
+    "models",
+    "relationships_of",
+    "rows_by_model",
+    "rows_to_embed",
+    "write_states",
+    "write_vectors",
+]
+
+
+def memory_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+
+
+def change_marks(conn: sqlite3.Connection, model: str) -> tuple[Any, Any]:
+    """What moves when a memory's text changes (the FTS change log's last sequence) or the
+    model's vectors do (``vector_state``): both one indexed lookup."""
+    seq = conn.execute("SELECT coalesce(max(seq), 0) FROM memories_fts_log").fetchone()[0]
+    state = conn.execute("SELECT version FROM vector_state WHERE model = ?", (model,)).fetchone()
+    return seq, state
+
+
+def rows_by_model(conn: sqlite3.Connection, table: str, model: str) -> int:
+    """Rows of ``memory_embeddings`` or ``memory_tokens`` made by ``model`` (an index count)."""
+    if table not in ("memory_embeddings", "memory_tokens"):
+        raise ValueError(f"not a table of vectors: {table}")
+    return int(
+        conn.execute(f"SELECT count(*) FROM {table} WHERE model = ?", (model,)).fetchone()[0]
+    )
+
+
+def relationships_of(conn: sqlite3.Connection, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+    """(memory id, edge id, relationship, name of the other end) of every edge touching one of
+    ``ids``, by memory then edge id."""
+    marks = ",".join("?" * len(ids))
+    return conn.execute(
+        "SELECT x.memory_id, x.edge_id, x.relationship, n.name FROM ("
+        " SELECT source_id AS memory_id, id AS edge_id, relationship, target_id AS other"
+        f" FROM graph_edges WHERE source_id IN ({marks}) UNION ALL"
+        " SELECT target_id, id, relationship, source_id"
+        f" FROM graph_edges WHERE target_id IN ({marks})"
+        ") x JOIN graph_nodes n ON n.id = x.other ORDER BY x.memory_id, x.edge_id",
+        [*ids, *ids],
+    ).fetchall()
+
+
+def rows_to_embed(
+    conn: sqlite3.Connection, model: str, below: int, take: int, *, states_only: bool
+) -> list[sqlite3.Row]:
+    """Up to ``take`` memories (rowid, id, content, memory_type, namespace, tags) below rowid
+    ``below`` (any, when negative), newest first, that have no vector from ``model`` (with
+    ``states_only``: that have one but no token states from it)."""
+    missing = (
+        " AND EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id"
+        " AND e.model = ?) AND NOT EXISTS"
+        " (SELECT 1 FROM memory_tokens t WHERE t.memory_id = m.id AND t.model = ?)"
+        if states_only
+        else " AND NOT EXISTS"
+        " (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = ?)"
+    )
+    rows: list[sqlite3.Row] = conn.execute(
+        "SELECT m.rowid, m.id, m.content, m.memory_type, m.namespace, m.tags"
+        f" FROM memories m WHERE (? < 0 OR m.rowid < ?){missing}"
+        " ORDER BY m.rowid DESC LIMIT ?",
+        (below, below, model, *((model,) if states_only else ()), take),
+    ).fetchall()
+    return rows
+
+
+def write_vectors(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Store (memory id, model, dim, vector bytes, text hash, created at) rows, each only if
+    its memory still exists, replacing a memory's older vector."""
+    conn.executemany(
+        "INSERT INTO memory_embeddings (memory_id, model, dim, vector, text_hash,"
+        " created_at) SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS"
+        " (SELECT 1 FROM memories WHERE id = ?)"
+        " ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model,"
+        " dim = excluded.dim, vector = excluded.vector,"
+        " text_hash = excluded.text_hash, created_at = excluded.created_at",
+        [(*row, row[0]) for row in rows],
+    )
+
+
+def write_states(conn: sqlite3.Connection, rows: Sequence[tuple[str, str, bytes]]) -> None:
+    """Store (memory id, model, packed states) rows, each only beside a vector of that model:
+    a row whose content changed meanwhile lost its vector, and its states wait for the new
+    one."""
+    conn.executemany(
+        "INSERT INTO memory_tokens (memory_id, model, states) SELECT ?, ?, ?"
+        " WHERE EXISTS (SELECT 1 FROM memory_embeddings WHERE memory_id = ?"
+        " AND model = ?)"
+        " ON CONFLICT (memory_id) DO UPDATE SET model = excluded.model,"
+        " states = excluded.states",
+        [(memory_id, model, states, memory_id, model) for memory_id, model, states in rows],
+    )
+
+
+def delete_vectors(conn: sqlite3.Connection, *, keep_model: str | None) -> int:
+    """Delete the vectors of every model but ``keep_model`` (None: all vectors and token
+    states); the number of vectors deleted."""
+    if keep_model is None:
+        conn.execute("DELETE FROM memory_tokens")
+        return conn.execute("DELETE FROM memory_embeddings").rowcount
+    return conn.execute("DELETE FROM memory_embeddings WHERE model != ?", (keep_model,)).rowcount
+
+
+def models(conn: sqlite3.Connection) -> dict[str, int]:
+    """Vectors stored per model."""
+    rows = conn.execute(
+        "SELECT model, count(*) FROM memory_embeddings GROUP BY model ORDER BY model"
+    ).fetchall()
+    return {r[0]: r[1] for r in rows}
