@@ -105,18 +105,6 @@ def _mcp_report(path: Path) -> dict[str, Any]:
     return report
 
 
-def _fts5_available() -> bool:
-    try:
-        conn = sqlite3.connect(":memory:")
-        try:
-            conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return False
-    return True
-
-
 def _embedder_report(settings: Any) -> dict[str, Any]:
     import importlib
     import importlib.util
@@ -255,7 +243,9 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
                 problems.append(f"hooks: {event} in {report['file']}: {info['status']}")
     if not any(m["registered"] for m in mcp):
         problems.append("mcp: memlode is not registered; run `memlode init`")
-    fts5 = _fts5_available()
+    from memlode.storage.db import fts5_available
+
+    fts5 = fts5_available()
     if not fts5:
         problems.append("sqlite: FTS5 is not available in this Python's SQLite")
     from memlode.hooks._settings import HookSettings

@@ -29,7 +29,7 @@ from memlode.errors import StorageError
 from memlode.owner_only import secure_database
 from memlode.storage.migrations import MIGRATIONS, apply_migrations
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "connect", "explain"]
+__all__ = ["BUSY_TIMEOUT_MS", "Database", "connect", "explain", "fts5_available"]
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,19 @@ _WRITE_REFUSED = {SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN}
 # Codes that describe the file or the disk rather than the statement.
 _CONDITIONS = {SQLITE_READONLY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_NOTADB}
 _WRITE_REFUSED_ERRNO = {errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT}
+
+
+def fts5_available() -> bool:
+    """Whether this Python's SQLite has FTS5 (memlode's text index needs it)."""
+    try:
+        conn = sqlite3.connect(":memory:")
+        try:
+            conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+    return True
 
 
 def _code(exc: BaseException) -> int | None:
