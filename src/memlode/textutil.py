@@ -1,14 +1,23 @@
-"""Text helpers shared by storage and search: hashing and code-aware word splitting.
+"""Text helpers shared by storage, search and the hooks: hashing and code-aware word splitting.
 
-L0: stdlib only. FTS5 (unicode61) already splits ``snake_case`` on the underscore; what it
-cannot do is split ``getUserName`` or ``HTTPServer``. ``identifier_parts`` produces those parts,
-which storage indexes in a side column so that ``user name`` finds ``getUserName`` while the
-whole identifier stays searchable too.
+L0, import-light: the hooks use this module on every tool call, so it imports neither ``re``
+(the regex compiler costs a hook process several milliseconds) nor ``hashlib`` (which loads
+OpenSSL). ASCII text, nearly all of it, is split by plain loops; other text falls back to the
+regular expressions, compiled on first use. SHA-256 comes from the C module CPython builds in.
+
+FTS5 (unicode61) already splits ``snake_case`` on the underscore; what it cannot do is split
+``getUserName`` or ``HTTPServer``. ``identifier_parts`` produces those parts, which storage
+indexes in a side column so that ``user name`` finds ``getUserName`` while the whole
+identifier stays searchable too.
 """
 
 from __future__ import annotations
 
-import re
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+    from typing import Any
 
 __all__ = [
     "STOPWORDS",
@@ -32,39 +41,127 @@ STOPWORDS = frozenset(
     s t don didn doesn isn wasn weren won wouldn shouldn couldn ll re ve d m o y""".split()
 )
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    """The regular expressions for non-ASCII text, compiled on first use."""
+    if not _PATTERNS:
+        import re
+
+        _PATTERNS["word"] = re.compile(r"\w+", re.UNICODE)
+        _PATTERNS["camel"] = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+    return _PATTERNS[name]
+
+
+def _sha256_factory() -> Callable[[bytes], Any]:
+    for name in ("_sha256", "_sha2"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        factory = getattr(module, "sha256", None)
+        if factory is not None:
+            return factory  # type: ignore[no-any-return]
+    import hashlib  # pragma: no cover
+
+    return hashlib.sha256  # pragma: no cover
+
+
+_sha256 = _sha256_factory()
 
 
 def content_hash(text: str) -> str:
-    import hashlib  # here, not at the top: loading OpenSSL costs a hook process ~5 ms
+    """SHA-256 of the UTF-8 text, hex."""
+    return str(_sha256(text.encode("utf-8")).hexdigest())
 
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+def _may_split(text: str) -> bool:
+    """False only when no word of ``text`` can split into identifier parts (so the extra
+    search terms are certainly empty): ASCII, no capital inside a word, no letter-digit seam."""
+    if not text.isascii():
+        return True
+    prev_alnum = prev_alpha = prev_digit = False
+    for ch in text:
+        alpha = ch.isalpha()
+        digit = ch.isdigit()
+        if alpha and ch.isupper() and prev_alnum:
+            return True
+        if (alpha and prev_digit) or (digit and prev_alpha):
+            return True
+        prev_alpha, prev_digit = alpha, digit
+        prev_alnum = alpha or digit
+    return False
 
 
-def words(text: str) -> list[str]:
-    return _WORD.findall(text)
+def _camel_parts(chunk: str) -> list[str]:
+    """The camel-case pieces of an ASCII alphanumeric chunk, lower-cased, without ``re``:
+    a run of capitals (leaving its last one to a following lower-case run), a capital and its
+    lower-case run, a lower-case run, a digit run."""
+    parts: list[str] = []
+    i, n = 0, len(chunk)
+    while i < n:
+        j = i + 1
+        if chunk[i].isupper():
+            while j < n and chunk[j].isupper():
+                j += 1
+            if j < n and chunk[j].islower():
+                if j - i >= 2:
+                    j -= 1  # "HTTPServer": "HTTP", then "Server"
+                else:
+                    while j < n and chunk[j].islower():
+                        j += 1
+        elif chunk[i].islower():
+            while j < n and chunk[j].islower():
+                j += 1
+        else:
+            while j < n and chunk[j].isdigit():
+                j += 1
+        parts.append(chunk[i:j].lower())
+        i = j
+    return parts
 
 
 def identifier_parts(token: str) -> list[str]:
     """Split one identifier into lower-case parts; [] when it has only one part."""
+    if not token.isascii():
+        camel = _pattern("camel")
+        found = [p.lower() for chunk in token.split("_") if chunk for p in camel.findall(chunk)]
+        return found if len(found) >= 2 else []
     pieces: list[str] = []
     for chunk in token.split("_"):
         if chunk:
-            pieces.extend(_CAMEL.findall(chunk))
-    lowered = [p.lower() for p in pieces if p]
-    if len(lowered) < 2:
-        return []
-    return lowered
+            pieces.extend(_camel_parts(chunk))
+    return pieces if len(pieces) >= 2 else []
+
+
+def words(text: str) -> list[str]:
+    """The runs of word characters (``\\w+``) of ``text``."""
+    if not text.isascii():
+        return _pattern("word").findall(text)
+    out: list[str] = []
+    start = -1
+    for i, ch in enumerate(text):
+        if ch.isalnum() or ch == "_":
+            if start < 0:
+                start = i
+        elif start >= 0:
+            out.append(text[start:i])
+            start = -1
+    if start >= 0:
+        out.append(text[start:])
+    return out
 
 
 def search_terms(text: str, limit: int = 2000) -> str:
     """Extra FTS tokens for the camelCase identifiers in ``text`` (bounded, de-duplicated)."""
+    if not _may_split(text):
+        return ""
     seen: dict[str, None] = {}
-    for token in _WORD.findall(text):
-        if token.islower() or token.isupper() or token.isdigit() or "_" in token:
+    for word in words(text):
+        if "_" in word or word.islower() or word.isupper() or word.isdigit():
             continue  # unicode61 handles these already
-        for part in identifier_parts(token):
+        for part in identifier_parts(word):
             seen.setdefault(part, None)
             if len(seen) >= limit:
                 return " ".join(seen)

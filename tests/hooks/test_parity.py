@@ -1,10 +1,10 @@
-"""The hooks keep their own lean copies of a few rules (settings, the FTS query, the memory
-row). These tests hold each copy to the original, so they cannot drift apart. Namespace
-detection is not copied: the hooks import ``memlode.project`` itself."""
+"""The hooks keep their own lean copies of a few rules (settings, the FTS query). These tests
+hold each copy to the original, so they cannot drift apart. The memory row, JSON and the word
+splitter are no longer copied (``memlode.storage.capture``, ``memlode.fastjson``,
+``memlode.textutil``); namespace detection never was."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 
@@ -12,10 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlode import textutil
 from memlode.config import Settings
 from memlode.engine import Engine
-from memlode.hooks import _lean, _recall, _store
+from memlode.hooks import _recall
 from memlode.hooks._settings import HookSettings
 from memlode.search import fts
 
@@ -66,149 +65,6 @@ def test_hook_settings_table_and_bad_config(tmp_path: Path) -> None:
     (home / "config.toml").write_text("not [valid toml")
     broken = HookSettings({"MEMLODE_HOME": str(home)})
     assert broken.config_error and broken.capture and broken.enabled
-
-
-def test_rows_written_by_hooks_read_back_through_the_engine(memlode_home: Path) -> None:
-    settings = Settings.load({"namespace": "p", "embed_provider": "none"})
-    with Engine(settings) as engine:
-        conn = _store.open_db(str(settings.database))
-        with _store.write(conn):
-            memory_id, created = _store.insert_memory(
-                conn,
-                content="Edited src/authService.py: getUserToken expiry",
-                memory_type="decision",
-                importance=0.45,
-                tags=["edit", "file:src/authService.py"],
-                metadata={"tool": "Edit"},
-                namespace="p",
-                source="hook",
-                session_id="s1",
-            )
-            _store.start_session(conn, "s1", "p", "claude-code", {"transcript_path": "/t"})
-        conn.close()
-        assert created
-        memory = engine.get(memory_id, touch=False)
-        assert memory.tags == ["edit", "file:src/authService.py"]
-        assert memory.metadata == {"tool": "Edit"}
-        assert memory.created_at == memory.updated_at and len(memory.created_at) == 27
-        # the same content stored through the engine is the same memory (same hash rule)
-        again = engine.store(memory.content, "decision", namespace="p", source="hook")
-        assert (again.id, again.created) == (memory_id, False)
-        # identifier parts are searchable, as for rows the engine writes
-        assert [h.memory.id for h in engine.search("user token", namespace="p")] == [memory_id]
-        session = engine.sessions(namespace="p")[0]
-        assert (session.id, session.source, session.metadata) == (
-            "s1",
-            "claude-code",
-            {"transcript_path": "/t"},
-        )
-
-
-def test_open_db_creates_and_migrates_a_missing_database(tmp_path: Path) -> None:
-    path = tmp_path / "fresh" / "m.db"
-    conn = _store.open_db(str(path))
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"memories", "sessions", "graph_nodes", "graph_edges"} <= tables
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == _store.BUSY_TIMEOUT_MS
-    conn.close()
-    # an existing file without memlode's schema (or behind it) goes through the migrations
-    other = tmp_path / "other.db"
-    raw = sqlite3.connect(other)
-    raw.execute("CREATE TABLE unrelated (x)")
-    raw.commit()
-    raw.close()
-    conn = _store.open_db(str(other))
-    assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
-    conn.close()
-    assert json.dumps(_store.new_id()).count("-") == 4
-
-
-JSON_VALUES = [
-    {"b": 1, "a": ["é", 1.5, None, True, False, -3], "c": {"z": '\u2028 " \\ \n'}},
-    ["x", "y"],
-    "plain",
-    {},
-    [],
-    123456789012345678901234567890,
-    0.1,
-]
-
-
-@pytest.mark.parametrize("value", JSON_VALUES)
-def test_lean_json_matches_json(value: object) -> None:
-    for sort_keys in (True, False):
-        for ensure_ascii in (True, False):
-            expected = json.dumps(value, sort_keys=sort_keys, ensure_ascii=ensure_ascii)
-            got = _lean.dumps(value, sort_keys=sort_keys, ensure_ascii=ensure_ascii)
-            assert got == expected
-            assert _lean.loads(" \n" + expected + "\t ") == json.loads(expected)
-
-
-@pytest.mark.parametrize("text", ["", "not json", "{1", "[1] x", '{"a": }', "\ufeff{}", "nul"])
-def test_lean_loads_rejects_what_json_rejects(text: str) -> None:
-    with pytest.raises(ValueError):
-        json.loads(text)
-    with pytest.raises(ValueError):
-        _lean.loads(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Read auth.py lines 1-3 of 3; defines login",
-        "getUserName HTTPServer parseJSON2 x86_64",
-        "Python3 and abc2 and ABC2 and Read2",
-        "Ünïcode Straße ΑΒΓ",
-        "a_Foo and _Bar and foo_Bar",
-        "exp=3600 exp=60",
-        "$ pytest -q\n[stdout]\n3 passed",
-        "",
-    ],
-)
-def test_lean_text_helpers_match_textutil(text: str) -> None:
-    assert _lean.content_hash(text) == textutil.content_hash(text)
-    assert _lean.search_terms(text) == textutil.search_terms(text)
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=st.sampled_from("aZbY09_ .-é\nQx"), max_size=40) | st.text(max_size=40))
-def test_lean_search_terms_fuzz(text: str) -> None:
-    assert _lean.search_terms(text) == textutil.search_terms(text)
-
-
-@settings(max_examples=600, deadline=None)
-@given(st.text(alphabet=st.sampled_from("aAbBHTz09_ .-\n"), max_size=60))
-def test_lean_search_terms_ascii_fuzz(text: str) -> None:
-    """The ASCII path splits identifiers without ``re``: capital runs, digit seams, "_"."""
-    assert _lean.search_terms(text) == textutil.search_terms(text)
-    assert _lean.search_terms(text, limit=3) == textutil.search_terms(text, limit=3)
-
-
-def test_lean_loads_errors_in_a_fresh_interpreter() -> None:
-    """In a hook process json.decoder is not imported; syntax errors must still be ValueErrors."""
-    import subprocess
-    import sys
-
-    script = (
-        "from memlode.hooks._lean import loads\n"
-        "for bad in ['{truncated', '{\"a\": }', 'nul', '[1,', '\"abc', 'x']:\n"
-        "    try:\n"
-        "        loads(bad)\n"
-        "    except ValueError:\n"
-        "        continue\n"
-        "    raise SystemExit('parsed ' + bad)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert (proc.returncode, proc.stderr) == (0, "")
-
-
-@settings(max_examples=600, deadline=None)
-@given(st.text(alphabet=st.sampled_from("aAbBHTz09_ .-\n"), max_size=60) | st.text(max_size=30))
-def test_lean_words_and_identifier_parts_match_textutil(text: str) -> None:
-    assert _lean.words(text) == textutil.words(text)
-    for token in textutil.words(text):
-        assert _lean.identifier_parts(token) == textutil.identifier_parts(token)
 
 
 @settings(max_examples=400, deadline=None)

@@ -409,6 +409,6 @@ def test_only_redacting_modules_write_user_text() -> None:
                     offenders.append(f"{rel}: {table}.{','.join(hit)}")
     assert offenders == []
     assert "memlode/storage/memories.py" in writers_seen
-    assert "memlode/hooks/_store.py" in writers_seen
+    assert "memlode/storage/capture.py" in writers_seen
     for rel in writers_seen:
         assert "scrub." in (SRC / rel).read_text("utf-8"), rel

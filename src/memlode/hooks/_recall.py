@@ -21,7 +21,8 @@ vector hits are merged in, provided it answers within ``resident_timeout_ms``; s
 
 from __future__ import annotations
 
-from memlode.hooks._lean import identifier_parts, loads, words
+from memlode.fastjson import loads
+from memlode.textutil import identifier_parts, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

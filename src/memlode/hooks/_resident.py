@@ -13,14 +13,14 @@
 - ``vector_hits``: the old question (cosines only), still answered; kept for its callers.
 
 Nothing here imports ``json``, ``socket`` or the engine: JSON goes through
-``memlode.hooks._lean``, the socket through ``memlode.resident.wire`` (builtin ``_socket``).
+``memlode.fastjson``, the socket through ``memlode.resident.wire`` (builtin ``_socket``).
 """
 
 from __future__ import annotations
 
 import os
 
-from memlode.hooks._lean import dumps, loads
+from memlode.fastjson import dumps, loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

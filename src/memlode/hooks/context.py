@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Set
 
-from memlode.hooks._lean import dumps
+from memlode.fastjson import dumps
 from memlode.project import readable_name
 from memlode.redact import redact
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-from memlode.hooks._lean import loads
+from memlode.fastjson import loads
 from memlode.hooks._log import log_line
 from memlode.hooks._settings import HookSettings
 

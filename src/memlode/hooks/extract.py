@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 
-from memlode.hooks._lean import dumps
+from memlode.fastjson import dumps
 from memlode.hooks.diffsum import DiffSummary, summarize_patch, summarize_strings, symbols_in
 from memlode.hooks.observation import (
     OWN_TOOL_PREFIX,

@@ -20,10 +20,11 @@ from __future__ import annotations
 import os
 import sys
 
-from memlode.hooks import _store as store
 from memlode.hooks.prompt import user_prompt
 from memlode.hooks.run import SESSION_SOURCE, SOURCE, HookRun
 from memlode.redact import redact, redact_value
+from memlode.storage import capture, fastpath
+from memlode.storage import capture_session as sessions
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["HANDLERS", "SESSION_SOURCE", "SOURCE", "HookRun"]
 
 SUMMARY_IMPORTANCE = 0.6
-MAX_FILES = 300  # last observation per file remembered per session (for EVOLVED_INTO)
 
 
 # ---- SessionStart ------------------------------------------------------------------------------
@@ -46,8 +46,8 @@ def session_start(run: HookRun) -> str | None:
     source = run.text("source", 40)
     if source:
         meta["start_source"] = source
-    with store.write(run.conn) as conn:
-        store.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE, meta)
+    with fastpath.write(run.conn) as conn:
+        sessions.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE, meta)
     if run.settings.resident_autostart:  # the store's resident, unless one runs (memlode.resident)
         from memlode.hooks._resident import ensure_running
 
@@ -110,9 +110,9 @@ def _store_observation(run: HookRun, obs: Observation) -> None:
     if isinstance(redacted_meta, dict):
         metadata.update(redacted_meta)
     namespace = run.namespace
-    with store.write(run.conn) as conn:
-        store.start_session(conn, run.session_id, namespace, SESSION_SOURCE)
-        memory_id, created = store.insert_memory(
+    with fastpath.write(run.conn) as conn:
+        sessions.start_session(conn, run.session_id, namespace, SESSION_SOURCE)
+        memory_id, created = capture.insert_memory(
             conn,
             content=content,
             memory_type=obs.memory_type,
@@ -123,52 +123,30 @@ def _store_observation(run: HookRun, obs: Observation) -> None:
             source=SOURCE,
             session_id=run.session_id,
         )
-        session_meta = store.session_metadata(conn, run.session_id) or {}
-        changes: dict[str, Any] = {}
         if not created:
-            seen = store.seen_update(conn, session_meta, run.session_id, memory_id)
-            if seen is not None:
-                changes["seen"] = seen
+            sessions.remember_seen(conn, run.session_id, memory_id)
         if obs.file_path:
-            files = _link_file(conn, run, memory_id, content, obs, session_meta)
-            if files is not None:
-                changes["files"] = files
-        if changes:
-            store.update_session_metadata(conn, run.session_id, changes)
+            _link_file(conn, run, memory_id, content, obs)
 
 
 def _link_file(
-    conn: sqlite3.Connection,
-    run: HookRun,
-    memory_id: str,
-    content: str,
-    obs: Observation,
-    session_meta: dict[str, Any],
-) -> dict[str, str] | None:
+    conn: sqlite3.Connection, run: HookRun, memory_id: str, content: str, obs: Observation
+) -> None:
     """File node + memory RELATES_TO file; an edit EVOLVED_INTO from the last observation of the
-    same file in this session (a Read, or an earlier edit). Returns the session's new ``files``
-    map (path -> last observation) when it changed."""
+    same file in this session (a Read, or an earlier edit)."""
     from memlode.hooks.extract import display_path
 
     path, action = obs.file_path or "", obs.action
     namespace = run.namespace
-    node_id = store.upsert_file_node(conn, path, namespace, display_path(path, run.cwd))
-    store.ensure_memory_node(conn, memory_id, content.split("\n", 1)[0], namespace)
-    store.add_edge(conn, memory_id, node_id, "RELATES_TO", {"action": action})
-    known = session_meta.get("files")
-    files: dict[str, str] = (
-        {k: v for k, v in known.items() if isinstance(v, str)} if isinstance(known, dict) else {}
-    )
-    previous = files.get(path)
-    if action == "edit" and isinstance(previous, str) and previous != memory_id:
-        exists = conn.execute("SELECT 1 FROM graph_nodes WHERE id = ?", (previous,)).fetchone()
-        if exists:
-            store.add_edge(conn, previous, memory_id, "EVOLVED_INTO", {"file": node_id})
+    node_id = capture.upsert_file_node(conn, path, namespace, display_path(path, run.cwd))
+    capture.ensure_memory_node(conn, memory_id, content.split("\n", 1)[0], namespace)
+    capture.add_edge(conn, memory_id, node_id, "RELATES_TO", {"action": action})
+    previous = sessions.last_file_observation(conn, run.session_id, path)
     if previous == memory_id:
-        return None
-    files.pop(path, None)
-    files[path] = memory_id
-    return dict(list(files.items())[-MAX_FILES:])
+        return
+    if action == "edit" and previous is not None and capture.node_exists(conn, previous):
+        capture.add_edge(conn, previous, memory_id, "EVOLVED_INTO", {"file": node_id})
+    sessions.remember_file(conn, run.session_id, path, memory_id)
 
 
 # ---- Stop, PreCompact, SessionEnd --------------------------------------------------------------
@@ -176,58 +154,47 @@ def _link_file(
 
 def checkpoint(run: HookRun, *, end: bool, extra: dict[str, Any] | None = None) -> None:
     """Store (or refresh) the session summary; optionally end the session."""
-    from memlode.hooks.summary import SUMMARY_TAG, build_summary, session_rows
+    from memlode.hooks.summary import SUMMARY_TAG, build_summary
 
     last = redact(run.text("last_assistant_message", 20_000)).strip()
-    with store.write(run.conn) as conn:
+    with fastpath.write(run.conn) as conn:
         changes = run.session_metadata()
         if extra:
             changes.update(extra)
         if last:
             changes["last_assistant_message"] = last[:600]
-        store.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE, changes)
-        meta = store.session_metadata(conn, run.session_id) or {}
-        row = conn.execute(
-            "SELECT started_at FROM sessions WHERE id = ?", (run.session_id,)
-        ).fetchone()
-        seen = meta.get("seen")
-        rows = session_rows(conn, run.session_id, seen if isinstance(seen, list) else [])
+        sessions.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE, changes)
+        meta = sessions.session_metadata(conn, run.session_id) or {}
         summary = build_summary(
-            rows,
+            sessions.session_memories(conn, run.session_id),
             namespace=run.namespace,
-            started_at=row[0] if row else "",
+            started_at=sessions.session_started_at(conn, run.session_id),
             cwd=str(meta.get("cwd") or run.cwd),
             last_message=str(meta.get("last_assistant_message") or ""),
         )
         if summary:
             _store_summary(conn, run, summary, meta, SUMMARY_TAG)
         if end:
-            store.end_session(conn, run.session_id, summary or None)
+            sessions.end_session(conn, run.session_id, summary or None)
         elif summary:
-            store.set_session_summary(conn, run.session_id, summary)
+            sessions.set_session_summary(conn, run.session_id, summary)
 
 
 def _store_summary(
     conn: sqlite3.Connection, run: HookRun, summary: str, meta: dict[str, Any], tag: str
 ) -> None:
-    from memlode.hooks._lean import content_hash
+    from memlode.textutil import content_hash
 
     metadata = run.base_metadata()
     metadata["kind"] = "session-summary"
     existing = meta.get("summary_memory_id")
-    if isinstance(existing, str):
-        row = conn.execute("SELECT content_hash FROM memories WHERE id = ?", (existing,)).fetchone()
-        if row is not None:
-            if row[0] == content_hash(summary):
-                return
-            clash = conn.execute(
-                "SELECT id FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
-                (run.namespace, SOURCE, content_hash(summary)),
-            ).fetchone()
-            if clash is None:
-                store.update_memory_content(conn, existing, summary, metadata)
-            return
-    memory_id, _ = store.insert_memory(
+    stored = capture.stored_hash(conn, existing) if isinstance(existing, str) else None
+    if isinstance(existing, str) and stored is not None:
+        digest = content_hash(summary)
+        if stored != digest and capture.find_by_hash(conn, run.namespace, SOURCE, digest) is None:
+            capture.update_memory_content(conn, existing, summary, metadata)
+        return
+    memory_id, _ = capture.insert_memory(
         conn,
         content=summary,
         memory_type="insight",
@@ -238,7 +205,7 @@ def _store_summary(
         source=SOURCE,
         session_id=run.session_id,
     )
-    store.update_session_metadata(conn, run.session_id, {"summary_memory_id": memory_id})
+    sessions.update_session_metadata(conn, run.session_id, {"summary_memory_id": memory_id})
 
 
 def ingest_transcript_detached(run: HookRun) -> None:
@@ -295,7 +262,7 @@ def post_compact(run: HookRun) -> str | None:
 
 
 def pre_compact(run: HookRun) -> str | None:
-    extra: dict[str, Any] = {"last_compaction": store.now_ts()}
+    extra: dict[str, Any] = {"last_compaction": fastpath.now_ts()}
     trigger = run.text("trigger", 40)
     if trigger:
         extra["compaction_trigger"] = trigger

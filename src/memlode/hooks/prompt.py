@@ -9,9 +9,10 @@ can use, a question or a nudge ("continue") as a prompt, which recall leaves out
 
 from __future__ import annotations
 
-from memlode.hooks import _store as store
 from memlode.hooks.run import SESSION_SOURCE, SOURCE, HookRun
 from memlode.redact import redact
+from memlode.storage import capture, fastpath
+from memlode.storage import capture_session as sessions
 
 __all__ = ["MAX_PROMPT_CHARS", "user_prompt"]
 
@@ -65,8 +66,8 @@ def user_prompt(run: HookRun) -> str | None:
             found_ids = [f.id for f in found]
     store_prompt = run.settings.capture and run.settings.capture_prompts and prompt.strip()
     if store_prompt or found_ids:
-        with store.write(run.conn) as conn:
-            store.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE)
+        with fastpath.write(run.conn) as conn:
+            sessions.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE)
             if store_prompt:
                 content = redact(prompt[:MAX_PROMPT_CHARS]).strip()
                 metadata = run.base_metadata()
@@ -75,7 +76,7 @@ def user_prompt(run: HookRun) -> str | None:
                     metadata["injected"] = len(found_ids)
                 if content:
                     told = _is_instruction(content)
-                    memory_id, created = store.insert_memory(
+                    memory_id, created = capture.insert_memory(
                         conn,
                         content=content,
                         memory_type="context",
@@ -87,14 +88,9 @@ def user_prompt(run: HookRun) -> str | None:
                         session_id=run.session_id,
                     )
                     if not created:
-                        store.remember_seen(conn, run.session_id, memory_id)
+                        sessions.remember_seen(conn, run.session_id, memory_id)
             if found_ids:
-                now = store.now_ts()
-                conn.executemany(
-                    "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?"
-                    " WHERE id = ?",
-                    [(now, i) for i in found_ids],
-                )
+                capture.touch(conn, found_ids)
     return output
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from memlode.hooks import _store as store
+from memlode.storage import fastpath
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class HookRun:
     @property
     def conn(self) -> sqlite3.Connection:
         if self._conn is None:
-            self._conn = store.open_db(self.settings.db_path)
+            self._conn = fastpath.open_db(self.settings.db_path)
         return self._conn
 
     def close(self) -> None:

@@ -2,46 +2,29 @@
 ran, searched and read.
 
 Built from the session's own memories (those stored with its ``session_id`` plus observations it
-repeated from earlier sessions, which dedup filed under the first one; the hook keeps their ids
-in the session's metadata under ``seen``). Stored as one Insight per session that later
-checkpoints update in place, and as the session row's ``summary``.
+repeated from earlier sessions, which dedup filed under the first one; the hook notes those in
+the ``session_seen`` table of ``memlode.storage.capture_session``). Stored as one Insight per
+session that later checkpoints update in place, and as the session row's ``summary``.
 """
 
 from __future__ import annotations
 
 import os
 
-from memlode.hooks._lean import loads
+from memlode.fastjson import loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Sequence
     from typing import Any
 
-__all__ = ["MAX_SUMMARY_CHARS", "SUMMARY_TAG", "build_summary", "session_rows"]
+__all__ = ["MAX_SUMMARY_CHARS", "SUMMARY_TAG", "build_summary"]
 
 SUMMARY_TAG = "session-summary"
 MAX_SUMMARY_CHARS = 2000
 MAX_OUTCOME_CHARS = 600
 _MAX_ITEMS = 8
 _ITEM_CHARS = 160
-
-
-def session_rows(
-    conn: sqlite3.Connection, session_id: str, seen: Sequence[str]
-) -> list[tuple[str, str, str, str, str]]:
-    """(id, content, memory_type, tags, metadata) of the session's memories, oldest first."""
-    ids = [i for i in seen if isinstance(i, str)][:500]
-    extra = ""
-    if ids:
-        extra = f" OR id IN ({','.join('?' * len(ids))})"
-    rows = conn.execute(
-        "SELECT id, content, memory_type, tags, metadata FROM memories"
-        f" WHERE session_id = ?{extra} ORDER BY created_at, id",
-        (session_id, *ids),
-    ).fetchall()
-    return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
 
 def _loads(text: str) -> Any:

@@ -3,7 +3,7 @@
 Shared by the hooks (``memlode.hooks._resident``) and the CLI (``memlode.resident.client``).
 It uses the builtin ``_socket`` module, not ``socket``: the latter imports ``enum`` and
 ``selectors`` (~10 ms), a fifth of a hook's budget. The caller encodes and decodes the JSON
-(the hooks with ``memlode.hooks._lean``, the CLI with ``json``).
+(the hooks with ``memlode.fastjson``, the CLI with ``json``).
 
 Import-light (``os``, ``time``, ``_socket``).
 """

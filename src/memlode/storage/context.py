@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
+from memlode.storage.capture import CONVERSATION_SOURCES
+
 __all__ = [
     "CONVERSATION_SOURCES",
     "NEIGHBOUR_CHARS",
@@ -19,8 +21,6 @@ __all__ = [
     "session_orders",
 ]
 
-# Sources whose memories are turns of a conversation (LoCoMo-style chats, assistant transcripts).
-CONVERSATION_SOURCES = frozenset({"conversation", "transcript"})
 # Bound on each neighbour's text copied into a turn's context columns.
 NEIGHBOUR_CHARS = 800
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memlode.storage import scrub
-from memlode.storage.context import CONVERSATION_SOURCES
-from memlode.textutil import content_hash, date_words, search_terms
+from memlode.storage import capture, scrub
+from memlode.storage.capture import index_terms
+from memlode.textutil import content_hash
 from memlode.types import Memory, MemoryType, format_ts, utcnow
 
 __all__ = [
@@ -45,15 +44,6 @@ MEMORY_COLUMNS = (
     "id, content, memory_type, importance, confidence, access_count, content_hash, tags, "
     "metadata, namespace, source, session_id, created_at, updated_at, last_accessed_at"
 )
-
-
-def index_terms(content: str, source: str, created_at: str) -> str:
-    """The extra FTS tokens of a memory: identifier parts, and for conversation turns the
-    words of their date (a conversation is searched by when things were said)."""
-    terms = search_terms(content)
-    if source in CONVERSATION_SOURCES:
-        terms = f"{terms} {date_words(created_at)}".strip()
-    return terms
 
 
 @dataclass(slots=True)
@@ -165,43 +155,25 @@ def stored_hash(content: str) -> str:
 
 
 def insert(conn: sqlite3.Connection, new: NewMemory) -> tuple[str, bool]:
-    """Insert unless the same content exists in the namespace and source.
+    """Insert unless the same content exists in the namespace and source
+    (``memlode.storage.capture.insert_memory``, the one insert every writer uses).
 
     Returns ``(id, created)``; on a duplicate the existing id comes back and nothing changes.
     """
-    content = scrub.text(new.content)
-    digest = content_hash(content)
-    existing = conn.execute(
-        "SELECT id FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
-        (new.namespace, new.source, digest),
-    ).fetchone()
-    if existing is not None:
-        return str(existing[0]), False
-    now = format_ts(utcnow())
-    memory_id = new.id or str(uuid.uuid4())
-    created = new.created_at or now
-    conn.execute(
-        "INSERT INTO memories (id, content, memory_type, importance, confidence, content_hash,"
-        " tags, metadata, namespace, source, session_id, created_at, updated_at, search_terms)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            memory_id,
-            content,
-            str(new.memory_type),
-            new.importance,
-            new.confidence,
-            digest,
-            json.dumps(scrub.tags(new.tags), ensure_ascii=False),
-            json.dumps(scrub.mapping(new.metadata), ensure_ascii=False, sort_keys=True),
-            new.namespace,
-            new.source,
-            new.session_id,
-            created,
-            now,
-            index_terms(content, new.source, created),
-        ),
+    return capture.insert_memory(
+        conn,
+        content=new.content,
+        memory_type=str(new.memory_type),
+        importance=new.importance,
+        confidence=new.confidence,
+        tags=new.tags,
+        metadata=new.metadata,
+        namespace=new.namespace,
+        source=new.source,
+        session_id=new.session_id,
+        memory_id=new.id,
+        created_at=new.created_at,
     )
-    return memory_id, True
 
 
 def fetch(conn: sqlite3.Connection, memory_id: str) -> Memory | None:
@@ -227,11 +199,7 @@ def fetch_many(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Memory
 
 def touch(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
     """Record an access: bump access_count and last_accessed_at."""
-    now = format_ts(utcnow())
-    conn.executemany(
-        "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?",
-        [(now, memory_id) for memory_id in memory_ids],
-    )
+    capture.touch(conn, memory_ids)
 
 
 _UPDATABLE = {

@@ -109,6 +109,8 @@ NOT_USER_TEXT: dict[str, dict[str, str]] = {
         "started_at": _TS,
         "ended_at": _TS,
     },
+    "session_seen": {"session_id": _ID, "memory_id": _ID, "seen_at": _TS},
+    "session_files": {"session_id": _ID, "path": _PATH, "memory_id": _ID, "updated_at": _TS},
     "consolidation_log": {
         "kind": _ENUM,
         "namespace": _NS,
@@ -205,7 +207,8 @@ WRITERS = frozenset(
         "memlode/storage/graph.py",
         "memlode/storage/code_repo.py",
         "memlode/storage/context.py",
-        "memlode/hooks/_store.py",
+        "memlode/storage/capture.py",
+        "memlode/storage/capture_session.py",
     }
 )
 

@@ -1,0 +1,206 @@
+"""The memory row every writer inserts, and the graph rows passive capture adds beside it.
+
+``insert_memory`` is the one insert of a new memory: the engine (through
+``memlode.storage.memories.insert``), transcript and document ingest, and the hooks all end
+here, so deduplication (namespace, source, SHA-256 of the redacted content), redaction and the
+extra search terms follow one rule. The module is import-light (no ``sqlite3``, ``json``,
+``uuid`` or ``dataclasses``) because a hook process imports it on every tool call; it takes any
+DB-API connection that ``memlode.storage.fastpath`` or ``memlode.storage.db`` opened.
+
+Every text written goes through ``memlode.storage.scrub`` first, the one redaction choke point.
+"""
+
+from __future__ import annotations
+
+from memlode.fastjson import dumps
+from memlode.storage import scrub
+from memlode.storage.fastpath import new_id, now_ts
+from memlode.textutil import content_hash, date_words, search_terms
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+__all__ = [
+    "CONVERSATION_SOURCES",
+    "add_edge",
+    "ensure_memory_node",
+    "file_node_id",
+    "find_by_hash",
+    "index_terms",
+    "insert_memory",
+    "node_exists",
+    "stored_hash",
+    "touch",
+    "update_memory_content",
+    "upsert_file_node",
+]
+
+# Sources whose memories are turns of a conversation (LoCoMo-style chats, assistant transcripts).
+CONVERSATION_SOURCES = frozenset({"conversation", "transcript"})
+
+
+def index_terms(content: str, source: str, created_at: str) -> str:
+    """The extra FTS tokens of a memory: identifier parts, and for conversation turns the
+    words of their date (a conversation is searched by when things were said)."""
+    terms = search_terms(content)
+    if source in CONVERSATION_SOURCES:
+        terms = f"{terms} {date_words(created_at)}".strip()
+    return terms
+
+
+def find_by_hash(conn: sqlite3.Connection, namespace: str, source: str, digest: str) -> str | None:
+    """The id of the memory of ``namespace`` and ``source`` whose content hashes to ``digest``."""
+    row = conn.execute(
+        "SELECT id FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
+        (namespace, source, digest),
+    ).fetchone()
+    return str(row[0]) if row is not None else None
+
+
+def insert_memory(
+    conn: sqlite3.Connection,
+    *,
+    content: str,
+    memory_type: str,
+    importance: float,
+    tags: Sequence[str],
+    metadata: Mapping[str, Any] | None,
+    namespace: str,
+    source: str,
+    session_id: str | None,
+    confidence: float = 1.0,
+    memory_id: str | None = None,
+    created_at: str | None = None,
+) -> tuple[str, bool]:
+    """Insert unless the same content exists in (namespace, source); returns (id, created).
+
+    On a duplicate the existing id comes back and nothing changes.
+    """
+    content = scrub.text(content)
+    digest = content_hash(content)
+    existing = find_by_hash(conn, namespace, source, digest)
+    if existing is not None:
+        return existing, False
+    memory_id = memory_id or new_id()
+    now = now_ts()
+    created = created_at or now
+    conn.execute(
+        "INSERT INTO memories (id, content, memory_type, importance, confidence, content_hash,"
+        " tags, metadata, namespace, source, session_id, created_at, updated_at, search_terms)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            memory_id,
+            content,
+            memory_type,
+            importance,
+            confidence,
+            digest,
+            dumps(list(dict.fromkeys(scrub.tags(tags))), ensure_ascii=False),
+            dumps(scrub.mapping(metadata), ensure_ascii=False, sort_keys=True),
+            namespace,
+            source,
+            session_id,
+            created,
+            now,
+            index_terms(content, source, created),
+        ),
+    )
+    return memory_id, True
+
+
+def update_memory_content(
+    conn: sqlite3.Connection, memory_id: str, content: str, metadata: Mapping[str, Any]
+) -> bool:
+    """Replace a memory's text and metadata (a refreshed session summary); drop its vector."""
+    content = scrub.text(content)
+    cur = conn.execute(
+        "UPDATE memories SET content = ?, content_hash = ?, search_terms = ?, metadata = ?,"
+        " updated_at = ? WHERE id = ?",
+        (
+            content,
+            content_hash(content),
+            search_terms(content),
+            dumps(scrub.mapping(metadata), ensure_ascii=False, sort_keys=True),
+            now_ts(),
+            memory_id,
+        ),
+    )
+    conn.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
+    return cur.rowcount > 0
+
+
+def stored_hash(conn: sqlite3.Connection, memory_id: str) -> str | None:
+    """The content hash of a stored memory; None when it does not exist."""
+    row = conn.execute("SELECT content_hash FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    return str(row[0]) if row is not None else None
+
+
+def touch(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
+    """Record an access: bump access_count and last_accessed_at."""
+    now = now_ts()
+    conn.executemany(
+        "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?",
+        [(now, memory_id) for memory_id in memory_ids],
+    )
+
+
+# ---- graph -----------------------------------------------------------------------------------
+
+
+def file_node_id(path: str) -> str:
+    return "file:" + path
+
+
+def node_exists(conn: sqlite3.Connection, node_id: str) -> bool:
+    return conn.execute("SELECT 1 FROM graph_nodes WHERE id = ?", (node_id,)).fetchone() is not None
+
+
+def ensure_memory_node(conn: sqlite3.Connection, memory_id: str, name: str, namespace: str) -> None:
+    """The memory's graph node (kind ``memory``, named by its first 80 characters)."""
+    now = now_ts()
+    conn.execute(
+        "INSERT OR IGNORE INTO graph_nodes (id, kind, name, namespace, memory_id, created_at,"
+        " updated_at) VALUES (?, 'memory', ?, ?, ?, ?, ?)",
+        (memory_id, scrub.text(name[:4096])[:80], namespace, memory_id, now, now),
+    )
+
+
+def upsert_file_node(conn: sqlite3.Connection, path: str, namespace: str, name: str) -> str:
+    """The file's node (kind ``file``, id ``file:<abs path>``); existing properties are kept."""
+    node_id = file_node_id(path)
+    now = now_ts()
+    conn.execute(
+        "INSERT INTO graph_nodes (id, kind, name, namespace, properties, created_at, updated_at)"
+        " VALUES (?, 'file', ?, ?, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at",
+        (node_id, scrub.text(name), namespace, dumps(scrub.mapping({"path": path})), now, now),
+    )
+    return node_id
+
+
+def add_edge(
+    conn: sqlite3.Connection,
+    source_id: str,
+    target_id: str,
+    relationship: str,
+    properties: Mapping[str, Any] | None = None,
+    weight: float = 1.0,
+) -> bool:
+    """Add the edge unless it exists (the stored one is kept); True when added."""
+    cur = conn.execute(
+        "INSERT INTO graph_edges (source_id, target_id, relationship, weight, properties,"
+        " created_at) VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (source_id, target_id, relationship) DO NOTHING",
+        (
+            source_id,
+            target_id,
+            relationship,
+            weight,
+            dumps(scrub.mapping(properties), sort_keys=True),
+            now_ts(),
+        ),
+    )
+    return cur.rowcount > 0

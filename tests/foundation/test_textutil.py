@@ -1,0 +1,71 @@
+"""``memlode.textutil`` splits ASCII text with plain loops (no ``re`` in a hook process); these
+tests hold it to the rules written as regular expressions, for ASCII and non-ASCII text."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memlode import textutil
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def _parts(token: str) -> list[str]:
+    """The rule: split on "_", then camel-case runs; lower-cased; [] for a single part."""
+    pieces = [p.lower() for chunk in token.split("_") if chunk for p in _CAMEL.findall(chunk)]
+    return pieces if len(pieces) >= 2 else []
+
+
+def _search_terms(text: str, limit: int = 2000) -> str:
+    seen: dict[str, None] = {}
+    for token in _WORD.findall(text):
+        if token.islower() or token.isupper() or token.isdigit() or "_" in token:
+            continue
+        for part in _parts(token):
+            seen.setdefault(part, None)
+            if len(seen) >= limit:
+                return " ".join(seen)
+    return " ".join(seen)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Read auth.py lines 1-3 of 3; defines login",
+        "getUserName HTTPServer parseJSON2 x86_64",
+        "Python3 and abc2 and ABC2 and Read2",
+        "Ünïcode Straße ΑΒΓ getÜber",
+        "a_Foo and _Bar and foo_Bar",
+        "exp=3600 exp=60",
+        "$ pytest -q\n[stdout]\n3 passed",
+        "",
+    ],
+)
+def test_examples_follow_the_rules(text: str) -> None:
+    assert textutil.content_hash(text) == hashlib.sha256(text.encode("utf-8")).hexdigest()
+    assert textutil.search_terms(text) == _search_terms(text)
+    assert textutil.words(text) == _WORD.findall(text)
+
+
+def test_known_splits() -> None:
+    assert textutil.identifier_parts("HTTPServer") == ["http", "server"]
+    assert textutil.identifier_parts("getUserName") == ["get", "user", "name"]
+    assert textutil.identifier_parts("parseJSON2") == ["parse", "json", "2"]
+    assert textutil.identifier_parts("plain") == []
+    assert textutil.search_terms("getUserToken and x86_64") == "get user token"
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aAbBHTz09_ .-\né"), max_size=60) | st.text(max_size=40))
+def test_words_parts_and_terms_follow_the_rules(text: str) -> None:
+    assert textutil.words(text) == _WORD.findall(text)
+    for token in _WORD.findall(text):
+        assert textutil.identifier_parts(token) == _parts(token)
+    assert textutil.search_terms(text) == _search_terms(text)
+    assert textutil.search_terms(text, limit=3) == _search_terms(text, limit=3)
