@@ -25,12 +25,12 @@ idle_seconds = 1200    # MEMLODE_RESIDENT_IDLE: exit after this long without a r
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from memlode import config_file
 from memlode.errors import InvalidInput
 
 __all__ = ["DEFAULT_WEIGHTS", "Settings", "normalise_weights"]
@@ -68,7 +68,7 @@ def normalise_weights(weights: Mapping[str, float]) -> dict[str, float]:
 
 
 def _default_home() -> Path:
-    return Path.home() / ".memlode"
+    return Path(config_file.default_home())
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +112,9 @@ class Settings:
         """Build settings from flags (``overrides``), the environment and the config file."""
         env = os.environ if environ is None else environ
         flags = {k: v for k, v in (overrides or {}).items() if v is not None}
-        home_raw = flags.get("home") or env.get("MEMLODE_HOME")
-        home = Path(home_raw).expanduser() if home_raw else _default_home()
+        home = Path(config_file.home_dir(env, flags.get("home")))
         values: dict[str, Any] = {"home": home}
-        values.update(_read_config_file(home / "config.toml"))
+        values.update(_read_config_file(home / config_file.CONFIG_NAME))
         values.update(_from_env(env))
         values.update(flags)
         values["home"] = home
@@ -157,8 +156,8 @@ class Settings:
 
 
 _ENV_KEYS = {
-    "MEMLODE_DB": "db_path",
-    "MEMLODE_NAMESPACE": "namespace",
+    config_file.ENV_DB: "db_path",
+    config_file.ENV_NAMESPACE: "namespace",
     "MEMLODE_EMBED_PROVIDER": "embed_provider",
     "MEMLODE_EMBED_MODEL": "embed_model",
     "MEMLODE_EMBED_URL": "embed_url",
@@ -205,16 +204,9 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     """Read ``config.toml``: top-level field names plus ``[weights]``, ``[embed]`` and
     ``[memory_files]`` and ``[resident]`` tables."""
     try:
-        raw = path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
-        # No config file; a home that cannot exist is reported where the database is opened.
-        return {}
-    except OSError as exc:
-        raise InvalidInput(f"cannot read config file {path}: {exc.strerror}") from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"config file {path} is not valid TOML: {exc}") from None
+        data = config_file.read_config(str(path))
+    except config_file.ConfigFileError as exc:
+        raise InvalidInput(str(exc)) from None
     out: dict[str, Any] = {}
     for key in ("db_path", "namespace", "log_level"):
         if key in data:

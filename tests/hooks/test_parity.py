@@ -1,7 +1,7 @@
-"""The hooks keep their own lean copies of a few rules (settings, the FTS query). These tests
-hold each copy to the original, so they cannot drift apart. The memory row, JSON and the word
-splitter are no longer copied (``memlode.storage.capture``, ``memlode.fastjson``,
-``memlode.textutil``); namespace detection never was."""
+"""The hooks keep a lean copy of the FTS query (``memlode.hooks._recall``). These tests hold it
+to the original, so they cannot drift apart. Settings, the memory row, JSON and the word
+splitter are no longer copied (``memlode.hook_settings`` reads through ``memlode.config_file``,
+``memlode.storage.capture``, ``memlode.fastjson``, ``memlode.textutil``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.hooks import _recall
-from memlode.hooks._settings import HookSettings
 from memlode.search import fts
 
 
@@ -32,39 +31,6 @@ from memlode.search import fts
 def test_query_terms_agree_with_fts(text: str) -> None:
     assert _recall.STOPWORDS == fts.STOPWORDS
     assert _recall.query_terms(text) == fts.query_terms(text)
-
-
-def test_settings_agree(tmp_path: Path) -> None:
-    home = tmp_path / "h"
-    home.mkdir()
-    cases: list[tuple[dict[str, str], str]] = [
-        ({"MEMLODE_HOME": str(home)}, ""),
-        ({"MEMLODE_HOME": str(home), "MEMLODE_DB": str(tmp_path / "x.db")}, ""),
-        ({"MEMLODE_HOME": str(home), "MEMLODE_NAMESPACE": "ns1"}, 'namespace = "cfg"\n'),
-        ({"MEMLODE_HOME": str(home)}, f'namespace = "cfg"\ndb_path = "{tmp_path / "c.db"}"\n'),
-    ]
-    for env, config in cases:
-        (home / "config.toml").write_text(config)
-        ours = HookSettings(env)
-        theirs = Settings.load(environ=env)
-        assert Path(ours.home) == theirs.home
-        assert Path(ours.db_path) == theirs.database
-        assert ours.namespace == theirs.namespace
-
-
-def test_hook_settings_table_and_bad_config(tmp_path: Path) -> None:
-    home = tmp_path / "h"
-    home.mkdir()
-    (home / "config.toml").write_text(
-        "[hooks]\ncapture = false\nprompt_budget_tokens = 99\ntools = ['Edit']\n"
-    )
-    settings = HookSettings({"MEMLODE_HOME": str(home)})
-    assert (settings.capture, settings.inject, settings.prompt_budget_tokens) == (False, True, 99)
-    assert settings.tools == frozenset({"Edit"})
-    assert HookSettings({"MEMLODE_HOME": str(home), "MEMLODE_HOOKS_CAPTURE": "1"}).capture
-    (home / "config.toml").write_text("not [valid toml")
-    broken = HookSettings({"MEMLODE_HOME": str(home)})
-    assert broken.config_error and broken.capture and broken.enabled
 
 
 @settings(max_examples=400, deadline=None)

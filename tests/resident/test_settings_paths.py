@@ -10,7 +10,7 @@ from tests.resident.support import memlode
 
 from memlode.config import Settings
 from memlode.errors import InvalidInput
-from memlode.hooks._settings import HookSettings
+from memlode.hook_settings import HookSettings
 from memlode.resident.paths import MAX_SOCKET_PATH, database_path, resident_key, socket_path
 
 

@@ -248,7 +248,7 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
     fts5 = fts5_available()
     if not fts5:
         problems.append("sqlite: FTS5 is not available in this Python's SQLite")
-    from memlode.hooks._settings import HookSettings
+    from memlode.hook_settings import HookSettings
 
     hook_settings = HookSettings()
     result = {

@@ -17,8 +17,8 @@ import os
 import sys
 
 from memlode.fastjson import loads
+from memlode.hook_settings import HookSettings
 from memlode.hooks._log import log_line
-from memlode.hooks._settings import HookSettings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import sqlite3
     from typing import Any
 
-    from memlode.hooks._settings import HookSettings
+    from memlode.hook_settings import HookSettings
 
 __all__ = ["SESSION_SOURCE", "SOURCE", "HookRun"]
 

@@ -1,8 +1,9 @@
-"""The few settings a hook needs, read without importing ``memlode.config``.
+"""The settings a hook reads (L0, import-light): the store, the namespace, and a ``[hooks]`` table.
 
 ``memlode.config.Settings`` pulls in dataclasses (and through it ``inspect``), which costs more
-than a whole hook should. This module follows the same precedence (``MEMLODE_*`` environment >
-``config.toml`` in the home > default) for the fields hooks use, plus a ``[hooks]`` table:
+than a whole hook should. This class reads the same sources through the same functions
+(``memlode.config_file``: ``MEMLODE_*`` environment > ``config.toml`` in the home > default)
+and never raises: a broken config file is noted in ``config_error`` and the defaults apply.
 
 ```toml
 [hooks]
@@ -22,13 +23,14 @@ resident_timeout_ms = 150
 and ``[resident] autostart`` (``MEMLODE_RESIDENT_AUTOSTART``): whether SessionStart starts the
 store's resident process when none runs (``memlode.resident``).
 
-``tests/hooks/test_settings.py`` checks that home, database and namespace agree with
-``Settings.load`` so the two readers cannot drift apart.
+The ``[hooks]`` table:
 """
 
 from __future__ import annotations
 
 import os
+
+from memlode import config_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,19 +87,14 @@ class HookSettings:
 
     def __init__(self, environ: Mapping[str, str] | None = None) -> None:
         env = os.environ if environ is None else environ
-        home_raw = env.get("MEMLODE_HOME")
-        self.home = os.path.expanduser(home_raw) if home_raw else _default_home()
+        self.home = config_file.home_dir(env)
         self.config_error: str | None = None
-        data = self._read_config(os.path.join(self.home, "config.toml"))
+        data = self._read_config(os.path.join(self.home, config_file.CONFIG_NAME))
         hooks = data.get("hooks")
         table: dict[str, Any] = hooks if isinstance(hooks, dict) else {}
 
-        db_raw = env.get("MEMLODE_DB") or data.get("db_path")
-        self.db_path = (
-            os.path.expanduser(str(db_raw)) if db_raw else os.path.join(self.home, "memlode.db")
-        )
-        ns = env.get("MEMLODE_NAMESPACE") or data.get("namespace")
-        self.namespace: str | None = str(ns) if ns else None
+        self.db_path = config_file.database_path(self.home, env, data)
+        self.namespace = config_file.namespace(env, data)
 
         self.enabled = _flag(env.get("MEMLODE_HOOKS"), _flag(table.get("enabled"), True))
         self.capture = _flag(env.get("MEMLODE_HOOKS_CAPTURE"), _flag(table.get("capture"), True))
@@ -133,17 +130,11 @@ class HookSettings:
         )
 
     def _read_config(self, path: str) -> dict[str, Any]:
-        if not os.path.isfile(path):
-            return {}
         try:
-            import tomllib
-
-            with open(path, "rb") as fh:
-                data = tomllib.load(fh)
+            return config_file.read_config(path)
         except Exception as exc:  # a broken config file must not break the assistant
-            self.config_error = f"cannot read {path}: {exc}"
+            self.config_error = str(exc)
             return {}
-        return data
 
     @property
     def log_path(self) -> str:
@@ -151,7 +142,3 @@ class HookSettings:
 
     def budget_chars(self, tokens: int) -> int:
         return tokens * CHARS_PER_TOKEN
-
-
-def _default_home() -> str:
-    return os.path.join(os.path.expanduser("~"), ".memlode")

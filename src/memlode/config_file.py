@@ -1,0 +1,82 @@
+"""Where settings come from, for every reader: the home folder, its ``config.toml``, and the
+environment names of the store's location and namespace.
+
+L0, import-light (``os``, and ``tomllib`` only when a config file exists). Both readers of
+settings go through these functions, so they cannot disagree on where the store is:
+``memlode.config.Settings`` (every command; it turns a bad file into ``InvalidInput``) and
+``memlode.hook_settings.HookSettings`` (every hook, which cannot afford ``dataclasses`` and
+must never fail on a bad file).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+__all__ = [
+    "CONFIG_NAME",
+    "DATABASE_NAME",
+    "ENV_DB",
+    "ENV_HOME",
+    "ENV_NAMESPACE",
+    "ConfigFileError",
+    "database_path",
+    "default_home",
+    "home_dir",
+    "namespace",
+    "read_config",
+]
+
+ENV_HOME = "MEMLODE_HOME"
+ENV_DB = "MEMLODE_DB"
+ENV_NAMESPACE = "MEMLODE_NAMESPACE"
+CONFIG_NAME = "config.toml"
+DATABASE_NAME = "memlode.db"
+
+
+class ConfigFileError(ValueError):
+    """The config file exists but cannot be read or is not valid TOML (the message says which)."""
+
+
+def default_home() -> str:
+    return os.path.join(os.path.expanduser("~"), ".memlode")
+
+
+def home_dir(env: Mapping[str, str], override: object = None) -> str:
+    """The home folder: a flag's value, else ``MEMLODE_HOME``, else ``~/.memlode``."""
+    raw = override or env.get(ENV_HOME)
+    return os.path.expanduser(str(raw)) if raw else default_home()
+
+
+def read_config(path: str) -> dict[str, Any]:
+    """The parsed ``config.toml`` at ``path``; {} when there is none."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except (FileNotFoundError, NotADirectoryError):
+        # No config file; a home that cannot exist is reported where the database is opened.
+        return {}
+    except OSError as exc:
+        raise ConfigFileError(f"cannot read config file {path}: {exc.strerror}") from None
+    import tomllib
+
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigFileError(f"config file {path} is not valid TOML: {exc}") from None
+
+
+def database_path(home: str, env: Mapping[str, str], config: Mapping[str, Any]) -> str:
+    """The store: ``MEMLODE_DB``, else the config's ``db_path``, else ``<home>/memlode.db``."""
+    raw = env.get(ENV_DB) or config.get("db_path")
+    return os.path.expanduser(str(raw)) if raw else os.path.join(home, DATABASE_NAME)
+
+
+def namespace(env: Mapping[str, str], config: Mapping[str, Any]) -> str | None:
+    """A namespace set by ``MEMLODE_NAMESPACE`` or the config; None: detect from the project."""
+    value = env.get(ENV_NAMESPACE) or config.get("namespace")
+    return str(value) if value else None
