@@ -18,6 +18,7 @@ from collections.abc import Mapping, Set
 from memlode.fastjson import dumps
 from memlode.project import readable_name
 from memlode.redact import redact
+from memlode.storage import briefing
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,11 +111,7 @@ def session_context(
 ) -> str:
     if budget_chars <= 0:
         return ""
-    rows = conn.execute(
-        "SELECT memory_type, count(*), max(created_at) FROM memories WHERE namespace = ?"
-        " GROUP BY 1 ORDER BY 2 DESC",
-        (namespace,),
-    ).fetchall()
+    rows = briefing.type_counts(conn, namespace)
     code_map = _session_map(conn, namespace)
     if not rows and not code_map:
         return ""
@@ -146,9 +143,7 @@ def _stats_line(conn: sqlite3.Connection, namespace: str, rows: list[Any]) -> st
     by_type = {r[0]: int(r[1]) for r in rows}
     count = sum(by_type.values())
     last_at = max((str(r[2]) for r in rows), default="")
-    sessions_total = conn.execute(
-        "SELECT count(*) FROM sessions WHERE namespace = ?", (namespace,)
-    ).fetchone()[0]
+    sessions_total = briefing.session_count(conn, namespace)
     types = ", ".join(f"{n} {t}" for t, n in list(by_type.items())[:5])
     return (
         f"{count} memories ({types}), {sessions_total} sessions, last activity {_day(last_at)}."
@@ -160,11 +155,7 @@ def _stats_line(conn: sqlite3.Connection, namespace: str, rows: list[Any]) -> st
 def _recent_sessions(
     conn: sqlite3.Connection, namespace: str, current_session: str, block: _Block
 ) -> None:
-    sessions = conn.execute(
-        "SELECT started_at, summary FROM sessions WHERE namespace = ? AND id != ?"
-        " AND summary IS NOT NULL AND summary != '' ORDER BY started_at DESC LIMIT ?",
-        (namespace, current_session, MAX_SESSIONS),
-    ).fetchall()
+    sessions = briefing.recent_summaries(conn, namespace, current_session, MAX_SESSIONS)
     if sessions:
         block.add("### Recent sessions")
         for started_at, summary in sessions:
@@ -172,18 +163,9 @@ def _recent_sessions(
 
 
 def _key_memories(conn: sqlite3.Connection, namespace: str, block: _Block) -> None:
-    marks = ",".join("?" * len(_KEY_TYPES))
     # Stored on purpose, or the user's own answers and approved plans; not a compaction
     # summary's chunks: that state is history once the session went on (its outcome is above).
-    key = conn.execute(
-        "SELECT memory_type, content, created_at FROM memories WHERE namespace = ?"
-        f" AND memory_type IN ({marks})"
-        " AND (source != ? OR json_extract(metadata, '$.tool') IN ('AskUserQuestion',"
-        " 'ExitPlanMode'))"
-        " AND coalesce(json_extract(metadata, '$.summary'), '') != 'compaction'"
-        " ORDER BY importance DESC, created_at DESC LIMIT ?",
-        (namespace, *_KEY_TYPES, HOOK_SOURCE, MAX_KEY_MEMORIES),
-    ).fetchall()
+    key = briefing.key_memories(conn, namespace, _KEY_TYPES, HOOK_SOURCE, MAX_KEY_MEMORIES)
     if key and block.room() > 80:
         block.add("### Decisions, insights and patterns")
         for memory_type, content, created_at in key:
@@ -193,12 +175,7 @@ def _key_memories(conn: sqlite3.Connection, namespace: str, block: _Block) -> No
 def _recent_edits(
     conn: sqlite3.Connection, namespace: str, current_session: str, block: _Block
 ) -> None:
-    edits = conn.execute(
-        "SELECT content, created_at FROM memories WHERE namespace = ? AND source = ?"
-        " AND json_extract(metadata, '$.tool') IN ('Edit', 'MultiEdit', 'Write', 'NotebookEdit')"
-        " AND session_id IS NOT ? ORDER BY created_at DESC LIMIT ?",
-        (namespace, HOOK_SOURCE, current_session, MAX_RECENT_EDITS),
-    ).fetchall()
+    edits = briefing.recent_edits(conn, namespace, HOOK_SOURCE, current_session, MAX_RECENT_EDITS)
     if edits and block.room() > 80:
         block.add("### Recent changes")
         for content, created_at in edits:
@@ -206,17 +183,7 @@ def _recent_edits(
 
 
 def _hotspots(conn: sqlite3.Connection, namespace: str, block: _Block) -> None:
-    hot = conn.execute(
-        "SELECT n.name,"
-        " sum(CASE WHEN json_extract(e.properties, '$.action') = 'edit' THEN 1 ELSE 0 END),"
-        " sum(CASE WHEN json_extract(e.properties, '$.action') = 'read' THEN 1 ELSE 0 END)"
-        " FROM graph_edges e JOIN graph_nodes n ON n.id = e.target_id"
-        " WHERE n.kind = 'file' AND n.namespace = ? AND e.relationship = 'RELATES_TO'"
-        " AND e.created_at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)"
-        " GROUP BY n.id ORDER BY 3 * sum(CASE WHEN json_extract(e.properties, '$.action')"
-        " = 'edit' THEN 1 ELSE 0 END) + count(*) DESC, max(e.id) DESC LIMIT ?",
-        (namespace, f"-{HOTSPOT_DAYS} days", MAX_HOTSPOTS),
-    ).fetchall()
+    hot = briefing.file_hotspots(conn, namespace, HOTSPOT_DAYS, MAX_HOTSPOTS)
     if hot and block.room() > 60:
         block.add("### File hotspots")
         block.add(

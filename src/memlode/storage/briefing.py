@@ -1,0 +1,107 @@
+"""What the SessionStart briefing reads: counts, recent session summaries, key memories,
+recent edits and file hotspots of one namespace.
+
+Import-light (a hook process reads these at every session start): parameters in, plain rows
+out; what to show and how is ``memlode.hooks.context``'s.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Sequence
+    from typing import Any
+
+__all__ = [
+    "EDIT_TOOLS",
+    "file_hotspots",
+    "key_memories",
+    "recent_edits",
+    "recent_summaries",
+    "session_count",
+    "type_counts",
+]
+
+# Tools whose observations are edits of a file.
+EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
+
+
+def type_counts(conn: sqlite3.Connection, namespace: str) -> list[Any]:
+    """(memory_type, count, latest created_at) of the namespace, most common type first."""
+    return conn.execute(
+        "SELECT memory_type, count(*), max(created_at) FROM memories WHERE namespace = ?"
+        " GROUP BY 1 ORDER BY 2 DESC",
+        (namespace,),
+    ).fetchall()
+
+
+def session_count(conn: sqlite3.Connection, namespace: str) -> int:
+    row = conn.execute("SELECT count(*) FROM sessions WHERE namespace = ?", (namespace,)).fetchone()
+    return int(row[0])
+
+
+def recent_summaries(
+    conn: sqlite3.Connection, namespace: str, current_session: str, limit: int
+) -> list[Any]:
+    """(started_at, summary) of the latest other sessions that have a summary."""
+    return conn.execute(
+        "SELECT started_at, summary FROM sessions WHERE namespace = ? AND id != ?"
+        " AND summary IS NOT NULL AND summary != '' ORDER BY started_at DESC LIMIT ?",
+        (namespace, current_session, limit),
+    ).fetchall()
+
+
+def key_memories(
+    conn: sqlite3.Connection,
+    namespace: str,
+    types: Sequence[str],
+    capture_source: str,
+    limit: int,
+) -> list[Any]:
+    """(memory_type, content, created_at) of memories of ``types`` stored on purpose, or the
+    user's own answers and approved plans among captured ones; never a compaction summary's
+    chunks (that state is history once the session went on). Most important first."""
+    marks = ",".join("?" * len(types))
+    return conn.execute(
+        "SELECT memory_type, content, created_at FROM memories WHERE namespace = ?"
+        f" AND memory_type IN ({marks})"
+        " AND (source != ? OR json_extract(metadata, '$.tool') IN ('AskUserQuestion',"
+        " 'ExitPlanMode'))"
+        " AND coalesce(json_extract(metadata, '$.summary'), '') != 'compaction'"
+        " ORDER BY importance DESC, created_at DESC LIMIT ?",
+        (namespace, *types, capture_source, limit),
+    ).fetchall()
+
+
+def recent_edits(
+    conn: sqlite3.Connection,
+    namespace: str,
+    capture_source: str,
+    current_session: str,
+    limit: int,
+) -> list[Any]:
+    """(content, created_at) of the latest captured edits of other sessions."""
+    marks = ",".join("?" * len(EDIT_TOOLS))
+    return conn.execute(
+        "SELECT content, created_at FROM memories WHERE namespace = ? AND source = ?"
+        f" AND json_extract(metadata, '$.tool') IN ({marks})"
+        " AND session_id IS NOT ? ORDER BY created_at DESC LIMIT ?",
+        (namespace, capture_source, *EDIT_TOOLS, current_session, limit),
+    ).fetchall()
+
+
+def file_hotspots(conn: sqlite3.Connection, namespace: str, days: int, limit: int) -> list[Any]:
+    """(file name, edits, reads) of the files most worked on in the last ``days`` days
+    (an edit counts three times a read)."""
+    return conn.execute(
+        "SELECT n.name,"
+        " sum(CASE WHEN json_extract(e.properties, '$.action') = 'edit' THEN 1 ELSE 0 END),"
+        " sum(CASE WHEN json_extract(e.properties, '$.action') = 'read' THEN 1 ELSE 0 END)"
+        " FROM graph_edges e JOIN graph_nodes n ON n.id = e.target_id"
+        " WHERE n.kind = 'file' AND n.namespace = ? AND e.relationship = 'RELATES_TO'"
+        " AND e.created_at >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)"
+        " GROUP BY n.id ORDER BY 3 * sum(CASE WHEN json_extract(e.properties, '$.action')"
+        " = 'edit' THEN 1 ELSE 0 END) + count(*) DESC, max(e.id) DESC LIMIT ?",
+        (namespace, f"-{days} days", limit),
+    ).fetchall()
