@@ -24,6 +24,7 @@ __all__ = [
     "content_hash",
     "date_words",
     "identifier_parts",
+    "query_terms",
     "search_terms",
     "words",
 ]
@@ -166,6 +167,24 @@ def search_terms(text: str, limit: int = 2000) -> str:
             if len(seen) >= limit:
                 return " ".join(seen)
     return " ".join(seen)
+
+
+def query_terms(text: str, *, drop_stopwords: bool = True) -> list[str]:
+    """Lower-cased search terms: words, plus the parts of camelCase/snake_case identifiers;
+    without ``STOPWORDS`` unless that leaves nothing."""
+    terms: dict[str, None] = {}
+    for token in words(text):
+        if not any(ch.isalnum() for ch in token):
+            continue
+        terms.setdefault(token.lower(), None)
+        for part in identifier_parts(token):
+            terms.setdefault(part, None)
+    out = list(terms)
+    if drop_stopwords:
+        kept = [t for t in out if t not in STOPWORDS]
+        if kept:
+            return kept
+    return out
 
 
 _MONTH_NAMES = [

@@ -22,26 +22,15 @@ vector hits are merged in, provided it answers within ``resident_timeout_ms``; s
 from __future__ import annotations
 
 from memlode.fastjson import loads
-from memlode.textutil import identifier_parts, words
+from memlode.textutil import STOPWORDS, identifier_parts, query_terms, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from typing import Any
 
-__all__ = ["Recalled", "query_terms", "recall"]
+__all__ = ["Recalled", "recall"]
 
-# Same list as memlode.search.fts.STOPWORDS (kept in step by a test).
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it
-    its itself just me more most my myself no nor not now of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself yourselves
-    s t don didn doesn isn wasn weren won wouldn shouldn couldn ll re ve d m o y""".split()
-)
 _BM25_WEIGHTS = "1.0, 0.5, 0.4, 0.5, 0.25"  # memlode.search.fts.BM25_WEIGHTS
 
 # memlode.search.fts.SCORING_BUDGET: rows bm25() may score before the rarest terms alone choose
@@ -83,24 +72,6 @@ DUPLICATE_OVERLAP = 0.6
 # What ``re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term)`` strips: the longest of these endings
 # (then a final "e" or "y", see ``_stem``).
 _SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
-
-
-def query_terms(text: str, *, drop_stopwords: bool = True) -> list[str]:
-    """Lower-cased search terms: words, plus the parts of camelCase/snake_case identifiers."""
-    terms: dict[str, None] = {}
-    for token in words(text):
-        if not any(ch.isalnum() for ch in token):
-            continue
-        lowered = token.lower()
-        terms.setdefault(lowered, None)
-        for part in identifier_parts(token):
-            terms.setdefault(part, None)
-    out = list(terms)
-    if drop_stopwords:
-        kept = [t for t in out if t not in STOPWORDS]
-        if kept:
-            return kept
-    return out
 
 
 def _content_terms(text: str) -> set[str]:
