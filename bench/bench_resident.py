@@ -46,7 +46,7 @@ from memlode.cli.claude_cmds import HOOK_CODE
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.project import detect_namespace
-from memlode.resident.client import ask
+from memlode.resident_client.client import ask
 
 
 def pct(values: list[float], q: float) -> float:

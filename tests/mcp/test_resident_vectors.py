@@ -14,9 +14,9 @@ import pytest
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.hooks._resident import recall, vector_hits
-from memlode.resident.client import ask, database_of
-from memlode.resident.lock import held
-from memlode.resident.paths import lock_path, socket_path
+from memlode.resident_client.client import ask, database_of
+from memlode.resident_client.lock import held
+from memlode.resident_client.paths import lock_path, socket_path
 
 pytestmark = pytest.mark.anyio
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from memlode.config import Settings
-from memlode.resident.client import ask, database_of
-from memlode.resident.lock import held, read_owner
-from memlode.resident.paths import lock_path, log_path, socket_path
+from memlode.resident_client.client import ask, database_of
+from memlode.resident_client.lock import held, read_owner
+from memlode.resident_client.paths import lock_path, log_path, socket_path
 
 
 def stop_holder(lock: Path) -> None:
@@ -52,7 +52,7 @@ def ping(home: Path, db: Path | None = None) -> dict[str, Any] | None:
 
 def request(home: Path, payload: dict[str, Any], db: Path | None = None) -> dict[str, Any] | None:
     """``payload`` as it is (``db`` included only if the test gives one) to the store's socket."""
-    from memlode.resident.wire import exchange
+    from memlode.resident_client.wire import exchange
 
     settings = settings_for(home, db)
     path = socket_path(str(home), database_of(settings))

@@ -22,7 +22,7 @@ from tests.resident.support import (
 )
 
 from memlode.engine import Engine
-from memlode.resident.lock import held, read_owner
+from memlode.resident_client.lock import held, read_owner
 
 
 def session_start(cwd: Path, session: str = "s-1", env: dict[str, str] | None = None) -> None:
@@ -268,7 +268,7 @@ def test_a_long_home_puts_the_socket_in_a_private_short_folder(
 def test_bad_requests_get_errors_and_the_resident_goes_on(
     workdir: Path, memlode_home: Path, payload: bytes, code: str
 ) -> None:
-    from memlode.resident.wire import exchange
+    from memlode.resident_client.wire import exchange
 
     memlode("resident", cwd=workdir)
     wait_ready(memlode_home)

@@ -11,7 +11,7 @@ from tests.resident.support import memlode
 from memlode.config import Settings
 from memlode.errors import InvalidInput
 from memlode.hook_settings import HookSettings
-from memlode.resident.paths import MAX_SOCKET_PATH, database_path, resident_key, socket_path
+from memlode.resident_client.paths import MAX_SOCKET_PATH, database_path, resident_key, socket_path
 
 
 @pytest.mark.parametrize(

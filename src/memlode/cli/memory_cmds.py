@@ -252,7 +252,7 @@ def search(
     """Search memories for QUERY, best first."""
     validate.utf8_text(query, "the query")
     from memlode.cli.common import settings_from
-    from memlode.resident.client import search as resident_search
+    from memlode.resident_client.client import search as resident_search
 
     # The store's resident answers with the same engine call, warm; else search here.
     hits: list[Any] | None = resident_search(

@@ -60,8 +60,8 @@ def resident(
     if foreground:
         _serve(settings, idle, log_file)
         return
-    from memlode.resident.client import start
-    from memlode.resident.paths import log_path
+    from memlode.resident_client.client import start
+    from memlode.resident_client.paths import log_path
 
     found = start(settings, idle_seconds=idle)
     if found is None:
@@ -119,7 +119,7 @@ def _log_to(path: str) -> None:
 @click.pass_context
 def status(ctx: click.Context, as_json: bool) -> None:
     """Show the store's resident process (exit 3 when none runs)."""
-    from memlode.resident.client import ask, database_of
+    from memlode.resident_client.client import ask, database_of
 
     settings = settings_from(ctx)
     answer = ask(settings, {"op": "status"}, 5.0)
@@ -158,8 +158,8 @@ def status(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def stop(ctx: click.Context) -> None:
     """Stop the store's resident process (one hosted by `memlode mcp` ends with it)."""
-    from memlode.resident.client import database_of
-    from memlode.resident.client import stop as stop_resident
+    from memlode.resident_client.client import database_of
+    from memlode.resident_client.client import stop as stop_resident
 
     settings = settings_from(ctx)
     answer = stop_resident(settings)

@@ -13,7 +13,7 @@
 - ``vector_hits``: the old question (cosines only), still answered; kept for its callers.
 
 Nothing here imports ``json``, ``socket`` or the engine: JSON goes through
-``memlode.fastjson``, the socket through ``memlode.resident.wire`` (builtin ``_socket``).
+``memlode.fastjson``, the socket through ``memlode.resident_client.wire`` (builtin ``_socket``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ _STAMP = ".started"  # <key>.lock.started: when a hook last started a resident o
 
 
 def _paths(home: str, db: str) -> tuple[str, str]:
-    from memlode.resident.paths import database_path, socket_path
+    from memlode.resident_client.paths import database_path, socket_path
 
     database = database_path(home, db or None)
     return database, socket_path(home, database)
@@ -48,7 +48,7 @@ def _ask(home: str, db: str, request: dict[str, Any], timeout_ms: int) -> Any:
     """The resident's answer (a dict) or None; never raises, never waits past the deadline."""
     if timeout_ms <= 0:
         return None
-    from memlode.resident.wire import exchange
+    from memlode.resident_client.wire import exchange
 
     try:
         database, path = _paths(home, db)
@@ -173,8 +173,8 @@ def ensure_running(home: str, db: str, *, backoff: float = 0.0) -> bool:
     """Start the store's resident, detached, unless a process holds its lock (or a hook
     started one less than ``backoff`` seconds ago). True when one was started. Never raises."""
     try:
-        from memlode.resident.lock import held
-        from memlode.resident.paths import lock_path
+        from memlode.resident_client.lock import held
+        from memlode.resident_client.paths import lock_path
 
         database, _socket_path = _paths(home, db)
         lock = lock_path(home, database)
@@ -189,7 +189,7 @@ def ensure_running(home: str, db: str, *, backoff: float = 0.0) -> bool:
                     return False
             except OSError:
                 pass
-        from memlode.resident.launch import start_detached
+        from memlode.resident_client.launch import start_detached
 
         start_detached(home, database)
         os.close(os.open(stamp, os.O_WRONLY | os.O_CREAT, 0o600))

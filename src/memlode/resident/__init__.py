@@ -5,18 +5,13 @@ budget; a one-shot CLI search pays ~0.7 s to load them. The resident keeps one `
 (model, vector index, in-memory text index), embeds rows the hooks stored, and answers over an
 owner-only unix socket with the engine's own ranking.
 
-Layout:
+Layout (the side every other process uses to reach it is ``memlode.resident_client``: paths,
+wire, lock, launch, client):
 
-- ``paths``: where a store's socket, lock and log live (derived from the resolved database
-  path, so two stores never share a resident). Import-light: the hooks use it.
-- ``launch``: start a detached resident (``posix_spawn``, own session). Import-light.
-- ``lock``: the ``flock`` that makes the resident of a store unique.
 - ``protocol``: the requests (``ping``, ``status``, ``recall``, ``search``, ``vector_search``,
   ``stop``) and their answers, one JSON line each way.
 - ``server``: the socket server, its idle exit and its background embedder; run by
   ``memlode resident`` or hosted inside ``memlode mcp``.
-- ``client``: the CLI's side (``memlode search`` asks the resident first; ``memlode resident
-  status|stop``). The hooks' side is ``memlode.hooks._resident`` (no ``json``, no ``socket``).
 
 Importing this package imports nothing.
 """

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
 from memlode.errors import InvalidInput, MemlodeError
+from memlode.resident_client.client import ranking_settings
 
 if TYPE_CHECKING:
     from memlode.engine import Engine, SearchHit
@@ -78,25 +79,12 @@ RECALL_FIELDS = ("id", "content", "memory_type", "source", "tags", "created_at",
 
 
 def same_database(a: str | Path, b: str | Path) -> bool:
-    from memlode.resident.paths import database_path
+    from memlode.resident_client.paths import database_path
 
     try:
         return database_path("", str(a)) == database_path("", str(b))
     except (OSError, ValueError):
         return False
-
-
-def ranking_settings(settings: Settings) -> dict[str, Any]:
-    """The settings that decide a ranking, as the resident and a client compare them. Weights
-    set at run time live in the store, which both read; the embedder comes from each process's
-    own settings."""
-    return {
-        "embed_provider": (settings.embed_provider or "local").strip().lower(),
-        "embed_model": settings.embed_model,
-        "embed_url": settings.embed_url,
-        "embed_dimensions": settings.embed_dimensions,
-        "weights": settings.effective_weights,
-    }
 
 
 class _Refusal(Exception):

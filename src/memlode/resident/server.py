@@ -41,15 +41,15 @@ from typing import TYPE_CHECKING, Any
 from memlode import __version__
 from memlode.config import Settings
 from memlode.errors import MemlodeError
-from memlode.resident.lock import ResidentLock
-from memlode.resident.paths import (
+from memlode.resident.protocol import MAX_REQUEST_BYTES, QUERY_OPS, Answerer, EngineSession
+from memlode.resident_client.lock import ResidentLock
+from memlode.resident_client.paths import (
     database_path,
     lock_path,
     private_dir_ok,
     run_dir,
     socket_path,
 )
-from memlode.resident.protocol import MAX_REQUEST_BYTES, QUERY_OPS, Answerer, EngineSession
 
 if TYPE_CHECKING:
     from memlode.embed import Embedder

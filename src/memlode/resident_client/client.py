@@ -1,4 +1,4 @@
-"""The CLI's side of the resident: ask it, start it, stop it, and search through it.
+"""Asking a store's resident: ask it, start it, stop it, and search through it.
 
 ``search`` is what ``memlode search`` calls first: when the store's resident answers, its hits
 (the engine's own, ``memlode.resident.protocol``) come back as ``memlode.types.SearchHit``, printed
@@ -15,8 +15,8 @@ import time
 from typing import Any
 
 from memlode.config import Settings
-from memlode.resident.paths import database_path, lock_path, socket_path
-from memlode.resident.wire import exchange
+from memlode.resident_client.paths import database_path, lock_path, socket_path
+from memlode.resident_client.wire import exchange
 from memlode.types import Memory, MemoryType, SearchHit
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "ask",
     "database_of",
     "ping",
+    "ranking_settings",
     "search",
     "start",
     "stop",
@@ -37,6 +38,19 @@ PING_TIMEOUT = 1.0
 # How long `memlode resident` waits for a detached resident to answer its first ping.
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
+
+
+def ranking_settings(settings: Settings) -> dict[str, Any]:
+    """The settings that decide a ranking, as the resident and a client compare them. Weights
+    set at run time live in the store, which both read; the embedder comes from each process's
+    own settings."""
+    return {
+        "embed_provider": (settings.embed_provider or "local").strip().lower(),
+        "embed_model": settings.embed_model,
+        "embed_url": settings.embed_url,
+        "embed_dimensions": settings.embed_dimensions,
+        "weights": settings.effective_weights,
+    }
 
 
 def database_of(settings: Settings) -> str:
@@ -83,8 +97,6 @@ def search(
     """
     if not os.path.exists(socket_path(str(settings.home), database_of(settings))):
         return None  # none runs: not even the protocol's imports
-    from memlode.resident.protocol import ranking_settings
-
     if namespace is None:
         namespace = settings.namespace if settings.namespace is not None else _project_here()
     request = {
@@ -122,8 +134,8 @@ def start(
     settings: Settings, *, idle_seconds: float, timeout: float = START_TIMEOUT
 ) -> dict[str, Any] | None:
     """Start the store's resident detached (unless one runs) and wait for its first answer."""
-    from memlode.resident.launch import start_detached
-    from memlode.resident.lock import held
+    from memlode.resident_client.launch import start_detached
+    from memlode.resident_client.lock import held
 
     database = database_of(settings)
     if not held(lock_path(str(settings.home), database)):
@@ -140,7 +152,7 @@ def start(
 def stop(settings: Settings, timeout: float = STOP_TIMEOUT) -> dict[str, Any] | None:
     """Ask the resident to stop and wait until its lock is free; what it said, or None when
     none answered. A resident hosted by ``memlode mcp`` refuses (``code`` ``refused``)."""
-    from memlode.resident.lock import held
+    from memlode.resident_client.lock import held
 
     answer = ask(settings, {"op": "stop"}, PING_TIMEOUT)
     if answer is None or "error" in answer:

@@ -1,6 +1,6 @@
 """One request, one answer over a unix socket, within a hard deadline.
 
-Shared by the hooks (``memlode.hooks._resident``) and the CLI (``memlode.resident.client``).
+Shared by the hooks (``memlode.hooks._resident``) and the CLI (``memlode.resident_client.client``).
 It uses the builtin ``_socket`` module, not ``socket``: the latter imports ``enum`` and
 ``selectors`` (~10 ms), a fifth of a hook's budget. The caller encodes and decodes the JSON
 (the hooks with ``memlode.fastjson``, the CLI with ``json``).

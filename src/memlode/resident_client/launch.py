@@ -7,7 +7,7 @@ its own (``setsid``: it outlives the hook and the assistant's process group), wi
 stdout and stderr on ``/dev/null``; it logs to ``<home>/run/<key>.log``.
 
 If two starters race, both children start; the one that does not get the lock exits at once
-(``memlode.resident.lock``).
+(``memlode.resident_client.lock``).
 
 Import-light (``os``, ``sys``).
 """
@@ -32,7 +32,7 @@ def start_detached(
     idle_seconds: float | None = None,
 ) -> int:
     """Spawn the resident of ``database`` (whose home is ``home``); its pid."""
-    from memlode.resident.paths import log_path, run_dir
+    from memlode.resident_client.paths import log_path, run_dir
 
     env = dict(os.environ if environ is None else environ)
     env["MEMLODE_HOME"] = home

@@ -4,7 +4,7 @@ Everything derives from the store's resolved database path, so two stores side b
 homes, or two ``--db`` files in one home) each get their own resident and never answer for the
 other:
 
-    <home>/run/<key>.lock    the flock that makes the resident unique (memlode.resident.lock)
+    <home>/run/<key>.lock    the flock that makes the resident unique (memlode.resident_client.lock)
     <home>/run/<key>.sock    the unix socket, owner only (0600 in a 0700 folder)
     <home>/run/<key>.log     what a detached resident logs
 
