@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from memlode.errors import InvalidInput
@@ -27,6 +27,7 @@ __all__ = [
     "SQLITE_MAX_INT",
     "content",
     "json_text",
+    "memory_changes",
     "memory_type",
     "memory_types",
     "metadata",
@@ -305,3 +306,20 @@ def timestamp(value: object, name: str = "time") -> str:
         return format_ts(parse_ts(value))
     except ValueError:
         raise InvalidInput(f"{name} {value!r} is not an ISO-8601 date or time") from None
+
+
+def memory_changes(fields: Mapping[str, object]) -> dict[str, Any]:
+    """The validated values of an update's given fields (those not None, checked in order);
+    InvalidInput when none is given."""
+    checks: dict[str, Callable[[Any], Any]] = {
+        "content": content,
+        "memory_type": memory_type,
+        "importance": lambda v: unit_interval(v, "importance"),
+        "confidence": lambda v: unit_interval(v, "confidence"),
+        "tags": lambda v: tags(list(v) if isinstance(v, tuple) else v),
+        "metadata": metadata,
+    }
+    changes = {name: checks[name](value) for name, value in fields.items() if value is not None}
+    if not changes:
+        raise InvalidInput("nothing to update; give at least one field to change")
+    return changes

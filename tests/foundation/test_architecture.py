@@ -38,7 +38,6 @@ SQL_OUTSIDE_STORAGE = {
 }
 LONG_MODULES = {
     "memlode.codeintel",
-    "memlode.engine",
     "memlode.storage.code_repo",
 }
 LONG_FUNCTIONS = {

@@ -1,13 +1,14 @@
-"""The engine: every operation a user names, composed from the storage and search layers.
+"""``Engine``: one open store and the operations a user names on it.
 
-Every interface (CLI, MCP, hooks, dashboard) calls these methods and nothing below them, so the
-same request gives the same answer everywhere.
+Every interface (CLI, MCP, the resident that ranks for the hooks, the dashboard) calls these
+methods, so the same request gives the same answer everywhere. The methods validate input and
+compose the storage and search layers; the larger operations live beside this module in the
+``memlode.engine`` package (weights, links, namespace_ops).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
@@ -16,21 +17,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlode import reports, validate
-from memlode.config import Settings, normalise_weights
+from memlode.config import Settings
 from memlode.embedding import EmbeddingService
+from memlode.engine import links, namespace_ops, weights
+from memlode.engine.namespace_ops import ALL_NAMESPACES
 from memlode.errors import InvalidInput, NotFound, StorageError
 from memlode.owner_only import secure_home
-from memlode.project import detect_namespace, is_identity_key
+from memlode.project import detect_namespace
 from memlode.search.fts import TermFrequencies
 from memlode.search.hybrid import RecallParams, recall
-from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
-from memlode.storage import namespaces as namespace_repo
 from memlode.storage import sessions as session_repo
 from memlode.storage.context import CONVERSATION_SOURCES, refresh_context
 from memlode.storage.db import Database
 from memlode.storage.memories import GLOBAL_NAMESPACE, PROMPT_TAG, MemoryFilter, NewMemory
-from memlode.storage.store_settings import delete_setting, get_setting, put_setting
 from memlode.types import (
     Edge,
     Memory,
@@ -46,12 +46,9 @@ if TYPE_CHECKING:
 
 __all__ = ["ALL_NAMESPACES", "Engine", "SearchHit", "StoreResult"]
 
-# Sentinel for "every namespace" in list/search/stats filters.
-ALL_NAMESPACES = "*"
 # Rows a search embeds first when hooks left some without vectors: bounded so that a search
 # never stalls on a large backlog (``memlode embed`` or the MCP server work that off).
 SEARCH_CATCH_UP = 64
-WEIGHTS_KEY = "weights"  # store_settings: the ranking weights set at run time
 
 
 @dataclass(slots=True, frozen=True)
@@ -112,20 +109,8 @@ class Engine:
         return self.namespace_key(namespace.strip())
 
     def namespace_key(self, name: str) -> str:
-        """The namespace a user means by ``name``: the namespace of that name if the store has
-        one, else the one project key whose readable name it is (``app`` -> ``app-1a2b3c4d``),
-        else ``name`` itself (a new namespace). Two projects called ``name``: InvalidInput."""
-        if not name or name == self.namespace or is_identity_key(name):
-            return name
-        if namespace_repo.exists(self.conn, name):
-            return name
-        keys = namespace_repo.keys_named(self.conn, name)
-        if len(keys) > 1:
-            raise InvalidInput(
-                f"namespace {name!r} is ambiguous: {len(keys)} projects are called {name!r} "
-                f"({', '.join(keys)}); give one of those keys"
-            )
-        return keys[0] if keys else name
+        """The namespace a user means by ``name`` (``namespace_ops.key``)."""
+        return namespace_ops.key(self.conn, name, self.namespace)
 
     # ---- memories ---------------------------------------------------------------------------
 
@@ -222,21 +207,16 @@ class Engine:
         tags: Sequence[str] | str | None = None,
         metadata: dict[str, Any] | str | None = None,
     ) -> Memory:
-        changes: dict[str, Any] = {}
-        if content is not None:
-            changes["content"] = validate.content(content)
-        if memory_type is not None:
-            changes["memory_type"] = validate.memory_type(memory_type)
-        if importance is not None:
-            changes["importance"] = validate.unit_interval(importance, "importance")
-        if confidence is not None:
-            changes["confidence"] = validate.unit_interval(confidence, "confidence")
-        if tags is not None:
-            changes["tags"] = validate.tags(list(tags) if isinstance(tags, tuple) else tags)
-        if metadata is not None:
-            changes["metadata"] = validate.metadata(metadata)
-        if not changes:
-            raise InvalidInput("nothing to update; give at least one field to change")
+        changes = validate.memory_changes(
+            {
+                "content": content,
+                "memory_type": memory_type,
+                "importance": importance,
+                "confidence": confidence,
+                "tags": tags,
+                "metadata": metadata,
+            }
+        )
         with self.db.write() as conn:
             current = memory_repo.fetch(conn, memory_id)
             if current is None:
@@ -373,32 +353,14 @@ class Engine:
 
     def get_weights(self) -> dict[str, float]:
         """Effective signal weights: set at run time (stored) > config/env > defaults."""
-        stored = get_setting(self.conn, WEIGHTS_KEY)
-        if stored is not None:
-            try:
-                return normalise_weights(json.loads(stored))
-            except (InvalidInput, ValueError, TypeError):
-                pass  # a damaged setting falls back to the configured weights
-        return self.settings.effective_weights
+        return weights.effective(self.conn, self.settings)
 
-    def set_weights(self, weights: dict[str, float], *, merge: bool = True) -> dict[str, float]:
+    def set_weights(self, changes: dict[str, float], *, merge: bool = True) -> dict[str, float]:
         """Store new weights (merged over the current ones unless ``merge`` is False)."""
-        if not isinstance(weights, dict) or not weights:
-            raise InvalidInput('give weights as {"signal": number}, e.g. {"bm25": 0.4}')
-        try:
-            numbers = {str(k): float(v) for k, v in weights.items()}
-        except (TypeError, ValueError):
-            raise InvalidInput("every weight must be a number") from None
-        base = self.get_weights() if merge else {}
-        effective = normalise_weights({**base, **numbers})
-        with self.db.write() as conn:
-            put_setting(conn, WEIGHTS_KEY, json.dumps(effective))
-        return effective
+        return weights.store(self.db, self.settings, changes, merge=merge)
 
     def reset_weights(self) -> dict[str, float]:
-        with self.db.write() as conn:
-            delete_setting(conn, WEIGHTS_KEY)
-        return self.get_weights()
+        return weights.reset(self.db, self.settings)
 
     def describe_config(self) -> dict[str, Any]:
         """The settings that decide a ranking (recorded with every evaluation)."""
@@ -457,23 +419,8 @@ class Engine:
         weight: float = 1.0,
         properties: dict[str, Any] | str | None = None,
     ) -> Edge:
-        rel = validate.relationship(relationship)
-        props = validate.metadata(properties)
-        try:
-            weight = float(weight)
-        except (TypeError, ValueError):
-            raise InvalidInput(f"weight must be a number, got {weight!r}") from None
-        if source_id == target_id:
-            raise InvalidInput("a memory cannot be associated with itself")
-        with self.db.write() as conn:
-            for memory_id in (source_id, target_id):
-                memory = memory_repo.fetch(conn, memory_id)
-                if memory is None:
-                    raise NotFound(f"no memory with id {memory_id!r}")
-                graph_repo.ensure_memory_node(conn, memory.id, memory.content, memory.namespace)
-            edge = Edge(source_id, target_id, rel, weight, props)
-            graph_repo.add_edge(conn, edge)
-        return edge
+        """Link two memories (both must exist) with a typed, weighted edge."""
+        return links.associate(self.db, source_id, target_id, relationship, weight, properties)
 
     def neighbors(
         self,
@@ -481,27 +428,8 @@ class Engine:
         relationships: Sequence[Relationship | str] = (),
         direction: str = "both",
     ) -> list[dict[str, Any]]:
-        if direction not in ("in", "out", "both"):
-            raise InvalidInput("direction must be in, out or both")
-        if memory_repo.fetch(self.conn, memory_id) is None:
-            raise NotFound(f"no memory with id {memory_id!r}")
-        rels = [validate.relationship(r) for r in relationships]
-        found = graph_repo.neighbors(self.conn, memory_id, rels, direction)
-        memories = memory_repo.fetch_many(self.conn, [n.memory_id for n in found if n.memory_id])
-        out: list[dict[str, Any]] = []
-        for n in found:
-            item: dict[str, Any] = {
-                "node_id": n.node_id,
-                "kind": n.kind,
-                "name": n.name,
-                "relationship": n.relationship,
-                "direction": n.direction,
-                "weight": n.weight,
-            }
-            if n.memory_id and n.memory_id in memories:
-                item["memory"] = memories[n.memory_id].to_dict()
-            out.append(item)
-        return out
+        """The memory's graph neighbours, with the memory each one is (where it is one)."""
+        return links.neighbors(self.conn, memory_id, relationships, direction)
 
     # ---- sessions ---------------------------------------------------------------------------
 
@@ -513,19 +441,19 @@ class Engine:
         source: str = "cli",
         metadata: dict[str, Any] | None = None,
     ) -> Session:
+        """Start a session (a new id unless one is given), or resume it."""
         ns = self.resolve_namespace(namespace) or ""
         with self.db.write() as conn:
-            session, _ = session_repo.start(
-                conn, session_id or str(uuid.uuid4()), ns, source, metadata
-            )
-        return session
+            return session_repo.start(conn, session_id or str(uuid.uuid4()), ns, source, metadata)[
+                0
+            ]
 
     def end_session(self, session_id: str, summary: str | None = None) -> Session:
         with self.db.write() as conn:
-            if not session_repo.end(conn, session_id, summary):
-                raise NotFound(f"no session with id {session_id!r}")
-            session = session_repo.fetch(conn, session_id)
-        assert session is not None
+            ended = session_repo.end(conn, session_id, summary)
+            session = session_repo.fetch(conn, session_id) if ended else None
+        if session is None:
+            raise NotFound(f"no session with id {session_id!r}")
         return session
 
     def sessions(self, *, namespace: str | None = None, limit: int = 50) -> list[Session]:
@@ -541,43 +469,25 @@ class Engine:
     def namespaces(self) -> list[dict[str, Any]]:
         """Every namespace with its readable name, counts and time span; ``current`` marks this
         project's."""
-        found = namespace_repo.listing(self.conn)
-        for item in found:
-            item["current"] = item["namespace"] == self.namespace
-        return found
+        return namespace_ops.listing(self.conn, self.namespace)
 
     def existing_namespace(self, namespace: str) -> str:
         """``namespace_key(namespace)``, which must hold something (else NotFound)."""
-        if namespace.strip() == ALL_NAMESPACES:
-            raise InvalidInput("one namespace at a time, not '*'")
-        key = self.namespace_key(namespace.strip())
-        if not namespace_repo.exists(self.conn, key):
-            raise NotFound(f"no namespace {namespace.strip()!r}")
-        return key
+        return namespace_ops.existing(self.conn, namespace, self.namespace_key)
 
     def delete_namespace(self, namespace: str) -> int:
         """Delete exactly one namespace (a readable name must name one project) and everything
         in it; return the number of memories deleted."""
-        key = self.existing_namespace(namespace)  # not '*': one namespace at a time
-        with self.db.write() as conn:
-            return namespace_repo.delete(conn, key)
+        return namespace_ops.delete(self.db, self.existing_namespace(namespace))
 
     def move_namespace(self, old: str, new: str | None = None) -> dict[str, Any]:
         """Move everything in namespace ``old`` into ``new`` (default: this project's): for rows
         kept under a folder name by migration 0010, or two namespaces that are one project."""
         source = self.existing_namespace(old)
         target = self.namespace_key(new.strip()) if new is not None else self.namespace
-        if not target or target == ALL_NAMESPACES:
-            raise InvalidInput("move into one namespace: run inside the project, or give --to NAME")
-        if target == source:
-            raise InvalidInput(f"{source!r} is already that namespace")
-        with self.db.write() as conn:
-            report = namespace_repo.move(conn, source, target)
-            namespace_repo.forget_legacy(conn, source)
-        return {"from": source, "to": target, **report.to_dict()}
+        return namespace_ops.move(self.db, source, target)
 
     def keep_namespace(self, name: str) -> bool:
         """Keep a folder-name namespace that migration 0010 left rows in as it is: drop its
         note, so that ``memlode doctor`` stops warning. False if there was none."""
-        with self.db.write() as conn:
-            return namespace_repo.forget_legacy(conn, name.strip(), keep=True)
+        return namespace_ops.keep(self.db, name)
