@@ -28,7 +28,7 @@ $(TEST_STAMP): pyproject.toml $(STAMP)
 	touch $@
 
 run: $(STAMP)
-	$(BIN)/python -m memlode.demo
+	$(BIN)/python -m memlode.engine.demo
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench

@@ -26,8 +26,8 @@ from typing import Any
 
 from memlode.config import Settings
 from memlode.engine import Engine
+from memlode.engine.transcripts import ingest_transcript
 from memlode.sources.transcript import parse_transcript
-from memlode.transcripts import ingest_transcript
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "transcripts"
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from memlode.doc_context import gated_context, render_context
 from memlode.docs import (
     append_compaction_summary,
     index_docs,
@@ -18,6 +17,7 @@ from memlode.docs import (
     memory_store,
 )
 from memlode.engine import Engine
+from memlode.engine.doc_context import gated_context, render_context
 from memlode.errors import InvalidInput
 
 

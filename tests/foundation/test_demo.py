@@ -12,7 +12,7 @@ def _run_demo(home: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLODE_")}
     env["MEMLODE_HOME"] = str(home)
     return subprocess.run(
-        [sys.executable, "-m", "memlode.demo"],
+        [sys.executable, "-m", "memlode.engine.demo"],
         capture_output=True,
         text=True,
         env=env,

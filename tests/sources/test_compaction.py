@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from memlode.engine import Engine
+from memlode.engine.transcripts import ingest_transcript
 from memlode.sources.compaction import SECTION_WORDS, compaction_parts
-from memlode.transcripts import ingest_transcript
 
 SESSIONS = Path(__file__).resolve().parents[3] / "shared" / "data" / "transcripts" / "spotter"
 

@@ -14,9 +14,9 @@ import pytest
 
 from memlode.config import Settings
 from memlode.engine import Engine
+from memlode.engine.transcripts import ingest_transcript
 from memlode.errors import InvalidInput, NotFound
 from memlode.project import make_key
-from memlode.transcripts import ingest_transcript
 from memlode.types import Memory
 
 
@@ -258,7 +258,7 @@ def test_bad_input_changes_nothing(engine: Engine, tmp_path: Path) -> None:
 
 def test_ingest_module_imports_nothing_heavy() -> None:
     code = (
-        "import sys, memlode.transcripts\n"
+        "import sys, memlode.engine.transcripts\n"
         "heavy = [m for m in ('numpy', 'onnxruntime', 'tokenizers', 'igraph', 'tree_sitter')"
         " if m in sys.modules]\n"
         "print(heavy)"

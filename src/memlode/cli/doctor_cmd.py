@@ -209,7 +209,7 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
     if database["exists"]:
         try:
             from memlode.engine import Engine
-            from memlode.namespace_check import legacy_namespace_warnings
+            from memlode.engine.namespace_check import legacy_namespace_warnings
 
             with Engine(settings) as engine:
                 stats = engine.stats()

@@ -28,7 +28,7 @@ def ingest() -> None:
 def _run(
     ctx: click.Context, paths: Sequence[Path], namespace: str | None, force: bool, as_json: bool
 ) -> None:
-    from memlode.transcripts import IngestReport, ingest_transcript
+    from memlode.engine.transcripts import IngestReport, ingest_transcript
 
     reports: list[IngestReport] = []
     with (
@@ -157,6 +157,6 @@ def transcripts_cmd(
     as_json: bool,
 ) -> None:
     """Ingest every session of a project (subagent files included)."""
-    from memlode.transcripts import project_transcripts
+    from memlode.engine.transcripts import project_transcripts
 
     _run(ctx, project_transcripts(project, claude_dir), namespace, force, as_json)

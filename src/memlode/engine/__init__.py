@@ -8,6 +8,13 @@ nothing below this package imports it.
 - ``weights``: the ranking weights set at run time.
 - ``links``: typed edges between memories, and a memory's neighbours.
 - ``namespace_ops``: list, find, delete, move and keep whole namespaces.
+- ``embedding``: fill and query the vectors (``EmbeddingService``), off the hot path.
+- ``reports``: stats and health.
+- ``transcripts`` (with ``transcript_units``, ``transcript_build``): ingest assistant
+  transcripts incrementally as conversation turns.
+- ``doc_context``: what memory files contribute to a prompt's context.
+- ``namespace_check``: what ``memlode doctor`` says about folder-name namespaces.
+- ``demo``: the main job of ``make run``.
 """
 
 from __future__ import annotations

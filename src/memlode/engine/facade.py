@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memlode import reports, validate
+from memlode import validate
 from memlode.config import Settings
-from memlode.embedding import EmbeddingService
-from memlode.engine import links, namespace_ops, weights
+from memlode.engine import links, namespace_ops, reports, weights
+from memlode.engine.embedding import EmbeddingService
 from memlode.engine.namespace_ops import ALL_NAMESPACES
 from memlode.errors import InvalidInput, NotFound, StorageError
 from memlode.owner_only import secure_home

@@ -51,7 +51,8 @@ GLOBAL_NAMESPACE = "global"
 # (bench/RESULTS.md, "Session replay").
 MIN_IDF_COVERAGE = 0.35
 MIN_VECTOR_SCORE = 0.45
-# memlode.transcript_build.HISTORY_TAG: a compaction summary's state at the time ("Pending Tasks").
+# memlode.engine.transcript_build.HISTORY_TAG: a compaction summary's state at the time
+# ("Pending Tasks").
 HISTORY_TAG = "history"
 # Weaker evidence of both kinds together: coverage plus cosine (with MIN_MATCHED_TERMS terms).
 # A paraphrase ("blew up", "first time round") leaves words unmatched and costs coverage that

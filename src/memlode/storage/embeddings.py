@@ -1,6 +1,6 @@
 """Stored vectors (``memory_embeddings``) and token states (``memory_tokens``): counts per
 model, the rows still to embed (newest first), the writes of a batch, and the relationships a
-memory's text is enriched with before it is embedded. ``memlode.embedding`` drives these."""
+memory's text is enriched with before it is embedded. ``memlode.engine.embedding`` drives these."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Counts over a store, for ``memlode stats`` and ``memlode doctor`` (composed by
-``memlode.reports``): rows per namespace by type and source, vectors, graph, sessions, and the
-database's own state (journal mode, schema version, FTS rows, a quick integrity check)."""
+``memlode.engine.reports``): rows per namespace by type and source, vectors, graph, sessions,
+and the database's own state (journal mode, schema version, FTS rows, a quick integrity check)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The ingest state of transcript files: one row per file (``transcript_files``: size, mtime,
 how far it was read, its provisional last turn), its units with their fingerprints
 (``transcript_units``) and the memories each unit's chunks are (``transcript_chunks``).
-``memlode.transcript_units.reconcile`` and ``memlode.transcripts`` drive these; every write
-runs inside the caller's transaction."""
+``memlode.engine.transcript_units.reconcile`` and ``memlode.engine.transcripts`` drive these;
+every write runs inside the caller's transaction."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``python -m memlode.demo`` (what ``make run`` runs): a short tour of the embedded store.
+"""``python -m memlode.engine.demo`` (what ``make run`` runs): a short tour of the embedded store.
 
 It stores a handful of real decisions about this repository (taken from its design notes),
 links two of them, stores one twice to show deduplication, searches, and prints the counts.

@@ -1,7 +1,7 @@
 """What a parsed transcript becomes in the store: units of chunk memories.
 
 A *unit* is one turn of one thread, one summary (its chunks), or one message typed while a
-reply ran; ``memlode.transcript_units.reconcile`` makes the stored units of a file equal to
+reply ran; ``memlode.engine.transcript_units.reconcile`` makes the stored units of a file equal to
 the ones built here. Each unit carries a fingerprint of its chunks, so an unchanged unit is
 left alone on the next ingest.
 
@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memlode.engine.transcript_units import IngestReport, Unit
 from memlode.sources.transcript import MAIN_THREAD, Transcript
 from memlode.sources.turns import (
     Chunk,
@@ -30,7 +31,6 @@ from memlode.sources.turns import (
     turn_chunks,
 )
 from memlode.storage.memories import NewMemory
-from memlode.transcript_units import IngestReport, Unit
 from memlode.types import MemoryType, format_ts, parse_ts
 
 if TYPE_CHECKING:

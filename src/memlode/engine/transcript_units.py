@@ -2,7 +2,7 @@
 file are made equal to the units just read (``reconcile``), inside the caller's transaction.
 
 A *unit* is one turn of one thread, or one summary, stored as chunk memories with a
-fingerprint of its chunks (``memlode.transcripts`` builds them). Unchanged units are left
+fingerprint of its chunks (``memlode.engine.transcripts`` builds them). Unchanged units are left
 alone; changed ones are replaced, and a chunk whose text comes back keeps its memory id (and
 so its embedding); units that are gone take their memories with them.
 """

@@ -17,7 +17,7 @@ from memlode.errors import StorageError
 from memlode.storage.store_stats import database_state, namespace_counts
 
 if TYPE_CHECKING:
-    from memlode.embedding import EmbeddingService
+    from memlode.engine.embedding import EmbeddingService
 
 __all__ = ["file_size", "health", "stats"]
 

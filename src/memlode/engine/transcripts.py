@@ -24,14 +24,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memlode.engine.transcript_build import SESSION_SOURCE, SOURCE, build_units, timestamp
+from memlode.engine.transcript_units import IngestReport, Unit, reconcile
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 from memlode.project import detect_namespace, find_project_root, make_key
 from memlode.sources.transcript import MAIN_THREAD, EventKind, Transcript, parse_transcript
 from memlode.sources.turns import build_turns, namespace_hint, summaries
 from memlode.storage import sessions as session_repo
 from memlode.storage import transcript_store
-from memlode.transcript_build import SESSION_SOURCE, SOURCE, build_units, timestamp
-from memlode.transcript_units import IngestReport, Unit, reconcile
 from memlode.types import Session, format_ts, parse_ts, utcnow
 
 if TYPE_CHECKING:
