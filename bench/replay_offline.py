@@ -5,7 +5,7 @@ without the next-day session's stored prompts (so that the store is what each pr
 live: the prompt hook stores a prompt only after recalling for it), asks the engine once for
 each prompt's top ``--k`` hits as the store's resident would (``Engine.search`` with the
 prompt's project namespace, the same wire form), then runs the hook's gate and rendering
-(``memlode.hooks._resident.recalled`` and ``memlode.hooks.context.prompt_context``) on them
+(``memlode.hooks._resident.recalled`` and ``memlode.hooks.injection.prompt_context``) on them
 and judges the text as the replay does. Each relevant prompt that is not answered is put in
 one of three bins:
 
@@ -113,7 +113,7 @@ def main() -> int:
     db = _copy_without_next_day(args.work, spec)
     hits = _hits(args.work, db, items, args.k)
     from memlode.hooks._resident import recalled
-    from memlode.hooks.context import prompt_context
+    from memlode.hooks.injection import prompt_context
 
     conn = sqlite3.connect(db)
     bins = {"answered": 0, "excerpt": 0, "ranking": 0, "absent": 0}

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from memlode.engine import Engine
-from memlode.hooks.context import excerpt
+from memlode.hooks.injection import excerpt
 
 
 def _prompt(project: Path, text: str, session: str = "next-day") -> dict[str, Any]:
@@ -166,7 +166,7 @@ def test_excerpt_keeps_a_short_head_line_and_weighs_rare_terms():
 
 
 def test_short_items_hand_their_share_to_long_ones():
-    from memlode.hooks.context import _shares
+    from memlode.hooks.injection import _shares
 
     shares = _shares([50, 2000, 60, 3000], 1000)
     assert shares[0] == 50 and shares[2] == 60

@@ -28,9 +28,9 @@ from memlode.search.fts import TermFrequencies
 from memlode.search.hybrid import RecallParams, recall
 from memlode.storage import memories as memory_repo
 from memlode.storage import sessions as session_repo
-from memlode.storage.context import CONVERSATION_SOURCES, refresh_context
 from memlode.storage.db import Database
 from memlode.storage.memories import GLOBAL_NAMESPACE, PROMPT_TAG, MemoryFilter, NewMemory
+from memlode.storage.turn_context import CONVERSATION_SOURCES, refresh_context
 from memlode.types import (
     Edge,
     Memory,

@@ -16,8 +16,8 @@ from typing import Any
 
 from memlode.storage import memories as memory_repo
 from memlode.storage import transcript_store
-from memlode.storage.context import refresh_context
 from memlode.storage.memories import NewMemory
+from memlode.storage.turn_context import refresh_context
 
 __all__ = ["IngestReport", "Unit", "reconcile"]
 
@@ -108,5 +108,5 @@ def reconcile(
     # Released memories no unit links any more go (their embeddings and nodes cascade).
     orphans = [i for i in released_ids if not transcript_store.chunk_linked(conn, i)]
     report.chunks_removed = memory_repo.delete(conn, orphans)
-    # Turns know their neighbours (storage/context.py): refresh the sessions that changed.
+    # Turns know their neighbours (storage/turn_context.py): refresh the sessions that changed.
     refresh_context(conn, {i.session_id for u in changed for i in u.items if i.session_id})

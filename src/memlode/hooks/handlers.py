@@ -54,7 +54,7 @@ def session_start(run: HookRun) -> str | None:
         ensure_running(run.settings.home, run.settings.db_path)
     if not run.settings.inject:
         return None
-    from memlode.hooks.context import hook_output, session_context
+    from memlode.hooks.injection import hook_output, session_context
 
     budget = run.settings.budget_chars(run.settings.session_budget_tokens)
     text = session_context(run.conn, run.namespace, run.session_id, budget)

@@ -35,7 +35,7 @@ def user_prompt(run: HookRun) -> str | None:
     recall_path = ""  # who ranked: "resident" (the engine) or "lean" (the hook's BM25)
     if run.settings.inject and prompt.strip() and run.settings.prompt_max_memories > 0:
         from memlode.hooks import _recall, _resident
-        from memlode.hooks.context import hook_output, prompt_context
+        from memlode.hooks.injection import hook_output, prompt_context
 
         # The engine's ranking from the store's resident; the lean BM25 when it cannot answer
         # in time (and then it is started again if it is gone).

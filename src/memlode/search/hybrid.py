@@ -80,8 +80,8 @@ DEFAULT_CANDIDATES = 100
 # A memory that shares no word with the query must be at least this close in meaning to be a
 # candidate: below it, all-MiniLM-L6-v2 cosines are unrelated text (typically 0.0-0.15).
 MIN_VECTOR_SIMILARITY = 0.2
-# Conversation turns (see storage/context.py): a turn's vector is smoothed with its neighbours'
-# (v + 0.5 * (prev + next)), and every turn gets a bonus from how well its whole session
+# Conversation turns (see storage/turn_context.py): a turn's vector is smoothed with its
+# neighbours' (v + 0.5 * (prev + next)), and every turn gets a bonus from how well its whole session
 # matches (mean of the session's best two scores, max-normalised, times 0.4). Both measured
 # on LoCoMo (bench/RESULTS.md): smoothing +0.02 turn recall@5, the session prior +0.01 @10.
 DEFAULT_SMOOTHING = 0.5

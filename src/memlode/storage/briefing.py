@@ -2,7 +2,7 @@
 recent edits and file hotspots of one namespace.
 
 Import-light (a hook process reads these at every session start): parameters in, plain rows
-out; what to show and how is ``memlode.hooks.context``'s.
+out; what to show and how is ``memlode.hooks.injection``'s.
 """
 
 from __future__ import annotations

@@ -206,7 +206,7 @@ WRITERS = frozenset(
         "memlode/storage/sessions.py",
         "memlode/storage/graph.py",
         "memlode/storage/code_repo.py",
-        "memlode/storage/context.py",
+        "memlode/storage/turn_context.py",
         "memlode/storage/capture.py",
         "memlode/storage/capture_session.py",
     }
