@@ -203,10 +203,7 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
 def _read_config_file(path: Path) -> dict[str, Any]:
     """Read ``config.toml``: top-level field names plus ``[weights]``, ``[embed]`` and
     ``[memory_files]`` and ``[resident]`` tables."""
-    try:
-        data = config_file.read_config(str(path))
-    except config_file.ConfigFileError as exc:
-        raise InvalidInput(str(exc)) from None
+    data = config_file.read_config(str(path))  # ConfigFileError is an InvalidInput
     out: dict[str, Any] = {}
     for key in ("db_path", "namespace", "log_level"):
         if key in data:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 
+from memlode.errors import ConfigFileError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -23,7 +25,6 @@ __all__ = [
     "ENV_DB",
     "ENV_HOME",
     "ENV_NAMESPACE",
-    "ConfigFileError",
     "database_path",
     "default_home",
     "home_dir",
@@ -36,10 +37,6 @@ ENV_DB = "MEMLODE_DB"
 ENV_NAMESPACE = "MEMLODE_NAMESPACE"
 CONFIG_NAME = "config.toml"
 DATABASE_NAME = "memlode.db"
-
-
-class ConfigFileError(ValueError):
-    """The config file exists but cannot be read or is not valid TOML (the message says which)."""
 
 
 def default_home() -> str:

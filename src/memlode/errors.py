@@ -1,16 +1,24 @@
 """The one exception tree. Every message says what was wrong and what to do.
 
 MemlodeError
-├── InvalidInput        bad arguments from a user or a caller (CLI exit 2, MCP isError)
-├── NotFound            an id, namespace or session that does not exist
-├── StorageError        the database cannot be opened, is not SQLite, or cannot be written
-├── ImportFormatError   a JSONL import line that cannot be read (carries the line number)
-└── MissingDependency   an optional part is not installed (names the install command)
+├── InvalidInput            bad arguments from a user or a caller (CLI exit 2, MCP isError)
+│   ├── ImportFormatError   a JSONL import line that cannot be read (carries the line number)
+│   └── ConfigFileError     config.toml cannot be read or is not TOML (a hook ignores it)
+├── NotFound                an id, namespace or session that does not exist
+├── StorageError            the database cannot be opened, is not SQLite, or cannot be written
+├── ExportWriteError        an export file cannot be written (nothing of it is left behind)
+├── EmbedError              an embedding provider failed (names the provider and the fix)
+└── MissingDependency       an optional part is not installed (names the install command)
+
+Import-light (no imports): the hooks and ``memlode.config_file`` use it.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "ConfigFileError",
+    "EmbedError",
+    "ExportWriteError",
     "ImportFormatError",
     "InvalidInput",
     "MemlodeError",
@@ -41,6 +49,19 @@ class ImportFormatError(InvalidInput):
         super().__init__(f"line {line_number}: {reason}")
         self.line_number = line_number
         self.reason = reason
+
+
+class ConfigFileError(InvalidInput):
+    """The config file exists but cannot be read or is not valid TOML (the message says which)."""
+
+
+class ExportWriteError(MemlodeError):
+    """The export file could not be written (nothing of it is left behind)."""
+
+
+class EmbedError(MemlodeError):
+    """An embedding provider failed: unreachable server, refused request, malformed answer,
+    unreadable model files. The message names the provider, what happened and what to do."""
 
 
 class MissingDependency(MemlodeError, ImportError):

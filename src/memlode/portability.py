@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from memlode import validate
-from memlode.errors import ImportFormatError, InvalidInput, MemlodeError
+from memlode.errors import ExportWriteError, ImportFormatError, InvalidInput
 from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
 from memlode.storage import sessions as session_repo
@@ -309,10 +309,6 @@ def read_import_file(path: Path) -> list[str]:
             "memlode exports are UTF-8 JSONL"
         ) from None
     return text.splitlines()
-
-
-class ExportWriteError(MemlodeError):
-    """The export file could not be written (nothing of it is left behind)."""
 
 
 def write_lines(target: Path, lines: Iterable[str]) -> int:

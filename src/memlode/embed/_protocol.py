@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from memlode.errors import MemlodeError
+from memlode.errors import EmbedError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -21,11 +21,6 @@ __all__ = ["EmbedError", "Embedder", "TokenEmbedder", "l2_normalise", "token_emb
 
 # Below this norm a row is treated as all zeros and left as it is (dividing would give NaN).
 _ZERO_NORM = 1e-12
-
-
-class EmbedError(MemlodeError):
-    """An embedding provider failed: unreachable server, refused request, malformed answer,
-    unreadable model files. The message names the provider, what happened and what to do."""
 
 
 class Embedder(Protocol):
