@@ -58,7 +58,6 @@ LONG_FUNCTIONS = {
 # (importer, imported interface) pairs across interfaces.
 INTERFACE_IMPORTS = {
     ("memlode.cli.mcp_cmds", "mcp"),
-    ("memlode.cli.resident_cmds", "resident"),
     ("memlode.mcp.resident", "resident"),
     ("memlode.resident.server", "mcp"),
 }

@@ -32,6 +32,7 @@ __all__ = [
     "EXIT_NOT_FOUND",
     "Count",
     "echo_json",
+    "interface",
     "json_option",
     "namespace_option",
     "open_engine",
@@ -45,6 +46,21 @@ EXIT_NOT_FOUND = 3
 EXIT_ABORTED = 130
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def interface(name: str) -> Callable[..., Any]:
+    """The entry point of another interface (``[project.entry-points."memlode.interfaces"]``
+    in pyproject.toml), loaded by name: the CLI starts the resident and the MCP server through
+    these, never by importing their modules."""
+    from importlib.metadata import entry_points
+
+    found = entry_points(group="memlode.interfaces", name=name)
+    if not found:
+        raise MemlodeError(
+            f"memlode's {name!r} entry point is missing: reinstall memlode (pip install -e .)"
+        )
+    loaded: Callable[..., Any] = next(iter(found)).load()
+    return loaded
 
 
 def settings_from(ctx: click.Context, **extra: Any) -> Settings:

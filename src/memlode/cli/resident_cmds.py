@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import os
-import signal
-import sys
 from typing import Any
 
 import click
 
-from memlode.cli.common import EXIT_NOT_FOUND, echo_json, json_option, settings_from
+from memlode.cli.common import EXIT_NOT_FOUND, echo_json, interface, json_option, settings_from
 from memlode.errors import MemlodeError
-
-log = logging.getLogger("memlode.resident")
-
-# A detached resident's log is cut back to nothing when it has grown past this at a start.
-MAX_LOG_BYTES = 1 << 20
 
 
 @click.group("resident", invoke_without_command=True)
@@ -74,44 +64,10 @@ def resident(
 
 
 def _serve(settings: Any, idle: float, log_file: str | None) -> None:
-    from memlode.resident.server import ResidentServer
-
-    if log_file:
-        _log_to(log_file)
-    server = ResidentServer(settings, idle_seconds=idle)
-    if not server.acquire():
-        click.echo(f"a resident process already serves {server.database}", err=True)
-        return
-
-    def ask_to_stop(signum: int, _frame: object) -> None:
-        server.exit_reason = f"signal {signal.Signals(signum).name}"
-        server.stop(timeout=0)
-
-    for name in ("SIGTERM", "SIGINT", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), ask_to_stop)
-    # hold no project folder open (a detached resident inherits the hook's directory)
-    with contextlib.suppress(OSError):
-        os.chdir(settings.home)
-    reason = server.run()
-    log.info("exit: %s", reason)
-
-
-def _log_to(path: str) -> None:
-    try:
-        if os.path.getsize(path) > MAX_LOG_BYTES:
-            os.truncate(path, 0)
-    except OSError:
-        pass
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    stream = os.fdopen(fd, "a", encoding="utf-8", buffering=1)
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    if root.level > logging.INFO or root.level == logging.NOTSET:
-        root.setLevel(logging.INFO)
-    sys.stderr = stream  # a detached process's stderr is /dev/null: tracebacks go here too
+    serve = interface("resident")  # memlode.resident, through its entry point
+    reason = serve(settings, idle, log_file)
+    if reason.startswith("a resident process already serves"):
+        click.echo(reason, err=True)
 
 
 @resident.command("status")
