@@ -27,7 +27,6 @@ SQL_OUTSIDE_STORAGE = {
     "memlode.codeintel",
     "memlode.evaluation.replay",
     "memlode.graph.store",
-    "memlode.hooks._recall",
     "memlode.index_state",
     "memlode.recovery",
     "memlode.search.fts",

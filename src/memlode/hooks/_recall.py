@@ -1,10 +1,11 @@
 """Recall inside the UserPromptSubmit hook: BM25 from FTS5, a relevance gate, and optionally
 the vectors of a resident memlode process.
 
-The engine's ``search`` is the reference ranking, but importing it costs several times a
-hook's budget, so this module issues the same FTS5 query (same tokenisation, stopwords and
-column weights as ``memlode.search.fts``; ``tests/hooks/test_recall.py`` checks they agree)
-and then applies a gate tuned for injection, where silence is better than noise:
+The engine's ranking (from the resident, ``memlode.hooks._resident``) is the reference; when
+it cannot answer in time, this module sends FTS5 the query the engine's BM25 would send (terms
+from ``memlode.textutil.query_terms``, expressions and column weights from
+``memlode.storage.fts_match``, both import-light) and then applies a gate tuned for injection,
+where silence is better than noise:
 
 - the prompt needs at least ``MIN_QUERY_TERMS`` content words ("ok", "continue" recall nothing);
 - the prompt is answered only when a memory holds at least ``MIN_MATCHED_TERMS`` of them and
@@ -22,6 +23,9 @@ vector hits are merged in, provided it answers within ``resident_timeout_ms``; s
 from __future__ import annotations
 
 from memlode.fastjson import loads
+from memlode.storage import fts_match
+from memlode.storage.capture import GLOBAL_NAMESPACE
+from memlode.storage.fts_match import OVERFETCH, SCORING_BUDGET
 from memlode.textutil import STOPWORDS, identifier_parts, query_terms, words
 
 TYPE_CHECKING = False
@@ -31,17 +35,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Recalled", "recall"]
 
-_BM25_WEIGHTS = "1.0, 0.5, 0.4, 0.5, 0.25"  # memlode.search.fts.BM25_WEIGHTS
-
-# memlode.search.fts.SCORING_BUDGET: rows bm25() may score before the rarest terms alone choose
-# the candidates (see that module's docstring; at 100k memories the whole OR query scored
-# half the store, 133 ms p50 in this hook on the bench corpus).
-SCORING_BUDGET = 6_000
 MIN_QUERY_TERMS = 2
 MIN_MATCHED_TERMS = 2
 CANDIDATES = 40
-# A project reads its own namespace and this one (memlode.storage.memories.GLOBAL_NAMESPACE).
-GLOBAL_NAMESPACE = "global"
 # The gate, per prompt: something stored must clearly answer it, i.e. cover at least
 # ``MIN_IDF_COVERAGE`` of the prompt's information (each term weighted by its BM25 idf over the
 # whole store, so a prompt about something never stored, "add TOTP login", leaves its rarest
@@ -182,13 +178,7 @@ def recall(
         known = {r[0] for r in rows}
         missing = [i for i in vectors if i not in known][:CANDIDATES]
         if missing:
-            marks = ",".join("?" * len(missing))
-            rows += conn.execute(
-                "SELECT m.id, m.content, m.memory_type, m.importance, m.created_at, m.tags, 0.0"
-                f" FROM memories m WHERE m.id IN ({marks}) AND m.namespace IN (?, ?)"
-                " AND (m.session_id IS NULL OR m.session_id != ?)",
-                (*missing, namespace, GLOBAL_NAMESPACE, session_id),
-            ).fetchall()
+            rows += fts_match.rows_by_id(conn, missing, (namespace, GLOBAL_NAMESPACE), session_id)
     best_bm25 = max((-float(r[6]) for r in rows), default=0.0) or 1.0
     candidates = []
     for memory_id, content, memory_type, importance, created_at, tags_json, raw in rows:
@@ -293,25 +283,19 @@ def _idf_weights(
     """
     import math
 
-    size = conn.execute("SELECT count(*) FROM memories").fetchone()[0] or 1
+    size = fts_match.memory_count(conn) or 1
     asked: list[set[str]] = []
     if session_id:
         asked = [
-            {_stem(t) for t in _content_terms(row[0])}
-            for row in conn.execute(
-                "SELECT content FROM memories WHERE session_id = ?"
-                " AND (instr(tags, ?) > 0 OR instr(tags, ?) > 0)",
-                (session_id, '"prompt"', '"instruction"'),
-            )
+            {_stem(t) for t in _content_terms(text)}
+            for text in fts_match.session_texts_tagged(conn, session_id, ("prompt", "instruction"))
         ]
     weights: dict[str, float] = {}
     for term in terms[:64]:
         stem = _stem(term)
         if stem in weights:
             continue
-        count = conn.execute(
-            "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (_or([term]),)
-        ).fetchone()[0]
+        count = fts_match.document_frequency(conn, term)
         count = max(0, count - sum(1 for prompt in asked if stem in prompt))
         weights[stem] = math.log((size - count + 0.5) / (count + 0.5) + 1.0)
     return weights
@@ -325,57 +309,18 @@ def _candidates(
     the expressions, which is the whole query's score (see ``_expressions``)."""
     best: dict[str, Any] = {}
     for expression in _expressions(conn, terms[:64]):
-        for row in conn.execute(
-            "SELECT m.id, m.content, m.memory_type, m.importance, m.created_at, m.tags,"
-            f" bm25(memories_fts, {_BM25_WEIGHTS}) AS score"
-            " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
-            " WHERE memories_fts MATCH ? AND m.namespace IN (?, ?)"
-            " AND (m.session_id IS NULL OR m.session_id != ?)"
-            " ORDER BY score LIMIT ?",
-            (expression, namespace, GLOBAL_NAMESPACE, session_id, CANDIDATES),
+        for row in fts_match.bm25_rows(
+            conn, expression, (namespace, GLOBAL_NAMESPACE), session_id, CANDIDATES
         ):
             if row[0] not in best or row[6] < best[row[0]][6]:  # a row keeps its best score
                 best[row[0]] = row
     return sorted(best.values(), key=lambda r: (r[6], r[0]))[:CANDIDATES]
 
 
-def _or(terms: list[str]) -> str:
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
 def _expressions(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
     """The MATCH expressions whose best rows, merged, are the whole OR query's best rows
-    (``memlode.search.fts._expressions``): on a store larger than the scoring budget, the
-    rarest terms choose the rows - ``(rare) AND (common)`` scored by the whole query, and
-    ``rare`` alone - so that bm25() never scores most of the store."""
-    if len(terms) < 2:
-        return [_or(terms)]
-    size = conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
-    if size <= SCORING_BUDGET:
-        return [_or(terms)]
-    counts = {
-        t: conn.execute(
-            "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (_or([t]),)
-        ).fetchone()[0]
-        for t in terms
-    }
-    present = sorted((t for t in terms if counts[t] > 0), key=lambda t: (counts[t], t))
-    rare: list[str] = []
-    rows = 0
-    for term in present:  # rarest first, always until they can supply the candidates
-        if rows >= CANDIDATES * _OVERFETCH and rows + counts[term] > SCORING_BUDGET:
-            break
-        rare.append(term)
-        rows += counts[term]
-    common = present[len(rare) :]
-    rare_query = _or([t for t in terms if t in rare])  # the query's order: same ties
-    if not common:
-        return [rare_query] if rare else []
-    return [f"({rare_query}) AND ({_or(common)})", rare_query]
-
-
-# memlode.search.fts._OVERFETCH: rows the rare terms must be able to supply, per candidate
-_OVERFETCH = 3
+    (``memlode.storage.fts_match.choose_expressions``, as the engine's BM25 builds them)."""
+    return fts_match.choose_expressions(conn, terms, CANDIDATES * OVERFETCH, SCORING_BUDGET)
 
 
 def _tags(tags_json: str) -> tuple[str, ...]:

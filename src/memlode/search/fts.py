@@ -27,8 +27,18 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from memlode.search.word_forms import with_word_forms
+from memlode.storage.fts_match import (
+    BM25_WEIGHTS,
+    SCORING_BUDGET,
+    choose_expressions,
+    document_frequency,
+    split_by_rarity,
+)
+from memlode.storage.fts_match import OVERFETCH as _OVERFETCH
+from memlode.storage.fts_match import WEIGHTS_SQL as _WEIGHTS_SQL
+from memlode.storage.fts_match import match_expression as fts_query
 from memlode.storage.memories import MemoryFilter
-from memlode.textutil import STOPWORDS, identifier_parts, words
+from memlode.textutil import STOPWORDS, query_terms
 
 __all__ = [
     "BM25_WEIGHTS",
@@ -45,19 +55,6 @@ __all__ = [
     "rank_ids",
 ]
 
-# Column weights for bm25(): content, tags, identifier parts (and dates), then a conversation
-# turn's neighbours at distance 1 and 2. The neighbour weights halve with distance: on LoCoMo
-# a window of +-2 turns weighted 1/.5/.25 lifted turn recall@5 from 0.54 to 0.68 (research
-# table in bench/RESULTS.md).
-BM25_WEIGHTS = (1.0, 0.5, 0.4, 0.5, 0.25)
-_WEIGHTS_SQL = ", ".join(map(str, BM25_WEIGHTS))
-# Rows ranked by the FTS table alone before the filter applies (see bm25_search).
-_OVERFETCH = 3
-# Rows one query may score with bm25() before its common terms stop choosing candidates (see
-# the module docstring). bm25() costs ~2 us a row on the project's 2-core machine, so this
-# bounds scoring to ~12 ms. On bench/corpus.py at 100k memories (200 queries, hash vectors)
-# 4,000 kept 96% of the unpruned hybrid top 10 and 6,000 99.8% (BM25 alone: 81% and 98%).
-SCORING_BUDGET = 6_000
 # A cached document frequency is reused until the store has grown by this share: frequencies
 # only decide which terms choose candidates, never a score, so a slightly stale one is harmless.
 _STALE_GROWTH = 0.1
@@ -70,34 +67,11 @@ class FtsHit:
     rank: float  # higher is better (negated bm25)
 
 
-def query_terms(text: str, *, drop_stopwords: bool = True) -> list[str]:
-    """Lower-cased search terms: words, plus the parts of camelCase/snake_case identifiers."""
-    terms: dict[str, None] = {}
-    for token in words(text):
-        if not any(ch.isalnum() for ch in token):
-            continue
-        lowered = token.lower()
-        terms.setdefault(lowered, None)
-        for part in identifier_parts(token):
-            terms.setdefault(part, None)
-    out = list(terms)
-    if drop_stopwords:
-        kept = [t for t in out if t not in STOPWORDS]
-        if kept:
-            return kept
-    return out
-
-
 def bm25_terms(text: str, *, drop_stopwords: bool = True) -> list[str]:
     """The terms BM25 ORs for a query: ``query_terms`` plus the other forms of its irregular
     verbs (``search/word_forms.py``), so "went" also finds "go"."""
     terms = query_terms(text, drop_stopwords=drop_stopwords)
     return with_word_forms(terms, STOPWORDS if drop_stopwords else ())
-
-
-def fts_query(terms: list[str]) -> str:
-    """An FTS5 MATCH expression OR-ing the quoted terms ('' when there are none)."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
 class TermFrequencies:
@@ -128,14 +102,6 @@ class TermFrequencies:
                 for term, count in counted.items():
                     self._counts[term] = (count, size)
         return out | counted
-
-
-def document_frequency(conn: sqlite3.Connection, term: str) -> int:
-    """Rows whose FTS columns contain ``term`` (a walk of its doclist, no scoring)."""
-    row = conn.execute(
-        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (fts_query([term]),)
-    ).fetchone()
-    return int(row[0])
 
 
 def bm25_search(
@@ -311,23 +277,13 @@ def _expressions(
     frequencies: TermFrequencies | None,
 ) -> list[str]:
     """The MATCH expressions whose scored rows, merged, rank like the whole query."""
-    if len(terms) < 2:
-        return [fts_query(terms)]
-    size = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0])
-    if size <= budget:
-        return [fts_query(terms)]
-    rare, common = split_terms(conn, terms, wanted, budget, size, frequencies)
-    # The query's own order: bm25() sums over phrases in it, so ties stay as they were.
-    rare_query = fts_query([t for t in terms if t in rare])
-    if not common:
-        return [rare_query] if rare else []
-    # Two halves: rows with a rare and a common term, scored by the whole query (exact), and
-    # rows with a rare term scored by the rare terms alone (exact for those without a common
-    # term, a lower bound for the others). A row's best score over both halves is its full
-    # score, and the best ``wanted`` of each half hold the best ``wanted`` overall: a row above
-    # another in the rare half is above it in the full ranking too. Scoring the second half by
-    # the rare terms alone spares bm25() a second walk of the common terms' long doclists.
-    return [f"({rare_query}) AND ({fts_query(common)})", rare_query]
+    counts_of = None
+    if frequencies is not None:
+
+        def counts_of(terms: list[str], size: int) -> dict[str, int]:
+            return frequencies.get(conn, terms, size)
+
+    return choose_expressions(conn, terms, wanted, budget, counts_of)
 
 
 def _best(
@@ -351,22 +307,11 @@ def split_terms(
     size: int,
     frequencies: TermFrequencies | None = None,
 ) -> tuple[list[str], list[str]]:
-    """(rare, common): the terms that choose candidates and those that only score them.
-
-    Terms are taken rarest first while their rows fit in ``budget``, and always until they can
-    supply ``wanted`` rows. Terms no row contains are in neither list (they score nothing).
-    """
+    """(rare, common) of ``fts_match.split_by_rarity``, with the document frequencies from
+    ``frequencies`` (counted afresh without it)."""
     counts = (
         frequencies.get(conn, terms, size)
         if frequencies is not None
         else {t: document_frequency(conn, t) for t in terms}
     )
-    present = sorted((t for t in terms if counts[t] > 0), key=lambda t: (counts[t], t))
-    rare: list[str] = []
-    rows = 0
-    for term in present:
-        if rows >= wanted and rows + counts[term] > budget:
-            break
-        rare.append(term)
-        rows += counts[term]
-    return rare, present[len(rare) :]
+    return split_by_rarity(terms, counts, wanted, budget)

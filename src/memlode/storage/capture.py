@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONVERSATION_SOURCES",
+    "GLOBAL_NAMESPACE",
     "add_edge",
     "ensure_memory_node",
     "file_node_id",
@@ -38,6 +39,9 @@ __all__ = [
     "upsert_file_node",
 ]
 
+# The namespace of what belongs to no project (global memory files, memories stored for every
+# project): a project's searches read it beside their own.
+GLOBAL_NAMESPACE = "global"
 # Sources whose memories are turns of a conversation (LoCoMo-style chats, assistant transcripts).
 CONVERSATION_SOURCES = frozenset({"conversation", "transcript"})
 

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memlode.storage import capture, scrub
-from memlode.storage.capture import index_terms
+from memlode.storage.capture import GLOBAL_NAMESPACE, index_terms
 from memlode.textutil import content_hash
 from memlode.types import Memory, MemoryType, format_ts, utcnow
 
 __all__ = [
+    "GLOBAL_NAMESPACE",
     "MEMORY_COLUMNS",
     "MemoryFilter",
     "NewMemory",
@@ -64,9 +65,6 @@ class NewMemory:
 
 
 PROMPT_TAG = "prompt"  # the tag of a prompt the UserPromptSubmit hook stored
-# The namespace of what belongs to no project (global memory files, memories stored for every
-# project): a project's searches read it beside their own (memlode.docs.GLOBAL_NAMESPACE).
-GLOBAL_NAMESPACE = "global"
 
 
 @dataclass(slots=True)
