@@ -29,8 +29,8 @@ from typing import Any
 
 from memlode import __version__
 from memlode.config import Settings
-from memlode.docs import add_folder, index_docs, reindex_paths
 from memlode.engine import Engine
+from memlode.engine.docs import add_folder, index_docs, reindex_paths
 from memlode.sources.docfiles import DocRoot, discover
 from memlode.sources.markdown import chunk_markdown
 

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from memlode.config import Settings
-from memlode.docs import (
+from memlode.engine import Engine
+from memlode.engine.docs import (
     GLOBAL_NAMESPACE,
     add_folder,
     docs_status,
@@ -20,7 +21,6 @@ from memlode.docs import (
     memory_search,
     remove_folder,
 )
-from memlode.engine import Engine
 from memlode.errors import InvalidInput, NotFound
 from memlode.project import detect_namespace
 

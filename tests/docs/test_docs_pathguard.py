@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from memlode.config import Settings
-from memlode.docs import memory_get
 from memlode.engine import Engine
+from memlode.engine.docs import memory_get
 from memlode.errors import InvalidInput, NotFound
 from memlode.sources.pathguard import is_memory_file, note_name, resolve_memory_path
 

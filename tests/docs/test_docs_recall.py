@@ -16,8 +16,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from memlode.docs import index_docs
 from memlode.engine import Engine
+from memlode.engine.docs import index_docs
 from memlode.types import format_ts
 
 YEAR_AGO = 365.0

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from memlode.docs import (
+from memlode.engine import Engine
+from memlode.engine.doc_context import gated_context, render_context
+from memlode.engine.docs import (
     append_compaction_summary,
     index_docs,
     memory_get,
     memory_search,
     memory_store,
 )
-from memlode.engine import Engine
-from memlode.engine.doc_context import gated_context, render_context
 from memlode.errors import InvalidInput
 
 

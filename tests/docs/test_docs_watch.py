@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from memlode.config import Settings
-from memlode.docs import memory_search
 from memlode.engine import Engine
-from memlode.watch import watch_docs
+from memlode.engine.docs import memory_search
+from memlode.engine.watch import watch_docs
 
 # Generous: the watcher normally reacts within the debounce (50 ms here) plus a poll tick.
 TIMEOUT = 20.0

@@ -24,11 +24,11 @@ SQL_OUTSIDE_STORAGE = {
     "memlode.code.navigate",
     "memlode.code.repomap",
     "memlode.code.search",
-    "memlode.codeintel",
+    "memlode.engine.codeintel",
     "memlode.evaluation.replay",
     "memlode.graph.store",
-    "memlode.index_state",
-    "memlode.recovery",
+    "memlode.engine.index_state",
+    "memlode.engine.recovery",
     "memlode.search.fts",
     "memlode.search.postings",
     "memlode.search.text_index",
@@ -36,7 +36,7 @@ SQL_OUTSIDE_STORAGE = {
     "memlode.vector.index",
 }
 LONG_MODULES = {
-    "memlode.codeintel",
+    "memlode.engine.codeintel",
     "memlode.storage.code_repo",
 }
 LONG_FUNCTIONS = {
@@ -157,7 +157,7 @@ KNOWN_CYCLES: list[list[str]] = [
         "memlode.code.lang.rust",
         "memlode.code.languages",
     ],
-    ["memlode.codeintel", "memlode.index_state"],
+    ["memlode.engine.codeintel", "memlode.engine.index_state"],
 ]
 
 

@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 from memlode.engine import Engine
+from memlode.engine.graph_ops import get_decision_chain, graph_traverse
 from memlode.errors import InvalidInput, NotFound
-from memlode.graph_ops import get_decision_chain, graph_traverse
 from memlode.storage import graph as graph_repo
 from memlode.types import Edge, NodeKind, Relationship
 

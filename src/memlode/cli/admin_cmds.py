@@ -74,7 +74,7 @@ def export(ctx: click.Context, path: str | None, namespace: str | None) -> None:
     Default: every namespace; --namespace limits it to one. A file is replaced only once the
     whole export is written (a full disk leaves it as it was); a failure exits 1.
     """
-    from memlode.portability import export_lines, write_lines
+    from memlode.engine.portability import export_lines, write_lines
 
     if path is not None and not path.strip():
         raise InvalidInput("the export path is empty; give a file path, or none for stdout")
@@ -99,7 +99,7 @@ def import_(ctx: click.Context, path: str, as_json: bool) -> None:
     A memory whose id is stored already with different content keeps the stored version; the
     summary counts those (and --json lists their ids under "conflicts").
     """
-    from memlode.portability import import_lines, read_import_file
+    from memlode.engine.portability import import_lines, read_import_file
 
     if path == "-":
         lines = read_stdin_text("the import on standard input").splitlines()

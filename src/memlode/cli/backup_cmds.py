@@ -1,5 +1,5 @@
 """``memlode backup PATH`` and ``memlode restore PATH``: thin adapters over
-:mod:`memlode.recovery`."""
+:mod:`memlode.engine.recovery`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def backup(ctx: click.Context, path: Path, force: bool, as_json: bool) -> None:
 
     Uses SQLite's online backup API; the file is self-contained and readable by you only.
     """
-    from memlode import recovery
+    from memlode.engine import recovery
 
     settings = settings_from(ctx)
     result = recovery.backup(settings.database, path, force=force)
@@ -46,7 +46,7 @@ def restore(ctx: click.Context, path: Path, force: bool, as_json: bool) -> None:
     Written into the live database through SQLite's backup API, so a running MCP server or
     hook sees the old store or the restored one, never a half-written file.
     """
-    from memlode import recovery
+    from memlode.engine import recovery
 
     settings = settings_from(ctx)
     result = recovery.restore(settings.database, path, force=force)

@@ -1,6 +1,6 @@
 """Code intelligence commands: ``index``, ``symbols``, ``map``, ``impact`` and ``graph``.
 
-Thin adapters over :mod:`memlode.codeintel` (the MCP code tools call the same functions).
+Thin adapters over :mod:`memlode.engine.codeintel` (the MCP code tools call the same functions).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def index(
 
     Incremental: unchanged files are skipped, changed ones re-parsed, deleted ones dropped.
     """
-    from memlode import codeintel
+    from memlode.engine import codeintel
 
     bar = _Bar() if sys.stderr.isatty() and not as_json else None
     with open_engine(ctx) as engine:
@@ -109,7 +109,7 @@ def symbols(
     as_json: bool,
 ) -> None:
     """Search indexed symbols by name, dotted path or a question in words, best first."""
-    from memlode import codeintel
+    from memlode.engine import codeintel
 
     validate.utf8_text(query, "the query")
     with open_engine(ctx) as engine:
@@ -154,7 +154,7 @@ def map_(
     Ranked by PageRank over the reference graph, personalised by the files edited recently
     (as the Claude Code hooks saw them) and by --focus files.
     """
-    from memlode import codeintel
+    from memlode.engine import codeintel
 
     with open_engine(ctx) as engine:
         result = codeintel.repo_map(
@@ -176,7 +176,7 @@ def impact(
     ctx: click.Context, symbol: str, depth: int, namespace: str | None, as_json: bool
 ) -> None:
     """What depends on SYMBOL (callers, importers, subclasses), transitively to --depth."""
-    from memlode import codeintel
+    from memlode.engine import codeintel
 
     with open_engine(ctx) as engine:
         result = codeintel.impact(engine, symbol, depth=depth, namespace=namespace)
@@ -215,7 +215,7 @@ def graph() -> None:
 @click.pass_context
 def graph_recompute(ctx: click.Context, method: str, namespace: str | None, as_json: bool) -> None:
     """Recompute and cache PageRank, betweenness, degree and communities (code and memories)."""
-    from memlode import codeintel
+    from memlode.engine import codeintel
 
     with open_engine(ctx) as engine:
         run = codeintel.recompute(engine, namespace=namespace, method=method)
@@ -233,7 +233,7 @@ def graph_recompute(ctx: click.Context, method: str, namespace: str | None, as_j
 @click.pass_context
 def graph_cross_repo(ctx: click.Context, as_json: bool) -> None:
     """Dependencies between indexed projects (from manifests and imports)."""
-    from memlode import codeintel
+    from memlode.engine import codeintel
 
     with open_engine(ctx) as engine:
         links = codeintel.cross_repo(engine)
@@ -260,7 +260,7 @@ def graph_clusters(
     ctx: click.Context, limit: int, members: int, namespace: str | None, as_json: bool
 ) -> None:
     """The largest communities of the graph, with their most central members."""
-    from memlode import codeintel
+    from memlode.engine import codeintel
 
     with open_engine(ctx) as engine:
         groups = codeintel.clusters(engine, limit=limit, members=members, namespace=namespace)
@@ -282,7 +282,7 @@ def graph_pagerank(
     ctx: click.Context, kind: str | None, limit: int, namespace: str | None, as_json: bool
 ) -> None:
     """The most central nodes by PageRank."""
-    from memlode import codeintel
+    from memlode.engine import codeintel
 
     with open_engine(ctx) as engine:
         nodes = codeintel.pagerank(engine, kind=kind, limit=limit, namespace=namespace)

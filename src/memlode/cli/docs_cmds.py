@@ -1,5 +1,5 @@
 """Commands on memory files and docs: ``docs`` (index, add, list, remove), ``memory`` (get,
-search, store) and ``watch``. Each is a thin adapter over ``memlode.docs``."""
+search, store) and ``watch``. Each is a thin adapter over ``memlode.engine.docs``."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def docs() -> None:
 @click.pass_context
 def docs_index(ctx: click.Context, as_json: bool) -> None:
     """Index every source once (unchanged files are skipped, deleted ones dropped)."""
-    from memlode.docs import index_docs
+    from memlode.engine.docs import index_docs
 
     show = sys.stderr.isatty() and not as_json
     with open_engine(ctx) as engine:
@@ -70,7 +70,7 @@ def docs_index(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def docs_add(ctx: click.Context, folder: str, global_: bool, as_json: bool) -> None:
     """Add FOLDER of markdown docs to the current project (or --global) and index it."""
-    from memlode.docs import add_folder
+    from memlode.engine.docs import add_folder
 
     with open_engine(ctx) as engine:
         result = add_folder(engine, folder, global_=global_)
@@ -87,7 +87,7 @@ def docs_add(ctx: click.Context, folder: str, global_: bool, as_json: bool) -> N
 @click.pass_context
 def docs_list(ctx: click.Context, as_json: bool) -> None:
     """Show the sources indexed from here, with their file and chunk counts."""
-    from memlode.docs import docs_status
+    from memlode.engine.docs import docs_status
 
     with open_engine(ctx) as engine:
         status = docs_status(engine)
@@ -110,7 +110,7 @@ def docs_list(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def docs_remove(ctx: click.Context, folder: str, as_json: bool) -> None:
     """Forget an added FOLDER and drop its chunks (the files are not touched)."""
-    from memlode.docs import remove_folder
+    from memlode.engine.docs import remove_folder
 
     with open_engine(ctx) as engine:
         result = remove_folder(engine, folder)
@@ -134,7 +134,7 @@ def memory() -> None:
 @click.pass_context
 def memory_get_cmd(ctx: click.Context, path: str, as_json: bool) -> None:
     """Print memory file PATH: MEMORY.md, memory/<name>.md, SOUL.md, USER.md, global/..."""
-    from memlode.docs import memory_get
+    from memlode.engine.docs import memory_get
 
     with open_engine(ctx) as engine:
         result = memory_get(engine, path)
@@ -153,7 +153,7 @@ def memory_get_cmd(ctx: click.Context, path: str, as_json: bool) -> None:
 @click.pass_context
 def memory_search_cmd(ctx: click.Context, query: str, k: int, as_json: bool) -> None:
     """Search memory files and docs only, best first."""
-    from memlode.docs import memory_search
+    from memlode.engine.docs import memory_search
 
     validate.utf8_text(query, "the query")
     with open_engine(ctx) as engine:
@@ -185,7 +185,7 @@ def memory_store_cmd(
 
     '-' reads TEXT from stdin.
     """
-    from memlode.docs import memory_store
+    from memlode.engine.docs import memory_store
 
     if text == "-":
         text = read_stdin_text("the text on standard input")
@@ -217,7 +217,7 @@ def memory_store_cmd(
 @click.pass_context
 def watch(ctx: click.Context, debounce_ms: int, no_initial: bool) -> None:
     """Watch memory files and docs and re-index them as they change (Ctrl-C stops)."""
-    from memlode.watch import watch_docs
+    from memlode.engine.watch import watch_docs
 
     def report(event: dict[str, Any]) -> None:
         if event.get("initial"):

@@ -1,6 +1,6 @@
 """``memlode doctor``: is the Claude Code integration installed and working, and what state the
 database, its derived indexes and the embedder are in; ``--repair`` rebuilds every derived
-index (``memlode.recovery.repair``)."""
+index (``memlode.engine.recovery.repair``)."""
 
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ def _log_report(home: Path) -> dict[str, Any]:
 def _derived_report(engine: Any) -> tuple[dict[str, Any], list[str]]:
     """The FTS indexes against their tables, and namespaces whose graph state is stale (the
     cheap checks: a count each, a lookup per namespace)."""
-    from memlode.index_state import stale_reasons
+    from memlode.engine.index_state import stale_reasons
     from memlode.storage import derived
 
     conn = engine.conn
@@ -278,8 +278,7 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
 
 
 def _repair(ctx: click.Context, settings: Any, as_json: bool) -> None:
-    from memlode import recovery
-    from memlode.engine import Engine
+    from memlode.engine import Engine, recovery
 
     if not settings.database.exists():
         raise InvalidInput(f"no store at {settings.database}; there is nothing to repair")

@@ -14,6 +14,11 @@ nothing below this package imports it.
   transcripts incrementally as conversation turns.
 - ``doc_context``: what memory files contribute to a prompt's context.
 - ``namespace_check``: what ``memlode doctor`` says about folder-name namespaces.
+- ``docs`` (with ``watch``): memory files and project docs, indexed and watched.
+- ``codeintel`` (with ``index_state``): the code index, symbol search, impact, the repo map.
+- ``graph_ops``: graph algorithms over the memory graph (PageRank, paths, communities).
+- ``portability``: export and import.
+- ``recovery``: backup, restore and repair of derived state.
 - ``demo``: the main job of ``make run``.
 """
 

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memlode.docs import memory_search
 from memlode.engine import Engine
+from memlode.engine.docs import memory_search
 from memlode.errors import InvalidInput
 from memlode.search.fts import STOPWORDS, query_terms
 

@@ -400,7 +400,7 @@ class Engine:
         sources: Sequence[str] = (),
     ) -> list[dict[str, Any]]:
         """Hits plus the memories linked to them, up to ``depth`` hops, each once."""
-        from memlode.graph_ops import expand_hits
+        from memlode.engine.graph_ops import expand_hits
 
         if depth < 0 or depth > 5:
             raise InvalidInput("depth must be between 0 and 5")

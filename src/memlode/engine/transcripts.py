@@ -322,7 +322,7 @@ def _append_compactions(engine: Engine, transcript: Transcript) -> None:
             here or "none",
         )
         return
-    from memlode import docs
+    from memlode.engine import docs
 
     memory_file = here / "MEMORY.md"
     for summary in compactions:

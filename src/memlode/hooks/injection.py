@@ -40,7 +40,7 @@ _KEY_TYPES = ("decision", "insight", "pattern", "preference", "style", "habit")
 HOOK_SOURCE = "hook"
 # The rendered repo map ``memlode index`` keeps in store_settings for this block (rendering
 # one needs igraph and the code index: far too heavy for a hook); same key as
-# ``memlode.codeintel.SESSION_MAP_KEY``.
+# ``memlode.engine.codeintel.SESSION_MAP_KEY``.
 SESSION_MAP_KEY = "session_map:{namespace}"
 MAP_SHARE = 0.4  # at most this share of the SessionStart budget goes to the code map
 

@@ -1,6 +1,6 @@
 """Watching memory files while the MCP server runs (``memlode mcp --watch``).
 
-The watcher runs ``memlode.watch.watch_docs`` in a daemon thread with an engine of its own
+The watcher runs ``memlode.engine.watch.watch_docs`` in a daemon thread with an engine of its own
 (SQLite connections are not shared across threads) and wakes the background embedder after
 each re-index so new chunks get vectors.
 """
@@ -56,7 +56,7 @@ class DocsWatcher:
 
     def _run(self) -> None:
         from memlode.engine import Engine
-        from memlode.watch import watch_docs
+        from memlode.engine.watch import watch_docs
 
         try:
             opened = self.open_engine() if self.open_engine else Engine(self.settings, cwd=self.cwd)

@@ -13,7 +13,7 @@ search and the injected context say where it comes from; its metadata carries ``
 for memory files, ``ref``. ``created_at`` is the file's modification time when the text first
 appeared.
 
-L2: storage and sources only; the engine-level service is ``memlode.docs``.
+L2: storage and sources only; the engine-level service is ``memlode.engine.docs``.
 """
 
 from __future__ import annotations

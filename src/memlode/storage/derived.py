@@ -18,8 +18,8 @@ knows when it is stale:
   keep (``vector_state``, ``memories_fts_log``) before use; a restore or repair moves the
   counters so that every copy rebuilds (:func:`invalidate_copies`).
 
-All SQL for it lives here (L1); ``memlode.index_state`` and ``memlode.recovery`` decide when
-to rebuild.
+All SQL for it lives here (L1); ``memlode.engine.index_state`` and ``memlode.engine.recovery``
+decide when to rebuild.
 """
 
 from __future__ import annotations

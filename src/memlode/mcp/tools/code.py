@@ -1,9 +1,9 @@
 """Code intelligence tools: index a codebase, search its symbols and code, walk dependencies
 and impact, read the PageRank repo map, clusters and cross-repo links.
 
-Thin adapters over :mod:`memlode.codeintel`, the functions the ``memlode index``, ``symbols``,
-``map``, ``impact`` and ``graph`` commands call, so both interfaces answer alike. tree-sitter
-and igraph load on the first call that needs them, not at server start.
+Thin adapters over :mod:`memlode.engine.codeintel`, the functions the ``memlode index``,
+``symbols``, ``map``, ``impact`` and ``graph`` commands call, so both interfaces answer alike.
+tree-sitter and igraph load on the first call that needs them, not at server start.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
             Field(max_length=100, description="Glob patterns of paths to skip"),
         ] = None,
     ) -> Annotated[CallToolResult, IndexOut]:
-        from memlode import codeintel
+        from memlode.engine import codeintel
 
         def call(engine: Engine) -> IndexOut:
             stats = codeintel.index(engine, path, exclude=exclude or (), cwd=ctx.cwd)
@@ -166,7 +166,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         limit: Limit = 20,
         namespace: ReadNamespace = None,
     ) -> Annotated[CallToolResult, SymbolsOut]:
-        from memlode import codeintel
+        from memlode.engine import codeintel
 
         def call(engine: Engine) -> SymbolsOut:
             hits = codeintel.search_symbols(
@@ -197,7 +197,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         limit: Annotated[int, Field(ge=1, le=20, description="How many definitions")] = 5,
         namespace: ReadNamespace = None,
     ) -> Annotated[CallToolResult, CodeSearchOut]:
-        from memlode import codeintel
+        from memlode.engine import codeintel
 
         def call(engine: Engine) -> CodeSearchOut:
             hits = codeintel.search_code(engine, query, kind=kind, limit=limit, namespace=namespace)
@@ -229,7 +229,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
     def get_symbol_info(
         symbol: SymbolRef, namespace: OneNamespace = None
     ) -> Annotated[CallToolResult, SymbolInfoOut]:
-        from memlode import codeintel
+        from memlode.engine import codeintel
 
         def call(engine: Engine) -> SymbolInfoOut:
             info = codeintel.symbol_info(engine, symbol, namespace=namespace)
@@ -269,7 +269,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         depth: Annotated[int, Field(ge=1, le=10, description="How many hops to follow")] = 1,
         namespace: OneNamespace = None,
     ) -> Annotated[CallToolResult, WalkOut]:
-        from memlode import codeintel
+        from memlode.engine import codeintel
 
         out = _call(
             ctx,
@@ -291,7 +291,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         depth: Annotated[int, Field(ge=1, le=10, description="How many hops to follow")] = 3,
         namespace: OneNamespace = None,
     ) -> Annotated[CallToolResult, WalkOut]:
-        from memlode import codeintel
+        from memlode.engine import codeintel
 
         out = _call(
             ctx,
@@ -316,7 +316,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         limit: Limit = 20,
         namespace: OneNamespace = None,
     ) -> Annotated[CallToolResult, PageRankOut]:
-        from memlode import codeintel
+        from memlode.engine import codeintel
 
         def call(engine: Engine) -> PageRankOut:
             nodes = codeintel.pagerank(engine, kind=kind, limit=limit, namespace=namespace)
@@ -345,7 +345,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         members: Annotated[int, Field(ge=1, le=50, description="Members shown for each")] = 8,
         namespace: OneNamespace = None,
     ) -> Annotated[CallToolResult, ClustersOut]:
-        from memlode import codeintel
+        from memlode.engine import codeintel
 
         def call(engine: Engine) -> ClustersOut:
             groups = codeintel.clusters(engine, limit=limit, members=members, namespace=namespace)
@@ -380,7 +380,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
             ),
         ] = None,
     ) -> Annotated[CallToolResult, CrossRepoOut]:
-        from memlode import codeintel
+        from memlode.engine import codeintel
 
         def call(engine: Engine) -> CrossRepoOut:
             links = [CrossRepoLinkOut.model_validate(x) for x in codeintel.cross_repo(engine)]
@@ -416,7 +416,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         ] = None,
         namespace: OneNamespace = None,
     ) -> Annotated[CallToolResult, RepoMapOut]:
-        from memlode import codeintel
+        from memlode.engine import codeintel
 
         out = _call(
             ctx,

@@ -1,8 +1,9 @@
 """Memory-file tools: read, search and write MEMORY.md, memory/<name>.md, SOUL.md, USER.md
 (project and global), and re-index them with the project's docs.
 
-Thin adapters over :mod:`memlode.docs`, the functions behind ``memlode memory get/search/store``
-and ``memlode docs index``. Paths are guarded there: only memory files can be read or written.
+Thin adapters over :mod:`memlode.engine.docs`, the functions behind ``memlode memory
+get/search/store`` and ``memlode docs index``. Paths are guarded there: only memory files can
+be read or written.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-MAX_NOTE_CHARS = 500_000  # memlode.docs refuses notes above MAX_FILE_BYTES // 2 with a message
+MAX_NOTE_CHARS = (
+    500_000  # memlode.engine.docs refuses notes above MAX_FILE_BYTES // 2 with a message
+)
 
 
 class MemoryFileOut(BaseModel):
@@ -103,7 +106,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
             ),
         ],
     ) -> Annotated[CallToolResult, MemoryFileOut]:
-        from memlode.docs import memory_get as _get
+        from memlode.engine.docs import memory_get as _get
 
         out = ctx.run(lambda engine: MemoryFileOut.model_validate(_get(engine, path, cwd=ctx.cwd)))
         return respond(out, f"{out.ref} ({out.scope}, {out.bytes} bytes):\n{out.content}")
@@ -121,7 +124,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         ],
         k: Annotated[int, Field(ge=1, le=100, description="How many chunks to return")] = 5,
     ) -> Annotated[CallToolResult, DocSearchOut]:
-        from memlode.docs import memory_search as _search
+        from memlode.engine.docs import memory_search as _search
 
         def call(engine: Engine) -> DocSearchOut:
             return DocSearchOut.model_validate(_search(engine, query, k, cwd=ctx.cwd))
@@ -165,7 +168,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
             Field(description="project (default inside a project) or global"),
         ] = None,
     ) -> Annotated[CallToolResult, MemoryStoreOut]:
-        from memlode.docs import memory_store as _store
+        from memlode.engine.docs import memory_store as _store
 
         def call(engine: Engine) -> MemoryStoreOut:
             result = _store(engine, name, text, mode=mode, scope=scope, cwd=ctx.cwd)
@@ -187,7 +190,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         ),
     )
     def docs_reindex() -> Annotated[CallToolResult, DocsIndexOut]:
-        from memlode.docs import index_docs
+        from memlode.engine.docs import index_docs
 
         out = ctx.run(
             lambda engine: DocsIndexOut.model_validate(index_docs(engine, cwd=ctx.cwd)),

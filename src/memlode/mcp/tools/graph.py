@@ -84,7 +84,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         ] = 100,
     ) -> Annotated[CallToolResult, TraverseOut]:
         def call(engine: Engine) -> TraverseOut:
-            from memlode.graph_ops import graph_traverse as walk
+            from memlode.engine.graph_ops import graph_traverse as walk
 
             steps = walk(
                 engine,
@@ -138,7 +138,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         ] = 50,
     ) -> Annotated[CallToolResult, DecisionChainOut]:
         def call(engine: Engine) -> DecisionChainOut:
-            from memlode.graph_ops import get_decision_chain as chain_of
+            from memlode.engine.graph_ops import get_decision_chain as chain_of
 
             chain = chain_of(engine, topic, namespace=namespace, limit=limit)
             data = chain.to_dict()

@@ -35,7 +35,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
     )
     def export_memories(namespace: ReadNamespace = None) -> Annotated[CallToolResult, ExportOut]:
         def call(engine: Engine) -> ExportOut:
-            from memlode.portability import export_lines
+            from memlode.engine.portability import export_lines
 
             ns = engine.resolve_namespace(namespace)
             size = 0
@@ -78,7 +78,7 @@ def register(server: MCPServer[Any], ctx: ToolContext) -> None:
         ],
     ) -> Annotated[CallToolResult, ImportOut]:
         def call(engine: Engine) -> ImportOut:
-            from memlode.portability import import_lines
+            from memlode.engine.portability import import_lines
 
             report = import_lines(engine.db, jsonl.splitlines())
             return ImportOut.model_validate(report.to_dict())

@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from memlode.docs import doc_roots, index_docs, reindex_paths
 from memlode.engine import Engine
+from memlode.engine.docs import doc_roots, index_docs, reindex_paths
 from memlode.errors import MissingDependency
 from memlode.owner_only import make_private_dir
 from memlode.sources.docfiles import DOC_SUFFIXES, is_contained

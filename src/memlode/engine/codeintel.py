@@ -25,8 +25,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memlode.engine.index_state import refresh_for_read
 from memlode.errors import InvalidInput, NotFound
-from memlode.index_state import refresh_for_read
 from memlode.project import find_project_root, namespace_for_path
 from memlode.types import format_ts, parse_ts, utcnow
 
@@ -152,7 +152,7 @@ def index(
             ns = namespace_for_path(str(base))  # its project's key (the folder's own outside one)
             if not ns:
                 raise InvalidInput(f"cannot name a namespace for {base}; pass one")
-    from memlode.index_state import refresh, refresh_symbol_index
+    from memlode.engine.index_state import refresh, refresh_symbol_index
 
     stats = index_project(
         engine.db, base, ns, exclude=tuple(exclude), progress=progress, centrality=False
@@ -432,7 +432,7 @@ def recompute(
 ) -> dict[str, Any]:
     """Recompute and cache PageRank, betweenness, degree and community of every node of the
     namespace (code and memory nodes alike: recall's graph signal reads the memory ones)."""
-    from memlode.index_state import refresh
+    from memlode.engine.index_state import refresh
 
     if method not in ("leiden", "louvain"):
         raise InvalidInput("method must be 'leiden' or 'louvain'")
@@ -459,7 +459,7 @@ def recompute(
 
 
 def _fresh_namespace(engine: Engine, namespace: str | None) -> str:
-    from memlode.index_state import refresh
+    from memlode.engine.index_state import refresh
 
     ns = _namespace(engine, namespace)
     row = engine.db.one("SELECT 1 FROM graph_nodes WHERE namespace = ? LIMIT 1", (ns,))
