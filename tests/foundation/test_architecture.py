@@ -55,11 +55,7 @@ LONG_FUNCTIONS = {
     "memlode.sources.transcript.parse_transcript",
 }
 # (importer, imported interface) pairs across interfaces.
-INTERFACE_IMPORTS = {
-    ("memlode.cli.mcp_cmds", "mcp"),
-    ("memlode.mcp.resident", "resident"),
-    ("memlode.resident.server", "mcp"),
-}
+INTERFACE_IMPORTS: set[tuple[str, str]] = set()
 
 
 def _modules() -> Iterator[tuple[str, Path, ast.Module]]:

@@ -9,8 +9,8 @@ from pathlib import Path
 from memlode.config import Settings
 from memlode.embed import CachedEmbedder
 from memlode.engine import Engine
+from memlode.engine.embed_worker import BackgroundEmbedder
 from memlode.mcp.context import ToolContext
-from memlode.mcp.embed_worker import BackgroundEmbedder
 
 
 def _context(tmp_path: Path, provider: str = "hash") -> ToolContext:

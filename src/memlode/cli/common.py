@@ -49,17 +49,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def interface(name: str) -> Callable[..., Any]:
-    """The entry point of another interface (``[project.entry-points."memlode.interfaces"]``
-    in pyproject.toml), loaded by name: the CLI starts the resident and the MCP server through
-    these, never by importing their modules."""
-    from importlib.metadata import entry_points
+    """Another interface's entry point (``memlode.interfaces``): the CLI starts the resident and
+    the MCP server through these, never by importing their modules."""
+    from memlode import interfaces
 
-    found = entry_points(group="memlode.interfaces", name=name)
-    if not found:
-        raise MemlodeError(
-            f"memlode's {name!r} entry point is missing: reinstall memlode (pip install -e .)"
-        )
-    loaded: Callable[..., Any] = next(iter(found)).load()
+    loaded: Callable[..., Any] = interfaces.load(name)
     return loaded
 
 

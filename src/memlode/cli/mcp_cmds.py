@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from memlode.cli.common import settings_from
+from memlode.cli.common import interface, settings_from
 from memlode.errors import StorageError
 
 __all__ = ["mcp"]
@@ -91,9 +91,8 @@ def mcp(
             raise StorageError(f"cannot read or create the HTTP token: {exc}") from None
         click.echo(token)
         return
-    from memlode.mcp.server import serve_http, serve_stdio
-
     if use_http:
+        serve_http = interface("mcp-http")  # memlode.mcp, through its entry point
         serve_http(
             settings,
             host=host,
@@ -102,4 +101,5 @@ def mcp(
             watch_docs=watch_docs,
         )
     else:
+        serve_stdio = interface("mcp-stdio")
         serve_stdio(settings, embed_in_background=not no_embed, watch_docs=watch_docs)

@@ -24,8 +24,8 @@ nothing below this package imports it.
 
 from __future__ import annotations
 
-from memlode.engine.facade import Engine, StoreResult
+from memlode.engine.facade import Engine, EngineOpener, StoreResult
 from memlode.engine.namespace_ops import ALL_NAMESPACES
 from memlode.types import SearchHit
 
-__all__ = ["ALL_NAMESPACES", "Engine", "SearchHit", "StoreResult"]
+__all__ = ["ALL_NAMESPACES", "Engine", "EngineOpener", "SearchHit", "StoreResult"]

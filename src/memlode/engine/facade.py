@@ -44,11 +44,15 @@ from memlode.types import (
 if TYPE_CHECKING:
     from memlode.search.text_index import TextIndex
 
-__all__ = ["ALL_NAMESPACES", "Engine", "SearchHit", "StoreResult"]
+__all__ = ["ALL_NAMESPACES", "Engine", "EngineOpener", "SearchHit", "StoreResult"]
 
 # Rows a search embeds first when hooks left some without vectors: bounded so that a search
 # never stalls on a large backlog (``memlode embed`` or the MCP server work that off).
 SEARCH_CATCH_UP = 64
+
+
+# Something that opens an engine on demand (a server's opener shares its embedder).
+EngineOpener = Callable[[], "Engine"]
 
 
 @dataclass(slots=True, frozen=True)

@@ -36,9 +36,7 @@ if TYPE_CHECKING:
     from memlode.embed import Embedder
     from memlode.engine import Engine
 
-__all__ = ["EngineOpener", "ToolContext", "tool_error"]
-
-EngineOpener = Callable[[], "Engine"]
+__all__ = ["ToolContext", "tool_error"]
 
 log = logging.getLogger(__name__)
 

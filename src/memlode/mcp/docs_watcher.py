@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memlode.config import Settings
 
 if TYPE_CHECKING:
-    from memlode.mcp.context import EngineOpener
+    from memlode.engine import EngineOpener
 
 __all__ = ["DocsWatcher"]
 

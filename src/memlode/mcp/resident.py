@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
 
 if TYPE_CHECKING:
-    from memlode.mcp.context import EngineOpener
-    from memlode.resident.server import ResidentServer
+    from memlode.engine import EngineOpener
 
 __all__ = ["ResidentVectors"]
 
@@ -38,7 +37,7 @@ class ResidentVectors:
         self.settings = settings
         self.cwd = cwd
         self.open_engine = open_engine  # the server's (shared embedder); else a plain Engine
-        self.server: ResidentServer | None = None
+        self.server: Any = None  # a memlode.resident ResidentServer once started
 
     @property
     def path(self) -> Path | None:
@@ -49,9 +48,10 @@ class ResidentVectors:
         hosting is off."""
         if not self.settings.resident_autostart:
             return False
-        from memlode.resident.server import ResidentServer
+        from memlode import interfaces
 
-        self.server = ResidentServer(
+        host_class = interfaces.load("resident-host")  # memlode.resident, by its entry point
+        self.server = host_class(
             self.settings,
             idle_seconds=0.0,
             host="mcp",

@@ -26,8 +26,8 @@ from memlode.errors import StorageError
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+    from memlode.engine.embed_worker import BackgroundEmbedder
     from memlode.mcp.context import ToolContext
-    from memlode.mcp.embed_worker import BackgroundEmbedder
 
 __all__ = [
     "DEFAULT_HOST",
@@ -85,8 +85,8 @@ def build_server(
     with contextlib.redirect_stdout(sys.stderr):
         from mcp.server.mcpserver import MCPServer
 
+        from memlode.engine.embed_worker import BackgroundEmbedder
         from memlode.mcp.context import ToolContext
-        from memlode.mcp.embed_worker import BackgroundEmbedder
         from memlode.mcp.registry import register_all
 
         ctx = ToolContext(settings, cwd=cwd)

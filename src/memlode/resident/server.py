@@ -4,7 +4,7 @@ One ``ResidentServer`` serves one store. It runs in two hosts:
 
 - ``memlode resident --foreground`` (started detached by the SessionStart hook or by
   ``memlode resident``): it opens its own engine, embeds pending rows on a background thread
-  (``memlode.mcp.embed_worker.BackgroundEmbedder``, the MCP server's worker), and exits after
+  (``memlode.engine.embed_worker.BackgroundEmbedder``, the MCP server's worker), and exits after
   ``idle_seconds`` without a request, when asked to stop, when its database file is removed
   or replaced (a deleted test folder, a file copied over it): a new one serves the new file,
   or when ``config.toml`` changes (a new embedder or weights): a new one reads it.
@@ -54,7 +54,7 @@ from memlode.resident_client.paths import (
 if TYPE_CHECKING:
     from memlode.embed import Embedder
     from memlode.engine import Engine
-    from memlode.mcp.embed_worker import BackgroundEmbedder
+    from memlode.engine.embed_worker import BackgroundEmbedder
 
 __all__ = ["EMBED_BATCH", "QUIET_AFTER_REQUEST", "ResidentServer"]
 
@@ -271,7 +271,7 @@ class ResidentServer:
         self._listener = listener
 
     def _start_worker(self) -> None:
-        from memlode.mcp.embed_worker import BackgroundEmbedder
+        from memlode.engine.embed_worker import BackgroundEmbedder
 
         self._worker = BackgroundEmbedder(
             self.settings,

@@ -20,8 +20,7 @@ from memlode.config import Settings
 from memlode.errors import MissingDependency
 
 if TYPE_CHECKING:
-    from memlode.engine import Engine
-    from memlode.mcp.context import EngineOpener
+    from memlode.engine import Engine, EngineOpener
 
 __all__ = ["BackgroundEmbedder"]
 

@@ -1,0 +1,32 @@
+"""How one interface starts another without importing it: by name, through the entry points
+``[project.entry-points."memlode.interfaces"]`` in ``pyproject.toml`` (L0).
+
+- ``resident``: serve a store's resident in this process (``memlode resident --foreground``).
+- ``resident-host``: the resident server class ``memlode mcp`` hosts on a thread.
+- ``mcp-stdio`` / ``mcp-http``: serve MCP (``memlode mcp``).
+
+DESIGN.md: interfaces never import each other; the CLI starts the MCP server, the hooks or the
+resident process through entry points.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memlode.errors import MemlodeError
+
+__all__ = ["GROUP", "load"]
+
+GROUP = "memlode.interfaces"
+
+
+def load(name: str) -> Any:
+    """The object the entry point ``name`` names; MemlodeError when the install lacks it."""
+    from importlib.metadata import entry_points
+
+    found = entry_points(group=GROUP, name=name)
+    if not found:
+        raise MemlodeError(
+            f"memlode's {name!r} entry point is missing: reinstall memlode (pip install -e .)"
+        )
+    return next(iter(found)).load()
