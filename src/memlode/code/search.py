@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from memlode.code.languages import is_test_path, word_set
+from memlode.storage.code_symbol_search import symbol_candidates
 from memlode.storage.db import Database
 from memlode.textutil import identifier_parts
 
@@ -117,25 +118,9 @@ def search_symbols(
     match = " OR ".join(f'"{t}"' for t in terms)
     if re.fullmatch(r"[A-Za-z_][\w.:]*", ident):
         match += f' OR "{ident.rsplit(".", 1)[-1].rsplit(":", 1)[-1].lower()}"*'
-    where = ["code_symbols_fts MATCH ?"]
-    params: list[object] = [match]
-    if namespace is not None:
-        where.append("s.namespace = ?")
-        params.append(namespace)
-    if kind:
-        where.append("s.kind = ?")
-        params.append(kind)
-    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    rows = db.conn.execute(
-        "SELECT s.node_id, s.name, s.qualified_name, s.kind, f.path, s.line_start, s.line_end,"
-        f" s.signature, s.doc, s.visibility, bm25(code_symbols_fts, {weights}) AS rank,"
-        " coalesce(c.pagerank, 0), s.name_parts"
-        " FROM code_symbols_fts JOIN code_symbols s ON s.id = code_symbols_fts.rowid"
-        " JOIN code_files f ON f.id = s.file_id"
-        " LEFT JOIN graph_centrality c ON c.node_id = s.node_id"
-        f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT {CANDIDATES}",
-        params,
-    ).fetchall()
+    rows = symbol_candidates(
+        db.conn, match, namespace=namespace, kind=kind, weights=BM25_WEIGHTS, limit=CANDIDATES
+    )
     if not rows:
         return []
     best_bm25 = max(-r[10] for r in rows) or 1.0

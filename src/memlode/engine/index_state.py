@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlode.errors import MemlodeError
 from memlode.storage import derived
+from memlode.storage.store_stats import has_indexed_code
 
 if TYPE_CHECKING:
     from memlode.engine import Engine
@@ -77,11 +78,6 @@ class GraphRefresh:
         }
 
 
-def _has_code(conn: sqlite3.Connection, namespace: str) -> bool:
-    row = conn.execute("SELECT 1 FROM code_files WHERE namespace = ? LIMIT 1", (namespace,))
-    return row.fetchone() is not None
-
-
 def stale_reasons(
     engine: Engine, namespace: str, *, full: bool
 ) -> tuple[derived.Record, list[str], bool]:
@@ -92,7 +88,7 @@ def stale_reasons(
     rec = derived.record(conn, derived.graph_name(namespace))
     reasons: list[str] = []
     code = False
-    if rec.built_from is None and (rec.generation or _has_code(conn, namespace)):
+    if rec.built_from is None and (rec.generation or has_indexed_code(conn, namespace)):
         reasons.append("never built")
         code = True
     elif rec.built_from is not None and rec.stale_generation():
@@ -129,7 +125,7 @@ def refresh(
     rec, reasons, code = stale_reasons(engine, namespace, full=full)
     if force:
         reasons = reasons or ["asked for"]
-        code = code or _has_code(engine.conn, namespace)
+        code = code or has_indexed_code(engine.conn, namespace)
     if not reasons:
         return None
     db = engine.db

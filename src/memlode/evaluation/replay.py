@@ -416,23 +416,17 @@ def _shown(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _recall_paths(memlode_home: Path, names: list[str]) -> dict[str, int]:
     """How the next-day prompts were ranked: by the resident (the engine) or by the hook's
     lean BM25 (the resident did not answer in time), from the stored prompts' metadata."""
-    import sqlite3
+    from memlode.storage.db import connect
+    from memlode.storage.store_stats import prompt_recall_paths
 
     ids = [str(uuid.uuid5(uuid.NAMESPACE_URL, f"next-day/{name}")) for name in names]
     db = memlode_home / "memlode.db"
     out: dict[str, int] = {}
     if not ids or not db.exists():
         return out
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    conn = connect(db, readonly=True)
     try:
-        marks = ",".join("?" * len(ids))
-        for (path,) in conn.execute(
-            "SELECT json_extract(metadata, '$.recall') FROM memories"
-            f" WHERE session_id IN ({marks}) AND (instr(tags, '\"prompt\"') > 0"
-            " OR instr(tags, '\"instruction\"') > 0)",
-            ids,
-        ):
-            out[str(path or "none")] = out.get(str(path or "none"), 0) + 1
+        out = prompt_recall_paths(conn, ids)
     finally:
         conn.close()
     return out

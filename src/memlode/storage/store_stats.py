@@ -9,7 +9,7 @@ from typing import Any
 
 from memlode.storage.memories import MemoryFilter
 
-__all__ = ["database_state", "namespace_counts"]
+__all__ = ["database_state", "has_indexed_code", "namespace_counts", "prompt_recall_paths"]
 
 
 def namespace_counts(conn: sqlite3.Connection, ns: str | None) -> dict[str, Any]:
@@ -66,3 +66,26 @@ def database_state(conn: sqlite3.Connection) -> dict[str, Any]:
         "nodes": conn.execute("SELECT count(*) FROM graph_nodes").fetchone()[0],
         "edges": conn.execute("SELECT count(*) FROM graph_edges").fetchone()[0],
     }
+
+
+def has_indexed_code(conn: sqlite3.Connection, namespace: str) -> bool:
+    """Whether ``memlode index`` stored any file of the namespace."""
+    row = conn.execute("SELECT 1 FROM code_files WHERE namespace = ? LIMIT 1", (namespace,))
+    return row.fetchone() is not None
+
+
+def prompt_recall_paths(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, int]:
+    """How the stored prompts of these sessions were ranked for injection (their metadata's
+    ``recall``: "resident", "lean", or "none" when nothing was recalled), counted."""
+    out: dict[str, int] = {}
+    if not session_ids:
+        return out
+    marks = ",".join("?" * len(session_ids))
+    for (path,) in conn.execute(
+        "SELECT json_extract(metadata, '$.recall') FROM memories"
+        f" WHERE session_id IN ({marks}) AND (instr(tags, '\"prompt\"') > 0"
+        " OR instr(tags, '\"instruction\"') > 0)",
+        session_ids,
+    ):
+        out[str(path or "none")] = out.get(str(path or "none"), 0) + 1
+    return out
