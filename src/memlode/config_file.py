@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 
-from memlode.errors import ConfigFileError
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -50,7 +48,8 @@ def home_dir(env: Mapping[str, str], override: object = None) -> str:
 
 
 def read_config(path: str) -> dict[str, Any]:
-    """The parsed ``config.toml`` at ``path``; {} when there is none."""
+    """The parsed ``config.toml`` at ``path``; {} when there is none; ``ConfigFileError`` (an
+    ``InvalidInput``) when it cannot be read or is not TOML."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
@@ -58,13 +57,20 @@ def read_config(path: str) -> dict[str, Any]:
         # No config file; a home that cannot exist is reported where the database is opened.
         return {}
     except OSError as exc:
-        raise ConfigFileError(f"cannot read config file {path}: {exc.strerror}") from None
+        raise _error(f"cannot read config file {path}: {exc.strerror}") from None
     import tomllib
 
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigFileError(f"config file {path} is not valid TOML: {exc}") from None
+        raise _error(f"config file {path} is not valid TOML: {exc}") from None
+
+
+def _error(message: str) -> Exception:
+    # memlode.errors is imported only on this path: a hook reads settings on every event.
+    from memlode.errors import ConfigFileError
+
+    return ConfigFileError(message)
 
 
 def database_path(home: str, env: Mapping[str, str], config: Mapping[str, Any]) -> str:
