@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from memlode.graph.centrality import betweenness, degree_centrality, pagerank
 from memlode.graph.communities import communities
 from memlode.graph.model import Graph, GraphEdge
+from memlode.storage import graph_state
 from memlode.storage.db import Database
+from memlode.storage.store_settings import get_setting
 from memlode.types import format_ts, utcnow
 
 __all__ = [
@@ -56,12 +58,6 @@ class CentralityRun:
     seconds: float
 
 
-def _scope(namespace: str | None, alias: str) -> tuple[str, list[object]]:
-    if namespace is None:
-        return "1 = 1", []
-    return f"{alias}.namespace = ?", [namespace]
-
-
 def load_graph(
     db: Database,
     namespace: str | None = None,
@@ -70,30 +66,9 @@ def load_graph(
     kinds: Sequence[str] | None = None,
 ) -> Graph:
     """Nodes of a namespace (all when None) and the edges between them."""
-    where, params = _scope(namespace, "n")
-    kind_clause = ""
-    if kinds:
-        kind_clause = f" AND n.kind IN ({','.join('?' * len(kinds))})"
-        params = [*params, *kinds]
-    # plain tuples, not the connection's Row objects: a code graph has 10^4-10^5 rows
-    cur = db.conn.cursor()
-    cur.row_factory = None
-    nodes = [
-        r[0]
-        for r in cur.execute(f"SELECT n.id FROM graph_nodes n WHERE {where}{kind_clause}", params)
-    ]
+    nodes = graph_state.node_ids(db.conn, namespace, kinds)
     keep = set(nodes)
-    rel_clause = ""
-    rel_params: list[object] = []
-    if relationships:
-        rel_clause = f" AND e.relationship IN ({','.join('?' * len(relationships))})"
-        rel_params = [str(r) for r in relationships]
-    s_where, s_params = _scope(namespace, "s")
-    rows = cur.execute(
-        "SELECT e.source_id, e.target_id, e.relationship, e.weight FROM graph_edges e"
-        f" JOIN graph_nodes s ON s.id = e.source_id WHERE {s_where}{rel_clause}",
-        [*s_params, *rel_params],
-    )
+    rows = graph_state.edge_rows(db.conn, namespace, relationships)
     new = tuple.__new__  # a row is (source, target, relationship, weight): a GraphEdge as is
     edges = [new(GraphEdge, row) for row in rows if row[0] in keep and row[1] in keep]
     return Graph(nodes, edges)
@@ -101,17 +76,7 @@ def load_graph(
 
 def graph_fingerprint(db: Database, namespace: str | None) -> str:
     """Changes whenever a node or edge of the namespace is added, removed or updated."""
-    where, params = _scope(namespace, "n")
-    node_row = db.conn.execute(
-        f"SELECT count(*), max(n.updated_at) FROM graph_nodes n WHERE {where}", params
-    ).fetchone()
-    s_where, s_params = _scope(namespace, "s")
-    edge_row = db.conn.execute(
-        "SELECT count(*), max(e.id), sum(e.weight) FROM graph_edges e"
-        f" JOIN graph_nodes s ON s.id = e.source_id WHERE {s_where}",
-        s_params,
-    ).fetchone()
-    return json.dumps([list(node_row), list(edge_row)])
+    return json.dumps(graph_state.fingerprint_rows(db.conn, namespace))
 
 
 def recompute_centrality(
@@ -132,22 +97,9 @@ def recompute_centrality(
     labels = communities(graph, method="louvain" if method == "louvain" else "leiden")
     now = format_ts(utcnow())
     rows = [(node, pr[node], bt[node], deg[node], labels.get(node), now) for node in graph.nodes]
+    key = _SETTINGS_KEY + (namespace if namespace is not None else "*")
     with db.write() as conn:
-        # every node of the namespace gets a row (rows of deleted nodes go with them: ON
-        # DELETE CASCADE), so an upsert replaces the namespace's rows without a DELETE first
-        conn.executemany(
-            "INSERT INTO graph_centrality (node_id, pagerank, betweenness, degree, cluster,"
-            " computed_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (node_id) DO UPDATE SET"
-            " pagerank = excluded.pagerank, betweenness = excluded.betweenness,"
-            " degree = excluded.degree, cluster = excluded.cluster,"
-            " computed_at = excluded.computed_at",
-            rows,
-        )
-        conn.execute(
-            "INSERT INTO store_settings (key, value) VALUES (?, ?)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (_SETTINGS_KEY + (namespace if namespace is not None else "*"), fingerprint),
-        )
+        graph_state.write_centrality(conn, rows, key, fingerprint)
     return CentralityRun(
         namespace,
         len(graph.nodes),
@@ -160,9 +112,9 @@ def recompute_centrality(
 def ensure_centrality(db: Database, namespace: str | None = None) -> CentralityRun | None:
     """Recompute when the graph changed since the last run (or never ran); else None."""
     key = _SETTINGS_KEY + (namespace if namespace is not None else "*")
-    row = db.one("SELECT value FROM store_settings WHERE key = ?", (key,))
+    stored = get_setting(db.conn, key)
     fingerprint = graph_fingerprint(db, namespace)
-    if row is not None and row[0] == fingerprint:
+    if stored is not None and stored == fingerprint:
         return None
     return recompute_centrality(db, namespace, fingerprint=fingerprint)
 
@@ -171,13 +123,6 @@ def centrality_of(db: Database, node_ids: Iterable[str]) -> dict[str, Centrality
     """Cached centrality of the given nodes (nodes never computed are absent)."""
     ids = list(dict.fromkeys(node_ids))
     out: dict[str, Centrality] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in db.conn.execute(
-            "SELECT node_id, pagerank, betweenness, degree, cluster FROM graph_centrality"
-            f" WHERE node_id IN ({marks})",
-            chunk,
-        ):
-            out[row[0]] = Centrality(row[1], row[2], row[3], row[4])
+    for row in graph_state.centrality_rows(db.conn, ids):
+        out[row[0]] = Centrality(row[1], row[2], row[3], row[4])
     return out
