@@ -24,12 +24,10 @@ SQL_OUTSIDE_STORAGE = {
     "memlode.code.navigate",
     "memlode.code.repomap",
     "memlode.engine.codeintel",
-    "memlode.engine.recovery",
     "memlode.search.fts",
     "memlode.search.postings",
     "memlode.search.text_index",
     "memlode.sources.docindex",
-    "memlode.vector.index",
 }
 LONG_MODULES = {
     "memlode.engine.codeintel",

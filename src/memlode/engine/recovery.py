@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from memlode.errors import InvalidInput, MemlodeError, StorageError
 from memlode.owner_only import FILE_MODE
 from memlode.storage import backup as store_copy
-from memlode.storage import derived, row_checks
+from memlode.storage import derived, row_checks, vector_rows
 from memlode.storage.db import connect
 from memlode.storage.migrations import apply_migrations, latest_version
 
@@ -55,7 +55,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _check(conn: sqlite3.Connection, pragma: str = "integrity_check") -> list[str]:
-    return [str(r[0]) for r in conn.execute(f"PRAGMA {pragma}")]
+    return store_copy.check(conn, pragma)
 
 
 # ---- backup -------------------------------------------------------------------------------------
@@ -84,8 +84,8 @@ def backup(database: Path, target: Path, *, force: bool = False) -> dict[str, An
             check = _check(conn, "quick_check")
             if check != ["ok"]:
                 raise StorageError(f"the copy of {database} fails its check: {check[0]}")
-            memories = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
-            versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations")]
+            memories = store_copy.memory_count(conn)
+            versions = store_copy.schema_versions(conn)
             conn.close()
             os.replace(scratch, target)
     finally:
@@ -136,18 +136,11 @@ def restore(database: Path, source: Path, *, force: bool = False) -> dict[str, A
                 reader.close()
             store_copy.settle_journal(conn)
             migrated = apply_migrations(conn)
-            page_size = int(live.execute("PRAGMA page_size").fetchone()[0])
-            if int(conn.execute("PRAGMA page_size").fetchone()[0]) != page_size:
-                # the backup API cannot write into a WAL database of another page size
-                conn.execute(f"PRAGMA page_size = {page_size}")
-                conn.execute("VACUUM")
-            seen = derived.copy_marks(live)
-            conn.execute("BEGIN IMMEDIATE")
-            derived.invalidate_copies(conn, seen)
-            conn.execute("COMMIT")
+            store_copy.match_page_size(conn, live)
+            store_copy.invalidate_copies_of(conn, live)
             store_copy.copy_pages(conn, live)
         check = _check(live, "quick_check")
-        memories = int(live.execute("SELECT count(*) FROM memories").fetchone()[0])
+        memories = store_copy.memory_count(live)
     finally:
         live.close()
     return {
@@ -275,12 +268,7 @@ def _rebuild_vectors(engine: Engine) -> dict[str, Any]:
     settings = engine.settings
     cache = settings.home / "cache"
     database = str(engine.db.path.resolve())
-    models = {
-        str(r[0])
-        for r in engine.conn.execute(
-            "SELECT model FROM vector_state UNION SELECT DISTINCT model FROM memory_embeddings"
-        )
-    }
+    models = set(vector_rows.known_models(engine.conn))
     current = engine.embeddings.model_name()
     if current is not None:
         models.add(current)

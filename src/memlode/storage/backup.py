@@ -23,10 +23,15 @@ from memlode.storage.migrations import MIGRATIONS
 
 __all__ = [
     "StoreInfo",
+    "check",
     "copy_pages",
     "inspect_store",
+    "invalidate_copies_of",
+    "match_page_size",
+    "memory_count",
     "new_private_file",
     "remove_database_file",
+    "schema_versions",
     "scratch_database",
     "scratch_path",
     "settle_journal",
@@ -143,3 +148,37 @@ def settle_journal(conn: sqlite3.Connection) -> None:
     """Make a copied database self-contained: the copy carries its source's WAL flag, and a
     backup file must be one file."""
     conn.execute("PRAGMA journal_mode=DELETE")
+
+
+def check(conn: sqlite3.Connection, pragma: str = "integrity_check") -> list[str]:
+    """SQLite's own check (``integrity_check`` or ``quick_check``): ["ok"] when sound."""
+    if pragma not in ("integrity_check", "quick_check"):
+        raise ValueError(f"not a check: {pragma}")
+    return [str(r[0]) for r in conn.execute(f"PRAGMA {pragma}")]
+
+
+def memory_count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+
+
+def schema_versions(conn: sqlite3.Connection) -> list[int]:
+    return [int(r[0]) for r in conn.execute("SELECT version FROM schema_migrations")]
+
+
+def match_page_size(target: sqlite3.Connection, source: sqlite3.Connection) -> None:
+    """Give ``target`` the page size of ``source`` (the backup API cannot write into a WAL
+    database of another page size)."""
+    page_size = int(source.execute("PRAGMA page_size").fetchone()[0])
+    if int(target.execute("PRAGMA page_size").fetchone()[0]) != page_size:
+        target.execute(f"PRAGMA page_size = {page_size}")
+        target.execute("VACUUM")
+
+
+def invalidate_copies_of(conn: sqlite3.Connection, live: sqlite3.Connection) -> None:
+    """In one transaction on ``conn``, mark stale every derived copy ``live`` has seen."""
+    from memlode.storage import derived
+
+    seen = derived.copy_marks(live)
+    conn.execute("BEGIN IMMEDIATE")
+    derived.invalidate_copies(conn, seen)
+    conn.execute("COMMIT")

@@ -42,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memlode.storage import vector_rows
 from memlode.storage.derived import COPY_MARGIN
 from memlode.vector.growing import append_rows
 from memlode.vector.mirror import Mirror, MirroredState
@@ -70,8 +71,7 @@ _SHARED_LOCK = threading.Lock()
 
 
 def _model_version(conn: sqlite3.Connection, model: str) -> int:
-    row = conn.execute("SELECT version FROM vector_state WHERE model = ?", (model,)).fetchone()
-    return int(row[0]) if row is not None else 0
+    return vector_rows.model_version(conn, model)
 
 
 class VectorIndex:
@@ -183,12 +183,7 @@ class VectorIndex:
             projection.reduced = reduced
 
     def _cursor(self, conn: sqlite3.Connection, after_rowid: int) -> sqlite3.Cursor:
-        return conn.execute(
-            "SELECT e.rowid, e.memory_id, e.vector, m.namespace FROM memory_embeddings e"
-            " JOIN memories m ON m.id = e.memory_id"
-            " WHERE e.model = ? AND e.dim = ? AND e.rowid > ? ORDER BY e.rowid",
-            (self.model, self.dim, after_rowid),
-        )
+        return vector_rows.vectors_after(conn, self.model, self.dim, after_rowid)
 
     def _rows(self, conn: sqlite3.Connection, after_rowid: int) -> list[sqlite3.Row]:
         return self._cursor(conn, after_rowid).fetchall()
@@ -198,11 +193,8 @@ class VectorIndex:
         sized by a count first (grown if rows arrive meanwhile)."""
         import numpy as np
 
-        (expected,) = conn.execute(
-            "SELECT count(*) FROM memory_embeddings WHERE model = ? AND dim = ?",
-            (self.model, self.dim),
-        ).fetchone()
-        matrix = np.empty((int(expected), self.dim), dtype=np.float32)
+        expected = vector_rows.vector_count(conn, self.model, self.dim)
+        matrix = np.empty((expected, self.dim), dtype=np.float32)
         ids: list[str] = []
         codes: list[npt.NDArray[np.int32]] = []
         self._ns_table = {}
@@ -230,11 +222,7 @@ class VectorIndex:
         """Append rows inserted since the last load; False when rows were deleted/updated."""
         import numpy as np
 
-        total, rowid_sum = conn.execute(
-            "SELECT count(*), coalesce(sum(rowid), 0) FROM memory_embeddings"
-            " WHERE model = ? AND dim = ?",
-            (self.model, self.dim),
-        ).fetchone()
+        total, rowid_sum = vector_rows.vector_count_and_rowid_sum(conn, self.model, self.dim)
         rows = self._rows(conn, self.max_rowid)
         added = sum(int(r[0]) for r in rows)
         if (

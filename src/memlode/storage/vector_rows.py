@@ -1,0 +1,61 @@
+"""What the in-memory vector index (``memlode.vector.index``) reads of ``memory_embeddings``:
+one model's vectors in rowid order with their memory's namespace, the counts that tell it
+whether rows were only appended since it loaded, and the model's version in ``vector_state``
+(bumped by triggers when vectors are deleted or replaced)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+__all__ = [
+    "known_models",
+    "model_version",
+    "vector_count",
+    "vector_count_and_rowid_sum",
+    "vectors_after",
+]
+
+
+def model_version(conn: sqlite3.Connection, model: str) -> int:
+    row = conn.execute("SELECT version FROM vector_state WHERE model = ?", (model,)).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def vectors_after(
+    conn: sqlite3.Connection, model: str, dim: int, after_rowid: int
+) -> sqlite3.Cursor:
+    """(rowid, memory_id, vector, namespace) of the model's vectors past ``after_rowid``."""
+    return conn.execute(
+        "SELECT e.rowid, e.memory_id, e.vector, m.namespace FROM memory_embeddings e"
+        " JOIN memories m ON m.id = e.memory_id"
+        " WHERE e.model = ? AND e.dim = ? AND e.rowid > ? ORDER BY e.rowid",
+        (model, dim, after_rowid),
+    )
+
+
+def vector_count(conn: sqlite3.Connection, model: str, dim: int) -> int:
+    (count,) = conn.execute(
+        "SELECT count(*) FROM memory_embeddings WHERE model = ? AND dim = ?", (model, dim)
+    ).fetchone()
+    return int(count)
+
+
+def vector_count_and_rowid_sum(conn: sqlite3.Connection, model: str, dim: int) -> tuple[int, int]:
+    """(rows, sum of their rowids): equal to what a loaded index holds only if nothing but
+    appends happened since it loaded."""
+    total, rowid_sum = conn.execute(
+        "SELECT count(*), coalesce(sum(rowid), 0) FROM memory_embeddings"
+        " WHERE model = ? AND dim = ?",
+        (model, dim),
+    ).fetchone()
+    return int(total), int(rowid_sum)
+
+
+def known_models(conn: sqlite3.Connection) -> list[str]:
+    """Every model that has (or had: ``vector_state``) vectors in the store."""
+    return [
+        str(r[0])
+        for r in conn.execute(
+            "SELECT model FROM vector_state UNION SELECT DISTINCT model FROM memory_embeddings"
+        )
+    ]
