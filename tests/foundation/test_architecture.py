@@ -24,7 +24,6 @@ SQL_OUTSIDE_STORAGE = {
     "memlode.code.navigate",
     "memlode.code.repomap",
     "memlode.engine.codeintel",
-    "memlode.search.fts",
     "memlode.search.postings",
     "memlode.search.text_index",
     "memlode.sources.docindex",

@@ -30,12 +30,15 @@ from memlode.search.word_forms import with_word_forms
 from memlode.storage.fts_match import (
     BM25_WEIGHTS,
     SCORING_BUDGET,
+    best_scored,
     choose_expressions,
     document_frequency,
+    filtered_ids,
+    ranks_of,
+    rowids_of,
     split_by_rarity,
 )
 from memlode.storage.fts_match import OVERFETCH as _OVERFETCH
-from memlode.storage.fts_match import WEIGHTS_SQL as _WEIGHTS_SQL
 from memlode.storage.fts_match import match_expression as fts_query
 from memlode.storage.memories import MemoryFilter
 from memlode.textutil import STOPWORDS, query_terms
@@ -175,18 +178,15 @@ class Bm25Query:
         # Fast path: rank in the FTS table alone (no join per matching row), then keep the
         # rows that pass the filter. Most stores are mostly one namespace, so a few times the
         # limit is enough; when the filter removes too many, the joined query below decides.
-        ranked = _best(conn, _SCORED, self.expressions, [], over)
+        ranked = best_scored(conn, self.expressions, over)
         if not ranked:
             return []
         where, params = flt.where("m")
         scores = dict(ranked)
-        # NOT INDEXED: look the rows up by rowid. Left to itself the planner (no ANALYZE
-        # statistics) walks the namespace index instead: 30 ms at 100k rows instead of 1.
-        kept = _ids(conn, list(scores), where, params)
+        kept = filtered_ids(conn, list(scores), where, params)
         if len(kept) < limit and len(ranked) >= over:
-            joined = f"{_SCORED_JOINED} AND {where}"
-            scores = dict(_best(conn, joined, self.expressions, params, limit))
-            kept = _ids(conn, list(scores), "1", [])
+            scores = dict(best_scored(conn, self.expressions, limit, where, params))
+            kept = filtered_ids(conn, list(scores), "1", [])
         order = sorted(kept, key=lambda rowid: (scores[rowid], rowid))[:limit]
         return [FtsHit(id=kept[rowid], rank=-scores[rowid]) for rowid in order]
 
@@ -200,7 +200,7 @@ class Bm25Query:
         seen, window = 0, limit + limit // 4
         while len(hits) < limit:
             ranked = scores.best(window, skip=seen)
-            kept = _ids(self.conn, [rowid for rowid, _ in ranked], where, params)
+            kept = filtered_ids(self.conn, [rowid for rowid, _ in ranked], where, params)
             hits.extend(FtsHit(id=kept[r], rank=rank) for r, rank in ranked if r in kept)
             if len(ranked) < window:
                 break
@@ -214,7 +214,7 @@ class Bm25Query:
         whether or not pruning left them out of ``top``."""
         if self.scores is not None:
             return self.scores.ranks(rowids)
-        return _ranks(self.conn, self.whole_query, rowids)
+        return ranks_of(self.conn, self.whole_query, rowids)
 
 
 def rank_ids(
@@ -224,49 +224,8 @@ def rank_ids(
     expression = fts_query(bm25_terms(query, drop_stopwords=drop_stopwords))
     if not ids or not expression:
         return {}
-    rows = conn.execute(
-        f"SELECT rowid, id FROM memories WHERE id IN ({','.join('?' * len(ids))})", ids
-    )
-    id_of = dict(rows.fetchall())
-    return {id_of[rowid]: rank for rowid, rank in _ranks(conn, expression, list(id_of)).items()}
-
-
-def _ranks(conn: sqlite3.Connection, expression: str, rowids: list[int]) -> dict[int, float]:
-    if not rowids or not expression:
-        return {}
-    # +rowid: FTS5 walks its doclists once and bm25() scores only these rows. Without the plus
-    # FTS5 would be re-run for each rowid, counting every term's rows again each time.
-    rows = conn.execute(
-        f"{_SCORED} AND +rowid IN ({','.join('?' * len(rowids))})", [expression, *rowids]
-    )
-    return {rowid: -float(score) for rowid, score in rows}
-
-
-def _ids(
-    conn: sqlite3.Connection, rowids: list[int], where: str, params: list[object]
-) -> dict[int, str]:
-    """rowid -> id of the rows among ``rowids`` that satisfy ``where`` (alias ``m``)."""
-    out: dict[int, str] = {}
-    for start in range(0, len(rowids), 500):
-        chunk = rowids[start : start + 500]
-        rows = conn.execute(
-            f"SELECT m.rowid, m.id FROM memories m NOT INDEXED"
-            f" WHERE m.rowid IN ({','.join('?' * len(chunk))}) AND {where}",
-            [*chunk, *params],
-        )
-        out.update((r[0], r[1]) for r in rows)
-    return out
-
-
-_SCORED = (
-    f"SELECT rowid, bm25(memories_fts, {_WEIGHTS_SQL}) AS score FROM memories_fts"
-    " WHERE memories_fts MATCH ?"
-)
-_SCORED_JOINED = (
-    f"SELECT m.rowid, bm25(memories_fts, {_WEIGHTS_SQL}) AS score"
-    " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
-    " WHERE memories_fts MATCH ?"
-)
+    id_of = rowids_of(conn, ids)
+    return {id_of[rowid]: rank for rowid, rank in ranks_of(conn, expression, list(id_of)).items()}
 
 
 def _expressions(
@@ -284,19 +243,6 @@ def _expressions(
             return frequencies.get(conn, terms, size)
 
     return choose_expressions(conn, terms, wanted, budget, counts_of)
-
-
-def _best(
-    conn: sqlite3.Connection, sql: str, expressions: list[str], params: list[object], limit: int
-) -> list[tuple[int, float]]:
-    """The best ``limit`` (rowid, score) over the expressions, a row keeping its best score."""
-    best: dict[int, float] = {}
-    for expression in expressions:
-        rows = conn.execute(f"{sql} ORDER BY score LIMIT ?", [expression, *params, limit])
-        for rowid, score in rows:
-            if rowid not in best or score < best[rowid]:
-                best[rowid] = float(score)
-    return sorted(best.items(), key=lambda item: (item[1], item[0]))[:limit]
 
 
 def split_terms(
