@@ -19,10 +19,7 @@ MAX_FUNCTION_LINES = 80
 
 # Modules outside storage/ that still run SQL themselves.
 SQL_OUTSIDE_STORAGE = {
-    "memlode.code.crossrepo",
-    "memlode.code.indexer",
     "memlode.code.navigate",
-    "memlode.code.repomap",
     "memlode.engine.codeintel",
     "memlode.search.postings",
     "memlode.search.text_index",
@@ -35,7 +32,6 @@ LONG_MODULES = {
 LONG_FUNCTIONS = {
     "memlode.cli.doctor_cmd.doctor",
     "memlode.code.indexer.store",
-    "memlode.code.repomap.repo_map",
     "memlode.embed._onnx_bert.build_onnx_model",
     "memlode.evaluation.locomo.run_locomo",
     "memlode.evaluation.replay_hooks.replay_transcript",

@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from memlode.code.languages import spec_for
+from memlode.storage import code_graph_rows
 from memlode.storage import graph as graph_repo
 from memlode.storage.code_repo import CodeRepo, NodeRow, PackageRow
 from memlode.storage.db import Database
@@ -61,15 +62,10 @@ def link_cross_repo(db: Database) -> list[CrossRepoLink]:
     """Recompute import-based links between all indexed namespaces; return every link."""
     repo = CodeRepo(db)
     packages = repo.packages()
-    namespaces = [r[0] for r in db.conn.execute("SELECT DISTINCT namespace FROM code_files")]
+    namespaces = code_graph_rows.indexed_namespaces(db.conn)
     found: dict[tuple[str, str], set[str]] = defaultdict(set)  # (namespace, target pkg) -> mods
     for ns in sorted(namespaces):
-        rows = db.conn.execute(
-            "SELECT DISTINCT f.language, r.qualifier FROM code_refs r"
-            " JOIN code_files f ON f.id = r.file_id WHERE r.namespace = ? AND r.kind = 'import'"
-            " AND r.target_id IS NULL",
-            (ns,),
-        )
+        rows = code_graph_rows.unresolved_imports(db.conn, ns)
         for language, qualifier in rows:
             if language.startswith("manifest:"):
                 continue
@@ -81,10 +77,7 @@ def link_cross_repo(db: Database) -> list[CrossRepoLink]:
                 found[(ns, provider.node_id)].add(name)
     now = format_ts(utcnow())
     with db.write() as conn:
-        conn.execute(
-            "DELETE FROM graph_edges WHERE relationship = 'DEPENDS_ON' AND properties LIKE ?",
-            (f"%{_MARK}%",),
-        )
+        code_graph_rows.delete_tagged_depends_on(conn, _MARK)
         for (ns, target), modules in sorted(found.items()):
             own = [p.node_id for p in packages if p.namespace == ns]
             source = own[0] if own else f"pkg:project:{ns}"
@@ -98,14 +91,7 @@ def link_cross_repo(db: Database) -> list[CrossRepoLink]:
 
 def cross_repo(db: Database) -> list[CrossRepoLink]:
     """Every DEPENDS_ON edge from one project's package to another indexed project's."""
-    rows = db.conn.execute(
-        "SELECT s.namespace, e.source_id, t.namespace, e.target_id, e.properties"
-        " FROM graph_edges e JOIN graph_nodes s ON s.id = e.source_id"
-        " JOIN graph_nodes t ON t.id = e.target_id"
-        " WHERE e.relationship = 'DEPENDS_ON' AND s.namespace != t.namespace"
-        " AND e.target_id IN (SELECT node_id FROM code_packages)"
-        " ORDER BY s.namespace, e.source_id, e.target_id"
-    ).fetchall()
+    rows = code_graph_rows.cross_repo_edges(db.conn)
     links: dict[tuple[str, str, str, str], CrossRepoLink] = {}
     for s_ns, source, t_ns, target, props in rows:
         data = json.loads(props or "{}")

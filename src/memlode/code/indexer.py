@@ -37,6 +37,7 @@ from memlode.code.scan import UNCHANGED, ScannedFile, manifest_hints, module_key
 from memlode.code.walk import SourceFile, walk_project
 from memlode.errors import InvalidInput
 from memlode.graph.store import ensure_centrality
+from memlode.storage import code_graph_rows
 from memlode.storage.code_repo import CodeRepo, FileRow, NodeRow, RefRow, SymbolRow
 from memlode.storage.db import Database
 from memlode.types import NodeKind
@@ -203,10 +204,7 @@ def remove_index(db: Database, namespace: str, root: Path | str | None = None) -
     nodes += [f.node_id for f in files]
     with db.write() as conn:
         repo.delete_files(conn, ids)
-        conn.execute(
-            "DELETE FROM graph_nodes WHERE id = ? AND namespace = ?",
-            (f"pkg:project:{namespace}", namespace),
-        )
+        code_graph_rows.delete_project_package(conn, namespace)
         repo.delete_nodes(conn, nodes)
         repo.drop_orphan_packages(conn, namespace)
     link_cross_repo(db)
@@ -312,17 +310,9 @@ class _Apply:
             self.dirty_sources |= {r.source_id for r in repo.refs(ns, *_in(ids))}
             repo.delete_refs_of(conn, ids)
             repo.delete_symbols_of(conn, ids)
-            conn.execute(
-                f"DELETE FROM code_packages WHERE file_id IN ({','.join('?' * len(ids))})", ids
-            )
+            code_graph_rows.delete_package_rows_of_files(conn, ids)
         # a first index still meets other roots' symbols when the namespace has more roots
-        shared = (
-            self.full
-            and self.conn.execute(
-                "SELECT 1 FROM code_files WHERE namespace = ? AND root != ? LIMIT 1",
-                (ns, self.root),
-            ).fetchone()
-        )
+        shared = self.full and code_graph_rows.other_root_exists(self.conn, ns, self.root)
         taken = self._taken(changed) if shared or not self.full else {}
         file_nodes = [
             NodeRow(row.node_id, "file", row.path, {"root": self.root, "language": row.language})

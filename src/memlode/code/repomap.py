@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from memlode.code.languages import is_test_path
 from memlode.graph.centrality import pagerank
 from memlode.graph.model import Graph, GraphEdge
+from memlode.storage import code_graph_rows
 from memlode.storage.db import Database
 
 __all__ = ["CHARS_PER_TOKEN", "HOT_WEIGHT", "MapFile", "MapSymbol", "RepoMap", "repo_map"]
@@ -170,11 +171,7 @@ def repo_map(
     conn = db.conn
     files: dict[int, tuple[str, str]] = {}
     families: dict[int, str] = {}
-    for fid, root, path, language in conn.execute(
-        "SELECT id, root, path, language FROM code_files WHERE namespace = ? AND status = 'ok'"
-        " AND language NOT LIKE 'manifest:%'",
-        (namespace,),
-    ):
+    for fid, root, path, language in code_graph_rows.map_files(conn, namespace):
         files[fid] = (root, path)
         families[fid] = _FAMILY.get(language, language)
     roots = {root for root, _ in files.values()}
@@ -182,14 +179,7 @@ def repo_map(
         fid: path if len(roots) == 1 else posixpath.join(posixpath.basename(root), path)
         for fid, (root, path) in files.items()
     }
-    kinds = ",".join(f"'{k}'" for k in _REF_KINDS)
-    refs = conn.execute(
-        "SELECT file_id, target_file, target_id,"
-        f" SUM(CASE kind WHEN 'use' THEN count * {USE_WEIGHT} ELSE count END) FROM code_refs"
-        f" WHERE namespace = ? AND target_id IS NOT NULL AND kind IN ({kinds})"
-        " AND target_file IS NOT NULL GROUP BY file_id, target_file, target_id",
-        (namespace,),
-    ).fetchall()
+    refs = code_graph_rows.map_references(conn, namespace, list(_REF_KINDS), USE_WEIGHT)
     # file graph: referencer -> definer, weight sqrt(count) so repetition counts less
     weights: dict[tuple[int, int], float] = defaultdict(float)
     out_weight: dict[int, float] = defaultdict(float)
@@ -243,12 +233,7 @@ def repo_map(
 
 
 def _load_symbols(db: Database, namespace: str) -> dict[str, _Sym]:
-    kinds = ",".join(f"'{k}'" for k in _MAP_KINDS)
-    rows = db.conn.execute(
-        "SELECT node_id, name, qualified_name, kind, length(signature), line_start, parent,"
-        f" visibility, file_id FROM code_symbols WHERE namespace = ? AND kind IN ({kinds})",
-        (namespace,),
-    )
+    rows = code_graph_rows.map_symbols(db.conn, namespace, list(_MAP_KINDS))
     return {r[0]: _Sym(*r) for r in rows}
 
 
@@ -332,10 +317,5 @@ def _line(sym: _Sym, depth: int) -> str:
 def _fill_signatures(db: Database, chosen: Sequence[_Sym]) -> None:
     by_node = {s.node_id: s for s in chosen}
     nodes = sorted(by_node)
-    for start in range(0, len(nodes), 500):
-        chunk = nodes[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for node_id, signature in db.conn.execute(
-            f"SELECT node_id, signature FROM code_symbols WHERE node_id IN ({marks})", chunk
-        ):
-            by_node[node_id].signature = signature
+    for node_id, signature in code_graph_rows.signatures(db.conn, nodes):
+        by_node[node_id].signature = signature
