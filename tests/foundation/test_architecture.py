@@ -20,13 +20,11 @@ MAX_FUNCTION_LINES = 80
 # Modules outside storage/ that still run SQL themselves.
 SQL_OUTSIDE_STORAGE = {
     "memlode.code.navigate",
-    "memlode.engine.codeintel",
     "memlode.search.postings",
     "memlode.search.text_index",
     "memlode.sources.docindex",
 }
 LONG_MODULES = {
-    "memlode.engine.codeintel",
     "memlode.storage.code_repo",
 }
 LONG_FUNCTIONS = {

@@ -28,6 +28,9 @@ from typing import TYPE_CHECKING, Any
 from memlode.engine.index_state import refresh_for_read
 from memlode.errors import InvalidInput, NotFound
 from memlode.project import find_project_root, namespace_for_path
+from memlode.storage import code_graph_rows
+from memlode.storage.store_settings import get_setting, put_setting
+from memlode.storage.store_stats import has_indexed_code
 from memlode.types import format_ts, parse_ts, utcnow
 
 if TYPE_CHECKING:
@@ -90,19 +93,13 @@ def _namespace(engine: Engine, namespace: str | None) -> str:
 
 def _indexed_namespace(engine: Engine, namespace: str | None) -> str:
     ns = _namespace(engine, namespace)
-    row = engine.db.one("SELECT 1 FROM code_files WHERE namespace = ? LIMIT 1", (ns,))
-    if row is None:
+    if not has_indexed_code(engine.conn, ns):
         raise NotFound(f"no code indexed in namespace {ns!r}; run `memlode index` in the project")
     return ns
 
 
 def _roots(engine: Engine, namespace: str) -> list[str]:
-    return [
-        r[0]
-        for r in engine.conn.execute(
-            "SELECT DISTINCT root FROM code_files WHERE namespace = ? ORDER BY root", (namespace,)
-        )
-    ]
+    return code_graph_rows.code_roots(engine.conn, namespace)
 
 
 def default_root(cwd: Path | None = None) -> Path:
@@ -177,11 +174,7 @@ def index(
 
 def session_map(engine: Engine, namespace: str) -> str | None:
     """The map kept for the SessionStart hook (see ``save_session_map``), or None."""
-    row = engine.conn.execute(
-        "SELECT value FROM store_settings WHERE key = ?",
-        (SESSION_MAP_KEY.format(namespace=namespace),),
-    ).fetchone()
-    return None if row is None else str(row[0])
+    return get_setting(engine.conn, SESSION_MAP_KEY.format(namespace=namespace))
 
 
 def save_session_map(engine: Engine, namespace: str, tokens: int = SESSION_MAP_TOKENS) -> str:
@@ -192,11 +185,7 @@ def save_session_map(engine: Engine, namespace: str, tokens: int = SESSION_MAP_T
     except NotFound:
         text = ""
     with engine.db.write() as conn:
-        conn.execute(
-            "INSERT INTO store_settings (key, value) VALUES (?, ?)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (SESSION_MAP_KEY.format(namespace=namespace), text),
-        )
+        put_setting(conn, SESSION_MAP_KEY.format(namespace=namespace), text)
     return text
 
 
@@ -249,14 +238,7 @@ def search_code(
     if not hits:
         return hits
     ids = [h["node_id"] for h in hits]
-    marks = ",".join("?" * len(ids))
-    roots = dict(
-        engine.conn.execute(
-            "SELECT s.node_id, f.root FROM code_symbols s JOIN code_files f ON f.id = s.file_id"
-            f" WHERE s.node_id IN ({marks})",
-            ids,
-        ).fetchall()
-    )
+    roots = code_graph_rows.roots_of_symbols(engine.conn, ids)
     for hit in hits:
         root = roots.get(hit["node_id"])
         hit["code"], hit["code_truncated"] = (
@@ -350,11 +332,8 @@ def edit_heat(engine: Engine, namespace: str, *, now: datetime | None = None) ->
     now = now or utcnow()
     since = format_ts(now - timedelta(days=HEAT_WINDOW_DAYS))
     heat: dict[str, float] = {}
-    for path, created in engine.conn.execute(
-        "SELECT json_extract(metadata, '$.file'), created_at FROM memories"
-        " WHERE namespace = ? AND source = ? AND memory_type = 'decision' AND created_at >= ?"
-        " AND json_extract(metadata, '$.file') IS NOT NULL",
-        (namespace, HOOK_SOURCE, since),
+    for path, created in code_graph_rows.edited_files_since(
+        engine.conn, namespace, HOOK_SOURCE, since
     ):
         if not isinstance(path, str) or not path:
             continue
@@ -371,9 +350,7 @@ def _indexed_paths(engine: Engine, namespace: str) -> dict[str, str]:
     """Absolute path -> path as stored, of every indexed code file of the namespace."""
     return {
         os.path.normpath(os.path.join(root, path)): path
-        for root, path in engine.conn.execute(
-            "SELECT root, path FROM code_files WHERE namespace = ? AND status = 'ok'", (namespace,)
-        )
+        for root, path in code_graph_rows.indexed_file_paths(engine.conn, namespace)
     }
 
 
@@ -439,13 +416,7 @@ def recompute(
     ns = _namespace(engine, namespace)
     run = refresh(engine, ns, force=True, method=method)
     assert run is not None  # forced
-    kinds = dict(
-        engine.conn.execute(
-            "SELECT n.kind, count(*) FROM graph_centrality c JOIN graph_nodes n"
-            " ON n.id = c.node_id WHERE n.namespace = ? GROUP BY n.kind ORDER BY n.kind",
-            (ns,),
-        ).fetchall()
-    )
+    kinds = code_graph_rows.centrality_by_kind(engine.conn, ns)
     return {
         "namespace": ns,
         "nodes": run.nodes,
@@ -462,8 +433,7 @@ def _fresh_namespace(engine: Engine, namespace: str | None) -> str:
     from memlode.engine.index_state import refresh
 
     ns = _namespace(engine, namespace)
-    row = engine.db.one("SELECT 1 FROM graph_nodes WHERE namespace = ? LIMIT 1", (ns,))
-    if row is None:
+    if not code_graph_rows.has_graph(engine.conn, ns):
         raise NotFound(
             f"namespace {ns!r} has no graph yet; run `memlode index` or link memories first"
         )
@@ -495,14 +465,7 @@ def clusters(
     if not 1 <= limit <= 500 or not 1 <= members <= 100:
         raise InvalidInput("limit must be 1-500 and members 1-100")
     ns = _fresh_namespace(engine, namespace)
-    sizes = dict(
-        engine.conn.execute(
-            "SELECT c.cluster, count(*) FROM graph_centrality c JOIN graph_nodes n"
-            " ON n.id = c.node_id WHERE n.namespace = ? AND c.cluster IS NOT NULL"
-            " GROUP BY c.cluster",
-            (ns,),
-        ).fetchall()
-    )
+    sizes = code_graph_rows.centrality_by_cluster(engine.conn, ns)
     out: list[dict[str, Any]] = []
     for group in _clusters(engine.db, ns, limit=limit, members=members):
         if not group:

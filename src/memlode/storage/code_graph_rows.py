@@ -10,15 +10,22 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 __all__ = [
+    "centrality_by_cluster",
+    "centrality_by_kind",
+    "code_roots",
     "cross_repo_edges",
     "delete_package_rows_of_files",
     "delete_project_package",
     "delete_tagged_depends_on",
+    "edited_files_since",
+    "has_graph",
+    "indexed_file_paths",
     "indexed_namespaces",
     "map_files",
     "map_references",
     "map_symbols",
     "other_root_exists",
+    "roots_of_symbols",
     "signatures",
     "unresolved_imports",
 ]
@@ -125,3 +132,67 @@ def other_root_exists(conn: sqlite3.Connection, namespace: str, root: str) -> bo
         "SELECT 1 FROM code_files WHERE namespace = ? AND root != ? LIMIT 1", (namespace, root)
     ).fetchone()
     return row is not None
+
+
+def code_roots(conn: sqlite3.Connection, namespace: str) -> list[str]:
+    """The folders the namespace's code was indexed from."""
+    rows = conn.execute(
+        "SELECT DISTINCT root FROM code_files WHERE namespace = ? ORDER BY root", (namespace,)
+    )
+    return [r[0] for r in rows]
+
+
+def indexed_file_paths(conn: sqlite3.Connection, namespace: str) -> list[Any]:
+    """(root, path) of every indexed code file of the namespace."""
+    return conn.execute(
+        "SELECT root, path FROM code_files WHERE namespace = ? AND status = 'ok'", (namespace,)
+    ).fetchall()
+
+
+def roots_of_symbols(conn: sqlite3.Connection, node_ids: Sequence[str]) -> dict[str, str]:
+    """Symbol node id -> the root its file was indexed from."""
+    marks = ",".join("?" * len(node_ids))
+    rows = conn.execute(
+        "SELECT s.node_id, f.root FROM code_symbols s JOIN code_files f ON f.id = s.file_id"
+        f" WHERE s.node_id IN ({marks})",
+        list(node_ids),
+    )
+    return dict(rows.fetchall())
+
+
+def edited_files_since(
+    conn: sqlite3.Connection, namespace: str, capture_source: str, since: str
+) -> list[Any]:
+    """(file, created_at) of the captured edits (decisions naming a ``file``) since ``since``."""
+    return conn.execute(
+        "SELECT json_extract(metadata, '$.file'), created_at FROM memories"
+        " WHERE namespace = ? AND source = ? AND memory_type = 'decision' AND created_at >= ?"
+        " AND json_extract(metadata, '$.file') IS NOT NULL",
+        (namespace, capture_source, since),
+    ).fetchall()
+
+
+def has_graph(conn: sqlite3.Connection, namespace: str) -> bool:
+    row = conn.execute("SELECT 1 FROM graph_nodes WHERE namespace = ? LIMIT 1", (namespace,))
+    return row.fetchone() is not None
+
+
+def centrality_by_kind(conn: sqlite3.Connection, namespace: str) -> dict[str, int]:
+    """Nodes with computed centrality per node kind."""
+    rows = conn.execute(
+        "SELECT n.kind, count(*) FROM graph_centrality c JOIN graph_nodes n"
+        " ON n.id = c.node_id WHERE n.namespace = ? GROUP BY n.kind ORDER BY n.kind",
+        (namespace,),
+    )
+    return dict(rows.fetchall())
+
+
+def centrality_by_cluster(conn: sqlite3.Connection, namespace: str) -> dict[Any, int]:
+    """Cluster -> its number of nodes."""
+    rows = conn.execute(
+        "SELECT c.cluster, count(*) FROM graph_centrality c JOIN graph_nodes n"
+        " ON n.id = c.node_id WHERE n.namespace = ? AND c.cluster IS NOT NULL"
+        " GROUP BY c.cluster",
+        (namespace,),
+    )
+    return dict(rows.fetchall())
