@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from memlode.errors import InvalidInput, NotFound
 from memlode.graph.store import centrality_of
+from memlode.storage import code_navigation
 from memlode.storage.code_repo import CodeRepo, SymbolRow
 from memlode.storage.db import Database
 
@@ -47,25 +48,19 @@ def find_symbols(db: Database, namespace: str, ref: str, limit: int = 20) -> lis
     exact = repo.symbols_by_node([f"sym:{namespace}:{text}"])
     if exact:
         return list(exact.values())
-    conn = db.conn
-    queries = (
-        ("qualified_name LIKE ? ESCAPE '\\'", "%" + _escape(text)),
-        ("name = ?", text.rsplit(".", 1)[-1].rsplit(":", 1)[-1]),
+    ids = code_navigation.symbol_ids_where(
+        db.conn, namespace, tail_like="%" + _escape(text), name=None, limit=limit
     )
-    for where, value in queries:
-        rows = conn.execute(
-            f"SELECT node_id FROM code_symbols WHERE namespace = ? AND {where}"
-            " ORDER BY length(qualified_name), qualified_name LIMIT ?",
-            (namespace, value, limit),
-        ).fetchall()
-        if where.startswith("qualified_name LIKE"):
-            # a tail must end on a separator boundary: "Session.request", not "ession.request"
-            rows = [
-                r for r in rows if r[0].endswith(tuple(f"{sep}{text}" for sep in (".", ":", "/")))
-            ]
-        if rows:
-            found = repo.symbols_by_node([r[0] for r in rows])
-            return [found[r[0]] for r in rows if r[0] in found]
+    # a tail must end on a separator boundary: "Session.request", not "ession.request"
+    ids = [i for i in ids if i.endswith(tuple(f"{sep}{text}" for sep in (".", ":", "/")))]
+    if not ids:
+        name = text.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
+        ids = code_navigation.symbol_ids_where(
+            db.conn, namespace, tail_like=None, name=name, limit=limit
+        )
+    if ids:
+        found = repo.symbols_by_node(ids)
+        return [found[i] for i in ids if i in found]
     return []
 
 
@@ -119,31 +114,16 @@ def impact(
     # a class's methods and attributes count as the class
     frontier = list(seeds)
     while frontier:
-        marks = ",".join("?" * len(frontier))
-        rows = db.conn.execute(
-            "SELECT target_id FROM graph_edges WHERE relationship = 'CONTAINS'"
-            f" AND source_id IN ({marks})",
-            frontier,
-        ).fetchall()
-        frontier = [r[0] for r in rows if r[0] not in seeds]
+        frontier = [t for t in code_navigation.contained(db.conn, frontier) if t not in seeds]
         seeds.update(frontier)
-    rels = ",".join("?" * len(relationships))
     seen: dict[str, tuple[int, str]] = {s: (0, "") for s in seeds}
     level = sorted(seeds)
     truncated = False
     for current in range(1, depth + 1):
         found: dict[str, str] = {}
-        for start in range(0, len(level), 500):
-            chunk = level[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for source, rel in db.conn.execute(
-                "SELECT e.source_id, e.relationship FROM graph_edges e"
-                f" WHERE e.target_id IN ({marks}) AND e.relationship IN ({rels})"
-                " ORDER BY e.source_id, e.relationship",
-                [*chunk, *relationships],
-            ):
-                if source not in seen and source not in found:
-                    found[source] = rel
+        for source, rel in code_navigation.edges_into(db.conn, level, relationships):
+            if source not in seen and source not in found:
+                found[source] = rel
         if len(found) > _LEVEL_LIMIT:
             truncated = True
             found = dict(sorted(found.items())[:_LEVEL_LIMIT])
@@ -174,25 +154,7 @@ def impact(
 
 def _node_details(db: Database, node_ids: Sequence[str]) -> dict[str, tuple[str, str, str, int]]:
     """(name, kind, path, line) of symbol and file nodes."""
-    out: dict[str, tuple[str, str, str, int]] = {}
-    for start in range(0, len(node_ids), 500):
-        chunk = list(node_ids[start : start + 500])
-        marks = ",".join("?" * len(chunk))
-        for row in db.conn.execute(
-            "SELECT s.node_id, s.name, s.kind, f.path, s.line_start FROM code_symbols s"
-            f" JOIN code_files f ON f.id = s.file_id WHERE s.node_id IN ({marks})",
-            chunk,
-        ):
-            out[row[0]] = (row[1], row[2], row[3], row[4])
-        for row in db.conn.execute(
-            f"SELECT node_id, path FROM code_files WHERE node_id IN ({marks})", chunk
-        ):
-            out.setdefault(row[0], (row[1].rsplit("/", 1)[-1], "file", row[1], 0))
-        for row in db.conn.execute(
-            f"SELECT id, name, kind FROM graph_nodes WHERE id IN ({marks})", chunk
-        ):
-            out.setdefault(row[0], (row[1], row[2], "", 0))
-    return out
+    return code_navigation.node_details(db.conn, node_ids)
 
 
 @dataclass(slots=True)
@@ -227,30 +189,16 @@ class SymbolDetails:
 def symbol_details(db: Database, namespace: str, ref: str, limit: int = 50) -> SymbolDetails:
     """A symbol with its direct callers, callees and members."""
     sym = _one(db, namespace, ref)[0]
-    conn = db.conn
-
-    def edges(sql: str, rels: Sequence[str]) -> list[tuple[str, str, str]]:
-        marks = ",".join("?" * len(rels))
-        rows = conn.execute(sql.format(marks=marks), (sym.node_id, *rels, limit)).fetchall()
-        return [(r[0], r[1], r[2]) for r in rows]
-
-    callers = edges(
-        "SELECT e.source_id, n.name, e.relationship FROM graph_edges e JOIN graph_nodes n"
-        " ON n.id = e.source_id WHERE e.target_id = ? AND e.relationship IN ({marks})"
-        " ORDER BY e.weight DESC, e.source_id LIMIT ?",
-        DEPENDENCY_RELATIONSHIPS,
+    conn, node = db.conn, sym.node_id
+    deps = DEPENDENCY_RELATIONSHIPS
+    callers = code_navigation.edges_around(
+        conn, node, deps, incoming=True, by_weight=True, limit=limit
     )
-    callees = edges(
-        "SELECT e.target_id, n.name, e.relationship FROM graph_edges e JOIN graph_nodes n"
-        " ON n.id = e.target_id WHERE e.source_id = ? AND e.relationship IN ({marks})"
-        " ORDER BY e.weight DESC, e.target_id LIMIT ?",
-        DEPENDENCY_RELATIONSHIPS,
+    callees = code_navigation.edges_around(
+        conn, node, deps, incoming=False, by_weight=True, limit=limit
     )
-    members = edges(
-        "SELECT e.target_id, n.name, e.relationship FROM graph_edges e JOIN graph_nodes n"
-        " ON n.id = e.target_id WHERE e.source_id = ? AND e.relationship IN ({marks})"
-        " ORDER BY e.target_id LIMIT ?",
-        ("CONTAINS",),
+    members = code_navigation.edges_around(
+        conn, node, ("CONTAINS",), incoming=False, by_weight=False, limit=limit
     )
     ranks = centrality_of(db, [sym.node_id])
     pr = ranks[sym.node_id].pagerank if sym.node_id in ranks else 0.0
@@ -269,17 +217,11 @@ def dependencies(
     if depth < 1:
         raise InvalidInput("depth must be at least 1")
     targets = _one(db, namespace, symbol)[:1]
-    rels = ",".join("?" * len(relationships))
     seen: dict[str, tuple[int, str]] = {t.node_id: (0, "") for t in targets}
     level = [t.node_id for t in targets]
     for current in range(1, depth + 1):
         found: dict[str, str] = {}
-        marks = ",".join("?" * len(level))
-        for target, rel in db.conn.execute(
-            f"SELECT target_id, relationship FROM graph_edges WHERE source_id IN ({marks})"
-            f" AND relationship IN ({rels}) ORDER BY target_id, relationship",
-            [*level, *relationships],
-        ):
+        for target, rel in code_navigation.edges_from(db.conn, level, relationships):
             if target not in seen and target not in found:
                 found[target] = rel
         for node, rel in found.items():
@@ -326,14 +268,7 @@ def top_central(
     db: Database, namespace: str, *, kinds: Sequence[str] = (), limit: int = 20
 ) -> list[CentralNode]:
     """Nodes of a namespace by cached PageRank (run ``ensure_centrality`` first if stale)."""
-    kind_clause = f" AND n.kind IN ({','.join('?' * len(kinds))})" if kinds else ""
-    rows = db.conn.execute(
-        "SELECT n.id, n.name, n.kind, coalesce(f.path, json_extract(n.properties, '$.path'), ''),"
-        " c.pagerank, c.betweenness, c.degree, c.cluster FROM graph_centrality c"
-        " JOIN graph_nodes n ON n.id = c.node_id LEFT JOIN code_files f ON f.node_id = n.id"
-        f" WHERE n.namespace = ?{kind_clause} ORDER BY c.pagerank DESC, n.id LIMIT ?",
-        (namespace, *kinds, limit),
-    ).fetchall()
+    rows = code_navigation.top_by_pagerank(db.conn, namespace, kinds, limit)
     return [CentralNode(*r) for r in rows]
 
 
@@ -341,20 +276,9 @@ def clusters(
     db: Database, namespace: str, *, limit: int = 20, members: int = 8
 ) -> list[list[CentralNode]]:
     """The largest communities of a namespace's graph, each with its most central members."""
-    rows = db.conn.execute(
-        "SELECT c.cluster, count(*) FROM graph_centrality c JOIN graph_nodes n"
-        " ON n.id = c.node_id WHERE n.namespace = ? AND c.cluster IS NOT NULL"
-        " GROUP BY c.cluster ORDER BY count(*) DESC, c.cluster LIMIT ?",
-        (namespace, limit),
-    ).fetchall()
+    rows = code_navigation.cluster_sizes(db.conn, namespace, limit)
     out: list[list[CentralNode]] = []
     for cluster, _size in rows:
-        top = db.conn.execute(
-            "SELECT n.id, n.name, n.kind, coalesce(json_extract(n.properties, '$.path'), ''),"
-            " c.pagerank, c.betweenness, c.degree, c.cluster FROM graph_centrality c"
-            " JOIN graph_nodes n ON n.id = c.node_id WHERE n.namespace = ? AND c.cluster = ?"
-            " ORDER BY c.pagerank DESC, n.id LIMIT ?",
-            (namespace, cluster, members),
-        ).fetchall()
+        top = code_navigation.cluster_top(db.conn, namespace, cluster, members)
         out.append([CentralNode(*r) for r in top])
     return out
