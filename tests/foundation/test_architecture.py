@@ -20,7 +20,6 @@ MAX_FUNCTION_LINES = 80
 # Modules outside storage/ that still run SQL themselves.
 SQL_OUTSIDE_STORAGE = {
     "memlode.search.postings",
-    "memlode.search.text_index",
     "memlode.sources.docindex",
 }
 LONG_MODULES = {

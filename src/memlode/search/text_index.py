@@ -38,10 +38,12 @@ import numpy as np
 import numpy.typing as npt
 
 from memlode.errors import StorageError
-from memlode.search.fts import BM25_WEIGHTS, bm25_terms, fts_query
+from memlode.search.fts import bm25_terms
 from memlode.search.postings import FtsTokenizer, Postings, build_postings, changed_rows, log_seq
 from memlode.search.topk import at_least
+from memlode.storage import fts_log
 from memlode.storage.db import connect
+from memlode.storage.fts_match import phrase_scores
 
 __all__ = ["QueryScores", "TextIndex", "score_query"]
 
@@ -163,15 +165,8 @@ def release_free_memory() -> None:
 def _phrase_scores(
     conn: sqlite3.Connection, term: str, budget: int
 ) -> list[tuple[int, float]] | None:
-    weights = ", ".join(map(str, BM25_WEIGHTS))
-    rows = conn.execute(
-        f"SELECT rowid, bm25(memories_fts, {weights}) FROM memories_fts"
-        " WHERE memories_fts MATCH ? LIMIT ?",
-        (fts_query([term]), budget + 1),
-    ).fetchall()
-    if len(rows) > budget:
-        return None
-    return [(int(rowid), -float(score)) for rowid, score in rows]
+    rows = phrase_scores(conn, term, budget + 1)
+    return None if len(rows) > budget else rows
 
 
 class TextIndex:
@@ -257,15 +252,9 @@ class TextIndex:
         seq = log_seq(conn)
         if seq == current.seq:
             return current
-        oldest = conn.execute("SELECT min(seq) FROM memories_fts_log").fetchone()[0]
+        oldest = fts_log.oldest_seq(conn)
         limit = max(_OVERLAY_FLOOR, int(current.rows * _OVERLAY_SHARE))
-        rowids = [
-            r
-            for (r,) in conn.execute(
-                "SELECT DISTINCT row FROM memories_fts_log WHERE seq > ? AND seq <= ? LIMIT ?",
-                (current.seq, seq, limit + 1),
-            )
-        ]
+        rowids = fts_log.changed_rowids(conn, current.seq, seq, limit + 1)
         if (oldest is not None and oldest > current.seq + 1) or len(rowids) > limit:
             self._current = None  # too far behind: read it again
             self._start_build(conn)

@@ -31,6 +31,7 @@ __all__ = [
     "filtered_ids",
     "match_expression",
     "memory_count",
+    "phrase_scores",
     "ranks_of",
     "rowids_of",
     "rows_by_id",
@@ -200,6 +201,16 @@ def filtered_ids(
         )
         out.update((r[0], r[1]) for r in rows)
     return out
+
+
+def phrase_scores(conn: sqlite3.Connection, term: str, limit: int) -> list[tuple[int, float]]:
+    """(rowid, rank: negated bm25) of up to ``limit`` rows matching ``term``, unordered."""
+    rows = conn.execute(
+        f"SELECT rowid, bm25(memories_fts, {WEIGHTS_SQL}) FROM memories_fts"
+        " WHERE memories_fts MATCH ? LIMIT ?",
+        (match_expression([term]), limit),
+    ).fetchall()
+    return [(int(rowid), -float(score)) for rowid, score in rows]
 
 
 # ---- the prompt hook's reads -------------------------------------------------------------------
