@@ -20,7 +20,6 @@ MAX_FUNCTION_LINES = 80
 # Modules outside storage/ that still run SQL themselves.
 SQL_OUTSIDE_STORAGE = {
     "memlode.search.postings",
-    "memlode.sources.docindex",
 }
 LONG_MODULES = {
     "memlode.storage.code_repo",
@@ -36,7 +35,6 @@ LONG_FUNCTIONS = {
     "memlode.mcp.tools.docs.register",
     "memlode.mcp.tools.graph.register",
     "memlode.mcp.tools.memory.register",
-    "memlode.sources.docindex.index_file",
     "memlode.sources.transcript.parse_transcript",
 }
 # (importer, imported interface) pairs across interfaces.

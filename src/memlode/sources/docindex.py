@@ -35,6 +35,7 @@ from memlode.sources.markdown import (
     DEFAULT_TARGET_WORDS,
     chunk_markdown,
 )
+from memlode.storage import doc_files
 from memlode.storage import memories as memory_repo
 from memlode.storage.db import Database
 from memlode.storage.memories import NewMemory
@@ -102,20 +103,13 @@ def display_path(root: DocRoot, rel: str) -> str:
 
 def drop_file(conn: sqlite3.Connection, file_id: int) -> int:
     """Delete a file's record and the chunk memories no other file links; the number deleted."""
-    ids = [
-        r[0] for r in conn.execute("SELECT memory_id FROM doc_chunks WHERE file_id = ?", (file_id,))
-    ]
-    conn.execute("DELETE FROM doc_files WHERE id = ?", (file_id,))  # cascades to doc_chunks
+    ids = doc_files.chunk_memory_ids(conn, file_id)
+    doc_files.remove_file(conn, file_id)
     return _delete_orphans(conn, ids)
 
 
 def _delete_orphans(conn: sqlite3.Connection, ids: Iterable[str]) -> int:
-    orphans = [
-        mid
-        for mid in dict.fromkeys(ids)
-        if conn.execute("SELECT 1 FROM doc_chunks WHERE memory_id = ? LIMIT 1", (mid,)).fetchone()
-        is None
-    ]
+    orphans = [mid for mid in dict.fromkeys(ids) if not doc_files.is_chunk(conn, mid)]
     return memory_repo.delete(conn, orphans)
 
 
@@ -139,15 +133,23 @@ def index_file(
         return
     digest = fingerprint(data, evergreen)
     ns = root.namespace
-    row = db.conn.execute(
-        "SELECT id, hash FROM doc_files WHERE namespace = ? AND path = ?", (ns, str(path))
-    ).fetchone()
+    row = doc_files.file_row(db.conn, ns, str(path))
     if row is not None and row[1] == digest:
         report.skipped += 1
         return
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
-    chunks = chunk_markdown(text)
     mtime = mtime_ts(info.st_mtime)
+    news = _chunk_memories(root, path, rel, text, mtime, evergreen)
+    record = (str(root.path), root.scope, digest, mtime, info.st_size, len(news))
+    if _store_file(db, ns, str(path), record, news, report):
+        report.indexed += 1
+
+
+def _chunk_memories(
+    root: DocRoot, path: Path, rel: str, text: str, mtime: str, evergreen: frozenset[str]
+) -> list[NewMemory]:
+    """The file's chunks as memories: a breadcrumb of path and headings, then the text."""
+    chunks = chunk_markdown(text)
     is_evergreen = path.name in evergreen
     display = display_path(root, rel)
     news = []
@@ -170,61 +172,52 @@ def index_file(
             NewMemory(
                 content=f"{crumb}\n\n{chunk.text}",
                 metadata=metadata,
-                namespace=ns,
+                namespace=root.namespace,
                 source=DOC_SOURCE,
                 created_at=mtime,
             )
         )
-    now = format_ts(utcnow())
+    return news
+
+
+def _store_file(
+    db: Database,
+    ns: str,
+    path: str,
+    record: tuple[str, str, str, str, int, int],
+    news: list[NewMemory],
+    report: IndexReport,
+) -> bool:
+    """Replace the file's record and chunks in one transaction; False when another process
+    indexed the same content first. ``record``: (root, scope, hash, mtime, size, chunks)."""
+    digest = record[2]
+    values = (*record, format_ts(utcnow()))
     with db.write() as conn:
-        row = conn.execute(
-            "SELECT id, hash FROM doc_files WHERE namespace = ? AND path = ?", (ns, str(path))
-        ).fetchone()
+        row = doc_files.file_row(conn, ns, path)
         if row is not None and row[1] == digest:  # another process got there first
             report.skipped += 1
-            return
-        values = (str(root.path), root.scope, digest, mtime, info.st_size, len(chunks), now)
+            return False
         if row is None:
-            file_id = conn.execute(
-                "INSERT INTO doc_files (root, scope, hash, mtime, size, chunks, indexed_at,"
-                " namespace, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*values, ns, str(path)),
-            ).lastrowid
+            file_id = doc_files.insert_file(conn, values, ns, path)
             old: list[str] = []
         else:
             file_id = row[0]
-            conn.execute(
-                "UPDATE doc_files SET root = ?, scope = ?, hash = ?, mtime = ?, size = ?,"
-                " chunks = ?, indexed_at = ? WHERE id = ?",
-                (*values, file_id),
-            )
-            old = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT memory_id FROM doc_chunks WHERE file_id = ?", (file_id,)
-                )
-            ]
-            conn.execute("DELETE FROM doc_chunks WHERE file_id = ?", (file_id,))
+            doc_files.update_file(conn, file_id, values)
+            old = doc_files.chunk_memory_ids(conn, file_id)
+            doc_files.clear_chunks(conn, file_id)
         kept: set[str] = set()
         for index, new in enumerate(news):
             memory_id, created = memory_repo.insert(conn, new)
             if created:
                 report.chunks_added += 1
-                conn.execute(
-                    "UPDATE memories SET updated_at = created_at WHERE id = ?", (memory_id,)
-                )
-            elif not conn.execute(
-                "SELECT 1 FROM doc_chunks WHERE memory_id = ? LIMIT 1", (memory_id,)
-            ).fetchone():
+                doc_files.reset_updated_at(conn, memory_id)
+            elif not doc_files.is_chunk(conn, memory_id):
                 # Unchanged text of this file (or an unowned doc memory): new position, old age.
                 memory_repo.set_metadata(conn, memory_id, new.metadata)
             kept.add(memory_id)
-            conn.execute(
-                "INSERT OR REPLACE INTO doc_chunks (file_id, chunk, memory_id) VALUES (?, ?, ?)",
-                (file_id, index, memory_id),
-            )
+            doc_files.link_chunk(conn, file_id, index, memory_id)
         report.chunks_removed += _delete_orphans(conn, [m for m in old if m not in kept])
-    report.indexed += 1
+    return True
 
 
 def scan_root(
@@ -245,10 +238,7 @@ def scan_root(
             progress(counter[0], total, str(path))
     stale = [
         (r[0], r[1])
-        for r in db.conn.execute(
-            "SELECT id, path FROM doc_files WHERE root = ? AND namespace = ?",
-            (str(root.path), root.namespace),
-        )
+        for r in doc_files.files_of_root(db.conn, str(root.path), root.namespace)
         if r[1] not in present
     ]
     for file_id, _ in stale:
