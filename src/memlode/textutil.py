@@ -2,8 +2,10 @@
 
 L0, import-light: the hooks use this module on every tool call, so it imports neither ``re``
 (the regex compiler costs a hook process several milliseconds) nor ``hashlib`` (which loads
-OpenSSL). ASCII text, nearly all of it, is split by plain loops; other text falls back to the
-regular expressions, compiled on first use. SHA-256 comes from the C module CPython builds in.
+OpenSSL). A process that has ``re`` loaded already (every long-lived one) splits with the
+regular expressions, which are faster on long texts; a hook splits ASCII text, nearly all it
+meets, with plain loops that give the same result (tested on both paths). SHA-256 comes from
+the C module CPython builds in.
 
 FTS5 (unicode61) already splits ``snake_case`` on the underscore; what it cannot do is split
 ``getUserName`` or ``HTTPServer``. ``identifier_parts`` produces those parts, which storage
@@ -12,6 +14,8 @@ identifier stays searchable too.
 """
 
 from __future__ import annotations
+
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +50,7 @@ _PATTERNS: dict[str, re.Pattern[str]] = {}
 
 
 def _pattern(name: str) -> re.Pattern[str]:
-    """The regular expressions for non-ASCII text, compiled on first use."""
+    """The regular expressions, compiled on first use."""
     if not _PATTERNS:
         import re
 
@@ -123,12 +127,21 @@ def _camel_parts(chunk: str) -> list[str]:
     return parts
 
 
+def _loops(text: str) -> bool:
+    """Whether to split ``text`` with the loops: ASCII, in a process without ``re`` loaded."""
+    return "re" not in sys.modules and text.isascii()
+
+
 def identifier_parts(token: str) -> list[str]:
     """Split one identifier into lower-case parts; [] when it has only one part."""
-    if not token.isascii():
+    if not _loops(token):
         camel = _pattern("camel")
         found = [p.lower() for chunk in token.split("_") if chunk for p in camel.findall(chunk)]
         return found if len(found) >= 2 else []
+    return _identifier_parts_ascii(token)
+
+
+def _identifier_parts_ascii(token: str) -> list[str]:
     pieces: list[str] = []
     for chunk in token.split("_"):
         if chunk:
@@ -138,8 +151,13 @@ def identifier_parts(token: str) -> list[str]:
 
 def words(text: str) -> list[str]:
     """The runs of word characters (``\\w+``) of ``text``."""
-    if not text.isascii():
-        return _pattern("word").findall(text)
+    if not _loops(text):
+        found: list[str] = _pattern("word").findall(text)
+        return found
+    return _words_ascii(text)
+
+
+def _words_ascii(text: str) -> list[str]:
     out: list[str] = []
     start = -1
     for i, ch in enumerate(text):
@@ -156,7 +174,7 @@ def words(text: str) -> list[str]:
 
 def search_terms(text: str, limit: int = 2000) -> str:
     """Extra FTS tokens for the camelCase identifiers in ``text`` (bounded, de-duplicated)."""
-    if not _may_split(text):
+    if _loops(text) and not _may_split(text):
         return ""
     seen: dict[str, None] = {}
     for word in words(text):

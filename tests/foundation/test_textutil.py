@@ -69,3 +69,35 @@ def test_words_parts_and_terms_follow_the_rules(text: str) -> None:
         assert textutil.identifier_parts(token) == _parts(token)
     assert textutil.search_terms(text) == _search_terms(text)
     assert textutil.search_terms(text, limit=3) == _search_terms(text, limit=3)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aAbBHTz09_ .-\n"), max_size=60))
+def test_the_loops_a_hook_uses_follow_the_rules(text: str) -> None:
+    """In a process without ``re`` (a hook) ASCII text is split by loops; here ``re`` is loaded,
+    so the loops are called directly."""
+    assert textutil._words_ascii(text) == _WORD.findall(text)
+    for token in _WORD.findall(text):
+        assert textutil._identifier_parts_ascii(token) == _parts(token)
+    if not textutil._may_split(text):
+        assert _search_terms(text) == ""
+
+
+def test_a_process_without_re_splits_alike() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from memlode import textutil\n"
+        "assert 're' not in sys.modules\n"
+        "print(textutil.search_terms('getUserName HTTPServer parseJSON2 x86_64 plain'))\n"
+        "print(textutil.words('a_b c-d'))\n"
+        "assert 're' not in sys.modules\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        _search_terms("getUserName HTTPServer parseJSON2 x86_64 plain"),
+        str(_WORD.findall("a_b c-d")),
+    ]
