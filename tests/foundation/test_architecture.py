@@ -18,9 +18,7 @@ MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 80
 
 # Modules outside storage/ that still run SQL themselves.
-SQL_OUTSIDE_STORAGE = {
-    "memlode.search.postings",
-}
+SQL_OUTSIDE_STORAGE: set[str] = set()
 LONG_MODULES = {
     "memlode.storage.code_repo",
 }

@@ -26,11 +26,11 @@ import numpy as np
 import numpy.typing as npt
 
 from memlode.search.fts import BM25_WEIGHTS
+from memlode.storage import fts_texts
 
 __all__ = ["FtsTokenizer", "Postings", "build_postings", "changed_rows", "log_seq"]
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # memories_fts's (migration 0006)
-_TEXT_COLUMNS = "content, tags, search_terms, context_near, context_far"  # BM25_WEIGHTS' order
 # unicode61 cuts at every ASCII character that is not a letter or digit; everything else
 # (non-ASCII separators included) is left to FTS5 inside a piece.
 _PIECE = re.compile(r"[0-9A-Za-z\x80-\U0010ffff]+")
@@ -47,14 +47,7 @@ class FtsTokenizer:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        conn.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlode_tokenizer USING fts5"
-            f"(piece, content='', tokenize='{TOKENIZER}')"
-        )
-        conn.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlode_tokenizer_vocab"
-            " USING fts5vocab(temp, memlode_tokenizer, instance)"
-        )
+        fts_texts.create_tokenizer(conn, TOKENIZER)
         self.cache: dict[str, tuple[str, ...]] = {}
 
     def learn(self, pieces: Iterable[str]) -> None:
@@ -65,19 +58,7 @@ class FtsTokenizer:
         new = [p for p in asked if p not in self.cache]
         if not new:
             return
-        conn = self.conn
-        clear = "INSERT INTO temp.memlode_tokenizer (memlode_tokenizer) VALUES ('delete-all')"
-        conn.execute(clear)  # in case an earlier call stopped half way
-        conn.executemany(
-            "INSERT INTO temp.memlode_tokenizer (rowid, piece) VALUES (?, ?)", enumerate(new)
-        )
-        found: dict[int, list[str]] = {}
-        rows = conn.execute(
-            "SELECT doc, term FROM temp.memlode_tokenizer_vocab ORDER BY doc, offset"
-        )
-        for doc, term in rows:
-            found.setdefault(doc, []).append(term)
-        conn.execute(clear)
+        found = fts_texts.tokenize_pieces(self.conn, new)
         for i, piece in enumerate(new):
             self.cache[piece] = tuple(found.get(i, ()))
 
@@ -221,22 +202,17 @@ def build_postings(
 ) -> Postings | None:
     """Read the whole store into ``Postings`` (None when stopped, or when the rowids are too
     sparse for per-row arrays). One read transaction, so the rows and ``seq`` agree."""
-    conn.execute("BEGIN")
-    try:
+    with fts_texts.read_snapshot(conn):
         seq = log_seq(conn)
-        count, top = conn.execute(
-            "SELECT count(*), coalesce(max(rowid), 0) FROM memories"
-        ).fetchone()
+        count, top = fts_texts.store_extent(conn)
         if top > _MAX_SPARSITY * count + 100_000:
             return None
         reader = _StoreReader(tokenizer, top)
-        cursor = conn.execute(f"SELECT rowid, {_TEXT_COLUMNS} FROM memories")
+        cursor = fts_texts.text_rows(conn)
         while batch := cursor.fetchmany(_BATCH):
             if stop is not None and stop.is_set():
                 return None
             reader.read(batch)
-    finally:
-        conn.execute("COMMIT")
     return reader.postings(seq)
 
 
@@ -438,7 +414,7 @@ class _FreqTable:
 
 
 def log_seq(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT coalesce(max(seq), 0) FROM memories_fts_log").fetchone()[0])
+    return fts_texts.latest_seq(conn)
 
 
 def changed_rows(
@@ -446,18 +422,11 @@ def changed_rows(
 ) -> dict[int, list[tuple[int, str]] | None]:
     """rowid -> its (column, token) list now, or None for a row that no longer exists."""
     out: dict[int, list[tuple[int, str]] | None] = dict.fromkeys(rowids)
-    for start in range(0, len(rowids), 500):
-        chunk = list(rowids[start : start + 500])
-        rows = conn.execute(
-            f"SELECT rowid, {_TEXT_COLUMNS} FROM memories"
-            f" WHERE rowid IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ).fetchall()
-        for rowid, *texts in rows:
-            out[rowid] = [
-                (column, token)
-                for column, text in enumerate(texts)
-                if text
-                for token in tokenizer.tokens(text)
-            ]
+    for rowid, *texts in fts_texts.text_rows_of(conn, rowids):
+        out[rowid] = [
+            (column, token)
+            for column, text in enumerate(texts)
+            if text
+            for token in tokenizer.tokens(text)
+        ]
     return out
