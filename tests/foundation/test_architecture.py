@@ -19,9 +19,7 @@ MAX_FUNCTION_LINES = 80
 
 # Modules outside storage/ that still run SQL themselves.
 SQL_OUTSIDE_STORAGE: set[str] = set()
-LONG_MODULES = {
-    "memlode.storage.code_repo",
-}
+LONG_MODULES: set[str] = set()
 LONG_FUNCTIONS = {
     "memlode.cli.doctor_cmd.doctor",
     "memlode.code.indexer.store",

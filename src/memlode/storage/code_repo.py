@@ -12,10 +12,10 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 from memlode.storage import scrub
+from memlode.storage.code_rows import FileRow, NodeRow, PackageRow, RefRow, SymbolRow
 from memlode.storage.db import Database
 from memlode.types import NodeKind, format_ts, utcnow
 
@@ -54,77 +54,6 @@ _NODE_UPSERT = (
     " excluded.properties) OR graph_nodes.name IS NOT excluded.name"
     " OR graph_nodes.kind IS NOT excluded.kind"
 )
-
-
-@dataclass(slots=True)
-class FileRow:
-    namespace: str
-    root: str
-    path: str
-    node_id: str
-    language: str
-    hash: str
-    size: int
-    mtime_ns: int
-    module: str = ""
-    prefix: str = ""
-    lines: int = 0
-    status: str = "ok"
-    id: int = 0
-
-
-@dataclass(slots=True)
-class SymbolRow:
-    node_id: str
-    name: str
-    qualified_name: str
-    kind: str
-    line_start: int
-    line_end: int
-    parent: str | None = None
-    container: str = ""
-    signature: str = ""
-    doc: str = ""
-    visibility: str = "public"
-    properties: dict[str, Any] = field(default_factory=dict)
-    name_parts: str = ""
-    file_id: int = 0
-    path: str = ""  # filled when read back
-
-
-@dataclass(slots=True)
-class RefRow:
-    source_id: str
-    kind: str
-    name: str
-    qualifier: str = ""
-    alias: str = ""
-    line: int = 0
-    count: int = 1
-    target_id: str | None = None
-    target_file: int | None = None
-    relationship: str | None = None
-    file_id: int = 0
-    id: int = 0
-
-
-@dataclass(slots=True)
-class NodeRow:
-    id: str
-    kind: str
-    name: str
-    properties: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class PackageRow:
-    node_id: str
-    ecosystem: str
-    name: str
-    version: str = ""
-    provides: list[str] = field(default_factory=list)
-    file_id: int = 0
-    namespace: str = ""
 
 
 _NODE_KINDS = frozenset(k.value for k in NodeKind)
