@@ -48,24 +48,16 @@ def find_symbols(db: Database, namespace: str, ref: str, limit: int = 20) -> lis
     exact = repo.symbols_by_node([f"sym:{namespace}:{text}"])
     if exact:
         return list(exact.values())
-    ids = code_navigation.symbol_ids_where(
-        db.conn, namespace, tail_like="%" + _escape(text), name=None, limit=limit
-    )
+    ids = code_navigation.symbols_ending(db.conn, namespace, text, limit)
     # a tail must end on a separator boundary: "Session.request", not "ession.request"
     ids = [i for i in ids if i.endswith(tuple(f"{sep}{text}" for sep in (".", ":", "/")))]
     if not ids:
         name = text.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
-        ids = code_navigation.symbol_ids_where(
-            db.conn, namespace, tail_like=None, name=name, limit=limit
-        )
+        ids = code_navigation.symbols_named(db.conn, namespace, name, limit)
     if ids:
         found = repo.symbols_by_node(ids)
         return [found[i] for i in ids if i in found]
     return []
-
-
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _one(db: Database, namespace: str, ref: str) -> list[SymbolRow]:

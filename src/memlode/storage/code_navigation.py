@@ -16,24 +16,33 @@ __all__ = [
     "edges_from",
     "edges_into",
     "node_details",
-    "symbol_ids_where",
+    "symbols_ending",
+    "symbols_named",
     "top_by_pagerank",
 ]
 
 
-def symbol_ids_where(
-    conn: sqlite3.Connection, namespace: str, *, tail_like: str | None, name: str | None, limit: int
+def _symbol_ids(
+    conn: sqlite3.Connection, namespace: str, where: str, value: str, limit: int
 ) -> list[str]:
-    """Node ids of the namespace's symbols whose qualified name is LIKE ``tail_like`` (escaped
-    with backslash), or whose name is ``name``; shortest qualified name first."""
-    where = "qualified_name LIKE ? ESCAPE '\\'" if tail_like is not None else "name = ?"
-    value = tail_like if tail_like is not None else name
     rows = conn.execute(
         f"SELECT node_id FROM code_symbols WHERE namespace = ? AND {where}"
         " ORDER BY length(qualified_name), qualified_name LIMIT ?",
         (namespace, value, limit),
     ).fetchall()
     return [r[0] for r in rows]
+
+
+def symbols_ending(conn: sqlite3.Connection, namespace: str, tail: str, limit: int) -> list[str]:
+    """Node ids of the namespace's symbols whose qualified name ends with ``tail`` (taken
+    literally), shortest qualified name first."""
+    escaped = tail.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return _symbol_ids(conn, namespace, "qualified_name LIKE ? ESCAPE '\\'", "%" + escaped, limit)
+
+
+def symbols_named(conn: sqlite3.Connection, namespace: str, name: str, limit: int) -> list[str]:
+    """Node ids of the namespace's symbols called ``name``, shortest qualified name first."""
+    return _symbol_ids(conn, namespace, "name = ?", name, limit)
 
 
 def contained(conn: sqlite3.Connection, sources: Sequence[str]) -> list[str]:
