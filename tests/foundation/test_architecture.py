@@ -22,7 +22,6 @@ SQL_OUTSIDE_STORAGE: set[str] = set()
 LONG_MODULES: set[str] = set()
 LONG_FUNCTIONS = {
     "memlode.cli.doctor_cmd.doctor",
-    "memlode.code.indexer.store",
     "memlode.embed._onnx_bert.build_onnx_model",
     "memlode.evaluation.locomo.run_locomo",
     "memlode.evaluation.replay_hooks.replay_transcript",
@@ -121,19 +120,7 @@ def test_no_import_cycles_between_modules() -> None:
     assert real == KNOWN_CYCLES
 
 
-KNOWN_CYCLES: list[list[str]] = [
-    ["memlode.code.indexer", "memlode.code.linking"],
-    [
-        "memlode.code.lang.c_family",
-        "memlode.code.lang.ecma",
-        "memlode.code.lang.go",
-        "memlode.code.lang.java",
-        "memlode.code.lang.python",
-        "memlode.code.lang.rust",
-        "memlode.code.languages",
-    ],
-    ["memlode.engine.codeintel", "memlode.engine.index_state"],
-]
+KNOWN_CYCLES: list[list[str]] = []
 
 
 def _package_and_members(group: list[str]) -> bool:

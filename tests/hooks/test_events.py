@@ -69,9 +69,7 @@ def test_session_start_injects_compact_context(hook, payloads, proj_engine: Engi
 
 def test_session_start_includes_the_code_map(hook, payloads, project: Path, proj_engine: Engine):
     from memlode.engine import codeintel
-    from memlode.hooks.injection import SESSION_MAP_KEY
 
-    assert SESSION_MAP_KEY == codeintel.SESSION_MAP_KEY
     (project / "src" / "core.py").write_text(
         "def helper():\n    return 1\n\n\nclass Store:\n    def get(self):\n"
         "        return helper()\n"

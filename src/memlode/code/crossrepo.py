@@ -13,7 +13,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass
 
-from memlode.code.languages import spec_for
+from memlode.code.lang import spec_for
 from memlode.storage import code_graph_rows
 from memlode.storage import graph as graph_repo
 from memlode.storage.code_repo import CodeRepo, NodeRow, PackageRow

@@ -19,14 +19,8 @@ from functools import cache
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
-from memlode.code.languages import (
-    LanguageSpec,
-    RawDef,
-    load_language,
-    load_query,
-    node_text,
-    spec_for,
-)
+from memlode.code.lang import load_language, load_query, spec_for
+from memlode.code.lang.spec import LanguageSpec, RawDef, node_text
 from memlode.code.model import FileExtract, Reference, RefKind, Symbol
 from memlode.types import NodeKind
 
@@ -247,7 +241,7 @@ def extract_source(source: bytes, path: str, language: str, module: str = "") ->
 
 def extract_file(path: str, source: bytes, module: str = "", language: str = "") -> FileExtract:
     """Extract with the language picked from the name (and, for ``.h``, the content)."""
-    from memlode.code.languages import language_for_path
+    from memlode.code.lang import language_for_path
 
     lang = language or language_for_path(path)
     if lang is None:

@@ -19,7 +19,7 @@ from memlode.storage.code_repo import CodeRepo, FileRow, RefRow
 from memlode.types import NodeKind
 
 if TYPE_CHECKING:
-    from memlode.code.indexer import _Apply
+    from memlode.code.index_run import IndexRun
 
 __all__ = ["link_project", "store_resolver"]
 
@@ -38,9 +38,7 @@ def store_resolver(
     bases: dict[int, list[Reference]] = defaultdict(list)
     symbols = repo.symbols(namespace, ids) if ids else []
     qualified_of = {s.node_id: s.qualified_name for s in symbols}
-    wanted = ("import", *_BASE_KINDS)
-    marks = ",".join("?" * len(wanted))
-    for ref in repo.refs(namespace, f"kind IN ({marks})", wanted):
+    for ref in repo.refs_of_kinds(namespace, ("import", *_BASE_KINDS)):
         if ref.file_id not in by_id:
             continue
         as_ref = _reference(ref, qualified_of)
@@ -82,7 +80,7 @@ def _reference(ref: RefRow, qualified_of: dict[str, str]) -> Reference:
     )
 
 
-def link_project(state: _Apply) -> None:
+def link_project(state: IndexRun) -> None:
     """Resolve affected references and rebuild the edges of every source they touch."""
     repo, conn, ns = state.repo, state.conn, state.namespace
     if state.full:
@@ -96,11 +94,7 @@ def link_project(state: _Apply) -> None:
     path_ids = {f.path: f.id for f in by_id.values()}
     candidates: dict[int, RefRow] = {}
     if state.changed_files:
-        ids = sorted(state.changed_files)
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            where = f"file_id IN ({','.join('?' * len(chunk))})"
-            candidates.update((r.id, r) for r in repo.refs(ns, where, chunk))
+        candidates.update((r.id, r) for r in repo.refs_of_files(ns, sorted(state.changed_files)))
     for ref in repo.refs_matching(
         ns,
         names=sorted(state.affected_names),
@@ -108,7 +102,7 @@ def link_project(state: _Apply) -> None:
     ):
         candidates[ref.id] = ref
     if state.files_added_or_removed:
-        candidates.update((r.id, r) for r in repo.refs(ns, "kind = 'import' AND target_id IS NULL"))
+        candidates.update((r.id, r) for r in repo.unresolved_imports(ns))
     updates: list[RefRow] = []
     for ref in candidates.values():
         owner = by_id.get(ref.file_id)

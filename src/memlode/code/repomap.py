@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from memlode.code.languages import is_test_path
+from memlode.code.lang.spec import is_test_path
 from memlode.graph.centrality import pagerank
 from memlode.graph.model import Graph, GraphEdge
 from memlode.storage import code_graph_rows

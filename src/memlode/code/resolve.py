@@ -13,7 +13,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from memlode.code.languages import LanguageSpec, is_test_path, spec_for
+from memlode.code.lang import spec_for
+from memlode.code.lang.spec import LanguageSpec, is_test_path
 from memlode.code.model import FileExtract, Reference, RefKind, Symbol
 from memlode.types import NodeKind
 

@@ -6,7 +6,7 @@ import posixpath
 from collections.abc import Container, Iterable, Mapping
 from functools import lru_cache
 
-from memlode.code.languages import spec_for
+from memlode.code.lang import spec_for
 from memlode.code.manifests import Package, package_id
 from memlode.code.model import FileExtract, RefKind
 from memlode.code.resolve import Resolver, container_of

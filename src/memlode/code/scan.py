@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memlode.code.extract import extract_file, looks_like_cpp
+from memlode.code.lang import spec_for
 from memlode.code.lang.go import GO_MODULE_HINT
-from memlode.code.languages import spec_for
 from memlode.code.manifests import Package, parse_manifest
 from memlode.code.model import FileExtract
 from memlode.code.resolve import Resolver, build_resolver

@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from memlode.code.languages import is_test_path, word_set
+from memlode.code.lang.spec import is_test_path, word_set
 from memlode.storage.code_symbol_search import symbol_candidates
 from memlode.storage.db import Database
 from memlode.textutil import identifier_parts

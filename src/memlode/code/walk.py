@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memlode.code.languages import language_for_path
+from memlode.code.lang import language_for_path
 
 __all__ = [
     "MANIFEST_NAMES",

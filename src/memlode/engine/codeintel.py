@@ -8,39 +8,36 @@ are JSON-able dicts; errors are ``InvalidInput`` / ``NotFound`` with a message s
 Defaults: the root to index is the project root of the working directory (git top level or
 nearest project marker) and the namespace is the engine's (the current project).
 
-Heat for the repo map comes from the Claude Code hooks: every Edit/Write is a ``hook`` memory of
-type ``decision`` whose metadata names the edited file (``metadata.file``, an absolute path).
-Each edit counts ``0.5 ** (age / HEAT_HALF_LIFE_HOURS)``; the repo map then weights the hottest
-file ``HOT_WEIGHT`` (100) times a cold one and the others in proportion. ``--focus`` files count
-as hot as the hottest.
+The repo map, its heat and the map kept for the SessionStart hook live in ``code_map`` (which
+the graph refresh in ``index_state`` calls too); they are re-exported here.
 
 tree-sitter and igraph are imported inside the functions that need them, never at import time.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memlode.engine.code_map import (
+    edit_heat,
+    indexed_namespace,
+    one_namespace,
+    repo_map,
+    save_session_map,
+    session_map,
+)
 from memlode.engine.index_state import refresh_for_read
 from memlode.errors import InvalidInput, NotFound
 from memlode.project import find_project_root, namespace_for_path
 from memlode.storage import code_graph_rows
-from memlode.storage.store_settings import get_setting, put_setting
-from memlode.storage.store_stats import has_indexed_code
-from memlode.types import format_ts, parse_ts, utcnow
 
 if TYPE_CHECKING:
     from memlode.engine import Engine
 
 __all__ = [
-    "HEAT_HALF_LIFE_HOURS",
-    "HEAT_WINDOW_DAYS",
     "MAX_CODE_LINES",
-    "SESSION_MAP_KEY",
     "clusters",
     "cross_repo",
     "dependencies",
@@ -57,45 +54,15 @@ __all__ = [
     "symbol_info",
 ]
 
-# An edit a day old counts half as much as one made now: "recently" in a coding assistant's
-# sense is today's and yesterday's work, and a week-old edit should barely register.
-HEAT_HALF_LIFE_HOURS = 24.0
-# Edits older than this are not read at all (their weight is below 0.5 ** 14, negligible).
-HEAT_WINDOW_DAYS = 14
 # search_code shows at most this many lines of a definition's source (enough for a function,
 # short enough that ten hits stay readable).
 MAX_CODE_LINES = 40
-HOOK_SOURCE = "hook"  # memlode.hooks.handlers.SOURCE (not imported: interfaces stay apart)
-# The repo map ``index`` keeps for the SessionStart hook (memlode.hooks.context reads the same
-# key) and its size: about a quarter of the hook's default 1,500-token budget.
-SESSION_MAP_KEY = "session_map:{namespace}"
-SESSION_MAP_TOKENS = 400
 
 # (phase, done, total), as memlode.code.ProgressCallback
 Progress = Callable[[str, int, int], None]
 
 
 # ---- namespaces and roots ---------------------------------------------------------------------
-
-
-def _namespace(engine: Engine, namespace: str | None) -> str:
-    """One namespace (never '*'), and one that exists as a project."""
-    ns = engine.resolve_namespace(namespace)
-    if ns is None:
-        raise InvalidInput("give one namespace, not '*'")
-    if not ns:
-        raise InvalidInput(
-            "no project here (no git repository or project marker); run inside a project "
-            "or pass a namespace"
-        )
-    return ns
-
-
-def _indexed_namespace(engine: Engine, namespace: str | None) -> str:
-    ns = _namespace(engine, namespace)
-    if not has_indexed_code(engine.conn, ns):
-        raise NotFound(f"no code indexed in namespace {ns!r}; run `memlode index` in the project")
-    return ns
 
 
 def _roots(engine: Engine, namespace: str) -> list[str]:
@@ -135,7 +102,7 @@ def index(
 
     if root is None:
         base = default_root(cwd)
-        ns = _namespace(engine, namespace)
+        ns = one_namespace(engine, namespace)
     else:
         base = Path(root).expanduser()
         if not base.is_absolute() and cwd is not None:
@@ -144,7 +111,7 @@ def index(
             raise InvalidInput(f"{root} is not a folder; give the project folder to index")
         base = base.resolve()
         if namespace is not None:
-            ns = _namespace(engine, namespace)
+            ns = one_namespace(engine, namespace)
         else:
             ns = namespace_for_path(str(base))  # its project's key (the folder's own outside one)
             if not ns:
@@ -170,23 +137,6 @@ def index(
     out["seconds"] = round(stats.seconds + (rebuilt.seconds if rebuilt else 0.0), 3)
     out["phases"] = {k: round(v, 3) for k, v in stats.phases.items()}
     return out
-
-
-def session_map(engine: Engine, namespace: str) -> str | None:
-    """The map kept for the SessionStart hook (see ``save_session_map``), or None."""
-    return get_setting(engine.conn, SESSION_MAP_KEY.format(namespace=namespace))
-
-
-def save_session_map(engine: Engine, namespace: str, tokens: int = SESSION_MAP_TOKENS) -> str:
-    """Render the namespace's repo map and keep it for the SessionStart hook, which cannot
-    afford to render one (igraph, the code index); '' (kept too) when nothing is indexed."""
-    try:
-        text = str(repo_map(engine, tokens=tokens, namespace=namespace)["text"]).strip()
-    except NotFound:
-        text = ""
-    with engine.db.write() as conn:
-        put_setting(conn, SESSION_MAP_KEY.format(namespace=namespace), text)
-    return text
 
 
 # ---- search -----------------------------------------------------------------------------------
@@ -267,7 +217,7 @@ def symbol_info(engine: Engine, symbol: str, *, namespace: str | None = None) ->
     """A symbol with its signature, doc, PageRank, callers, callees and members."""
     from memlode.code import symbol_details
 
-    ns = _indexed_namespace(engine, namespace)
+    ns = indexed_namespace(engine, namespace)
     refresh_for_read(engine, ns)
     return symbol_details(engine.db, ns, symbol).to_dict()
 
@@ -298,7 +248,7 @@ def impact(
     from memlode.code import impact as _impact
 
     _check_depth(depth)
-    ns = _indexed_namespace(engine, namespace)
+    ns = indexed_namespace(engine, namespace)
     refresh_for_read(engine, ns)
     out = _walk_result(_impact(engine.db, ns, symbol, depth=depth))
     out["depth"] = depth
@@ -312,7 +262,7 @@ def dependencies(
     from memlode.code import dependencies as _dependencies
 
     _check_depth(depth)
-    ns = _indexed_namespace(engine, namespace)
+    ns = indexed_namespace(engine, namespace)
     refresh_for_read(engine, ns)
     out = _walk_result(_dependencies(engine.db, ns, symbol, depth=depth))
     out["depth"] = depth
@@ -322,83 +272,6 @@ def dependencies(
 def _check_depth(depth: int) -> None:
     if not 1 <= depth <= 10:
         raise InvalidInput("depth must be between 1 and 10")
-
-
-# ---- repo map ---------------------------------------------------------------------------------
-
-
-def edit_heat(engine: Engine, namespace: str, *, now: datetime | None = None) -> dict[str, float]:
-    """Absolute path -> recency-weighted count of the hooks' recorded edits of that file."""
-    now = now or utcnow()
-    since = format_ts(now - timedelta(days=HEAT_WINDOW_DAYS))
-    heat: dict[str, float] = {}
-    for path, created in code_graph_rows.edited_files_since(
-        engine.conn, namespace, HOOK_SOURCE, since
-    ):
-        if not isinstance(path, str) or not path:
-            continue
-        try:
-            age_hours = max(0.0, (now - parse_ts(created)).total_seconds() / 3600.0)
-        except ValueError:
-            continue
-        key = os.path.normpath(path)
-        heat[key] = heat.get(key, 0.0) + 0.5 ** (age_hours / HEAT_HALF_LIFE_HOURS)
-    return heat
-
-
-def _indexed_paths(engine: Engine, namespace: str) -> dict[str, str]:
-    """Absolute path -> path as stored, of every indexed code file of the namespace."""
-    return {
-        os.path.normpath(os.path.join(root, path)): path
-        for root, path in code_graph_rows.indexed_file_paths(engine.conn, namespace)
-    }
-
-
-def _focus_paths(indexed: dict[str, str], focus: Sequence[str], cwd: Path | None) -> list[str]:
-    """Each focus entry as the absolute path of the indexed file it names (or a path tail)."""
-    out: list[str] = []
-    here = cwd or Path.cwd()
-    for entry in focus:
-        text = entry.strip()
-        if not text:
-            continue
-        candidate = os.path.normpath(str(here / Path(text).expanduser()))
-        if candidate in indexed:
-            out.append(candidate)
-            continue
-        tail = "/" + text.lstrip("./")
-        matches = sorted(p for p in indexed if p.endswith(tail))
-        if not matches:
-            raise InvalidInput(f"focus file {entry!r} is not an indexed code file")
-        out.extend(matches)
-    return out
-
-
-def repo_map(
-    engine: Engine,
-    *,
-    tokens: int = 1024,
-    focus: Sequence[str] = (),
-    namespace: str | None = None,
-    heat: bool = True,
-    cwd: Path | None = None,
-) -> dict[str, Any]:
-    """The PageRank repo map of the namespace, personalised by recent edits and ``focus``."""
-    from memlode.code import repo_map as _repo_map
-
-    if not 64 <= tokens <= 100_000:
-        raise InvalidInput("tokens must be between 64 and 100000")
-    ns = _indexed_namespace(engine, namespace)
-    indexed = _indexed_paths(engine, ns)
-    focused = _focus_paths(indexed, focus, cwd)
-    hot = {p: v for p, v in edit_heat(engine, ns).items() if p in indexed} if heat else {}
-    result = _repo_map(engine.db, ns, tokens=tokens, heat=hot, focus=focused)
-    out = result.to_dict()
-    out["namespace"] = ns
-    out["focus"] = [indexed[p] for p in focused]
-    ranked = sorted(hot.items(), key=lambda kv: (-kv[1], kv[0]))
-    out["heat"] = {indexed[p]: round(v, 6) for p, v in ranked}
-    return out
 
 
 # ---- graph ------------------------------------------------------------------------------------
@@ -413,7 +286,7 @@ def recompute(
 
     if method not in ("leiden", "louvain"):
         raise InvalidInput("method must be 'leiden' or 'louvain'")
-    ns = _namespace(engine, namespace)
+    ns = one_namespace(engine, namespace)
     run = refresh(engine, ns, force=True, method=method)
     assert run is not None  # forced
     kinds = code_graph_rows.centrality_by_kind(engine.conn, ns)
@@ -432,7 +305,7 @@ def recompute(
 def _fresh_namespace(engine: Engine, namespace: str | None) -> str:
     from memlode.engine.index_state import refresh
 
-    ns = _namespace(engine, namespace)
+    ns = one_namespace(engine, namespace)
     if not code_graph_rows.has_graph(engine.conn, ns):
         raise NotFound(
             f"namespace {ns!r} has no graph yet; run `memlode index` or link memories first"

@@ -141,7 +141,7 @@ def refresh(
         progress("centrality", 1, 1)
     result = GraphRefresh(namespace, reasons, code, run.nodes, run.edges, run.communities)
     if code:
-        from memlode.engine.codeintel import save_session_map
+        from memlode.engine.code_map import save_session_map
 
         result.extra["session_map_chars"] = len(save_session_map(engine, namespace))
     with db.write() as conn:

@@ -19,6 +19,7 @@ from memlode.fastjson import dumps
 from memlode.project import readable_name
 from memlode.redact import redact
 from memlode.storage import briefing
+from memlode.storage.capture import HOOK_SOURCE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,11 +38,6 @@ MAX_KEY_MEMORIES = 10
 MAX_RECENT_EDITS = 5
 MAX_HOTSPOTS = 8
 _KEY_TYPES = ("decision", "insight", "pattern", "preference", "style", "habit")
-HOOK_SOURCE = "hook"
-# The rendered repo map ``memlode index`` keeps in store_settings for this block (rendering
-# one needs igraph and the code index: far too heavy for a hook); same key as
-# ``memlode.engine.codeintel.SESSION_MAP_KEY``.
-SESSION_MAP_KEY = "session_map:{namespace}"
 MAP_SHARE = 0.4  # at most this share of the SessionStart budget goes to the code map
 
 
@@ -112,7 +108,7 @@ def session_context(
     if budget_chars <= 0:
         return ""
     rows = briefing.type_counts(conn, namespace)
-    code_map = _session_map(conn, namespace)
+    code_map = briefing.session_map(conn, namespace) or ""
     if not rows and not code_map:
         return ""
     stats = _stats_line(conn, namespace, rows)
@@ -192,12 +188,6 @@ def _hotspots(conn: sqlite3.Connection, namespace: str, block: _Block) -> None:
                 f"{name} ({edits_n} edits, {reads_n} reads)" for name, edits_n, reads_n in hot
             )
         )
-
-
-def _session_map(conn: sqlite3.Connection, namespace: str) -> str:
-    from memlode.storage.store_settings import get_setting
-
-    return get_setting(conn, SESSION_MAP_KEY.format(namespace=namespace)) or ""
 
 
 def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:

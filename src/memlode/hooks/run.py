@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from memlode.storage import fastpath
+from memlode.storage.capture import HOOK_SOURCE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SESSION_SOURCE", "SOURCE", "HookRun"]
 
-SOURCE = "hook"  # memories.source of everything the hooks capture
+SOURCE = HOOK_SOURCE  # memories.source of everything the hooks capture
 SESSION_SOURCE = "claude-code"  # sessions.source
 
 

@@ -2,7 +2,9 @@
 recent edits and file hotspots of one namespace.
 
 Import-light (a hook process reads these at every session start): parameters in, plain rows
-out; what to show and how is ``memlode.hooks.injection``'s.
+out; what to show and how is ``memlode.hooks.injection``'s. The rendered repo map is kept
+here too: rendering one needs igraph and the code index, far too heavy for a hook, so the
+graph refresh renders it (``memlode.engine.code_map``) and the hook reads the text.
 """
 
 from __future__ import annotations
@@ -15,14 +17,19 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EDIT_TOOLS",
+    "SESSION_MAP_KEY",
     "file_hotspots",
+    "keep_session_map",
     "key_memories",
     "recent_edits",
     "recent_summaries",
     "session_count",
+    "session_map",
     "type_counts",
 ]
 
+# The store_settings key of a namespace's kept repo map.
+SESSION_MAP_KEY = "session_map:{namespace}"
 # Tools whose observations are edits of a file.
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
 
@@ -105,3 +112,17 @@ def file_hotspots(conn: sqlite3.Connection, namespace: str, days: int, limit: in
         " = 'edit' THEN 1 ELSE 0 END) + count(*) DESC, max(e.id) DESC LIMIT ?",
         (namespace, f"-{days} days", limit),
     ).fetchall()
+
+
+def session_map(conn: sqlite3.Connection, namespace: str) -> str | None:
+    """The repo map kept for the namespace's SessionStart, or None when none was kept."""
+    from memlode.storage.store_settings import get_setting
+
+    return get_setting(conn, SESSION_MAP_KEY.format(namespace=namespace))
+
+
+def keep_session_map(conn: sqlite3.Connection, namespace: str, text: str) -> None:
+    """Keep ``text`` as the namespace's SessionStart map (inside the caller's write)."""
+    from memlode.storage.store_settings import put_setting
+
+    put_setting(conn, SESSION_MAP_KEY.format(namespace=namespace), text)

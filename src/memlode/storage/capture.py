@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CONVERSATION_SOURCES",
     "GLOBAL_NAMESPACE",
+    "HOOK_SOURCE",
     "add_edge",
     "ensure_memory_node",
     "file_node_id",
@@ -44,6 +45,8 @@ __all__ = [
 GLOBAL_NAMESPACE = "global"
 # Sources whose memories are turns of a conversation (LoCoMo-style chats, assistant transcripts).
 CONVERSATION_SOURCES = frozenset({"conversation", "transcript"})
+# memories.source of everything the hooks capture (observations, prompts, edits)
+HOOK_SOURCE = "hook"
 
 
 def index_terms(content: str, source: str, created_at: str) -> str:

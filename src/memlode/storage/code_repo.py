@@ -255,24 +255,37 @@ class CodeRepo:
     def _ref(r: sqlite3.Row | tuple[Any, ...]) -> RefRow:
         return RefRow(*r)
 
-    def refs(
-        self, namespace: str, where: str = "1 = 1", params: Sequence[object] = ()
-    ) -> list[RefRow]:
+    def _refs_where(self, namespace: str, where: str, params: Sequence[object]) -> list[RefRow]:
         sql = (
             f"SELECT {self._REF_COLUMNS} FROM code_refs WHERE namespace = ? AND ({where})"
             " ORDER BY id"
         )
         return [self._ref(r) for r in self.db.conn.execute(sql, [namespace, *params])]
 
+    def refs_of_files(self, namespace: str, file_ids: Sequence[int]) -> list[RefRow]:
+        """The references written in the files ``file_ids``."""
+        return self._refs_in(namespace, "file_id", sorted(set(file_ids)))
+
+    def refs_of_kinds(self, namespace: str, kinds: Sequence[str]) -> list[RefRow]:
+        return self._refs_in(namespace, "kind", sorted(set(kinds)))
+
+    def unresolved_imports(self, namespace: str) -> list[RefRow]:
+        """Imports that named no project symbol when they were last resolved."""
+        return self._refs_where(namespace, "kind = 'import' AND target_id IS NULL", ())
+
     def refs_matching(
         self, namespace: str, *, names: Sequence[str] = (), targets: Sequence[str] = ()
     ) -> list[RefRow]:
         """References that name one of ``names`` or point at one of ``targets``."""
+        found = {r.id: r for r in self._refs_in(namespace, "name", sorted(set(names)))}
+        found.update((r.id, r) for r in self._refs_in(namespace, "target_id", sorted(set(targets))))
+        return [found[k] for k in sorted(found)]
+
+    def _refs_in(self, namespace: str, column: str, values: Sequence[object]) -> list[RefRow]:
         found: dict[int, RefRow] = {}
-        for column, values in (("name", names), ("target_id", targets)):
-            for chunk in _chunks(sorted(set(values))):
-                for ref in self.refs(namespace, f"{column} IN ({_marks(chunk)})", chunk):
-                    found[ref.id] = ref
+        for chunk in _chunks(list(values)):
+            for ref in self._refs_where(namespace, f"{column} IN ({_marks(chunk)})", chunk):
+                found[ref.id] = ref
         return [found[k] for k in sorted(found)]
 
     def insert_refs(self, conn: sqlite3.Connection, namespace: str, rows: Sequence[RefRow]) -> None:

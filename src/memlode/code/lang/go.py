@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
-from memlode.code.languages import LanguageSpec, RawDef, node_text, word_set
+from memlode.code.lang.spec import LanguageSpec, RawDef, node_text, word_set
 from memlode.code.model import Reference, RefKind, Visibility
 from memlode.types import NodeKind
 

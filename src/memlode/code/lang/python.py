@@ -8,7 +8,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, ClassVar
 
-from memlode.code.languages import (
+from memlode.code.lang.spec import (
     DOC_LIMIT,
     SIGNATURE_LIMIT,
     LanguageSpec,

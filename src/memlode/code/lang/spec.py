@@ -1,9 +1,9 @@
-"""Which files are code, in which language, and what each language needs beyond its query.
+"""What a language needs beyond its tag query: the :class:`LanguageSpec` base and its helpers.
 
 A :class:`LanguageSpec` names a grammar wheel, a tag query (``queries/<name>.scm``, package
 data) and the few rules a query cannot express: how a file's module is named, what a
-docstring or a visibility looks like, how an import statement binds names. Grammars and
-queries load lazily on first use, so importing this module costs nothing.
+docstring or a visibility looks like, how an import statement binds names. The per-family
+modules beside this one subclass it; ``memlode.code.lang`` registers them.
 """
 
 from __future__ import annotations
@@ -11,26 +11,20 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from functools import cache, lru_cache
-from importlib import resources
-from typing import TYPE_CHECKING, Any, ClassVar
+from functools import lru_cache
+from typing import TYPE_CHECKING, ClassVar
 
 from memlode.code.model import Reference, Visibility
-from memlode.errors import MissingDependency
 from memlode.types import NodeKind
 
 if TYPE_CHECKING:
-    from tree_sitter import Language, Node, Query
+    from tree_sitter import Node
 
 __all__ = [
     "TEST_PATH",
     "LanguageSpec",
     "RawDef",
-    "all_languages",
     "is_test_path",
-    "language_for_path",
-    "load_query",
-    "spec_for",
     "word_set",
 ]
 
@@ -238,83 +232,3 @@ class LanguageSpec:
     # --- imports ---------------------------------------------------------------------------
     def imports(self, node: Node, path: str, module: str) -> list[Reference]:
         return []
-
-
-_SPECS: dict[str, LanguageSpec] = {}
-
-
-def _register() -> None:
-    from memlode.code.lang import c_family, ecma, go, java, python, rust
-
-    for module in (python, ecma, rust, go, java, c_family):
-        for spec in module.SPECS:
-            _SPECS[spec.name] = spec
-
-
-def all_languages() -> dict[str, LanguageSpec]:
-    if not _SPECS:
-        _register()
-    return dict(_SPECS)
-
-
-def spec_for(language: str) -> LanguageSpec:
-    # called for every reference resolved: no copy of the registry
-    try:
-        return _SPECS[language]
-    except KeyError:
-        specs = all_languages()
-        if language in specs:
-            return specs[language]
-        raise ValueError(f"no language named {language!r}; known: {sorted(specs)}") from None
-
-
-@lru_cache(maxsize=1)
-def _extension_map() -> dict[str, str]:
-    out: dict[str, str] = {}
-    for spec in all_languages().values():
-        for ext in spec.extensions:
-            out.setdefault(ext, spec.name)
-    return out
-
-
-def language_for_path(path: str) -> str | None:
-    """The language of a file by its name (``.h`` is C until the content says C++)."""
-    name = posixpath.basename(path).lower()
-    if name.endswith(".d.ts"):
-        return "typescript"
-    return _extension_map().get(posixpath.splitext(name)[1])
-
-
-@cache
-def load_language(language: str) -> Language:
-    spec = spec_for(language)
-    import importlib
-
-    try:
-        from tree_sitter import Language
-    except ImportError:
-        raise MissingDependency("tree-sitter", "pip install memlode") from None
-    try:
-        grammar: Any = importlib.import_module(spec.grammar_module)
-    except ImportError:
-        package = spec.grammar_module.replace("_", "-")
-        raise MissingDependency(f"the {language} grammar", f"pip install {package}") from None
-    return Language(getattr(grammar, spec.grammar_function)())
-
-
-_INHERITS = re.compile(r"^;\s*inherits:\s*(.+)$", re.MULTILINE)
-
-
-def query_source(name: str) -> str:
-    """A query file's text with its ``; inherits: other`` files prepended."""
-    text = resources.files("memlode.code.queries").joinpath(f"{name}.scm").read_text("utf-8")
-    parents = [p.strip() for m in _INHERITS.finditer(text) for p in m.group(1).split(",")]
-    return "\n".join([*(query_source(p) for p in parents if p), text])
-
-
-@cache
-def load_query(language: str) -> Query:
-    from tree_sitter import Query
-
-    spec = spec_for(language)
-    return Query(load_language(language), query_source(spec.query_name or spec.name))
