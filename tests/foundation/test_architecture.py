@@ -25,11 +25,6 @@ LONG_FUNCTIONS = {
     "memlode.embed._onnx_bert.build_onnx_model",
     "memlode.evaluation.locomo.run_locomo",
     "memlode.evaluation.replay_hooks.replay_transcript",
-    "memlode.mcp.server.build_server",
-    "memlode.mcp.tools.code.register",
-    "memlode.mcp.tools.docs.register",
-    "memlode.mcp.tools.graph.register",
-    "memlode.mcp.tools.memory.register",
     "memlode.sources.transcript.parse_transcript",
 }
 # (importer, imported interface) pairs across interfaces.

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
 
 from memlode.code.lang.spec import is_test_path, word_set
 from memlode.storage.code_symbol_search import symbol_candidates
 from memlode.storage.db import Database
 from memlode.textutil import identifier_parts
 
-__all__ = ["SymbolHit", "query_terms", "search_symbols"]
+__all__ = ["CodeHit", "SymbolHit", "query_terms", "search_symbols"]
 
 # FTS5 bm25 column weights: name, name_parts, qualified_name, doc, signature.
 BM25_WEIGHTS = (10.0, 6.0, 3.0, 1.0, 2.0)
@@ -49,8 +50,29 @@ STOPWORDS = word_set(
 )
 
 
+def _field_docs(schema: dict[str, Any], cls: type[Any]) -> None:
+    """Describe a dataclass in its JSON schema by its ``SCHEMA_DOC`` and ``FIELD_DOCS`` (not
+    its docstring, which is for developers). Pydantic calls this when the class is part of a
+    schema; nothing here imports pydantic."""
+    schema["description"] = cls.SCHEMA_DOC
+    properties = schema.get("properties", {})
+    for name, text in cls.FIELD_DOCS.items():
+        if name in properties:
+            properties[name]["description"] = text
+
+
 @dataclass(frozen=True, slots=True)
 class SymbolHit:
+    """One ranked definition. Interfaces show it as it is: the MCP tools' output schema is
+    derived from this class, with ``FIELD_DOCS`` as the field descriptions."""
+
+    SCHEMA_DOC: ClassVar[str] = "A definition, best first"
+    FIELD_DOCS: ClassVar[dict[str, str]] = {
+        "node_id": "Pass it to get_symbol_info, get_impact, get_dependencies",
+        "path": "File, relative to the indexed root",
+    }
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"json_schema_extra": _field_docs}
+
     node_id: str
     name: str
     qualified_name: str
@@ -65,7 +87,23 @@ class SymbolHit:
     pagerank: float
 
     def to_dict(self) -> dict[str, object]:
-        return {k: getattr(self, k) for k in self.__slots__}
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class CodeHit(SymbolHit):
+    """A symbol hit with its definition's source text (what ``search_code`` in
+    ``memlode.engine.codeintel`` returns, as dicts)."""
+
+    SCHEMA_DOC: ClassVar[str] = "A definition with its source text, best first"
+    FIELD_DOCS: ClassVar[dict[str, str]] = {
+        **SymbolHit.FIELD_DOCS,
+        "code": "The definition's source text",
+        "code_truncated": "True: only the first lines are shown",
+    }
+
+    code: str
+    code_truncated: bool
 
 
 def _stem(word: str) -> str:

@@ -296,16 +296,14 @@ class Engine:
         memory_types: Sequence[MemoryType | str] | str | None = None,
         tags: Sequence[str] | str | None = None,
         sources: Sequence[str] = (),
-        explain: bool = False,
         exclude_session: str | None = None,
     ) -> list[SearchHit]:
-        """Hybrid recall (see ``memlode.search.hybrid``); ``explain`` is accepted for symmetry
-        with the interfaces, every hit always carries its signal contributions.
+        """Hybrid recall (see ``memlode.search.hybrid``). Every hit carries its signal
+        contributions; ``SearchHit.to_dict(explain)`` decides whether a caller shows them.
         ``exclude_session`` leaves out that session's rows (the prompt hook's own session).
 
         A read: it writes nothing. Rows stored without a vector yet are found by their words;
         a one-shot caller with no long-lived process beside it calls ``catch_up`` first."""
-        del explain
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query is empty; give words to search for")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1 or k > 1000:

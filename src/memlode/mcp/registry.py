@@ -1,9 +1,10 @@
-"""The tool registry: every module of ``memlode.mcp.tools`` registers its own tools.
+"""The tool registry: every module of ``memlode.mcp.tools`` declares its own tools.
 
-Adding a capability's tools is a one-file change: drop ``tools/<area>.py`` with a
-``register(server, ctx)`` function into the package (tools, resources and prompts alike).
-Modules are registered in name order; a module whose optional dependencies are missing raises
-``MissingDependency`` from ``register`` and is skipped with a warning, the rest keep working.
+Adding a capability's tools is a one-file change: drop ``tools/<area>.py`` into the package
+with module-level functions declared by ``mcp_tool`` / ``mcp_resource`` / ``mcp_prompt``
+(``memlode.mcp.tooling``); they are registered in module name order, then in the order they
+are written. A module whose optional dependencies are missing raises ``MissingDependency``
+when imported and is skipped with a warning; the rest keep working.
 
 (Entry points were considered for third-party tools and left out: scanning installed
 distributions costs a few hundred milliseconds of server start.)
@@ -14,25 +15,22 @@ from __future__ import annotations
 import importlib
 import logging
 import pkgutil
-from typing import Any, Protocol, cast
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
 from memlode.errors import MissingDependency
 from memlode.mcp import tools as tools_package
 from memlode.mcp.context import ToolContext
+from memlode.mcp.tooling import McpPrompt, McpResource, McpTool, bind
 
-__all__ = ["register_all", "tool_modules"]
+__all__ = ["declarations", "register_all", "tool_modules"]
 
 log = logging.getLogger(__name__)
 
 
-class _ToolModule(Protocol):
-    def register(self, server: MCPServer[Any], ctx: ToolContext) -> None: ...
-
-
 def tool_modules() -> list[str]:
-    """Names of the modules that register tools, in name order."""
+    """Names of the modules that declare tools, in name order."""
     return sorted(
         f"{tools_package.__name__}.{info.name}"
         for info in pkgutil.iter_modules(tools_package.__path__)
@@ -40,17 +38,29 @@ def tool_modules() -> list[str]:
     )
 
 
+def declarations(module_name: str) -> list[McpTool | McpResource | McpPrompt]:
+    """The tools, resources and prompts a module declares, in the order written."""
+    module = importlib.import_module(module_name)
+    return [
+        value
+        for value in vars(module).values()
+        if isinstance(value, McpTool | McpResource | McpPrompt)
+        and value.fn.__module__ == module.__name__  # not one imported from another module
+    ]
+
+
 def register_all(
     server: MCPServer[Any], ctx: ToolContext, modules: list[str] | None = None
 ) -> list[str]:
-    """Import each tool module and let it register; the names of those that did."""
+    """Register every declaration of each tool module; the names of the modules registered."""
     done: list[str] = []
     for name in tool_modules() if modules is None else modules:
         try:
-            module = cast(_ToolModule, importlib.import_module(name))
-            module.register(server, ctx)
+            declared = declarations(name)
         except MissingDependency as exc:
             log.warning("MCP tools of %s are not available: %s", name, exc)
             continue
+        for item in declared:
+            bind(server, ctx, item)
         done.append(name)
     return done

@@ -1,24 +1,15 @@
-"""Tool results: structured content for clients that read it, readable text for the rest.
+"""Text renderings shared by the tools: a memory, a shortened line.
 
-Every tool returns both. ``structuredContent`` carries the typed model (validated against the
-tool's outputSchema by the SDK); the text block is a compact rendering with every id a model needs
-for a follow-up call, since many clients show a model only the text.
+Every tool result carries a structured part (the typed model, validated against the tool's
+outputSchema by the SDK) and a text block (``memlode.mcp.tooling.respond``): a compact
+rendering with every id a model needs for a follow-up call, since many clients show a model
+only the text.
 """
 
 from collections.abc import Mapping
 from typing import Any
 
-from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel
-
-__all__ = ["memory_text", "respond", "short"]
-
-
-def respond(model: BaseModel, text: str) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=model.model_dump(mode="json"),
-    )
+__all__ = ["memory_text", "short"]
 
 
 def short(text: str, width: int = 100) -> str:

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
     from memlode.engine.embed_worker import BackgroundEmbedder
     from memlode.mcp.context import ToolContext
+    from memlode.mcp.docs_watcher import DocsWatcher
+    from memlode.mcp.resident import ResidentVectors
 
 __all__ = [
     "DEFAULT_HOST",
@@ -88,6 +90,7 @@ def build_server(
         from memlode.engine.embed_worker import BackgroundEmbedder
         from memlode.mcp.context import ToolContext
         from memlode.mcp.registry import register_all
+        from memlode.mcp.resident import ResidentVectors
 
         ctx = ToolContext(settings, cwd=cwd)
         # Every engine below comes from ctx.open_engine: one embedder (one model) per process.
@@ -99,60 +102,64 @@ def build_server(
         if embedder is not None:
             ctx.set_write_listener(embedder.wake)
             ctx.extras["background_embedder"] = embedder.status
-        from memlode.mcp.resident import ResidentVectors
-
         # The store's resident (hooks' recall, memlode search): hosted here unless another
         # process serves it, or autostart is off (memlode.mcp.resident).
-        resident = ResidentVectors(settings, ctx.cwd, ctx.open_engine)
-        watcher = None
+        workers = _Workers(ctx, embedder, ResidentVectors(settings, ctx.cwd, ctx.open_engine))
         if watch_docs:
             from memlode.mcp.docs_watcher import DocsWatcher
 
-            watcher = DocsWatcher(
+            workers.watcher = DocsWatcher(
                 settings,
                 ctx.cwd,
                 embedder.wake if embedder is not None else None,
                 open_engine=ctx.open_engine,
             )
-
-        @contextlib.asynccontextmanager
-        async def lifespan(_: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
-            # After the client's opening requests (initialize, tools/list) have been answered.
-            warm_up = threading.Timer(WARM_UP_DELAY, ctx.warm_up)
-            warm_up.daemon = True
-            warm_up.start()
-            if embedder is not None:
-                embedder.start()
-            if watcher is not None:
-                watcher.start()
-            if resident is not None:
-                try:
-                    resident.start()
-                except OSError as exc:  # no socket: the hooks use BM25 alone
-                    log.info("resident vector socket not started: %s", exc)
-            try:
-                yield {}
-            finally:
-                warm_up.cancel()
-                if resident is not None:
-                    resident.stop()
-                if watcher is not None:
-                    watcher.stop()
-                if embedder is not None:
-                    embedder.stop()
-                ctx.close()
-
         server: MCPServer[Any] = MCPServer(
             "memlode",
             title="memlode",
             description="Persistent, local-first memory for AI coding assistants",
             instructions=INSTRUCTIONS.format(project=ctx.namespace_label),
             version=__version__,
-            lifespan=lifespan,
+            lifespan=workers.lifespan,
             log_level=_sdk_log_level(),
         )
         done = register_all(server, ctx, modules)
     return MemlodeServer(server, ctx, embedder, done)
+
+
+@dataclass
+class _Workers:
+    """What runs beside the tools for the server's lifetime (its lifespan)."""
+
+    ctx: ToolContext
+    embedder: BackgroundEmbedder | None
+    resident: ResidentVectors
+    watcher: DocsWatcher | None = None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, _: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
+        # After the client's opening requests (initialize, tools/list) have been answered.
+        warm_up = threading.Timer(WARM_UP_DELAY, self.ctx.warm_up)
+        warm_up.daemon = True
+        warm_up.start()
+        if self.embedder is not None:
+            self.embedder.start()
+        if self.watcher is not None:
+            self.watcher.start()
+        try:
+            self.resident.start()
+        except OSError as exc:  # no socket: the hooks use BM25 alone
+            log.info("resident vector socket not started: %s", exc)
+        try:
+            yield {}
+        finally:
+            warm_up.cancel()
+            self.resident.stop()
+            if self.watcher is not None:
+                self.watcher.stop()
+            if self.embedder is not None:
+                self.embedder.stop()
+            self.ctx.close()
 
 
 def _sdk_log_level() -> Any:

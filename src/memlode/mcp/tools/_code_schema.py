@@ -1,4 +1,7 @@
-"""The code tools' argument types and result models (``memlode.mcp.tools.code``)."""
+"""The code tools' argument types and result models (``memlode.mcp.tools.code``).
+
+Symbol hits are the engine's own dataclasses (``SymbolHit``, ``CodeHit``); the other results
+are models of the dicts the engine functions return."""
 
 from __future__ import annotations
 
@@ -6,13 +9,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from memlode.code.search import CodeHit, SymbolHit
 from memlode.mcp.params import MAX_ID_CHARS
 
 __all__ = [
     "CentralNodeOut",
     "ClusterOut",
     "ClustersOut",
-    "CodeHitOut",
     "CodeSearchOut",
     "CrossRepoLinkOut",
     "CrossRepoOut",
@@ -25,7 +28,6 @@ __all__ = [
     "PageRankOut",
     "Query",
     "RepoMapOut",
-    "SymbolHitOut",
     "SymbolInfoOut",
     "SymbolKind",
     "SymbolRef",
@@ -90,36 +92,16 @@ OneNamespace = Annotated[
 # ---- outputs ----------------------------------------------------------------------------------
 
 
-class SymbolHitOut(BaseModel):
-    node_id: str = Field(description="Pass it to get_symbol_info, get_impact, get_dependencies")
-    name: str
-    qualified_name: str
-    kind: str
-    path: str = Field(description="File, relative to the indexed root")
-    line: int
-    end_line: int
-    signature: str
-    doc: str
-    visibility: str
-    score: float
-    pagerank: float
-
-
 class SymbolsOut(BaseModel):
     query: str
     namespace: str = Field(description="The namespace searched ('*' for all)")
-    hits: list[SymbolHitOut]
-
-
-class CodeHitOut(SymbolHitOut):
-    code: str = Field(description="The definition's source text")
-    code_truncated: bool = Field(description="True: only the first lines are shown")
+    hits: list[SymbolHit]
 
 
 class CodeSearchOut(BaseModel):
     query: str
     namespace: str
-    hits: list[CodeHitOut]
+    hits: list[CodeHit]
 
 
 class IndexOut(BaseModel):
@@ -245,6 +227,3 @@ class RepoMapOut(BaseModel):
     files: list[MapFileOut]
     focus: list[str]
     heat: dict[str, float] = Field(description="Recently edited files and their heat")
-
-
-# ---- helpers ----------------------------------------------------------------------------------

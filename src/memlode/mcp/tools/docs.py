@@ -8,20 +8,15 @@ be read or written.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field
 
-from memlode.mcp.context import ToolContext
 from memlode.mcp.params import IDEMPOTENT_WRITE, READ_ONLY, WRITE
-from memlode.mcp.render import respond, short
+from memlode.mcp.render import short
+from memlode.mcp.tooling import ToolCall, mcp_tool
 
-if TYPE_CHECKING:
-    from memlode.engine import Engine
-
-__all__ = ["register"]
+__all__ = ["docs_reindex", "memory_get", "memory_search", "memory_store"]
 
 MAX_NOTE_CHARS = (
     500_000  # memlode.engine.docs refuses notes above MAX_FILE_BYTES // 2 with a message
@@ -88,118 +83,115 @@ class DocsIndexOut(BaseModel):
     errors: list[dict[str, Any]]
 
 
-def register(server: MCPServer[Any], ctx: ToolContext) -> None:
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
-            "Read a whole memory file: MEMORY.md, SOUL.md, USER.md, memory/<name>.md of this "
-            "project, or global/<same> for the user's global ones."
+@mcp_tool(
+    READ_ONLY,
+    "Read a whole memory file: MEMORY.md, SOUL.md, USER.md, memory/<name>.md of this "
+    "project, or global/<same> for the user's global ones.",
+    text=lambda out: f"{out.ref} ({out.scope}, {out.bytes} bytes):\n{out.content}",
+)
+def memory_get(
+    call: ToolCall,
+    path: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=500,
+            description="e.g. 'MEMORY.md', 'memory/auth.md', 'global/SOUL.md'",
         ),
+    ],
+) -> MemoryFileOut:
+    from memlode.engine.docs import memory_get as _get
+
+    return MemoryFileOut.model_validate(_get(call.engine, path, cwd=call.cwd))
+
+
+def _search_text(out: DocSearchOut) -> str:
+    if not out.results:
+        return f"no memory files or docs match {out.query!r}"
+    lines = [f"{len(out.results)} chunks for {out.query!r}:"]
+    for i, hit in enumerate(out.results, start=1):
+        where = hit.ref or hit.path or hit.file or ""
+        span = f":{hit.lines[0]}-{hit.lines[-1]}" if hit.lines else ""
+        lines.append(f"{i}. {where}{span}  score={hit.score:.3f}  [{hit.id}]")
+        lines.append(f"    {short(hit.text, 300)}")
+    return "\n".join(lines)
+
+
+@mcp_tool(
+    READ_ONLY,
+    "Search only memory files and docs (this project's and the global ones), best "
+    "first; each result names the file and lines it came from.",
+    text=_search_text,
+)
+def memory_search(
+    call: ToolCall,
+    query: Annotated[str, Field(min_length=1, max_length=10_000, description="What to look for")],
+    k: Annotated[int, Field(ge=1, le=100, description="How many chunks to return")] = 5,
+) -> DocSearchOut:
+    from memlode.engine.docs import memory_search as _search
+
+    return DocSearchOut.model_validate(_search(call.engine, query, k, cwd=call.cwd))
+
+
+def _store_text(out: MemoryStoreOut) -> str:
+    verb = "appended to" if out.mode == "append" else "wrote"
+    return (
+        f"{verb} {out.ref} ({out.scope}, {out.bytes} bytes); "
+        f"chunks +{out.chunks_added} -{out.chunks_removed}"
     )
-    def memory_get(
-        path: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=500,
-                description="e.g. 'MEMORY.md', 'memory/auth.md', 'global/SOUL.md'",
-            ),
-        ],
-    ) -> Annotated[CallToolResult, MemoryFileOut]:
-        from memlode.engine.docs import memory_get as _get
 
-        out = ctx.run(lambda engine: MemoryFileOut.model_validate(_get(engine, path, cwd=ctx.cwd)))
-        return respond(out, f"{out.ref} ({out.scope}, {out.bytes} bytes):\n{out.content}")
 
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
-            "Search only memory files and docs (this project's and the global ones), best "
-            "first; each result names the file and lines it came from."
+@mcp_tool(
+    WRITE,
+    "Write to a memory file and index it at once: append to (or replace) a note "
+    "memory/<name>.md, or MEMORY.md / SOUL.md / USER.md, in this project or globally.",
+    text=_store_text,
+    writes=True,
+)
+def memory_store(
+    call: ToolCall,
+    name: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=200,
+            description="A note name ('auth' -> memory/auth.md) or MEMORY.md, SOUL.md, USER.md",
         ),
+    ],
+    text: Annotated[
+        str, Field(min_length=1, max_length=MAX_NOTE_CHARS, description="The text to write")
+    ],
+    mode: Annotated[
+        Literal["append", "write"],
+        Field(description="append: add to the end; write: replace the file"),
+    ] = "append",
+    scope: Annotated[
+        Literal["project", "global"] | None,
+        Field(description="project (default inside a project) or global"),
+    ] = None,
+) -> MemoryStoreOut:
+    from memlode.engine.docs import memory_store as _store
+
+    result = _store(call.engine, name, text, mode=mode, scope=scope, cwd=call.cwd)
+    return MemoryStoreOut.model_validate(result)
+
+
+def _reindex_text(out: DocsIndexOut) -> str:
+    text = (
+        f"{out.files} files: {out.indexed} indexed, {out.skipped} unchanged, "
+        f"{out.removed} removed; chunks +{out.chunks_added} -{out.chunks_removed}"
     )
-    def memory_search(
-        query: Annotated[
-            str, Field(min_length=1, max_length=10_000, description="What to look for")
-        ],
-        k: Annotated[int, Field(ge=1, le=100, description="How many chunks to return")] = 5,
-    ) -> Annotated[CallToolResult, DocSearchOut]:
-        from memlode.engine.docs import memory_search as _search
+    return "docs-only mode (no project here): " + text if out.docs_only else text
 
-        def call(engine: Engine) -> DocSearchOut:
-            return DocSearchOut.model_validate(_search(engine, query, k, cwd=ctx.cwd))
 
-        out = ctx.run(call)
-        if not out.results:
-            return respond(out, f"no memory files or docs match {query!r}")
-        lines = [f"{len(out.results)} chunks for {query!r}:"]
-        for i, hit in enumerate(out.results, start=1):
-            where = hit.ref or hit.path or hit.file or ""
-            span = f":{hit.lines[0]}-{hit.lines[-1]}" if hit.lines else ""
-            lines.append(f"{i}. {where}{span}  score={hit.score:.3f}  [{hit.id}]")
-            lines.append(f"    {short(hit.text, 300)}")
-        return respond(out, "\n".join(lines))
+@mcp_tool(
+    IDEMPOTENT_WRITE,
+    "Re-index the memory files and doc folders now (unchanged files are skipped, "
+    "deleted ones dropped), e.g. after editing them outside memory_store.",
+    text=_reindex_text,
+    writes=True,
+)
+def docs_reindex(call: ToolCall) -> DocsIndexOut:
+    from memlode.engine.docs import index_docs
 
-    @server.tool(
-        annotations=WRITE,
-        description=(
-            "Write to a memory file and index it at once: append to (or replace) a note "
-            "memory/<name>.md, or MEMORY.md / SOUL.md / USER.md, in this project or globally."
-        ),
-    )
-    def memory_store(
-        name: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=200,
-                description="A note name ('auth' -> memory/auth.md) or MEMORY.md, SOUL.md, USER.md",
-            ),
-        ],
-        text: Annotated[
-            str, Field(min_length=1, max_length=MAX_NOTE_CHARS, description="The text to write")
-        ],
-        mode: Annotated[
-            Literal["append", "write"],
-            Field(description="append: add to the end; write: replace the file"),
-        ] = "append",
-        scope: Annotated[
-            Literal["project", "global"] | None,
-            Field(description="project (default inside a project) or global"),
-        ] = None,
-    ) -> Annotated[CallToolResult, MemoryStoreOut]:
-        from memlode.engine.docs import memory_store as _store
-
-        def call(engine: Engine) -> MemoryStoreOut:
-            result = _store(engine, name, text, mode=mode, scope=scope, cwd=ctx.cwd)
-            return MemoryStoreOut.model_validate(result)
-
-        out = ctx.run(call, writes=True)
-        verb = "appended to" if out.mode == "append" else "wrote"
-        return respond(
-            out,
-            f"{verb} {out.ref} ({out.scope}, {out.bytes} bytes); "
-            f"chunks +{out.chunks_added} -{out.chunks_removed}",
-        )
-
-    @server.tool(
-        annotations=IDEMPOTENT_WRITE,
-        description=(
-            "Re-index the memory files and doc folders now (unchanged files are skipped, "
-            "deleted ones dropped), e.g. after editing them outside memory_store."
-        ),
-    )
-    def docs_reindex() -> Annotated[CallToolResult, DocsIndexOut]:
-        from memlode.engine.docs import index_docs
-
-        out = ctx.run(
-            lambda engine: DocsIndexOut.model_validate(index_docs(engine, cwd=ctx.cwd)),
-            writes=True,
-        )
-        text = (
-            f"{out.files} files: {out.indexed} indexed, {out.skipped} unchanged, "
-            f"{out.removed} removed; chunks +{out.chunks_added} -{out.chunks_removed}"
-        )
-        if out.docs_only:
-            text = "docs-only mode (no project here): " + text
-        return respond(out, text)
+    return DocsIndexOut.model_validate(index_docs(call.engine, cwd=call.cwd))

@@ -5,13 +5,10 @@ Plus the ``memory://{id}`` resource, which reads one memory like ``get_memory``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
-from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult
 from pydantic import Field
 
-from memlode.mcp.context import ToolContext
 from memlode.mcp.models import (
     DeleteOut,
     ExpandedHitOut,
@@ -40,12 +37,18 @@ from memlode.mcp.params import (
     ReadNamespace,
     Tags,
 )
-from memlode.mcp.render import memory_text, respond
+from memlode.mcp.render import memory_text
+from memlode.mcp.tooling import ToolCall, mcp_resource, mcp_tool
 
-if TYPE_CHECKING:
-    from memlode.engine import Engine
-
-__all__ = ["register"]
+__all__ = [
+    "delete_memory",
+    "get_memory",
+    "memory_resource",
+    "recall_memory",
+    "recall_with_expansion",
+    "store_memory",
+    "update_memory",
+]
 
 Query = Annotated[
     str,
@@ -65,216 +68,205 @@ Sources = Annotated[
 Depth = Annotated[int, Field(ge=0, le=3, description="How many graph hops to follow from each hit")]
 
 
-def _namespace_shown(engine: Engine, namespace: str | None) -> str:
-    resolved = engine.resolve_namespace(namespace)
-    return "*" if resolved is None else resolved
+def _stored_text(out: StoreOut) -> str:
+    verb = "stored" if out.created else "already stored as"
+    return f"{verb} {out.id} in namespace {out.namespace or '(none)'}"
 
 
-def register(server: MCPServer[Any], ctx: ToolContext) -> None:
-    project = ctx.namespace_label
+@mcp_tool(
+    WRITE,
+    "Remember something for later sessions: a decision and its reason, a pattern, a "
+    "preference, an insight. Storing the same text twice returns the existing id. "
+    "Default namespace: this project ({project}).",
+    text=_stored_text,
+    writes=True,
+)
+def store_memory(
+    call: ToolCall,
+    content: Content,
+    memory_type: Annotated[
+        MemoryTypeName, Field(description="What kind of memory this is")
+    ] = "context",
+    importance: Importance = 0.5,
+    confidence: Confidence = 1.0,
+    tags: Tags = None,
+    namespace: Namespace = None,
+    metadata: Metadata = None,
+) -> StoreOut:
+    engine = call.engine
+    result = engine.store(content, memory_type, importance, confidence, tags, namespace, metadata)
+    stored = engine.get(result.id, touch=False)
+    return StoreOut(id=result.id, created=result.created, namespace=stored.namespace)
 
-    @server.tool(
-        annotations=WRITE,
-        description=(
-            "Remember something for later sessions: a decision and its reason, a pattern, a "
-            "preference, an insight. Storing the same text twice returns the existing id. "
-            f"Default namespace: this project ({project})."
-        ),
+
+def _recall_text(out: RecallOut) -> str:
+    if not out.hits:
+        return f"no memories match {out.query!r} in namespace {out.namespace}"
+    blocks = [
+        memory_text(hit.model_dump(), prefix=f"{i}. ") for i, hit in enumerate(out.hits, start=1)
+    ]
+    return f"{len(out.hits)} memories for {out.query!r}:\n" + "\n".join(blocks)
+
+
+@mcp_tool(
+    READ_ONLY,
+    "Search memories, best first (hybrid: full text, vectors, graph, recency, tags, "
+    "importance). Use it before deciding something the project may already have "
+    "decided. Default namespace: this project ({project}); '*' searches all.",
+    text=_recall_text,
+)
+def recall_memory(
+    call: ToolCall,
+    query: Query,
+    k: K = 10,
+    namespace: ReadNamespace = None,
+    memory_types: MemoryTypes = None,
+    tags: Annotated[Tags, Field(description="Only memories carrying all of these tags")] = None,
+    explain: Explain = False,
+    sources: Sources = None,
+) -> RecallOut:
+    engine = call.engine
+    # what was stored a moment ago is found by meaning too, not only once the server's
+    # embedding worker reaches it
+    engine.catch_up()
+    hits = engine.search(
+        query, k, namespace=namespace, memory_types=memory_types, tags=tags, sources=sources or ()
     )
-    def store_memory(
-        content: Content,
-        memory_type: Annotated[
-            MemoryTypeName, Field(description="What kind of memory this is")
-        ] = "context",
-        importance: Importance = 0.5,
-        confidence: Confidence = 1.0,
-        tags: Tags = None,
-        namespace: Namespace = None,
-        metadata: Metadata = None,
-    ) -> Annotated[CallToolResult, StoreOut]:
-        def call(engine: Engine) -> StoreOut:
-            result = engine.store(
-                content, memory_type, importance, confidence, tags, namespace, metadata
-            )
-            stored = engine.get(result.id, touch=False)
-            return StoreOut(id=result.id, created=result.created, namespace=stored.namespace)
-
-        out = ctx.run(call, writes=True)
-        verb = "stored" if out.created else "already stored as"
-        return respond(out, f"{verb} {out.id} in namespace {out.namespace or '(none)'}")
-
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
-            "Search memories, best first (hybrid: full text, vectors, graph, recency, tags, "
-            "importance). Use it before deciding something the project may already have "
-            f"decided. Default namespace: this project ({project}); '*' searches all."
-        ),
+    return RecallOut(
+        query=query,
+        namespace=call.shown_namespace(namespace),
+        hits=[HitOut.model_validate(hit.to_dict(explain)) for hit in hits],
     )
-    def recall_memory(
-        query: Query,
-        k: K = 10,
-        namespace: ReadNamespace = None,
-        memory_types: MemoryTypes = None,
-        tags: Annotated[Tags, Field(description="Only memories carrying all of these tags")] = None,
-        explain: Explain = False,
-        sources: Sources = None,
-    ) -> Annotated[CallToolResult, RecallOut]:
-        def call(engine: Engine) -> RecallOut:
-            # what was stored a moment ago is found by meaning too, not only once the
-            # server's embedding worker reaches it
-            engine.catch_up()
-            hits = engine.search(
-                query,
-                k,
-                namespace=namespace,
-                memory_types=memory_types,
-                tags=tags,
-                sources=sources or (),
-                explain=explain,
-            )
-            return RecallOut(
-                query=query,
-                namespace=_namespace_shown(engine, namespace),
-                hits=[HitOut.model_validate(hit.to_dict(explain)) for hit in hits],
-            )
 
-        out = ctx.run(call)
-        if not out.hits:
-            text = f"no memories match {query!r} in namespace {out.namespace}"
-        else:
-            blocks = [
-                memory_text(hit.model_dump(), prefix=f"{i}. ")
-                for i, hit in enumerate(out.hits, start=1)
-            ]
-            text = f"{len(out.hits)} memories for {query!r}:\n" + "\n".join(blocks)
-        return respond(out, text)
 
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
-            "Search memories, then add the memories linked to each hit in the graph (up to "
-            "`depth` hops): the hits plus their context, e.g. the decision a pattern came from."
-        ),
+def _expansion_text(out: ExpansionOut) -> str:
+    if not out.hits:
+        return f"no memories match {out.query!r} in namespace {out.namespace}"
+    linked = sum(len(hit.expanded) for hit in out.hits)
+    lines = [f"{len(out.hits)} memories for {out.query!r}, with {linked} linked memories:"]
+    for i, hit in enumerate(out.hits, start=1):
+        lines.append(memory_text(hit.model_dump(exclude={"expanded"}), prefix=f"{i}. "))
+        for item in hit.expanded:
+            arrow = (
+                f"-{item.relationship}->" if item.direction == "out" else f"<-{item.relationship}-"
+            )
+            block = memory_text(item.model_dump(), prefix=f"{arrow} (hop {item.hop}) ")
+            lines.append("\n".join("      " + line for line in block.splitlines()))
+    return "\n".join(lines)
+
+
+@mcp_tool(
+    READ_ONLY,
+    "Search memories, then add the memories linked to each hit in the graph (up to "
+    "`depth` hops): the hits plus their context, e.g. the decision a pattern came from.",
+    text=_expansion_text,
+)
+def recall_with_expansion(
+    call: ToolCall,
+    query: Query,
+    k: K = 10,
+    depth: Depth = 1,
+    namespace: ReadNamespace = None,
+    memory_types: MemoryTypes = None,
+    tags: Annotated[Tags, Field(description="Only hits carrying all of these tags")] = None,
+    explain: Explain = False,
+    sources: Sources = None,
+) -> ExpansionOut:
+    items = call.engine.recall_with_expansion(
+        query,
+        k,
+        depth=depth,
+        namespace=namespace,
+        memory_types=memory_types,
+        tags=tags,
+        sources=sources or (),
     )
-    def recall_with_expansion(
-        query: Query,
-        k: K = 10,
-        depth: Depth = 1,
-        namespace: ReadNamespace = None,
-        memory_types: MemoryTypes = None,
-        tags: Annotated[Tags, Field(description="Only hits carrying all of these tags")] = None,
-        explain: Explain = False,
-        sources: Sources = None,
-    ) -> Annotated[CallToolResult, ExpansionOut]:
-        def call(engine: Engine) -> ExpansionOut:
-            items = engine.recall_with_expansion(
-                query,
-                k,
-                depth=depth,
-                namespace=namespace,
-                memory_types=memory_types,
-                tags=tags,
-                sources=sources or (),
-            )
-            if not explain:
-                for item in items:
-                    item.pop("signals", None)
-            return ExpansionOut(
-                query=query,
-                namespace=_namespace_shown(engine, namespace),
-                depth=depth,
-                hits=[ExpandedHitOut.model_validate(item) for item in items],
-            )
-
-        out = ctx.run(call)
-        if not out.hits:
-            return respond(out, f"no memories match {query!r} in namespace {out.namespace}")
-        linked = sum(len(hit.expanded) for hit in out.hits)
-        lines = [f"{len(out.hits)} memories for {query!r}, with {linked} linked memories:"]
-        for i, hit in enumerate(out.hits, start=1):
-            lines.append(memory_text(hit.model_dump(exclude={"expanded"}), prefix=f"{i}. "))
-            for item in hit.expanded:
-                arrow = (
-                    f"-{item.relationship}->"
-                    if item.direction == "out"
-                    else f"<-{item.relationship}-"
-                )
-                block = memory_text(item.model_dump(), prefix=f"{arrow} (hop {item.hop}) ")
-                lines.append("\n".join("      " + line for line in block.splitlines()))
-        return respond(out, "\n".join(lines))
-
-    @server.tool(annotations=READ_ONLY, description="Read one memory in full, by id.")
-    def get_memory(memory_id: MemoryId) -> Annotated[CallToolResult, MemoryOut]:
-        out = ctx.run(lambda engine: MemoryOut.of(engine.get(memory_id)))
-        return respond(out, memory_text(out.model_dump()))
-
-    @server.tool(
-        annotations=IDEMPOTENT_WRITE,
-        description=(
-            "Change fields of a memory; give only the fields to change (tags and metadata are "
-            "replaced whole). New content is re-embedded in the background."
-        ),
+    if not explain:
+        for item in items:
+            item.pop("signals", None)
+    return ExpansionOut(
+        query=query,
+        namespace=call.shown_namespace(namespace),
+        depth=depth,
+        hits=[ExpandedHitOut.model_validate(item) for item in items],
     )
-    def update_memory(
-        memory_id: MemoryId,
-        content: Annotated[
-            Content | None, Field(description="New text (replaces the old text)")
-        ] = None,
-        memory_type: Annotated[MemoryTypeName | None, Field(description="New memory type")] = None,
-        importance: Annotated[
-            float | None, Field(ge=0.0, le=1.0, description="New importance, 0 to 1")
-        ] = None,
-        confidence: Annotated[
-            float | None, Field(ge=0.0, le=1.0, description="New confidence, 0 to 1")
-        ] = None,
-        tags: Annotated[Tags, Field(description="New tags (replace the old ones)")] = None,
-        metadata: Annotated[
-            Metadata, Field(description="New metadata object (replaces the old one)")
-        ] = None,
-    ) -> Annotated[CallToolResult, MemoryOut]:
-        def call(engine: Engine) -> MemoryOut:
-            memory = engine.update(
-                memory_id,
-                content=content,
-                memory_type=memory_type,
-                importance=importance,
-                confidence=confidence,
-                tags=tags,
-                metadata=metadata,
-            )
-            return MemoryOut.of(memory)
 
-        out = ctx.run(call, writes=True)
-        return respond(out, "updated\n" + memory_text(out.model_dump()))
 
-    @server.tool(
-        annotations=DESTRUCTIVE,
-        description="Delete a memory for good, with its embedding and graph links.",
+def _memory_text(out: MemoryOut) -> str:
+    return memory_text(out.model_dump())
+
+
+@mcp_tool(READ_ONLY, "Read one memory in full, by id.", text=_memory_text)
+def get_memory(call: ToolCall, memory_id: MemoryId) -> MemoryOut:
+    return MemoryOut.of(call.engine.get(memory_id))
+
+
+@mcp_tool(
+    IDEMPOTENT_WRITE,
+    "Change fields of a memory; give only the fields to change (tags and metadata are "
+    "replaced whole). New content is re-embedded in the background.",
+    text=lambda out: "updated\n" + memory_text(out.model_dump()),
+    writes=True,
+)
+def update_memory(
+    call: ToolCall,
+    memory_id: MemoryId,
+    content: Annotated[
+        Content | None, Field(description="New text (replaces the old text)")
+    ] = None,
+    memory_type: Annotated[MemoryTypeName | None, Field(description="New memory type")] = None,
+    importance: Annotated[
+        float | None, Field(ge=0.0, le=1.0, description="New importance, 0 to 1")
+    ] = None,
+    confidence: Annotated[
+        float | None, Field(ge=0.0, le=1.0, description="New confidence, 0 to 1")
+    ] = None,
+    tags: Annotated[Tags, Field(description="New tags (replace the old ones)")] = None,
+    metadata: Annotated[
+        Metadata, Field(description="New metadata object (replaces the old one)")
+    ] = None,
+) -> MemoryOut:
+    memory = call.engine.update(
+        memory_id,
+        content=content,
+        memory_type=memory_type,
+        importance=importance,
+        confidence=confidence,
+        tags=tags,
+        metadata=metadata,
     )
-    def delete_memory(memory_id: MemoryId) -> Annotated[CallToolResult, DeleteOut]:
-        ctx.run(lambda engine: engine.delete(memory_id))
-        return respond(DeleteOut(id=memory_id, deleted=True), f"deleted {memory_id}")
+    return MemoryOut.of(memory)
 
-    @server.resource(
-        "memory://{memory_id}",
-        name="memory",
-        title="A stored memory",
-        description="One memory by id: a header (type, tags, dates) and its full text.",
-        mime_type="text/plain",
-    )
-    def memory_resource(memory_id: str) -> str:
-        memory = ctx.read_resource(lambda engine: engine.get(memory_id))
-        data = memory.to_dict()
-        meta = [
-            f"id: {memory.id}",
-            f"type: {memory.memory_type}",
-            f"namespace: {memory.namespace or '(none)'}",
-            f"source: {memory.source}",
-            f"importance: {memory.importance}  confidence: {memory.confidence}",
-            f"tags: {', '.join(memory.tags) or '-'}",
-            f"created: {memory.created_at}  updated: {memory.updated_at}",
-        ]
-        if data["metadata"]:
-            meta.append(f"metadata: {data['metadata']}")
-        return "\n".join(meta) + "\n\n" + memory.content
+
+@mcp_tool(
+    DESTRUCTIVE,
+    "Delete a memory for good, with its embedding and graph links.",
+    text=lambda out: f"deleted {out.id}",
+    writes=True,
+)
+def delete_memory(call: ToolCall, memory_id: MemoryId) -> DeleteOut:
+    call.engine.delete(memory_id)
+    return DeleteOut(id=memory_id, deleted=True)
+
+
+@mcp_resource(
+    "memory://{memory_id}",
+    name="memory",
+    title="A stored memory",
+    description="One memory by id: a header (type, tags, dates) and its full text.",
+)
+def memory_resource(call: ToolCall, memory_id: str) -> str:
+    memory = call.engine.get(memory_id)
+    data = memory.to_dict()
+    meta = [
+        f"id: {memory.id}",
+        f"type: {memory.memory_type}",
+        f"namespace: {memory.namespace or '(none)'}",
+        f"source: {memory.source}",
+        f"importance: {memory.importance}  confidence: {memory.confidence}",
+        f"tags: {', '.join(memory.tags) or '-'}",
+        f"created: {memory.created_at}  updated: {memory.updated_at}",
+    ]
+    if data["metadata"]:
+        meta.append(f"metadata: {data['metadata']}")
+    return "\n".join(meta) + "\n\n" + memory.content

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult
 from pydantic import Field
 
-from memlode.mcp.context import ToolContext
 from memlode.mcp.models import NamespaceDeleteOut, NamespaceOut, NamespacesOut, StatsOut
 from memlode.mcp.params import DESTRUCTIVE, MAX_ID_CHARS, READ_ONLY, ReadNamespace
-from memlode.mcp.render import respond
+from memlode.mcp.tooling import ToolCall, mcp_tool
 
-if TYPE_CHECKING:
-    from memlode.engine import Engine
-
-__all__ = ["register", "stats_text"]
+__all__ = ["delete_namespace", "list_namespaces", "namespace_stats", "stats_text"]
 
 
 def stats_text(out: StatsOut) -> str:
@@ -35,72 +29,63 @@ def stats_text(out: StatsOut) -> str:
     return "\n".join(lines)
 
 
-def register(server: MCPServer[Any], ctx: ToolContext) -> None:
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
-            "Every namespace (one per project: its key is the project's name and a hash of its"
-            " identity, e.g. app-1a2b3c4d) with its counts and time span."
-        ),
-    )
-    def list_namespaces() -> Annotated[CallToolResult, NamespacesOut]:
-        def call(engine: Engine) -> NamespacesOut:
-            return NamespacesOut(
-                current=engine.namespace,
-                namespaces=[NamespaceOut.model_validate(n) for n in engine.namespaces()],
-            )
-
-        out = ctx.run(call)
-        lines = [f"current namespace: {out.current or '(none)'}"]
-        if not out.namespaces:
-            lines.append("no namespaces yet")
-        for n in out.namespaces:
-            lines.append(
-                f"{n.namespace or '(none)'} ({n.name or '-'}): {n.memories} memories, "
-                f"{n.sessions} sessions, {(n.first_at or '-')[:10]} .. {(n.last_at or '-')[:10]}"
-                + (" (this project)" if n.current and n.namespace else "")
-            )
-        return respond(out, "\n".join(lines))
-
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
-            "Counts for one namespace (default: this project; '*' for all): memories by type "
-            "and source, embedded and pending, graph size, sessions."
-        ),
-    )
-    def namespace_stats(namespace: ReadNamespace = None) -> Annotated[CallToolResult, StatsOut]:
-        out = ctx.run(lambda engine: StatsOut.model_validate(engine.stats(namespace)))
-        return respond(out, stats_text(out))
-
-    @server.tool(
-        annotations=DESTRUCTIVE,
-        description=(
-            "Delete a namespace and everything in it (memories, graph, sessions, code index). "
-            "A project's name stands for its key only when one project has it. Irreversible: "
-            "ask the user first, then call with confirm=true."
-        ),
-    )
-    def delete_namespace(
-        namespace: Annotated[
-            str,
-            Field(min_length=1, max_length=MAX_ID_CHARS, description="The namespace to delete"),
-        ],
-        confirm: Annotated[
-            bool, Field(description="Must be true: the user agreed to delete this namespace")
-        ] = False,
-    ) -> Annotated[CallToolResult, NamespaceDeleteOut]:
-        if not confirm:
-            raise ToolError(
-                f"not deleted: deleting namespace {namespace!r} cannot be undone; ask the user, "
-                "then call delete_namespace again with confirm=true"
-            )
-
-        def call(engine: Engine) -> NamespaceDeleteOut:
-            key = engine.existing_namespace(namespace)
-            return NamespaceDeleteOut(namespace=key, deleted_memories=engine.delete_namespace(key))
-
-        out = ctx.run(call, writes=True)
-        return respond(
-            out, f"deleted namespace {out.namespace!r} ({out.deleted_memories} memories)"
+def _namespaces_text(out: NamespacesOut) -> str:
+    lines = [f"current namespace: {out.current or '(none)'}"]
+    if not out.namespaces:
+        lines.append("no namespaces yet")
+    for n in out.namespaces:
+        lines.append(
+            f"{n.namespace or '(none)'} ({n.name or '-'}): {n.memories} memories, "
+            f"{n.sessions} sessions, {(n.first_at or '-')[:10]} .. {(n.last_at or '-')[:10]}"
+            + (" (this project)" if n.current and n.namespace else "")
         )
+    return "\n".join(lines)
+
+
+@mcp_tool(
+    READ_ONLY,
+    "Every namespace (one per project: its key is the project's name and a hash of its"
+    " identity, e.g. app-1a2b3c4d) with its counts and time span.",
+    text=_namespaces_text,
+)
+def list_namespaces(call: ToolCall) -> NamespacesOut:
+    return NamespacesOut(
+        current=call.engine.namespace,
+        namespaces=[NamespaceOut.model_validate(n) for n in call.engine.namespaces()],
+    )
+
+
+@mcp_tool(
+    READ_ONLY,
+    "Counts for one namespace (default: this project; '*' for all): memories by type "
+    "and source, embedded and pending, graph size, sessions.",
+    text=stats_text,
+)
+def namespace_stats(call: ToolCall, namespace: ReadNamespace = None) -> StatsOut:
+    return StatsOut.model_validate(call.engine.stats(namespace))
+
+
+@mcp_tool(
+    DESTRUCTIVE,
+    "Delete a namespace and everything in it (memories, graph, sessions, code index). "
+    "A project's name stands for its key only when one project has it. Irreversible: "
+    "ask the user first, then call with confirm=true.",
+    text=lambda out: f"deleted namespace {out.namespace!r} ({out.deleted_memories} memories)",
+    writes=True,
+)
+def delete_namespace(
+    call: ToolCall,
+    namespace: Annotated[
+        str, Field(min_length=1, max_length=MAX_ID_CHARS, description="The namespace to delete")
+    ],
+    confirm: Annotated[
+        bool, Field(description="Must be true: the user agreed to delete this namespace")
+    ] = False,
+) -> NamespaceDeleteOut:
+    if not confirm:
+        raise ToolError(
+            f"not deleted: deleting namespace {namespace!r} cannot be undone; ask the user, "
+            "then call delete_namespace again with confirm=true"
+        )
+    key = call.engine.existing_namespace(namespace)
+    return NamespaceDeleteOut(namespace=key, deleted_memories=call.engine.delete_namespace(key))

@@ -3,65 +3,50 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 from memlode import __version__
-from memlode.mcp.context import ToolContext
 from memlode.mcp.models import StatsOut
 from memlode.mcp.params import MAX_ID_CHARS, READ_ONLY
-from memlode.mcp.render import respond
+from memlode.mcp.tooling import ToolCall, mcp_tool
 from memlode.mcp.tools.namespaces import stats_text
 
-if TYPE_CHECKING:
-    from memlode.engine import Engine
-
-__all__ = ["register"]
+__all__ = ["memlode_health", "memlode_stats"]
 
 
-def register(server: MCPServer[Any], ctx: ToolContext) -> None:
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
-            "Counts for the whole store (default) or one namespace: memories by type and source, "
-            "embedded and pending, graph size, sessions, database size."
+@mcp_tool(
+    READ_ONLY,
+    "Counts for the whole store (default) or one namespace: memories by type and source, "
+    "embedded and pending, graph size, sessions, database size.",
+    text=stats_text,
+)
+def memlode_stats(
+    call: ToolCall,
+    namespace: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=MAX_ID_CHARS,
+            description="'*' (default) for the whole store, or one namespace",
         ),
-    )
-    def memlode_stats(
-        namespace: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=MAX_ID_CHARS,
-                description="'*' (default) for the whole store, or one namespace",
-            ),
-        ] = "*",
-    ) -> Annotated[CallToolResult, StatsOut]:
-        out = ctx.run(lambda engine: StatsOut.model_validate(engine.stats(namespace)))
-        return respond(out, stats_text(out))
+    ] = "*",
+) -> StatsOut:
+    return StatsOut.model_validate(call.engine.stats(namespace))
 
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
-            "Is memlode working? Storage, vectors (embedded / pending), the embedder, the graph, "
-            "and this server's background embedding."
-        ),
-    )
-    def memlode_health() -> Annotated[CallToolResult, dict[str, Any]]:
-        def call(engine: Engine) -> dict[str, Any]:
-            report = engine.health()
-            report.setdefault("version", __version__)
-            report.setdefault("namespace", engine.namespace)
-            return report
 
-        report = ctx.run(call)
-        server_part: dict[str, Any] = {name: probe() for name, probe in ctx.extras.items()}
-        report["server"] = server_part
-        text = json.dumps(report, indent=2, sort_keys=True, default=str)
-        return CallToolResult(
-            content=[TextContent(type="text", text=text)],
-            structured_content=json.loads(json.dumps(report, default=str)),
-        )
+@mcp_tool(
+    READ_ONLY,
+    "Is memlode working? Storage, vectors (embedded / pending), the embedder, the graph, "
+    "and this server's background embedding.",
+    text=lambda report: json.dumps(report, indent=2, sort_keys=True, default=str),
+)
+def memlode_health(call: ToolCall) -> dict[str, Any]:
+    report = call.engine.health()
+    report.setdefault("version", __version__)
+    report.setdefault("namespace", call.engine.namespace)
+    report["server"] = {name: probe() for name, probe in call.extras.items()}
+    # JSON-able all the way down (the text shows the same values)
+    result: dict[str, Any] = json.loads(json.dumps(report, default=str))
+    return result
