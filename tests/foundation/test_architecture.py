@@ -20,13 +20,7 @@ MAX_FUNCTION_LINES = 80
 # Modules outside storage/ that still run SQL themselves.
 SQL_OUTSIDE_STORAGE: set[str] = set()
 LONG_MODULES: set[str] = set()
-LONG_FUNCTIONS = {
-    "memlode.cli.doctor_cmd.doctor",
-    "memlode.embed._onnx_bert.build_onnx_model",
-    "memlode.evaluation.locomo.run_locomo",
-    "memlode.evaluation.replay_hooks.replay_transcript",
-    "memlode.sources.transcript.parse_transcript",
-}
+LONG_FUNCTIONS: set[str] = set()
 # (importer, imported interface) pairs across interfaces.
 INTERFACE_IMPORTS: set[tuple[str, str]] = set()
 

@@ -201,46 +201,8 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
     files = list(dict.fromkeys(files))
     hooks = [_hooks_report(f, cache) for f in files]
     mcp = [_mcp_report(root / ".mcp.json"), _mcp_report(Path.home() / ".claude.json")]
-    database: dict[str, Any] = {
-        "path": str(settings.database),
-        "exists": settings.database.exists(),
-    }
-    problems: list[str] = []
-    if database["exists"]:
-        try:
-            from memlode.engine import Engine
-            from memlode.engine.namespace_check import legacy_namespace_warnings
-
-            with Engine(settings) as engine:
-                stats = engine.stats()
-                database["derived"], derived_problems = _derived_report(engine)
-                problems += derived_problems
-                problems += legacy_namespace_warnings(engine)
-            for key in (
-                "database_bytes",
-                "memories",
-                "by_source",
-                "embedded",
-                "pending_embeddings",
-                "graph_nodes",
-                "graph_edges",
-                "sessions",
-                "last_memory_at",
-            ):
-                database[key] = stats.get(key)
-        except Exception as exc:
-            database["error"] = str(exc)
-            problems.append(f"database: {exc}")
-    installed = [h for h in hooks if h["events"]]
-    if not installed:
-        problems.append("hooks: not installed; run `memlode init`")
-    for report in installed:
-        missing = [s.event for s in HOOK_SPECS if s.event not in report["events"]]
-        if missing:
-            problems.append(f"hooks: {report['file']} lacks {', '.join(missing)}")
-        for event, info in report["events"].items():
-            if info["status"] != "ok":
-                problems.append(f"hooks: {event} in {report['file']}: {info['status']}")
+    database, problems = _database_report(settings)
+    problems += _hook_problems(hooks)
     if not any(m["registered"] for m in mcp):
         problems.append("mcp: memlode is not registered; run `memlode init`")
     from memlode.storage.db import fts5_available
@@ -275,6 +237,59 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
     else:
         _print_doctor(result)
     ctx.exit(0 if not problems else 1)
+
+
+_DATABASE_KEYS = (
+    "database_bytes",
+    "memories",
+    "by_source",
+    "embedded",
+    "pending_embeddings",
+    "graph_nodes",
+    "graph_edges",
+    "sessions",
+    "last_memory_at",
+)
+
+
+def _database_report(settings: Any) -> tuple[dict[str, Any], list[str]]:
+    """The store's counts and derived-index state, and the problems found there."""
+    database: dict[str, Any] = {
+        "path": str(settings.database),
+        "exists": settings.database.exists(),
+    }
+    problems: list[str] = []
+    if not database["exists"]:
+        return database, problems
+    try:
+        from memlode.engine import Engine
+        from memlode.engine.namespace_check import legacy_namespace_warnings
+
+        with Engine(settings) as engine:
+            stats = engine.stats()
+            database["derived"], derived_problems = _derived_report(engine)
+            problems += derived_problems
+            problems += legacy_namespace_warnings(engine)
+        database.update((key, stats.get(key)) for key in _DATABASE_KEYS)
+    except Exception as exc:
+        database["error"] = str(exc)
+        problems.append(f"database: {exc}")
+    return database, problems
+
+
+def _hook_problems(hooks: list[dict[str, Any]]) -> list[str]:
+    installed = [h for h in hooks if h["events"]]
+    if not installed:
+        return ["hooks: not installed; run `memlode init`"]
+    problems: list[str] = []
+    for report in installed:
+        missing = [s.event for s in HOOK_SPECS if s.event not in report["events"]]
+        if missing:
+            problems.append(f"hooks: {report['file']} lacks {', '.join(missing)}")
+        for event, info in report["events"].items():
+            if info["status"] != "ok":
+                problems.append(f"hooks: {event} in {report['file']}: {info['status']}")
+    return problems
 
 
 def _repair(ctx: click.Context, settings: Any, as_json: bool) -> None:

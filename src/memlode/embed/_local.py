@@ -288,8 +288,11 @@ class LocalEmbedder:
             except Exception as exc:  # a truncated or foreign file: rebuild it
                 log.warning("rebuilding unreadable model graph %s: %s", path, exc)
         if session is None:
+            unreadable = path is not None and path.is_file()
             graph = self._build_graph()
-            if path is not None:
+            # Another process may have built the same graph meanwhile: keep its file (same
+            # bytes) unless it is the unreadable one this build replaces.
+            if path is not None and (unreadable or not path.is_file()):
                 write_atomically(path, graph)
             session = ort.InferenceSession(graph, options, providers=providers)
 

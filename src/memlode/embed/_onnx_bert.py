@@ -99,18 +99,10 @@ def _attention(g: _Graph, x: str, p: str, spec: BertSpec, w: Weights, mask_bias:
     return merged
 
 
-def build_onnx_model(spec: BertSpec, weights: Weights) -> bytes:
-    """Serialise the sentence-embedding graph of ``spec`` with ``weights``."""
+def _embeddings(g: _Graph, spec: BertSpec, weights: Weights) -> str:
+    """Word + (position + token type 0) embeddings, then LayerNorm."""
     import numpy as np
-    from onnx import TensorProto, helper
 
-    g = _Graph()
-    f32 = np.float32
-    sqrt2 = g.const("sqrt2", math.sqrt(2.0), f32)
-    one = g.const("one", 1.0, f32)
-    half = g.const("half", 0.5, f32)
-
-    # Embeddings: word + (position + token type 0), then LayerNorm.
     word_table = g.const("word_embeddings", weights["embeddings.word_embeddings.weight"])
     positions = (
         weights["embeddings.position_embeddings.weight"]
@@ -122,8 +114,55 @@ def build_onnx_model(spec: BertSpec, weights: Weights) -> bytes:
     x = g.op(
         "Add", g.op("Gather", word_table, "input_ids", axis=0), g.op("Gather", pos_table, pos_ids)
     )
+    return g.layer_norm(x, "embeddings.LayerNorm", weights, spec.layer_norm_eps)
+
+
+def _layer(
+    g: _Graph,
+    x: str,
+    p: str,
+    spec: BertSpec,
+    weights: Weights,
+    mask_bias: str,
+    gelu_consts: tuple[str, str, str],
+) -> str:
+    """One encoder layer: self-attention and the feed-forward block, each with its residual."""
     eps = spec.layer_norm_eps
-    x = g.layer_norm(x, "embeddings.LayerNorm", weights, eps)
+    ctx = _attention(g, x, f"{p}.attention.self", spec, weights, mask_bias)
+    out = g.linear(
+        ctx,
+        f"{p}.attention.output.dense",
+        weights[f"{p}.attention.output.dense.weight"],
+        weights[f"{p}.attention.output.dense.bias"],
+    )
+    x = g.layer_norm(g.op("Add", out, x), f"{p}.attention.output.LayerNorm", weights, eps)
+    inter = g.linear(
+        x,
+        f"{p}.intermediate.dense",
+        weights[f"{p}.intermediate.dense.weight"],
+        weights[f"{p}.intermediate.dense.bias"],
+    )
+    inter = _gelu(g, inter, *gelu_consts)
+    out = g.linear(
+        inter,
+        f"{p}.output.dense",
+        weights[f"{p}.output.dense.weight"],
+        weights[f"{p}.output.dense.bias"],
+    )
+    return g.layer_norm(g.op("Add", out, x), f"{p}.output.LayerNorm", weights, eps)
+
+
+def build_onnx_model(spec: BertSpec, weights: Weights) -> bytes:
+    """Serialise the sentence-embedding graph of ``spec`` with ``weights``."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    g = _Graph()
+    f32 = np.float32
+    sqrt2 = g.const("sqrt2", math.sqrt(2.0), f32)
+    one = g.const("one", 1.0, f32)
+    half = g.const("half", 0.5, f32)
+    x = _embeddings(g, spec, weights)
 
     # Padding keys get a large negative score: (1 - mask) * _MASK_NEG, shaped (batch,1,1,seq).
     mask = g.op("Cast", "attention_mask", to=TensorProto.FLOAT)
@@ -133,31 +172,8 @@ def build_onnx_model(spec: BertSpec, weights: Weights) -> bytes:
         g.op("Mul", inverted, g.const("mask_neg", _MASK_NEG, f32)),
         g.const("axes12", [1, 2], np.int64),
     )
-
     for i in range(spec.layers):
-        p = f"encoder.layer.{i}"
-        ctx = _attention(g, x, f"{p}.attention.self", spec, weights, mask_bias)
-        out = g.linear(
-            ctx,
-            f"{p}.attention.output.dense",
-            weights[f"{p}.attention.output.dense.weight"],
-            weights[f"{p}.attention.output.dense.bias"],
-        )
-        x = g.layer_norm(g.op("Add", out, x), f"{p}.attention.output.LayerNorm", weights, eps)
-        inter = g.linear(
-            x,
-            f"{p}.intermediate.dense",
-            weights[f"{p}.intermediate.dense.weight"],
-            weights[f"{p}.intermediate.dense.bias"],
-        )
-        inter = _gelu(g, inter, sqrt2, one, half)
-        out = g.linear(
-            inter,
-            f"{p}.output.dense",
-            weights[f"{p}.output.dense.weight"],
-            weights[f"{p}.output.dense.bias"],
-        )
-        x = g.layer_norm(g.op("Add", out, x), f"{p}.output.LayerNorm", weights, eps)
+        x = _layer(g, x, f"encoder.layer.{i}", spec, weights, mask_bias, (sqrt2, one, half))
 
     # Mean pooling over real tokens, then L2 normalisation.
     mask3 = g.op("Unsqueeze", mask, g.const("axis2", [2], np.int64))

@@ -19,7 +19,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -385,84 +385,101 @@ def run_locomo(
         raise InvalidInput(f"k must be at least {MIN_DEPTH} (recall@25 needs 25 turns)")
     started = time.perf_counter()
     known = {c.sample_id for c in conversations}
-    asked = [q for q in questions if q.sample_id in known]
-    rows: list[tuple[Question, dict[str, float]]] = []
-    skipped = 0
-    ingest_seconds = 0.0
-    latencies: list[float] = []
-    stored_units = 0
-    config: dict[str, Any] = {}
-    unknown_evidence = 0
+    run = _Run([q for q in questions if q.sample_id in known], k)
     with tempfile.TemporaryDirectory(prefix="memlode-locomo-") as tmp:
         for number, conversation in enumerate(conversations, start=1):
             namespace = f"locomo-{conversation.sample_id}"
             conv_settings = _fresh_store(settings, Path(tmp) / conversation.sample_id, namespace)
-            session = {t.dia_id: f"D{t.session}" for t in conversation.turns}
-
-            def session_key(turn_id: str, _session: Mapping[str, str] = session) -> str:
-                return _session.get(turn_id) or session_of(turn_id)
-
+            asked_before = len(run.latencies)
             with Engine(conv_settings) as engine:
-                t0 = time.perf_counter()
-                stored_units += _ingest(engine, conversation)
-                stored_in = time.perf_counter() - t0
-                ingest_seconds += stored_in
-                asked_before = len(latencies)
-                if not config:
-                    config = _describe_config(engine, conv_settings)
-                mine = [q for q in asked if q.sample_id == conversation.sample_id]
-                for question in mine:
-                    if not question.evidence:
-                        skipped += 1
-                        continue
-                    unknown_evidence += sum(1 for e in question.evidence if e not in session)
-                    t1 = time.perf_counter()
-                    try:
-                        hits = engine.search(question.query, k=k, namespace=namespace)
-                    except InvalidInput:  # e.g. a query of punctuation only: nothing found
-                        hits = []
-                    latencies.append(time.perf_counter() - t1)
-                    ranked = expand_turns((hit_turn_ids(h) for h in hits), limit=k)
-                    rows.append(
-                        (question, question_metrics(ranked, question.evidence, session_key))
-                    )
+                stored_in = run.conversation(engine, conv_settings, conversation, namespace)
             if progress is not None:
                 progress(
                     f"[{number}/{len(conversations)}] {conversation.sample_id}:"
                     f" {len(conversation.turns)} turns stored in {stored_in:.1f} s,"
-                    f" {len(latencies) - asked_before} questions asked in"
-                    f" {sum(latencies[asked_before:]):.1f} s"
+                    f" {len(run.latencies) - asked_before} questions asked in"
+                    f" {sum(run.latencies[asked_before:]):.1f} s"
                 )
+    return run.report(conversations, time.perf_counter() - started)
 
-    def mean(selected: Sequence[Mapping[str, float]]) -> dict[str, float]:
-        return {name: round(value, 4) for name, value in mean_metrics(selected).items()}
 
-    seconds = time.perf_counter() - started
-    search_seconds = sum(latencies)
-    categories = sorted({q.category for q, _ in rows})
-    report: dict[str, Any] = {
-        "overall": mean([m for _, m in rows]),
-        "by_category": {str(c): mean([m for q, m in rows if q.category == c]) for c in categories},
-        "config": {**config, "k": k, "unit": "turn"},
-        "seconds": round(seconds, 3),
-        "questions": len(rows),
-        "questions_by_category": {
-            str(c): sum(1 for q, _ in rows if q.category == c) for c in categories
-        },
-        "skipped": skipped,
-        "unparsed_evidence": sum(len(q.unparsed_evidence) for q in asked),
-        "unknown_evidence": unknown_evidence,
-        "conversations": len(conversations),
-        "turns": sum(len(c.turns) for c in conversations),
-        "memories": stored_units,
-        "ingest_seconds": round(ingest_seconds, 3),
-        "search_seconds": round(search_seconds, 3),
-        "questions_per_second": round(len(latencies) / search_seconds, 2)
-        if search_seconds
-        else 0.0,
-        "search_ms_p50": round(1000 * statistics.median(latencies), 2) if latencies else 0.0,
-        "search_ms_p95": round(1000 * _percentile(latencies, 0.95), 2),
-    }
-    if 5 in categories and len(categories) > 1:
-        report["overall_without_adversarial"] = mean([m for q, m in rows if q.category != 5])
-    return report
+@dataclass
+class _Run:
+    """What one LoCoMo run gathers, conversation by conversation."""
+
+    asked: list[Question]
+    k: int
+    rows: list[tuple[Question, dict[str, float]]] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+    skipped: int = 0
+    unknown_evidence: int = 0
+    stored_units: int = 0
+    ingest_seconds: float = 0.0
+
+    def conversation(
+        self, engine: Engine, settings: Settings, conversation: Conversation, namespace: str
+    ) -> float:
+        """Store one conversation and ask its questions; the seconds storing took."""
+        session = {t.dia_id: f"D{t.session}" for t in conversation.turns}
+
+        def session_key(turn_id: str) -> str:
+            return session.get(turn_id) or session_of(turn_id)
+
+        t0 = time.perf_counter()
+        self.stored_units += _ingest(engine, conversation)
+        stored_in = time.perf_counter() - t0
+        self.ingest_seconds += stored_in
+        if not self.config:
+            self.config = _describe_config(engine, settings)
+        for question in (q for q in self.asked if q.sample_id == conversation.sample_id):
+            if not question.evidence:
+                self.skipped += 1
+                continue
+            self.unknown_evidence += sum(1 for e in question.evidence if e not in session)
+            t1 = time.perf_counter()
+            try:
+                hits = engine.search(question.query, k=self.k, namespace=namespace)
+            except InvalidInput:  # e.g. a query of punctuation only: nothing found
+                hits = []
+            self.latencies.append(time.perf_counter() - t1)
+            ranked = expand_turns((hit_turn_ids(h) for h in hits), limit=self.k)
+            self.rows.append((question, question_metrics(ranked, question.evidence, session_key)))
+        return stored_in
+
+    def report(self, conversations: Sequence[Conversation], seconds: float) -> dict[str, Any]:
+        rows, latencies = self.rows, self.latencies
+
+        def mean(selected: Sequence[Mapping[str, float]]) -> dict[str, float]:
+            return {name: round(value, 4) for name, value in mean_metrics(selected).items()}
+
+        search_seconds = sum(latencies)
+        categories = sorted({q.category for q, _ in rows})
+        report: dict[str, Any] = {
+            "overall": mean([m for _, m in rows]),
+            "by_category": {
+                str(c): mean([m for q, m in rows if q.category == c]) for c in categories
+            },
+            "config": {**self.config, "k": self.k, "unit": "turn"},
+            "seconds": round(seconds, 3),
+            "questions": len(rows),
+            "questions_by_category": {
+                str(c): sum(1 for q, _ in rows if q.category == c) for c in categories
+            },
+            "skipped": self.skipped,
+            "unparsed_evidence": sum(len(q.unparsed_evidence) for q in self.asked),
+            "unknown_evidence": self.unknown_evidence,
+            "conversations": len(conversations),
+            "turns": sum(len(c.turns) for c in conversations),
+            "memories": self.stored_units,
+            "ingest_seconds": round(self.ingest_seconds, 3),
+            "search_seconds": round(search_seconds, 3),
+            "questions_per_second": round(len(latencies) / search_seconds, 2)
+            if search_seconds
+            else 0.0,
+            "search_ms_p50": round(1000 * statistics.median(latencies), 2) if latencies else 0.0,
+            "search_ms_p95": round(1000 * _percentile(latencies, 0.95), 2),
+        }
+        if 5 in categories and len(categories) > 1:
+            report["overall_without_adversarial"] = mean([m for q, m in rows if q.category != 5])
+        return report

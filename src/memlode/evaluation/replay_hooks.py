@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 __all__ = ["HookCall", "InstalledHooks", "ReplayStats", "replay_transcript", "tool_text"]
 
@@ -200,96 +200,123 @@ def replay_transcript(
     source: Path, target: Path, hooks: InstalledHooks, project: Path, session_id: str | None = None
 ) -> ReplayStats:
     """Replay ``source`` into the growing file ``target`` through ``hooks`` (see the module)."""
-    stats = ReplayStats()
     old_cwd = original_cwd(source)
     rewrite = (old_cwd, str(project)) if old_cwd else None
     target.parent.mkdir(parents=True, exist_ok=True)
-    tools: dict[str, tuple[str, dict[str, Any]]] = {}
-    state: dict[str, Any] = {"session": session_id, "last_text": "", "open_turn": False}
+    with target.open("a", encoding="utf-8") as out:
+        replay = _Replay(hooks, target, project, session_id, out)
+        for line, record in _records(source, rewrite):
+            replay.line(line, record)
+        replay.finish()
+    return replay.stats
 
-    def base() -> dict[str, Any]:
-        return {
-            "session_id": state["session"] or "replay-session",
-            "transcript_path": str(target),
-            "cwd": str(project),
+
+class _Replay:
+    """One replay in progress: the lines written so far and the hook events they fired."""
+
+    def __init__(
+        self,
+        hooks: InstalledHooks,
+        target: Path,
+        project: Path,
+        session_id: str | None,
+        out: TextIO,
+    ) -> None:
+        self.stats = ReplayStats()
+        self.hooks = hooks
+        self.target = target
+        self.project = project
+        self.session = session_id
+        self.out = out
+        self.tools: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.last_text = ""
+        self.open_turn = False
+        self.trigger = "auto"
+        self.started = False
+
+    def fire(self, event: str, extra: dict[str, Any], match: str = "") -> None:
+        self.stats.events[event] = self.stats.events.get(event, 0) + 1
+        payload = {
+            "session_id": self.session or "replay-session",
+            "transcript_path": str(self.target),
+            "cwd": str(self.project),
             "permission_mode": "default",
         }
+        self.hooks.fire(event, {**payload, **extra}, match)
 
-    def fire(event: str, extra: dict[str, Any], match: str = "") -> None:
-        stats.events[event] = stats.events.get(event, 0) + 1
-        hooks.fire(event, {**base(), **extra}, match)
+    def stop(self) -> None:
+        if self.open_turn:
+            self.open_turn = False
+            self.stats.stops += 1
+            self.fire("Stop", {"stop_hook_active": False, "last_assistant_message": self.last_text})
 
-    def stop() -> None:
-        if state["open_turn"]:
-            state["open_turn"] = False
-            stats.stops += 1
-            fire("Stop", {"stop_hook_active": False, "last_assistant_message": state["last_text"]})
+    def write(self, line: str) -> None:
+        self.out.write(line)
+        self.out.flush()
+        self.stats.lines += 1
 
-    started = False
-    with target.open("a", encoding="utf-8") as out:
+    def line(self, line: str, record: dict[str, Any] | None) -> None:
+        if record is None or record.get("isSidechain"):
+            self.write(line)
+            return
+        if self.session is None and isinstance(record.get("sessionId"), str):
+            self.session = record["sessionId"]
+        if not self.started:
+            self.started = True
+            self.fire("SessionStart", {"source": "startup"}, "startup")
+        kind = record.get("type")
+        if kind == "user":
+            self._user(line, record)
+        elif kind == "assistant":
+            self._assistant(line, record)
+        elif kind == "system" and record.get("subtype") == "compact_boundary":
+            self.trigger = str((record.get("compactMetadata") or {}).get("trigger") or "auto")
+            self.fire(
+                "PreCompact", {"trigger": self.trigger, "custom_instructions": ""}, self.trigger
+            )
+            self.write(line)
+            self.stats.compactions += 1
+            self.fire("SessionStart", {"source": "compact"}, "compact")
+        elif kind == "system" and record.get("subtype") in ("stop_hook_summary", "turn_duration"):
+            self.write(line)
+            self.stop()
+        else:
+            self.write(line)
 
-        def write(line: str) -> None:
-            out.write(line)
-            out.flush()
-            stats.lines += 1
+    def _user(self, line: str, record: dict[str, Any]) -> None:
+        prompt = _prompt_text(record)
+        if prompt is not None:
+            self.stop()
+            self.stats.prompts += 1
+            self.fire("UserPromptSubmit", {"prompt": prompt})
+            self.write(line)
+            return
+        self.write(line)
+        if record.get("isCompactSummary"):  # the compaction is done
+            summary = tool_text((record.get("message") or {}).get("content"))
+            extra = {"trigger": self.trigger, "compact_summary": summary}
+            self.fire("PostCompact", extra, self.trigger)
+            return
+        _tool_results(record, self.tools, self.stats, self.fire)
 
-        for line, record in _records(source, rewrite):
-            if record is None or record.get("isSidechain"):
-                write(line)
+    def _assistant(self, line: str, record: dict[str, Any]) -> None:
+        self.write(line)
+        self.open_turn = True
+        for block in (record.get("message") or {}).get("content") or []:
+            if not isinstance(block, dict):
                 continue
-            if state["session"] is None and isinstance(record.get("sessionId"), str):
-                state["session"] = record["sessionId"]
-            if not started:
-                started = True
-                fire("SessionStart", {"source": "startup"}, "startup")
-            kind = record.get("type")
-            if kind == "user":
-                prompt = _prompt_text(record)
-                if prompt is not None:
-                    stop()
-                    stats.prompts += 1
-                    fire("UserPromptSubmit", {"prompt": prompt})
-                    write(line)
-                    continue
-                write(line)
-                if record.get("isCompactSummary"):  # the compaction is done
-                    summary = tool_text((record.get("message") or {}).get("content"))
-                    trigger = state.get("trigger") or "auto"
-                    fire("PostCompact", {"trigger": trigger, "compact_summary": summary}, trigger)
-                    continue
-                _tool_results(record, tools, stats, fire)
-            elif kind == "assistant":
-                write(line)
-                state["open_turn"] = True
-                for block in (record.get("message") or {}).get("content") or []:
-                    if not isinstance(block, dict):
-                        continue
-                    if block.get("type") == "tool_use":
-                        tools[str(block.get("id"))] = (
-                            str(block.get("name")),
-                            block.get("input") or {},
-                        )
-                    elif block.get("type") == "text" and str(block.get("text", "")).strip():
-                        state["last_text"] = str(block["text"])
-            elif kind == "system" and record.get("subtype") == "compact_boundary":
-                trigger = str((record.get("compactMetadata") or {}).get("trigger") or "auto")
-                state["trigger"] = trigger
-                fire("PreCompact", {"trigger": trigger, "custom_instructions": ""}, trigger)
-                write(line)
-                stats.compactions += 1
-                fire("SessionStart", {"source": "compact"}, "compact")
-            elif kind == "system" and record.get("subtype") in (
-                "stop_hook_summary",
-                "turn_duration",
-            ):
-                write(line)
-                stop()
-            else:
-                write(line)
-        stop()
-        if started:
-            fire("SessionEnd", {"reason": "prompt_input_exit"})
-    return stats
+            if block.get("type") == "tool_use":
+                self.tools[str(block.get("id"))] = (
+                    str(block.get("name")),
+                    block.get("input") or {},
+                )
+            elif block.get("type") == "text" and str(block.get("text", "")).strip():
+                self.last_text = str(block["text"])
+
+    def finish(self) -> None:
+        self.stop()
+        if self.started:
+            self.fire("SessionEnd", {"reason": "prompt_input_exit"})
 
 
 def _tool_results(

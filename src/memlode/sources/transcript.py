@@ -392,9 +392,16 @@ def parse_transcript(
     if agent_file and agent_id is None and match is not None:
         agent_id = match.group(1)
 
+    main, side = _split(_records(lines, transcript, agent_file), transcript)
+    _Threads(transcript).build(main, side, agent_id if agent_file else None, agent_file)
+    return transcript
+
+
+def _split(records: Iterator[Record], transcript: Transcript) -> tuple[list[Record], list[Record]]:
+    """Titles and queued messages onto the transcript; the rest as main and side records."""
     main: list[Record] = []
     side: list[Record] = []
-    for rec in _records(lines, transcript, agent_file):
+    for rec in records:
         if rec.type == "summary":
             summary = text_field(rec.data.get("summary"))
             if summary:
@@ -414,42 +421,51 @@ def parse_transcript(
         if transcript.git_branch is None:
             transcript.git_branch = text_field(rec.data.get("gitBranch"))
         (side if rec.sidechain else main).append(rec)
+    return main, side
 
-    dropped = abandoned(main)
-    transcript.abandoned = len(dropped)
-    known = {r.uuid for r in main if r.uuid}
-    transcript.external_parents = sum(1 for r in main if r.parent and r.parent not in known)
-    main_thread = Thread(MAIN_THREAD, sidechain=False, origin="main")
-    transcript.threads.append(main_thread)
-    builder = _ThreadBuilder(main_thread)
-    side_builders: dict[str, _ThreadBuilder] = {}
-    keys: dict[str, str] = {}
 
-    def side_builder(key: str, origin: str) -> _ThreadBuilder:
-        if key not in side_builders:
+class _Threads:
+    """The transcript's threads: the main one, and one per subagent or inline sidechain."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        self.side_builders: dict[str, _ThreadBuilder] = {}
+        self.keys: dict[str, str] = {}
+
+    def side(self, key: str, origin: str) -> _ThreadBuilder:
+        if key not in self.side_builders:
             thread = Thread(key, sidechain=True, origin=origin)
-            transcript.threads.append(thread)
-            side_builders[key] = _ThreadBuilder(thread)
-        return side_builders[key]
+            self.transcript.threads.append(thread)
+            self.side_builders[key] = _ThreadBuilder(thread)
+        return self.side_builders[key]
 
-    progress_seen: set[str] = set()
-    for rec in main:
-        if rec.uuid in dropped:
-            continue
-        if rec.type == "system" and rec.data.get("subtype") == "compact_boundary":
-            transcript.compact_boundaries += 1
-        if rec.type == "progress":
-            inner = progress_record(rec)
-            if inner is not None and (inner.uuid is None or inner.uuid not in progress_seen):
-                if inner.uuid:
-                    progress_seen.add(inner.uuid)
-                side_builder(inner.agent_id or "progress", "progress").add(inner)
-            continue
-        builder.add(rec)
-    for rec in side:
-        if agent_file:
-            key = agent_id or rec.agent_id or "agent"
-            side_builder(key, "file").add(rec)
-        else:
-            side_builder(_sidechain_key(rec, keys), "inline").add(rec)
-    return transcript
+    def build(
+        self, main: list[Record], side: list[Record], agent_id: str | None, agent_file: bool
+    ) -> None:
+        transcript = self.transcript
+        dropped = abandoned(main)
+        transcript.abandoned = len(dropped)
+        known = {r.uuid for r in main if r.uuid}
+        transcript.external_parents = sum(1 for r in main if r.parent and r.parent not in known)
+        main_thread = Thread(MAIN_THREAD, sidechain=False, origin="main")
+        transcript.threads.append(main_thread)
+        builder = _ThreadBuilder(main_thread)
+        progress_seen: set[str] = set()
+        for rec in main:
+            if rec.uuid in dropped:
+                continue
+            if rec.type == "system" and rec.data.get("subtype") == "compact_boundary":
+                transcript.compact_boundaries += 1
+            if rec.type == "progress":
+                inner = progress_record(rec)
+                if inner is not None and (inner.uuid is None or inner.uuid not in progress_seen):
+                    if inner.uuid:
+                        progress_seen.add(inner.uuid)
+                    self.side(inner.agent_id or "progress", "progress").add(inner)
+                continue
+            builder.add(rec)
+        for rec in side:
+            if agent_file:
+                self.side(agent_id or rec.agent_id or "agent", "file").add(rec)
+            else:
+                self.side(_sidechain_key(rec, self.keys), "inline").add(rec)
