@@ -23,11 +23,14 @@ import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from memlode.errors import StorageError
 from memlode.owner_only import secure_database
 from memlode.storage.migrations import MIGRATIONS, apply_migrations
+
+if TYPE_CHECKING:
+    from memlode.storage.backend import Backend
 
 __all__ = ["BUSY_TIMEOUT_MS", "Database", "connect", "explain", "fts5_available"]
 
@@ -288,6 +291,13 @@ class Database:
                 reason = "the disk is full" if _disk_full(self.path) else str(exc)
         self.conn = _open_for_reading(self.path, reason)
         self.read_only_reason = reason
+
+    @property
+    def backend(self) -> Backend:
+        """The repositories of this database's kind (``memlode.storage.backend``)."""
+        from memlode.storage.backend import SQLITE
+
+        return SQLITE
 
     @property
     def writable(self) -> bool:
