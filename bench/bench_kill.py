@@ -22,7 +22,7 @@ cover every code node. FTS5's own integrity check runs on the memories index.
     python bench/bench_kill.py                       # 120 trials over all workloads
     python bench/bench_kill.py --trials 20 --workloads index,reindex --seed 7
 
-The test tests/safety/test_kill_trials.py runs the same trials a few times (it loads this file).
+The test tests/e2e/safety/test_kill_trials.py runs the same trials a few times (it loads this file).
 """
 
 from __future__ import annotations

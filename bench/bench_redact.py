@@ -25,12 +25,12 @@ from types import ModuleType
 
 from memlode.redact import redact
 
-SAFETY_TESTS = Path(__file__).resolve().parents[1] / "tests" / "safety"
+SAFETY_TESTS = Path(__file__).resolve().parents[1] / "tests" / "e2e" / "safety"
 CORPUS = SAFETY_TESTS / "secrets_corpus.json"
 
 
 def _inputs() -> ModuleType:
-    """tests/safety/redaction_inputs.py: the adversarial inputs the tests run too."""
+    """tests/e2e/safety/redaction_inputs.py: the adversarial inputs the tests run too."""
     spec = importlib.util.spec_from_file_location(
         "redaction_inputs", SAFETY_TESTS / "redaction_inputs.py"
     )

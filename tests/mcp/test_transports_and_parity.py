@@ -45,7 +45,7 @@ async def test_http_transport_serves_the_same_tools(harness, store: Engine, tmp_
     try:
         harness.wait_for_port(port, proc)
         url = f"http://127.0.0.1:{port}/mcp"
-        token = subprocess.run(  # every HTTP request needs the bearer token (tests/safety)
+        token = subprocess.run(  # every HTTP request needs the bearer token (tests/e2e/safety)
             [sys.executable, "-m", "memlode", "mcp", "--print-token"],
             capture_output=True,
             text=True,

@@ -346,7 +346,7 @@ def test_compaction_summary_is_appended_to_memory_md_once_when_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Only with the write_compactions switch on, and only in the project the ingest runs in
-    (the default, writing nothing into any repository, is in tests/safety)."""
+    (the default, writing nothing into any repository, is in tests/e2e/safety)."""
     project = tmp_path / "app"
     project.mkdir()
     (project / "pyproject.toml").write_text("[project]\nname = 'app'\n")

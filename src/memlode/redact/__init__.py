@@ -14,7 +14,8 @@ What goes, replaced by ``[redacted:kind]``:
 Pure standard library, import-light: hooks import it on every event. A pattern is compiled only
 when a cheap probe says the text may hold its match, so most texts never import ``re``. Every
 pattern runs in linear time (see _rules.py); ``redact`` is idempotent.
-``tests/safety/secrets_corpus.json`` holds the planted secrets and look-alikes it is measured on.
+``tests/e2e/safety/secrets_corpus.json`` holds the planted secrets and look-alikes it is measured
+on.
 """
 
 from __future__ import annotations

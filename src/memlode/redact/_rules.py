@@ -10,7 +10,7 @@ Every pattern here runs in time linear in the text, by construction:
   that the next element cannot match, so a failed attempt never backtracks into a run;
 - bounded repetitions are small (at most a few dozen characters).
 
-``tests/safety/test_redaction_linear.py`` runs each family on adversarial inputs and
+``tests/e2e/safety/test_redaction_linear.py`` runs each family on adversarial inputs and
 ``bench/bench_redact.py`` times them at 1 MB.
 """
 

@@ -7,7 +7,7 @@ it (the content hash that deduplicates, the extra search terms, a node's name) f
 redacted value. Code outside the storage layer never writes those columns itself: it calls a
 storage function.
 
-Two tests keep it that way (``tests/safety/test_redaction_guard.py``): every TEXT column of a
+Two tests keep it that way (``tests/e2e/safety/test_redaction_guard.py``): every TEXT column of a
 freshly migrated store must be in ``USER_TEXT`` or in ``NOT_USER_TEXT`` (with why it cannot
 hold a secret), so a new column cannot arrive without a decision; and every SQL statement under
 ``src/`` that writes a ``USER_TEXT`` column must sit in one of the ``WRITERS`` modules. A third

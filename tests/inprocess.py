@@ -1,4 +1,4 @@
-"""Helpers for the foundation tests: the CLI entry point in-process, and the raw tables.
+"""Fixtures for tests of the CLI in-process: the CLI entry point, and the raw tables.
 
 ``cli`` here runs ``memlode.cli.main`` (the console script's function) inside the test process,
 with stdin, stdout, stderr and the environment isolated as a subprocess would have them, and an
@@ -6,8 +6,9 @@ escaping exception turned into a traceback on stderr exactly as the interpreter 
 That keeps hundreds of CLI calls fast; ``tests/e2e/test_cli_foundation.py`` runs the same
 operations and bad inputs through a real ``python -m memlode`` subprocess.
 
-With ``--import-mode=importlib`` test modules cannot import each other, so the helpers are
-fixtures: ``db`` (a view of the default database's tables), ``store`` and ``clean_error``.
+The helpers are fixtures: ``cli``, ``db`` (a view of the default database's tables), ``dbview``,
+``store`` and ``clean_error``; a ``conftest.py`` imports the ones its folder uses (``tests/cli``,
+``tests/storage``). ``bm25_only`` makes full-text search the only search of those tests.
 """
 
 from __future__ import annotations
@@ -142,9 +143,9 @@ def check_clean_error(result: Any, code: int | None = None) -> None:
     assert lines[0].startswith("memlode: error: "), result.stderr
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def bm25_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The foundation's search is full-text (BM25) search: no embedder in these tests.
+    """Full-text (BM25) search only: no embedder in these tests.
 
     Hybrid recall, with its dense and graph signals, is tested with its own capability.
     """

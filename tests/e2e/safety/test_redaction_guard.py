@@ -30,7 +30,7 @@ from memlode.storage.db import connect
 
 CORPUS = json.loads(Path(__file__).with_name("secrets_corpus.json").read_text("utf-8"))
 CASES = {case["id"]: case for case in CORPUS["secrets"]}
-SRC = Path(__file__).resolve().parents[2] / "src"
+SRC = Path(__file__).resolve().parents[3] / "src"
 
 
 def _case(case_id: str) -> tuple[str, list[str]]:

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_kill.py"
+BENCH = Path(__file__).resolve().parents[3] / "bench" / "bench_kill.py"
 
 
 def _load_bench() -> ModuleType:

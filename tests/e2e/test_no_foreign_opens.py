@@ -69,7 +69,7 @@ def audited(tmp_path: Path, memlode_home: Path, monkeypatch: pytest.MonkeyPatch)
     )
     monkeypatch.setenv("AUDIT_DB_FILE", os.path.realpath(db))
     monkeypatch.setenv("AUDIT_OUT", str(out))
-    monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "hash")  # the foundation tests turn it off
+    monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "hash")  # vectors are written too
     return out
 
 

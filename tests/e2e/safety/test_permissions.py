@@ -29,7 +29,7 @@ PRIVATE_DIR = 0o700
 
 
 def _load_factory() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "sources" / "transcript_factory.py"
+    path = Path(__file__).resolve().parents[2] / "sources" / "transcript_factory.py"
     spec = importlib.util.spec_from_file_location("transcript_factory_perm", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_kill.py"
+BENCH = Path(__file__).resolve().parents[3] / "bench" / "bench_kill.py"
 NS = "bk"
 CODE = "code"
 SEARCHES = [

@@ -23,7 +23,7 @@ import pytest
 
 from memlode.cli.claude_cmds import HOOK_CODE
 
-SESSIONS = Path(__file__).resolve().parents[3] / "shared" / "data" / "transcripts" / "spotter"
+SESSIONS = Path(__file__).resolve().parents[4] / "shared" / "data" / "transcripts" / "spotter"
 SESSION = SESSIONS / "sessions" / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
 # The session's compaction summary is line 715; a few lines after it keep the session going.
 SESSION_LINES = 760
