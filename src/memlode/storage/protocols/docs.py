@@ -1,14 +1,10 @@
-"""Repository contracts: memory files and doc folders.
-
-Generated once from the SQLite modules and kept in step by mypy (``memlode.storage.backend``
-assigns each SQLite module to its Protocol) and by ``tests/storage/test_protocols.py`` (every
-public function of a module is in its Protocol). A second backend implements the same
-Protocols. ``Connection`` and ``Row`` are the backend's own types.
-"""
+"""Repository contracts: memory files and doc folders."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
+
+from memlode.storage.protocols import Connection
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -17,9 +13,6 @@ __all__ = [
     "DocFileRows",
     "DocFolderRows",
 ]
-
-Connection = Any  # sqlite3.Connection on SQLite
-Row = Any  # a row read by position (sqlite3.Row on SQLite)
 
 
 class DocFileRows(Protocol):

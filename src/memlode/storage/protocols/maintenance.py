@@ -1,14 +1,10 @@
-"""Repository contracts: backup, row checks, re-keying.
-
-Generated once from the SQLite modules and kept in step by mypy (``memlode.storage.backend``
-assigns each SQLite module to its Protocol) and by ``tests/storage/test_protocols.py`` (every
-public function of a module is in its Protocol). A second backend implements the same
-Protocols. ``Connection`` and ``Row`` are the backend's own types.
-"""
+"""Repository contracts: backup, row checks, re-keying."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from memlode.storage.protocols import Connection
 
 if TYPE_CHECKING:
     from memlode.storage.namespaces import MoveReport
@@ -19,9 +15,6 @@ __all__ = [
     "NamespaceRekeyRows",
     "RowCheckRows",
 ]
-
-Connection = Any  # sqlite3.Connection on SQLite
-Row = Any  # a row read by position (sqlite3.Row on SQLite)
 
 
 class BackupRows(Protocol):

@@ -1,14 +1,10 @@
-"""Repository contracts: recall's reads: full text, vectors, neighbours, the briefing.
-
-Generated once from the SQLite modules and kept in step by mypy (``memlode.storage.backend``
-assigns each SQLite module to its Protocol) and by ``tests/storage/test_protocols.py`` (every
-public function of a module is in its Protocol). A second backend implements the same
-Protocols. ``Connection`` and ``Row`` are the backend's own types.
-"""
+"""Repository contracts: recall's reads: full text, vectors, neighbours, the briefing."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
+
+from memlode.storage.protocols import Connection
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -24,9 +20,6 @@ __all__ = [
     "TurnContextRows",
     "VectorRows",
 ]
-
-Connection = Any  # sqlite3.Connection on SQLite
-Row = Any  # a row read by position (sqlite3.Row on SQLite)
 
 
 class TextSearchRows(Protocol):

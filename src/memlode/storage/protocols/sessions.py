@@ -1,14 +1,10 @@
-"""Repository contracts: sessions, the hooks' capture state, transcript ingest.
-
-Generated once from the SQLite modules and kept in step by mypy (``memlode.storage.backend``
-assigns each SQLite module to its Protocol) and by ``tests/storage/test_protocols.py`` (every
-public function of a module is in its Protocol). A second backend implements the same
-Protocols. ``Connection`` and ``Row`` are the backend's own types.
-"""
+"""Repository contracts: sessions, the hooks' capture state, transcript ingest."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
+
+from memlode.storage.protocols import Connection, Row
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -20,9 +16,6 @@ __all__ = [
     "SessionRows",
     "TranscriptRows",
 ]
-
-Connection = Any  # sqlite3.Connection on SQLite
-Row = Any  # a row read by position (sqlite3.Row on SQLite)
 
 
 class SessionRows(Protocol):
