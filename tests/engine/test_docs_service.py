@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 
 from memlode.engine import Engine
-from memlode.engine.doc_context import gated_context, render_context
 from memlode.engine.docs import (
     append_compaction_summary,
-    index_docs,
     memory_get,
     memory_search,
     memory_store,
@@ -106,44 +104,3 @@ def test_compaction_summary_goes_under_a_dated_heading(project: Path, proj_engin
     assert "## Compaction summary, 2026-03-04" in found[0]["text"]
     with pytest.raises(InvalidInput):
         append_compaction_summary(proj_engine, "  ", cwd=project)
-
-
-def test_gated_context_injects_relevant_chunks_within_budget(
-    project: Path, proj_engine: Engine
-) -> None:
-    for i in range(6):
-        memory_store(
-            proj_engine,
-            f"auth-{i}",
-            f"Authentication tokens note {i}: tokens rotate, refresh tokens expire. " * 8,
-            cwd=project,
-        )
-    index_docs(proj_engine, cwd=project)
-    items = gated_context(
-        proj_engine, "why do authentication tokens expire?", budget_chars=900, cwd=project
-    )
-    assert items, "a relevant prompt gets context"
-    assert sum(len(i["text"]) for i in items) <= 900
-    assert all({"authentication", "token"} <= set(i["matched_terms"]) for i in items)
-    rendered = render_context(items)
-    assert rendered.startswith("## Relevant memory files") and "From memory/auth-" in rendered
-
-
-@pytest.mark.parametrize(
-    "prompt",
-    ["", "   ", "what is this?", "thanks!", "kubernetes helm chart values override"],
-)
-def test_gated_context_stays_quiet_when_nothing_is_relevant(
-    project: Path, proj_engine: Engine, prompt: str
-) -> None:
-    index_docs(proj_engine, cwd=project)
-    assert gated_context(proj_engine, prompt, cwd=project) == []
-    assert render_context([]) == ""
-
-
-def test_gated_context_needs_more_than_one_shared_word(project: Path, proj_engine: Engine) -> None:
-    index_docs(proj_engine, cwd=project)
-    # "policy" alone appears in caching.md; the rest of the prompt is about something else.
-    prompt = "draft a travel reimbursement policy for contractors visiting customers abroad"
-    assert gated_context(proj_engine, prompt, cwd=project) == []
-    assert gated_context(proj_engine, "redis eviction policy", cwd=project)

@@ -4,6 +4,7 @@ scores them, and the scores are the full query's."""
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,9 +22,17 @@ from memlode.search.fts import (
     document_frequency,
     fts_query,
     query_terms,
-    split_terms,
 )
+from memlode.storage.fts_match import split_by_rarity
 from memlode.storage.memories import MemoryFilter
+
+
+def split_terms(
+    conn: sqlite3.Connection, terms: list[str], wanted: int, budget: int, size: int
+) -> tuple[list[str], list[str]]:
+    """(rare, common) by each term's document frequency, counted afresh."""
+    return split_by_rarity(terms, {t: document_frequency(conn, t) for t in terms}, wanted, budget)
+
 
 BUDGET = 40  # rows; the store below has 300
 LIMIT = 5

@@ -8,14 +8,15 @@ nothing below this package imports it.
 - ``weights``: the ranking weights set at run time.
 - ``links``: typed edges between memories, and a memory's neighbours.
 - ``namespace_ops``: list, find, delete, move and keep whole namespaces.
-- ``embedding``: fill and query the vectors (``EmbeddingService``), off the hot path.
+- ``embedding``: fill and query the vectors (``EmbeddingService``), off the hot path;
+  ``embed_worker`` fills them in the background of a long-lived process.
 - ``reports``: stats and health.
 - ``transcripts`` (with ``transcript_units``, ``transcript_build``): ingest assistant
   transcripts incrementally as conversation turns.
-- ``doc_context``: what memory files contribute to a prompt's context.
 - ``namespace_check``: what ``memlode doctor`` says about folder-name namespaces.
 - ``docs`` (with ``watch``): memory files and project docs, indexed and watched.
-- ``codeintel`` (with ``index_state``): the code index, symbol search, impact, the repo map.
+- ``codeintel`` (with ``index_state``, ``code_map``): the code index, symbol search, impact,
+  the repo map and the map kept for SessionStart.
 - ``graph_ops``: graph algorithms over the memory graph (PageRank, paths, communities).
 - ``portability``: export and import.
 - ``recovery``: backup, restore and repair of derived state.

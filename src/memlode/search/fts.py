@@ -36,7 +36,6 @@ from memlode.storage.fts_match import (
     filtered_ids,
     ranks_of,
     rowids_of,
-    split_by_rarity,
 )
 from memlode.storage.fts_match import OVERFETCH as _OVERFETCH
 from memlode.storage.fts_match import match_expression as fts_query
@@ -243,21 +242,3 @@ def _expressions(
             return frequencies.get(conn, terms, size)
 
     return choose_expressions(conn, terms, wanted, budget, counts_of)
-
-
-def split_terms(
-    conn: sqlite3.Connection,
-    terms: list[str],
-    wanted: int,
-    budget: int,
-    size: int,
-    frequencies: TermFrequencies | None = None,
-) -> tuple[list[str], list[str]]:
-    """(rare, common) of ``fts_match.split_by_rarity``, with the document frequencies from
-    ``frequencies`` (counted afresh without it)."""
-    counts = (
-        frequencies.get(conn, terms, size)
-        if frequencies is not None
-        else {t: document_frequency(conn, t) for t in terms}
-    )
-    return split_by_rarity(terms, counts, wanted, budget)
