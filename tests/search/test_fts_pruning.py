@@ -19,6 +19,7 @@ from memlode.search.fts import (
     FtsHit,
     TermFrequencies,
     bm25_search,
+    bm25_terms,
     document_frequency,
     fts_query,
     query_terms,
@@ -177,7 +178,7 @@ def test_ranks_are_the_whole_query_scores_of_any_rows(store: Engine) -> None:
     for query in QUERIES:
         exact = {h.id: h.rank for h in _exact(store, query, flt)}
         for budget in (BUDGET, EVERYTHING):
-            ranks = Bm25Query(store.conn, query, LIMIT, budget=budget).ranks(list(ids))
+            ranks = Bm25Query(store.conn, bm25_terms(query), LIMIT, budget=budget).ranks(list(ids))
             got = {ids[rowid]: rank for rowid, rank in ranks.items()}
             assert got.keys() == exact.keys()
             assert [got[i] for i in exact] == pytest.approx(list(exact.values()), rel=1e-9)

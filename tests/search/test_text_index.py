@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from memlode.config import Settings
 from memlode.engine import Engine
-from memlode.search.fts import BM25_WEIGHTS, Bm25Query, fts_query, query_terms
+from memlode.search.fts import BM25_WEIGHTS, Bm25Query, bm25_terms, fts_query, query_terms
 from memlode.search.postings import FtsTokenizer, Postings, build_postings
 from memlode.search.text_index import TextIndex, score_query
 from memlode.storage.memories import MemoryFilter
@@ -290,9 +290,9 @@ def test_filtered_top_looks_past_the_first_windows(tmp_path: Path) -> None:
     scores = score_query(postings, FtsTokenizer(conn), conn, ["deploy", "caching"])
     assert scores is not None
     flt = MemoryFilter(namespace="other")
-    hits = Bm25Query(conn, "deploy caching", 2, scores=scores).top(flt)
+    hits = Bm25Query(conn, bm25_terms("deploy caching"), 2, scores=scores).top(flt)
     assert len(hits) == 2
-    expected = Bm25Query(conn, "deploy caching", 2).top(flt)  # FTS5's answer
+    expected = Bm25Query(conn, bm25_terms("deploy caching"), 2).top(flt)  # FTS5's answer
     assert [(h.id, h.rank) for h in hits] == [(h.id, pytest.approx(h.rank)) for h in expected]
     engine.close()
 

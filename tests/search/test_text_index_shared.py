@@ -11,7 +11,7 @@ from pathlib import Path
 
 from memlode.config import Settings
 from memlode.engine import Engine
-from memlode.search.fts import Bm25Query
+from memlode.search.fts import Bm25Query, bm25_terms
 from memlode.storage.memories import MemoryFilter
 
 WORDS = "deploy cache queue retry migration token parser worker schema index".split()
@@ -80,11 +80,12 @@ def test_searches_on_threads_with_writes_between(tmp_path: Path) -> None:
     engine = readers[1]
     postings = engine.text_index.scorer(engine.conn)
     assert postings is not None
-    scores = engine.text_index.scores(engine.conn, postings, "deploy queue retry")
+    terms = bm25_terms("deploy queue retry")
+    scores = engine.text_index.scores(engine.conn, postings, terms)
     assert scores is not None
     flt = MemoryFilter(namespace="n")
-    ours = Bm25Query(engine.conn, "deploy queue retry", 20, scores=scores).top(flt)
-    fts5 = Bm25Query(engine.conn, "deploy queue retry", 20).top(flt)
+    ours = Bm25Query(engine.conn, terms, 20, scores=scores).top(flt)
+    fts5 = Bm25Query(engine.conn, terms, 20).top(flt)
     assert [h.id for h in ours] == [h.id for h in fts5]
     for engine in (writer, *readers):
         engine.close()

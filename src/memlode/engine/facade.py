@@ -25,7 +25,8 @@ from memlode.errors import InvalidInput, NotFound, StorageError
 from memlode.owner_only import secure_home
 from memlode.project import detect_namespace
 from memlode.search.fts import TermFrequencies
-from memlode.search.hybrid import RecallParams, recall
+from memlode.search.hybrid import RecallParams
+from memlode.search.pipeline import SearchPipeline
 from memlode.storage import memories as memory_repo
 from memlode.storage import sessions as session_repo
 from memlode.storage.db import Database
@@ -315,24 +316,10 @@ class Engine:
         if flt.namespace is not None and flt.namespace != GLOBAL_NAMESPACE:
             flt.also_namespaces = (GLOBAL_NAMESPACE,)
         flt.exclude_session_id = exclude_session or None
-        params = self.recall_params()
-        text_index = self.text_index
-        postings = text_index.scorer(self.conn)
-        vectors = self.embeddings.nearest(
-            query, params.vector_candidates(k), flt.namespaces() or None, bm25=postings is None
+        pipeline = SearchPipeline(
+            self.conn, self.text_index, self.embeddings, self.term_frequencies, self.recall_params()
         )
-        scores = text_index.scores(self.conn, postings, query) if postings is not None else None
-        hits = recall(
-            self.conn,
-            query,
-            flt,
-            k,
-            params,
-            now=utcnow(),
-            vectors=vectors,
-            frequencies=self.term_frequencies,
-            text_scores=scores,
-        )
+        hits = pipeline.search(query, flt, k, utcnow())
         asked = " ".join(query.split()).casefold() if flt.exclude_prompts else None
         return [
             SearchHit(h.memory, h.score, h.signals)

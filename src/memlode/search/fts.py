@@ -121,10 +121,8 @@ def bm25_search(
     ``budget`` bounds how many rows are scored (see the module docstring); ``frequencies``
     caches the document frequencies that decision needs (counted afresh without it).
     """
-    search = Bm25Query(
-        conn, query, limit, drop_stopwords=drop_stopwords, budget=budget, frequencies=frequencies
-    )
-    return search.top(flt)
+    terms = bm25_terms(query, drop_stopwords=drop_stopwords)
+    return Bm25Query(conn, terms, limit, budget=budget, frequencies=frequencies).top(flt)
 
 
 class RowScores(Protocol):
@@ -150,18 +148,17 @@ class Bm25Query:
     def __init__(
         self,
         conn: sqlite3.Connection,
-        query: str,
+        terms: list[str],
         limit: int,
         *,
-        drop_stopwords: bool = True,
         budget: int = SCORING_BUDGET,
         frequencies: TermFrequencies | None = None,
         scores: RowScores | None = None,
     ) -> None:
+        """``terms``: what BM25 ORs (``bm25_terms`` of the query, or ``SearchQuery.fts_terms``)."""
         self.conn = conn
         self.limit = limit
         self.scores = scores
-        terms = bm25_terms(query, drop_stopwords=drop_stopwords)
         self.expressions = (
             _expressions(conn, terms, limit * _OVERFETCH, budget, frequencies)
             if terms and scores is None

@@ -40,9 +40,9 @@ from memlode.search.fts import (
     Bm25Query,
     RowScores,
     TermFrequencies,
-    query_terms,
 )
 from memlode.search.late import DEFAULT_LATE_POOL, DEFAULT_LATE_WEIGHT, late_bonus
+from memlode.search.query import SearchQuery
 from memlode.search.signals import (
     DEFAULT_HALF_LIFE_DAYS,
     EVERGREEN_NAMES,
@@ -52,7 +52,6 @@ from memlode.search.signals import (
     mmr_similarity,
     tag_match,
     temporal_alignment,
-    time_hint,
 )
 from memlode.search.vector_side import NearestVectors
 from memlode.storage.memories import MemoryFilter, fetch_many
@@ -165,7 +164,7 @@ class _Candidate:
 
 def recall(
     conn: sqlite3.Connection,
-    query: str,
+    query: SearchQuery | str,
     flt: MemoryFilter,
     k: int,
     params: RecallParams,
@@ -181,10 +180,13 @@ def recall(
 
     Four steps: gather the candidates (``_gather``), score each on the weighted signals
     (``_score``), add the list-level adjustments (``_adjust``: session prior, question penalty,
-    late interaction), then diversify and cut (``_diversify``)."""
+    late interaction), then diversify and cut (``_diversify``). ``query`` is split once
+    (``SearchQuery``); a string is parsed here."""
+    if isinstance(query, str):
+        query = SearchQuery.parse(query, now)
     text = Bm25Query(
         conn,
-        query,
+        query.fts_terms,
         params.pool(k),
         budget=params.scoring_budget,
         frequencies=frequencies,
@@ -193,9 +195,9 @@ def recall(
     pool = _gather(conn, text, flt, params, vectors)
     if not pool.rows:
         return []
-    hint = time_hint(query, now)
+    hint = query.hint
     active = _active_weights(params, pool.use_vectors, pool.graph_available, hint)
-    raw, scored = _score(conn, pool, params, active, set(query_terms(query)), hint, now)
+    raw, scored = _score(conn, pool, params, active, query.words, hint, now)
     scored, extra = _adjust(conn, scored, pool, params)
     ranked_ids, memories = _diversify(conn, scored, pool, k, params)
     final = dict(scored)
@@ -309,7 +311,7 @@ def _score(
     pool: _Pool,
     params: RecallParams,
     active: list[tuple[str, float]],
-    terms: set[str],
+    terms: frozenset[str],
     hint: Any,
     now: datetime,
 ) -> tuple[dict[str, dict[str, float]], list[tuple[str, float]]]:

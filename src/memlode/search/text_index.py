@@ -38,7 +38,6 @@ import numpy as np
 import numpy.typing as npt
 
 from memlode.errors import StorageError
-from memlode.search.fts import bm25_terms
 from memlode.search.postings import FtsTokenizer, Postings, build_postings, changed_rows, log_seq
 from memlode.search.topk import at_least
 from memlode.storage import fts_log
@@ -239,10 +238,9 @@ class TextIndex:
             return None
 
     def scores(
-        self, conn: sqlite3.Connection, postings: Postings, query: str
+        self, conn: sqlite3.Connection, postings: Postings, terms: list[str]
     ) -> QueryScores | None:
-        """Every row's BM25 rank for ``query`` (the terms ``Bm25Query`` would OR), or None."""
-        terms = bm25_terms(query)
+        """Every row's BM25 rank for the OR of ``terms`` (a query's ``fts_terms``), or None."""
         if not terms:
             return None
         with self._use:  # another engine's refresh may be applying changes to ``postings``
