@@ -7,15 +7,18 @@ may import them without loading a grammar.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
 
 from memlode.types import NodeKind, Relationship
 
 __all__ = [
+    "CodeHit",
     "FileExtract",
     "RefKind",
     "Reference",
     "Symbol",
+    "SymbolHit",
     "Visibility",
 ]
 
@@ -102,3 +105,59 @@ class FileExtract:
     symbols: list[Symbol] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     errors: int = 0  # syntax error nodes tree-sitter recovered from
+
+
+def _field_docs(schema: dict[str, Any], cls: type[Any]) -> None:
+    """Describe a dataclass in its JSON schema by its ``SCHEMA_DOC`` and ``FIELD_DOCS`` (not
+    its docstring, which is for developers). Pydantic calls this when the class is part of a
+    schema; nothing here imports pydantic."""
+    schema["description"] = cls.SCHEMA_DOC
+    properties = schema.get("properties", {})
+    for name, text in cls.FIELD_DOCS.items():
+        if name in properties:
+            properties[name]["description"] = text
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolHit:
+    """One ranked definition. Interfaces show it as it is: the MCP tools' output schema is
+    derived from this class, with ``FIELD_DOCS`` as the field descriptions."""
+
+    SCHEMA_DOC: ClassVar[str] = "A definition, best first"
+    FIELD_DOCS: ClassVar[dict[str, str]] = {
+        "node_id": "Pass it to get_symbol_info, get_impact, get_dependencies",
+        "path": "File, relative to the indexed root",
+    }
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"json_schema_extra": _field_docs}
+
+    node_id: str
+    name: str
+    qualified_name: str
+    kind: str
+    path: str
+    line: int
+    end_line: int
+    signature: str
+    doc: str
+    visibility: str
+    score: float
+    pagerank: float
+
+    def to_dict(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class CodeHit(SymbolHit):
+    """A symbol hit with its definition's source text (what ``search_code`` in
+    ``memlode.engine.codeintel`` returns, as dicts)."""
+
+    SCHEMA_DOC: ClassVar[str] = "A definition with its source text, best first"
+    FIELD_DOCS: ClassVar[dict[str, str]] = {
+        **SymbolHit.FIELD_DOCS,
+        "code": "The definition's source text",
+        "code_truncated": "True: only the first lines are shown",
+    }
+
+    code: str
+    code_truncated: bool

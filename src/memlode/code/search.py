@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, fields
-from typing import Any, ClassVar
 
 from memlode.code.lang.spec import is_test_path, word_set
+from memlode.code.model import CodeHit, SymbolHit
 from memlode.storage.code_symbol_search import symbol_candidates
 from memlode.storage.db import Database
 from memlode.textutil import identifier_parts
@@ -48,62 +47,6 @@ STOPWORDS = word_set(
     code function functions method methods class classes implemented implementation
     defined definition happens handle handled handles we you our should would"""
 )
-
-
-def _field_docs(schema: dict[str, Any], cls: type[Any]) -> None:
-    """Describe a dataclass in its JSON schema by its ``SCHEMA_DOC`` and ``FIELD_DOCS`` (not
-    its docstring, which is for developers). Pydantic calls this when the class is part of a
-    schema; nothing here imports pydantic."""
-    schema["description"] = cls.SCHEMA_DOC
-    properties = schema.get("properties", {})
-    for name, text in cls.FIELD_DOCS.items():
-        if name in properties:
-            properties[name]["description"] = text
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolHit:
-    """One ranked definition. Interfaces show it as it is: the MCP tools' output schema is
-    derived from this class, with ``FIELD_DOCS`` as the field descriptions."""
-
-    SCHEMA_DOC: ClassVar[str] = "A definition, best first"
-    FIELD_DOCS: ClassVar[dict[str, str]] = {
-        "node_id": "Pass it to get_symbol_info, get_impact, get_dependencies",
-        "path": "File, relative to the indexed root",
-    }
-    __pydantic_config__: ClassVar[dict[str, Any]] = {"json_schema_extra": _field_docs}
-
-    node_id: str
-    name: str
-    qualified_name: str
-    kind: str
-    path: str
-    line: int
-    end_line: int
-    signature: str
-    doc: str
-    visibility: str
-    score: float
-    pagerank: float
-
-    def to_dict(self) -> dict[str, object]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-@dataclass(frozen=True, slots=True)
-class CodeHit(SymbolHit):
-    """A symbol hit with its definition's source text (what ``search_code`` in
-    ``memlode.engine.codeintel`` returns, as dicts)."""
-
-    SCHEMA_DOC: ClassVar[str] = "A definition with its source text, best first"
-    FIELD_DOCS: ClassVar[dict[str, str]] = {
-        **SymbolHit.FIELD_DOCS,
-        "code": "The definition's source text",
-        "code_truncated": "True: only the first lines are shown",
-    }
-
-    code: str
-    code_truncated: bool
 
 
 def _stem(word: str) -> str:

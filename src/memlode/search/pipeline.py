@@ -11,17 +11,20 @@ vector are found by their words until a long-lived process embeds them.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
-from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from memlode.search.fts import TermFrequencies
 from memlode.search.hybrid import RecallParams, ScoredHit, recall
 from memlode.search.query import SearchQuery
-from memlode.search.text_index import TextIndex
-from memlode.search.vector_side import NearestVectors
-from memlode.storage.memories import MemoryFilter
+
+if TYPE_CHECKING:  # the text index needs numpy: loaded by whoever made it, not by this module
+    import sqlite3
+    from collections.abc import Sequence
+    from datetime import datetime
+
+    from memlode.search.fts import TermFrequencies
+    from memlode.search.text_index import TextIndex
+    from memlode.search.vector_side import NearestVectors
+    from memlode.storage.memories import MemoryFilter
 
 __all__ = ["SearchPipeline", "VectorSide"]
 

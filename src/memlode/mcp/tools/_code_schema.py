@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memlode.code.search import CodeHit, SymbolHit
+from memlode.code.model import CodeHit, SymbolHit
 from memlode.mcp.params import MAX_ID_CHARS
 
 __all__ = [
