@@ -1,5 +1,7 @@
-"""Tool modules. Each module here exposes ``register(server, ctx)`` and is found by name.
+"""Tool modules, one per area. Each declares its tools, resources and prompts as module-level
+functions (``mcp_tool``, ``mcp_resource``, ``mcp_prompt`` from ``memlode.mcp.tooling``).
 
-A capability adds its tools (and resources, prompts) by adding one module to this package; the
-registry (``memlode.mcp.registry``) imports every module whose name does not start with ``_``.
+A capability adds its tools by adding one module to this package; the registry
+(``memlode.mcp.registry``) imports every module whose name does not start with ``_`` and binds
+what it declares.
 """
