@@ -4,8 +4,11 @@ store, owner-only, idle exit, crash and restart, a removed store, two stores sid
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import stat
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,7 @@ from tests.resident.support import (
     ping,
     request,
     socket_of,
+    stop_holder,
     wait_ready,
     wait_until,
 )
@@ -277,11 +281,27 @@ def test_bad_requests_get_errors_and_the_resident_goes_on(
     assert ping(memlode_home) is not None
 
 
+@pytest.fixture
+def short_home(memlode_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A home with a path short enough for the socket to live in its own run folder: a test
+    that opens that folder to others must not touch the folder other tests share in /tmp."""
+    home = Path(tempfile.mkdtemp(prefix="ml", dir="/tmp"))
+    monkeypatch.setenv("MEMLODE_HOME", str(home))
+    try:
+        yield home
+    finally:
+        for lock in home.rglob("run/*.lock"):
+            stop_holder(lock)
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def test_clients_ask_only_a_socket_in_a_private_folder(
-    workdir: Path, memlode_home: Path, filled: Engine
+    short_home: Path, workdir: Path, filled: Engine
 ) -> None:
     from memlode.hooks._resident import recall
 
+    memlode_home = short_home
+    assert socket_of(memlode_home).startswith(str(memlode_home))  # not the shared folder
     assert memlode("resident", cwd=workdir).returncode == 0
     wait_ready(memlode_home)
     db = str(filled.db.path)
