@@ -225,3 +225,48 @@ def test_session_summary_leads_with_the_end_state(hook, project: Path, proj_engi
     assert 'filed "agent_id dropped by load_session_messages"' in state
     assert "14 doctests, 127 tests, 0 failures" in state
     assert len(session.summary or "") <= 2000
+
+
+def test_a_recalled_failure_shows_its_error_and_what_ran_next(
+    hook, project: Path, proj_engine: Engine
+):
+    """A question about a failure is answered by the failed command's error (not by the words
+    of the command) and by the same command run next without failing."""
+    body = "\n".join(f"- the transcript panel change {i}" for i in range(30))
+    failed = (
+        "git add lib/panel.ex priv/static/panel.css && git commit -m \"$(cat <<'EOF'\n"
+        f'feat: rebuild the transcript panel\n\n{body}\nEOF\n)"'
+    )
+    error = (
+        "Exit code 1\nThe following paths are ignored by one of your .gitignore files:\n"
+        "priv/static\nhint: Use -f if you really want to add them."
+    )
+    fields: dict[str, Any] = {"tool_name": "Bash", "is_interrupt": False}
+    failure = _payload(
+        project, "PostToolUseFailure", tool_input={"command": failed}, error=error, **fields
+    )
+    assert hook("post-tool-failure", failure).returncode == 0
+    for command, out in [
+        ("git status", "On branch main\nChanges not staged for commit"),
+        ("git add -f priv/static/panel.css && git add lib/panel.ex", ""),
+    ]:
+        done = _payload(
+            project,
+            "PostToolUse",
+            tool_name="Bash",
+            tool_input={"command": command},
+            tool_response={"stdout": out, "stderr": "", "interrupted": False},
+        )
+        assert hook("post-tool", done).returncode == 0
+    prompt = {
+        "session_id": "next-day",
+        "transcript_path": str(project / "next-day.jsonl"),
+        "cwd": str(project),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "Why was the git add of the transcript panel css refused?",
+    }
+    result = hook("prompt", prompt)
+    text = str(result.context()["hookSpecificOutput"]["additionalContext"])
+    failure_line = next(line for line in text.splitlines() if "Failed: $ git add" in line)
+    assert "ignored by one of your .gitignore files" in failure_line
+    assert "Then: $ git add -f priv/static/panel.css" in failure_line

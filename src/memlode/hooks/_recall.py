@@ -24,13 +24,14 @@ from __future__ import annotations
 
 from memlode.fastjson import loads
 from memlode.storage import fts_match
-from memlode.storage.capture import GLOBAL_NAMESPACE
+from memlode.storage.capture import FAILURE_TAG, GLOBAL_NAMESPACE
 from memlode.storage.fts_match import OVERFETCH, SCORING_BUDGET
 from memlode.textutil import STOPWORDS, identifier_parts, query_terms, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Sequence
     from typing import Any
 
 __all__ = ["Recalled", "recall"]
@@ -104,6 +105,7 @@ class Recalled:
         "created_at",
         "id",
         "memory_type",
+        "resolution",
         "score",
         "signals",
         "source",
@@ -136,6 +138,9 @@ class Recalled:
         self.source = source
         self.tags = tags
         self.signals = signals if signals is not None else {}
+        # Of a failed command: the first line of the same command run after it in the session
+        # without failing (how it was resolved), found by ``resolve_failures``.
+        self.resolution = ""
 
 
 # Words of how people ask, not of what they ask about ("what did we do last time?", "anything
@@ -248,7 +253,42 @@ def choose(
         kept.append((hit, have))
         if len(kept) == limit:
             break
-    return [hit for hit, _have in kept]
+    chosen = [hit for hit, _have in kept]
+    resolve_failures(conn, chosen)
+    return chosen
+
+
+def resolve_failures(conn: sqlite3.Connection, chosen: Sequence[Recalled]) -> None:
+    """Give each failed command among ``chosen`` the next run of the same command in its
+    session that did not fail (``git add x`` refused, then ``git add -f x``): what was done
+    about it, which a question about a failure also asks."""
+    from memlode.storage import briefing
+
+    for hit in chosen:
+        if FAILURE_TAG not in hit.tags or "command" not in hit.tags:
+            continue
+        command = briefing.memory_command(conn, hit.id)
+        key = command_key(command or "")
+        if not key:
+            continue
+        pattern = "%" + key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        found = briefing.next_command(conn, hit.id, pattern, FAILURE_TAG)
+        if found is not None:
+            hit.resolution = " ".join(found[1].split())
+
+
+def command_key(command: str) -> str:
+    """A command's program and subcommand (``git add``, ``mix test``), after any leading
+    ``cd <dir> &&``; the program alone when the next word is an option or a path."""
+    parts = [p.strip() for p in command.split("&&")]
+    while parts and parts[0].startswith("cd "):
+        parts.pop(0)
+    words = parts[0].split() if parts else []
+    if not words:
+        return ""
+    if len(words) > 1 and words[1][:1].isalpha() and "/" not in words[1]:
+        return f"{words[0]} {words[1]}"
+    return words[0]
 
 
 def _file_read(hit: Recalled) -> str:

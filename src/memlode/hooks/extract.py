@@ -39,6 +39,7 @@ from memlode.hooks.observation import (
     is_own_tool,
     one_line,
 )
+from memlode.storage.capture import FAILURE_TAG
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -356,13 +357,13 @@ def extract_failure(
         line, rest = _command_parts(command)
         what = "$ " + line
         first = command.split()[0] if command.split() else ""
-        tags = ["failure", "command", f"cmd:{os.path.basename(first)[:40]}"]
+        tags = [FAILURE_TAG, "command", f"cmd:{os.path.basename(first)[:40]}"]
         meta: dict[str, Any] = {"command": clip(command, 300)}
     else:
         raw = as_text(tool_in.get("file_path")) or as_text(tool_in.get("path"))
         shown = paths.display(paths.absolute(raw)) if raw else ""
         what = f"{tool_name} {shown}".strip()
-        tags = ["failure", *(paths.file_tags(paths.absolute(raw)) if raw else [])]
+        tags = [FAILURE_TAG, *(paths.file_tags(paths.absolute(raw)) if raw else [])]
         meta = {"file": paths.absolute(raw)} if raw else {}
     text = f"Failed: {what}"
     if message:

@@ -19,7 +19,7 @@ from memlode.fastjson import dumps
 from memlode.project import readable_name
 from memlode.redact import redact
 from memlode.storage import briefing
-from memlode.storage.capture import HOOK_SOURCE
+from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from memlode.hooks._recall import Recalled
 
-__all__ = ["hook_output", "prompt_context", "session_context"]
+__all__ = ["excerpt", "failure_excerpt", "hook_output", "prompt_context", "session_context"]
 
 # How far back file hotspots look, in days: long enough to span a few sessions of a project.
 HOTSPOT_DAYS = 30
@@ -207,7 +207,14 @@ def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:
     )
     added = 0
     for item, limit in zip(found, lengths, strict=True):
-        text = excerpt(item.content, item.terms, limit)
+        if FAILURE_TAG in item.tags:
+            then = ""
+            if item.resolution:
+                shown = item.resolution[:RESOLUTION_CHARS]
+                then = f" Then: $ {shown}" + ("…" if len(shown) < len(item.resolution) else "")
+            text = failure_excerpt(item.content, item.terms, max(0, limit - len(then))) + then
+        else:
+            text = excerpt(item.content, item.terms, limit)
         line = f"- [{item.memory_type}, {_day(item.created_at)}] {text}"
         if not block.add(line):
             break
@@ -220,6 +227,33 @@ def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:
 # the file an edit changed), which the passage alone often does not.
 HEAD_MAX_CHARS = 90
 HEAD_MAX_SHARE = 0.3
+HEAD_MIN_CHARS = 40  # a failure's command, shortened, keeps at least this much
+# The command that ran next without failing (``Recalled.resolution``), shown after a failure.
+RESOLUTION_CHARS = 100
+
+
+def failure_excerpt(content: str, terms: Mapping[str, float] | Set[str], limit: int) -> str:
+    """A failure observation (``Failed: <what>``, the error, then ``[command]`` and the rest of
+    the command) as what failed, shortened, and the part of the error it gave about the prompt
+    (its start when no word of the prompt is in it): the part that says why. A passage chosen
+    from the whole text finds the prompt's words in the command instead."""
+    text = " ".join(content.split())
+    if len(text) <= limit:
+        return text
+    first, _newline, rest = content.strip().partition("\n")
+    error = rest.split("\n[command]\n", 1)[0]
+    head = " ".join(first.split())
+    # the prompt's words that name the command say nothing about the error: the passage is
+    # chosen by the others, or starts where the error does
+    in_head = {stem for _at, stem, _end in _hits(head, dict.fromkeys(terms, 1.0))}
+    if isinstance(terms, Mapping):
+        terms = {t: w for t, w in terms.items() if t not in in_head}
+    else:
+        terms = set(terms) - in_head
+    head_room = max(HEAD_MIN_CHARS, int(limit * HEAD_MAX_SHARE))
+    if len(head) > head_room:
+        head = head[: head_room - 1] + "…"
+    return f"{head} {excerpt(error, terms, max(0, limit - len(head) - 1))}".strip()
 
 
 def _head(content: str, limit: int) -> str:

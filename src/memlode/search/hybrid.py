@@ -54,6 +54,7 @@ from memlode.search.signals import (
     temporal_alignment,
 )
 from memlode.search.vector_side import NearestVectors
+from memlode.storage.capture import FAILURE_TAG
 from memlode.storage.memories import MemoryFilter, fetch_many
 from memlode.storage.recall_graph import (
     has_memory_edges,
@@ -91,12 +92,19 @@ SESSION_TOP = 2
 # of the best score. LoCoMo (bench/locomo_research.py and the eval, bench/RESULTS.md): 0.1 is
 # the best of 0.02-0.3 on both halves of the data; turn recall@5 +0.016.
 DEFAULT_QUESTION_PENALTY = 0.1
+# A question about what went wrong ("why did the commit get bounced?") is answered by what
+# failed: the hooks' observations of failed tool calls (tagged ``failure``), which share few of
+# its words with it. Each gets this share of the best score. Session replay (bench/RESULTS.md,
+# session 10), offline on one kept store: 0.05-0.1 +1 prompt, 0.15-0.3 +2, controls unchanged.
+DEFAULT_FAILURE_BOOST = 0.2
 # Sources whose score decays with age (memory files: issue 7); others only get the recency
 # signal. The floor keeps a stale note findable instead of erasing it.
 DECAY_SOURCES = frozenset({"doc"})
 DECAY_FLOOR = 0.2
 # Graph strength mix from DESIGN.md: PageRank 40% + betweenness 30% + degree 20% + cluster 10%.
 GRAPH_MIX = (0.4, 0.3, 0.2, 0.1)
+# The list-level adjustments after the session prior, in the order they apply (and are reported).
+ADJUSTMENTS = ("question", "failure", "late")
 # The signals in the order they are summed (and reported).
 SIGNALS = ("bm25", "vector", "graph", "temporal", "tags", "importance", "confidence", "recency")
 
@@ -112,6 +120,7 @@ class RecallParams:
     smoothing: float = DEFAULT_SMOOTHING
     session_prior: float = DEFAULT_SESSION_PRIOR
     question_penalty: float = DEFAULT_QUESTION_PENALTY
+    failure_boost: float = DEFAULT_FAILURE_BOOST
     late_interaction: float = DEFAULT_LATE_WEIGHT
     late_pool: int = DEFAULT_LATE_POOL
     decay_sources: frozenset[str] = DECAY_SOURCES
@@ -140,6 +149,7 @@ class RecallParams:
             "smoothing": self.smoothing,
             "session_prior": self.session_prior,
             "question_penalty": self.question_penalty,
+            "failure_boost": self.failure_boost,
             "late_interaction": self.late_interaction,
             "late_pool": self.late_pool,
             "decay_sources": sorted(self.decay_sources),
@@ -198,7 +208,7 @@ def recall(
     hint = query.hint
     active = _active_weights(params, pool.use_vectors, pool.graph_available, hint)
     raw, scored = _score(conn, pool, params, active, query.words, hint, now)
-    scored, extra = _adjust(conn, scored, pool, params)
+    scored, extra = _adjust(conn, scored, pool, params, query.asks_about_failure)
     ranked_ids, memories = _diversify(conn, scored, pool, k, params)
     final = dict(scored)
     out_ids = [i for i in ranked_ids if final[i] >= params.min_score][:k]
@@ -214,8 +224,7 @@ def recall(
                 active,
                 pool.rows[i].source in params.decay_sources,
                 extra["session"].get(i),
-                extra["question"].get(i),
-                extra["late"].get(i),
+                {name: extra[name][i] for name in ADJUSTMENTS if i in extra[name]},
             ),
         )
         for i in out_ids
@@ -354,9 +363,11 @@ def _adjust(
     scored: list[tuple[str, float]],
     pool: _Pool,
     params: RecallParams,
+    asks_about_failure: bool,
 ) -> tuple[list[tuple[str, float]], dict[str, dict[str, float]]]:
     """The list-level adjustments, in order: the session prior, the question penalty, the
-    late-interaction bonus; the scores sorted, and each adjustment per memory."""
+    failure boost (for a question about what went wrong), the late-interaction bonus; the
+    scores sorted, and each adjustment per memory."""
     rows = pool.rows
     bonus: dict[str, float] = {}
     if params.session_prior > 0:
@@ -367,6 +378,11 @@ def _adjust(
         cut = params.question_penalty * max(s[1] for s in scored)
         penalty = {i: -cut for i, _ in scored if rows[i].asks}
         scored = [(i, score + penalty.get(i, 0.0)) for i, score in scored]
+    failure: dict[str, float] = {}
+    if asks_about_failure and params.failure_boost > 0 and scored:
+        lift = params.failure_boost * max(s[1] for s in scored)
+        failure = {i: lift for i, _ in scored if FAILURE_TAG in rows[i].tags}
+        scored = [(i, score + failure.get(i, 0.0)) for i, score in scored]
     late: dict[str, float] = {}
     index, states = pool.index, pool.query_states
     if index is not None and states is not None and params.late_interaction > 0:
@@ -375,7 +391,7 @@ def _adjust(
         )
         scored = [(i, score + late.get(i, 0.0)) for i, score in scored]
     scored.sort(key=lambda item: (-item[1], item[0]))
-    return scored, {"session": bonus, "question": penalty, "late": late}
+    return scored, {"session": bonus, "question": penalty, "failure": failure, "late": late}
 
 
 def _diversify(
@@ -406,12 +422,11 @@ def _contributions(
     active: list[tuple[str, float]],
     decays: bool,
     session_bonus: float | None,
-    question_penalty: float | None = None,
-    late: float | None = None,
+    adjustments: dict[str, float],
 ) -> dict[str, float]:
     """Each signal's weighted share of a hit's score (what ``--explain`` shows); they sum to
-    the score, with the age decay of a memory file, the session bonus, the question penalty
-    and the late-interaction bonus as their own parts."""
+    the score, with the age decay of a memory file, the session bonus and the list-level
+    ``adjustments`` (question penalty, failure boost, late interaction) as their own parts."""
     contributions = {name: weight * values[name] for name, weight in active}
     if decays:
         factor = max(values["recency"], DECAY_FLOOR)
@@ -422,10 +437,7 @@ def _contributions(
             contributions["decay"] = total * (factor - 1.0)
     if session_bonus is not None:
         contributions["session"] = session_bonus
-    if question_penalty is not None:
-        contributions["question"] = question_penalty
-    if late is not None:
-        contributions["late"] = late
+    contributions.update(adjustments)
     return contributions
 
 

@@ -1,5 +1,6 @@
-"""What the SessionStart briefing reads: counts, recent session summaries, key memories,
-recent edits and file hotspots of one namespace.
+"""What the hooks' injections read: for the SessionStart briefing, counts, recent session
+summaries, key memories, recent edits and file hotspots of one namespace; for a recalled
+failure, the command that came after it.
 
 Import-light (a hook process reads these at every session start): parameters in, plain rows
 out; what to show and how is ``memlode.hooks.injection``'s. The rendered repo map is kept
@@ -21,6 +22,8 @@ __all__ = [
     "file_hotspots",
     "keep_session_map",
     "key_memories",
+    "memory_command",
+    "next_command",
     "recent_edits",
     "recent_summaries",
     "session_count",
@@ -126,3 +129,28 @@ def keep_session_map(conn: sqlite3.Connection, namespace: str, text: str) -> Non
     from memlode.storage.store_settings import put_setting
 
     put_setting(conn, SESSION_MAP_KEY.format(namespace=namespace), text)
+
+
+def next_command(
+    conn: sqlite3.Connection, memory_id: str, like: str, failure_tag: str
+) -> tuple[str, str] | None:
+    """(content, command) of the first observation after ``memory_id`` in its session whose
+    command matches the LIKE pattern ``like`` and that is not tagged ``failure_tag``, or None."""
+    row = conn.execute(
+        "SELECT later.content, json_extract(later.metadata, '$.command') FROM memories AS m"
+        " JOIN memories AS later ON later.session_id = m.session_id"
+        " AND later.source = m.source AND later.rowid > m.rowid"
+        " WHERE m.id = ? AND json_extract(later.metadata, '$.command') LIKE ? ESCAPE '\\'"
+        " AND NOT EXISTS (SELECT 1 FROM json_each(later.tags) WHERE value = ?)"
+        " ORDER BY later.rowid LIMIT 1",
+        (memory_id, like, failure_tag),
+    ).fetchone()
+    return None if row is None else (str(row[0]), str(row[1]))
+
+
+def memory_command(conn: sqlite3.Connection, memory_id: str) -> str | None:
+    """The command an observation recorded (``metadata.command``), or None."""
+    row = conn.execute(
+        "SELECT json_extract(metadata, '$.command') FROM memories WHERE id = ?", (memory_id,)
+    ).fetchone()
+    return None if row is None or row[0] is None else str(row[0])

@@ -47,6 +47,8 @@ GLOBAL_NAMESPACE = "global"
 CONVERSATION_SOURCES = frozenset({"conversation", "transcript"})
 # memories.source of everything the hooks capture (observations, prompts, edits)
 HOOK_SOURCE = "hook"
+# The tag of an observation of something that failed (a tool call Claude Code reported failing)
+FAILURE_TAG = "failure"
 
 
 def index_terms(content: str, source: str, created_at: str) -> str:
