@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "STOPWORDS",
+    "command_key",
     "content_hash",
     "date_words",
     "identifier_parts",
@@ -233,3 +234,17 @@ def date_words(timestamp: str) -> str:
     if not 1 <= month <= 12:
         return ""
     return f"{day} {_MONTH_NAMES[month - 1]} {year}"
+
+
+def command_key(command: str) -> str:
+    """A command's program and subcommand (``git add``, ``mix test``), after any leading
+    ``cd <dir> &&``; the program alone when the next word is an option or a path."""
+    parts = [p.strip() for p in command.split("&&")]
+    while parts and parts[0].startswith("cd "):
+        parts.pop(0)
+    words = parts[0].split() if parts else []
+    if not words:
+        return ""
+    if len(words) > 1 and words[1][:1].isalpha() and "/" not in words[1]:
+        return f"{words[0]} {words[1]}"
+    return words[0]

@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 import pytest
 
 from memlode.engine import Engine
-from memlode.search.hybrid import DEFAULT_FAILURE_BOOST, RecallParams, recall
+from memlode.search.hybrid import recall
 from memlode.search.query import SearchQuery
+from memlode.search.recall_params import DEFAULT_FAILURE_BOOST, RecallParams
 from memlode.types import utcnow
 
 FAILED = (

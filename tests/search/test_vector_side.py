@@ -10,7 +10,8 @@ import pytest
 from memlode.embed import EmbedError
 from memlode.engine import Engine
 from memlode.search.fts import rank_ids
-from memlode.search.hybrid import MIN_VECTOR_SIMILARITY, recall
+from memlode.search.hybrid import recall
+from memlode.search.recall_params import MIN_VECTOR_SIMILARITY
 from memlode.search.vector_side import VectorWorker
 from memlode.types import utcnow
 

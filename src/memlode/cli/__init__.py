@@ -54,6 +54,7 @@ COMMANDS: dict[str, str] = {
     "graph": "memlode.cli.code_cmds:graph",
     "backup": "memlode.cli.backup_cmds:backup",
     "restore": "memlode.cli.backup_cmds:restore",
+    "consolidate": "memlode.cli.consolidate_cmds:consolidate",
 }
 
 

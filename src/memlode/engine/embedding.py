@@ -172,7 +172,7 @@ class EmbeddingService:
         scores unless ``bm25`` is off) on a worker thread, so that the caller's BM25 query runs
         meanwhile; None when there is no embedder or no vector yet. See
         ``memlode.search.vector_side``."""
-        from memlode.search.hybrid import MIN_VECTOR_SIMILARITY
+        from memlode.search.recall_params import MIN_VECTOR_SIMILARITY
         from memlode.search.vector_side import VectorWorker
 
         index = self.index  # refreshed here, on the caller's thread and connection

@@ -26,7 +26,7 @@ from memlode.fastjson import loads
 from memlode.storage import fts_match
 from memlode.storage.capture import FAILURE_TAG, GLOBAL_NAMESPACE
 from memlode.storage.fts_match import OVERFETCH, SCORING_BUDGET
-from memlode.textutil import STOPWORDS, identifier_parts, query_terms, words
+from memlode.textutil import STOPWORDS, command_key, identifier_parts, query_terms, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -275,20 +275,6 @@ def resolve_failures(conn: sqlite3.Connection, chosen: Sequence[Recalled]) -> No
         found = briefing.next_command(conn, hit.id, pattern, FAILURE_TAG)
         if found is not None:
             hit.resolution = " ".join(found[1].split())
-
-
-def command_key(command: str) -> str:
-    """A command's program and subcommand (``git add``, ``mix test``), after any leading
-    ``cd <dir> &&``; the program alone when the next word is an option or a path."""
-    parts = [p.strip() for p in command.split("&&")]
-    while parts and parts[0].startswith("cd "):
-        parts.pop(0)
-    words = parts[0].split() if parts else []
-    if not words:
-        return ""
-    if len(words) > 1 and words[1][:1].isalpha() and "/" not in words[1]:
-        return f"{words[0]} {words[1]}"
-    return words[0]
 
 
 def _file_read(hit: Recalled) -> str:

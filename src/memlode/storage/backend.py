@@ -21,6 +21,7 @@ from memlode.storage import (
     code_graph_rows,
     code_navigation,
     code_symbol_search,
+    consolidation,
     derived,
     doc_files,
     doc_folders,
@@ -51,6 +52,7 @@ from memlode.storage.protocols.code import (
     CodeRepository,
     CodeSymbolSearchRows,
 )
+from memlode.storage.protocols.consolidation import ConsolidationRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import DerivedRows, GraphRows, GraphStateRows, GraphWalkRows
 from memlode.storage.protocols.maintenance import BackupRows, NamespaceRekeyRows, RowCheckRows
@@ -87,6 +89,7 @@ class Backend(Protocol):
     code_graph_rows: CodeGraphRows
     code_navigation: CodeNavigationRows
     code_symbol_search: CodeSymbolSearchRows
+    consolidation: ConsolidationRows
     doc_files: DocFileRows
     doc_folders: DocFolderRows
     graph: GraphRows
@@ -127,6 +130,7 @@ class SqliteBackend:
     code_graph_rows: CodeGraphRows = code_graph_rows
     code_navigation: CodeNavigationRows = code_navigation
     code_symbol_search: CodeSymbolSearchRows = code_symbol_search
+    consolidation: ConsolidationRows = consolidation
     doc_files: DocFileRows = doc_files
     doc_folders: DocFolderRows = doc_folders
     graph: GraphRows = graph

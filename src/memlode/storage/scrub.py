@@ -111,6 +111,16 @@ NOT_USER_TEXT: dict[str, dict[str, str]] = {
     },
     "session_seen": {"session_id": _ID, "memory_id": _ID, "seen_at": _TS},
     "session_files": {"session_id": _ID, "path": _PATH, "memory_id": _ID, "updated_at": _TS},
+    "memory_decay": {"memory_id": _ID},
+    "consolidation_clusters": {
+        "namespace": _NS,
+        "kind": _ENUM,
+        "key": "what groups observations: a file path, or a command as the redacted row"
+        " recorded it",
+        "summary_id": _ID,
+        "members": _HASH,
+    },
+    "memory_demotions": {"memory_id": _ID, "summary_id": _ID},
     "consolidation_log": {
         "kind": _ENUM,
         "namespace": _NS,
@@ -209,6 +219,7 @@ WRITERS = frozenset(
         "memlode/storage/turn_context.py",
         "memlode/storage/capture.py",
         "memlode/storage/capture_session.py",
+        "memlode/storage/consolidation.py",
     }
 )
 

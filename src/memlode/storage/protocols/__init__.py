@@ -2,7 +2,7 @@
 
 ``memory`` (memories, capture, vectors, settings, namespaces, counts), ``sessions`` (sessions,
 the hooks' capture state, transcript ingest), ``search`` (recall's reads), ``graph``, ``code``,
-``docs`` and ``maintenance``.
+``docs``, ``consolidation`` and ``maintenance``.
 
 They were written from the SQLite modules and are kept in step both ways: mypy checks each
 SQLite module against its Protocol where ``memlode.storage.backend`` binds it, and

@@ -284,6 +284,17 @@ class BriefingRows(Protocol):
         """Keep ``text`` as the namespace's SessionStart map (inside the caller's write)."""
         ...
 
+    def next_command(
+        self, conn: Connection, memory_id: str, like: str, failure_tag: str
+    ) -> tuple[str, str] | None:
+        """(content, command) of the first later observation in the session whose command
+        matches ``like`` and is not tagged ``failure_tag``, or None."""
+        ...
+
+    def memory_command(self, conn: Connection, memory_id: str) -> str | None:
+        """The command an observation recorded, or None."""
+        ...
+
 
 class VectorRows(Protocol):
     """Vectors read for exact and approximate nearest-neighbour search.

@@ -1,0 +1,65 @@
+"""The decay cycle: memories nobody recalls or opens lose importance, halving every
+``half_life_days`` since they were stored or last accessed.
+
+Importance is recomputed from a base each run (``base * 0.5 ** (age / half life)``, never
+below ``FLOOR``), so a run is idempotent: the same moment gives the same values, and a second
+run writes nothing. Access raises it again (the age counts from the last access); an importance
+changed since the cycle last wrote it (by the user) becomes the new base. Memory files (source
+``doc``, which have their own age decay in ranking, evergreen ones none) and the decisions a
+user stored are exempt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memlode.storage import consolidation as rows
+from memlode.types import parse_ts
+
+__all__ = ["DEFAULT_HALF_LIFE_DAYS", "EXEMPT_SOURCES", "FLOOR", "DecayPlan", "plan_decay"]
+
+# DESIGN.md: decay half-life 30 days.
+DEFAULT_HALF_LIFE_DAYS = 30.0
+# The least importance decay leaves: a forgotten row is still found by its words.
+FLOOR = 0.05
+# A change smaller than this is not written (a run a minute after another changes nothing).
+MIN_CHANGE = 0.005
+EXEMPT_SOURCES = ("doc",)
+EXEMPT_USER_TYPE = "decision"
+
+
+@dataclass
+class DecayPlan:
+    namespace: str
+    considered: int
+    changes: list[tuple[str, float, float]]  # (memory id, new importance, base)
+    raised: int
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "considered": self.considered,
+            "lowered": len(self.changes) - self.raised,
+            "raised": self.raised,
+        }
+
+
+def plan_decay(conn: Any, namespace: str, now: datetime, half_life_days: float) -> DecayPlan:
+    """What the cycle would write for ``namespace`` at ``now`` (nothing is written here)."""
+    changes: list[tuple[str, float, float]] = []
+    raised = 0
+    found = rows.decay_candidates(conn, namespace, EXEMPT_SOURCES, EXEMPT_USER_TYPE)
+    for memory_id, importance, created_at, accessed_at, base, written in found:
+        current = float(importance)
+        # an importance changed since the cycle wrote it is the user's: the new base
+        start = current if base is None or abs(current - float(written)) > 1e-9 else float(base)
+        anchor = parse_ts(created_at)
+        if accessed_at:
+            anchor = max(anchor, parse_ts(accessed_at))
+        days = max(0.0, (now - anchor).total_seconds() / 86400.0)
+        value = round(max(min(start, FLOOR), start * 0.5 ** (days / half_life_days)), 4)
+        if abs(value - current) >= MIN_CHANGE:
+            changes.append((str(memory_id), value, start))
+            raised += value > current
+    return DecayPlan(namespace, len(found), changes, raised)

@@ -1,0 +1,195 @@
+"""Consolidation through the CLI on a store the real hooks wrote: the cluster cycle's summary
+with its SUMMARIZES edges and demoted members, the decay cycle's arithmetic and exemptions,
+``--dry-run`` writing nothing, re-runs changing nothing, and the log."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from memlode.config import Settings
+from memlode.engine import Engine
+from memlode.storage import memories
+from memlode.types import MemoryType, format_ts, utcnow
+
+
+def _memlode(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memlode", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+    )
+
+
+def _hook(event: str, payload: dict[str, Any], cwd: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "memlode.hooks", event],
+        input=json.dumps(payload).encode(),
+        cwd=cwd,
+        capture_output=True,
+        env=dict(os.environ),
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def _observe(project: Path, session: str, starts: tuple[int, ...] = (1, 40, 80)) -> None:
+    """A session that reads one file at ``starts`` and runs one test command three times."""
+    base = {"session_id": session, "cwd": str(project), "hook_event_name": "PostToolUse"}
+    path = str(project / "src" / "billing.py")
+    for start in starts:
+        read = {
+            **base,
+            "tool_name": "Read",
+            "tool_input": {"file_path": path, "offset": start, "limit": 30},
+            "tool_response": {
+                "type": "text",
+                "file": {
+                    "filePath": path,
+                    "content": "def charge(order):\n    return order.total\n",
+                    "numLines": 30,
+                    "startLine": start,
+                    "totalLines": 120,
+                },
+            },
+        }
+        _hook("post-tool", read, project)
+    for n in range(3):
+        run = {
+            **base,
+            "tool_name": "Bash",
+            "tool_input": {"command": "pytest tests/test_billing.py -q"},
+            "tool_response": {"stdout": f"{n + 4} passed in {start}.{n}s", "stderr": ""},
+        }
+        _hook("post-tool", run, project)
+
+
+def _counts(db: Path) -> dict[str, int]:
+    with sqlite3.connect(db) as conn:
+        tables = ("memories", "graph_edges", "memory_demotions", "consolidation_log")
+        return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+
+
+def test_cluster_summarises_repeats_and_reruns_change_nothing(workdir: Path) -> None:
+    (workdir / "src").mkdir()
+    _observe(workdir, "s1")
+    db = Settings.load({}).database
+    before = _counts(db)
+
+    dry = _memlode("consolidate", "--cycle", "cluster", "--dry-run", "--json", cwd=workdir)
+    assert dry.returncode == 0, dry.stderr
+    [run] = json.loads(dry.stdout)
+    assert run["counts"]["new"] == 2 and run["counts"]["members"] == 6
+    kinds = {c["kind"]: c for c in run["changes"]}
+    assert kinds["read"]["summary"].startswith("Read src/billing.py 3 times in 1 session(s)")
+    assert "lines 40-69" in kinds["read"]["summary"]
+    assert kinds["command"]["summary"].startswith("Ran `pytest tests/test_billing.py -q` 3 times")
+    assert "6 passed in 80.2s" in kinds["command"]["summary"]  # the last run's output
+    assert _counts(db) == before  # a dry run writes nothing, not even its log
+
+    done = _memlode("consolidate", "--cycle", "cluster", "--json", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    after = _counts(db)
+    assert after["memories"] == before["memories"] + 2
+    assert after["memory_demotions"] == 6
+    assert after["graph_edges"] - before["graph_edges"] >= 6
+    with sqlite3.connect(db) as conn:
+        summarizes = conn.execute(
+            "SELECT count(*) FROM graph_edges WHERE relationship = 'SUMMARIZES'"
+        ).fetchone()[0]
+        sources = conn.execute(
+            "SELECT source, tags FROM memories WHERE id IN (SELECT summary_id FROM"
+            " consolidation_clusters)"
+        ).fetchall()
+    assert summarizes == 6
+    assert {s for s, _ in sources} == {"consolidation"}
+    assert all("summary" in json.loads(tags) for _, tags in sources)
+
+    # members rank lower: the engine says so in each member's signals
+    found = _memlode("search", "billing.py read lines", "--explain", "--json", cwd=workdir)
+    hits = json.loads(found.stdout)
+    members = [h for h in hits if h["source"] == "hook"]
+    assert members and all(h["signals"].get("summarized", 0) < 0 for h in members)
+    assert all("summarized" not in h["signals"] for h in hits if h["source"] != "hook")
+
+    again = _memlode("consolidate", "--cycle", "cluster", "--json", cwd=workdir)
+    assert json.loads(again.stdout)[0]["counts"]["unchanged"] == 2
+    assert _counts(db)["memories"] == after["memories"]
+
+    # one more read of the file: its group grows, its summary is rewritten, not duplicated
+    _observe(workdir, "s2", starts=(100,))
+    grown = json.loads(_memlode("consolidate", "--cycle", "cluster", "--json", cwd=workdir).stdout)
+    assert grown[0]["counts"]["changed"] >= 1 and grown[0]["counts"]["new"] == 0
+    status = _memlode("consolidate", "status", "--json", cwd=workdir)
+    rows = json.loads(status.stdout)
+    assert [r["state"] for r in rows] == ["finished"] * 3
+    assert rows[0]["details"]["counts"]["changed"] >= 1
+
+
+def test_decay_halves_unused_importance_and_exempts_user_decisions(workdir: Path) -> None:
+    engine = Engine(Settings.load({}))
+    try:
+        old = format_ts(utcnow() - timedelta(days=60))
+        with engine.db.write() as conn:
+            unused, _ = memories.insert(
+                conn,
+                memories.NewMemory(
+                    "Read config.toml lines 1-40",
+                    importance=0.4,
+                    namespace=engine.namespace,
+                    source="hook",
+                    created_at=old,
+                ),
+            )
+            decision, _ = memories.insert(
+                conn,
+                memories.NewMemory(
+                    "We keep SQLite as the default store",
+                    MemoryType.DECISION,
+                    importance=0.8,
+                    namespace=engine.namespace,
+                    created_at=old,
+                ),
+            )
+    finally:
+        engine.close()
+
+    def importance(memory_id: str) -> float:
+        shown = _memlode("get", memory_id, "--json", cwd=workdir)
+        return float(json.loads(shown.stdout)["importance"])
+
+    dry = _memlode("consolidate", "--cycle", "decay", "--dry-run", "--json", cwd=workdir)
+    assert json.loads(dry.stdout)[0]["counts"]["lowered"] == 1
+    assert _memlode("consolidate", "--cycle", "decay", cwd=workdir).returncode == 0
+    with sqlite3.connect(Settings.load({}).database) as conn:
+        values = dict(conn.execute("SELECT id, importance FROM memories").fetchall())
+    assert abs(values[unused] - 0.1) < 0.002  # 0.4 halved twice in 60 days
+    assert values[decision] == 0.8  # a decision the user stored does not decay
+    again = _memlode("consolidate", "--cycle", "decay", "--json", cwd=workdir)
+    assert json.loads(again.stdout)[0]["counts"]["lowered"] == 0  # idempotent
+    # opening it counts as use: the next run gives its importance back
+    assert importance(unused) < 0.11  # `get` reads (and counts the access)
+    raised = json.loads(_memlode("consolidate", "--cycle", "decay", "--json", cwd=workdir).stdout)
+    assert raised[0]["counts"]["raised"] == 1
+    with sqlite3.connect(Settings.load({}).database) as conn:
+        value = conn.execute("SELECT importance FROM memories WHERE id = ?", (unused,)).fetchone()
+    assert value[0] == 0.4
+
+
+def test_bad_cycle_and_half_life_are_clear_errors(workdir: Path) -> None:
+    bad = _memlode("consolidate", "--cycle", "forget", cwd=workdir)
+    assert bad.returncode == 2 and "forget" in bad.stderr
+    zero = _memlode("consolidate", "--half-life", "0", cwd=workdir)
+    assert zero.returncode == 1
+    assert zero.stderr.strip().splitlines() == [
+        "memlode: error: the half-life must be a positive number of days"
+    ]
