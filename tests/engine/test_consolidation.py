@@ -193,3 +193,76 @@ def test_bad_cycle_and_half_life_are_clear_errors(workdir: Path) -> None:
     assert zero.stderr.strip().splitlines() == [
         "memlode: error: the half-life must be a positive number of days"
     ]
+
+
+def _fill(engine: Engine, n: int) -> None:
+    """``n`` observations in the hooks' shapes: reads of 60 files, three commands re-run."""
+    with engine.db.write() as conn:
+        for i in range(n):
+            path = f"/src/app/module_{i % 60}.py"
+            if i % 2:
+                new = memories.NewMemory(
+                    f"Read app/module_{i % 60}.py lines {i}-{i + 40}",
+                    tags=["read", "tool:Read"],
+                    metadata={"file": path},
+                )
+            else:
+                command = f"pytest tests/test_{i % 3}.py"
+                new = memories.NewMemory(
+                    f"$ {command}\n[stdout]\nrun {i}: {i % 50} passed",
+                    tags=["command", "tool:Bash"],
+                    metadata={"command": command},
+                )
+            new.namespace, new.source, new.session_id = engine.namespace, "hook", f"s{i % 7}"
+            memories.insert(conn, new)
+
+
+def _state(db: Path) -> tuple[Any, ...]:
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return (
+            conn.execute("SELECT count(*) FROM memories WHERE source = 'consolidation'").fetchone(),
+            conn.execute("SELECT count(*) FROM memory_demotions").fetchone(),
+            conn.execute("SELECT count(*) FROM consolidation_clusters").fetchone(),
+            conn.execute(
+                "SELECT count(*) FROM graph_edges WHERE relationship = 'SUMMARIZES'"
+            ).fetchone(),
+            sorted(conn.execute("SELECT content FROM memories WHERE source = 'consolidation'")),
+        )
+
+
+def test_a_killed_run_leaves_a_consistent_store_that_the_next_run_completes(
+    workdir: Path, tmp_path: Path
+) -> None:
+    engine = Engine(Settings.load({}))
+    try:
+        _fill(engine, 3000)
+    finally:
+        engine.close()
+    db = Settings.load({}).database
+    clean = tmp_path / "clean.db"
+    with sqlite3.connect(db) as src, sqlite3.connect(clean) as dst:
+        src.backup(dst)
+    # the reference: the same store consolidated without interruption
+    env = {**os.environ, "MEMLODE_DB": str(clean)}
+    subprocess.run(
+        [sys.executable, "-m", "memlode", "consolidate", "--cycle", "cluster"],
+        cwd=workdir, env=env, capture_output=True, check=True, timeout=120,
+    )  # fmt: skip
+    reference = _state(clean)
+    for delay in (0.3, 0.6, 0.9):  # interpreter start is ~0.3 s: before, during, after writes
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memlode", "consolidate", "--cycle", "cluster"],
+            cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            proc.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        _state(db)  # consistent, whatever moment the kill came at
+    finished = _memlode("consolidate", "--cycle", "cluster", "--json", cwd=workdir)
+    assert finished.returncode == 0, finished.stderr
+    assert _state(db) == reference
+    again = json.loads(_memlode("consolidate", "--cycle", "cluster", "--json", cwd=workdir).stdout)
+    assert again[0]["changes"] == []

@@ -55,7 +55,7 @@ async def test_consolidate_and_its_status(harness, workdir: Path) -> None:
         cluster = next(r for r in again["runs"] if r["cycle"] == "cluster")
         assert cluster["counts"]["unchanged"] == 1 and cluster["changes"] == []
         log = harness.ok(await session.call_tool("consolidation_status", {"limit": 5}))
-        assert [r["cycle"] for r in log["runs"]] == ["cluster", "decay", "cluster"]
+        assert [r["cycle"] for r in log["runs"]] == ["decay", "cluster", "cluster"]
         assert all(r["state"] == "finished" for r in log["runs"])
         bad = await session.call_tool("consolidate", {"cycles": ["forget"]})
         assert bad.is_error

@@ -11,7 +11,7 @@ from memlode.cli.common import Count, echo_json, json_option, namespace_option, 
 
 __all__ = ["consolidate"]
 
-_CYCLES = ("decay", "cluster")
+_CYCLES = ("cluster", "decay")
 
 
 @click.group(invoke_without_command=True)

@@ -1,15 +1,17 @@
 """Consolidation: cycles that make a store better with age instead of noisier.
 
-- ``decay``: importance of what is never recalled or opened halves every half-life.
 - ``cluster``: observations that repeat one another (a file read again and again, a command
   re-run, a chain of edits to one file) get one summary memory; recall ranks the members lower.
+- ``decay``: importance of what is never recalled or opened halves every half-life (it runs
+  after ``cluster``, so that new summaries are covered in the same run).
 
-Each cycle runs per namespace, in one write transaction, and leaves a ``consolidation_log`` row
-(started when it begins, finished with its counts and parameters when it commits; a run killed
-in between leaves the store as it was and a row without ``finished_at``). Every cycle is
-idempotent and ``dry_run`` reports what it would change without writing anything. By hand:
-``memlode consolidate [--cycle C] [--dry-run] [--json]`` and ``memlode consolidate status``;
-the MCP tools ``consolidate`` and ``consolidation_status``.
+Each cycle runs per namespace in short write transactions (a batch of groups or rows each, so
+that the hooks never wait long) and leaves a ``consolidation_log`` row, started when it begins
+and finished with its counts and parameters at the end; a run killed in between leaves whole
+groups or nothing of each batch, a row without ``finished_at``, and a next run that completes
+it. Every cycle is idempotent and ``dry_run`` reports what it would change without writing
+anything. By hand: ``memlode consolidate [--cycle C] [--dry-run] [--json]`` and ``memlode
+consolidate status``; the MCP tools ``consolidate`` and ``consolidation_status``.
 """
 
 from __future__ import annotations
@@ -40,8 +42,12 @@ if TYPE_CHECKING:
 
 __all__ = ["CYCLES", "CycleRun", "consolidate", "status"]
 
-CYCLES = ("decay", "cluster")
+CYCLES = ("cluster", "decay")  # summaries first, so that decay covers them in the same run
 
+# Rows (decay) and groups (cluster) written per transaction: each commit takes milliseconds,
+# so a hook that writes meanwhile waits that long, not for the whole run.
+DECAY_BATCH = 2000
+CLUSTER_BATCH = 50
 # (cycle, namespace) -> None: called as each cycle of each namespace starts
 Progress = Callable[[str, str], None]
 
@@ -124,8 +130,11 @@ def _decay(engine: Engine, run: CycleRun, moment: datetime, half_life_days: floa
     ]
     if log_id is None:
         return
+    # short transactions: the hooks write meanwhile and must not wait for a whole run
+    for start in range(0, len(plan.changes), DECAY_BATCH):
+        with engine.db.write() as conn:
+            rows.write_decay(conn, plan.changes[start : start + DECAY_BATCH])
     with engine.db.write() as conn:
-        rows.write_decay(conn, plan.changes)
         rows.log_finish(conn, log_id, format_ts(utcnow()), _details(run))
 
 
@@ -144,10 +153,14 @@ def _cluster(engine: Engine, run: CycleRun, moment: datetime) -> None:
     if log_id is None:
         run.changes = [{**c.to_dict(), "summary": c.summary()} for c in todo]
         return
+    # one short transaction per batch of groups (each group whole: its summary, edges,
+    # demotions and record commit together); a run killed midway is finished by the next
+    for start in range(0, len(todo), CLUSTER_BATCH):
+        with engine.db.write() as conn:
+            for cluster in todo[start : start + CLUSTER_BATCH]:
+                _write_summary(conn, cluster)
+    run.changes = [c.to_dict() for c in todo]
     with engine.db.write() as conn:
-        for cluster in todo:
-            _write_summary(conn, cluster)
-        run.changes = [c.to_dict() for c in todo]
         rows.log_finish(conn, log_id, format_ts(utcnow()), _details(run))
 
 
