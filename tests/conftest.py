@@ -32,6 +32,9 @@ def memlode_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # No resident process (memlode.resident) unless a test asks for one: SessionStart hooks
     # would otherwise leave one per test running until its idle exit.
     monkeypatch.setenv("MEMLODE_RESIDENT_AUTOSTART", "0")
+    # No automatic consolidation by a resident unless a test asks for it: it would rewrite
+    # importances and add summaries under tests that compare rankings.
+    monkeypatch.setenv("MEMLODE_CONSOLIDATE_EVERY", "0")
     return home
 
 

@@ -20,6 +20,13 @@ autostart = true       # MEMLODE_RESIDENT_AUTOSTART=0: SessionStart starts none,
                        # hosts none (one started by hand is still used)
 idle_seconds = 1200    # MEMLODE_RESIDENT_IDLE: exit after this long without a request (0: never)
 ```
+
+The resident consolidates the store when it is due (``memlode.engine.consolidation``):
+
+```toml
+[consolidation]
+every_hours = 24       # MEMLODE_CONSOLIDATE_EVERY: hours between automatic runs (0: only by hand)
+```
 """
 
 from __future__ import annotations
@@ -90,6 +97,9 @@ class Settings:
     # keeps it, an evening does not).
     resident_autostart: bool = True
     resident_idle_seconds: float = 1200.0
+    # Hours between the resident's automatic consolidation runs (a day: the store is tidied
+    # once between one day's work and the next); 0 leaves it to `memlode consolidate`.
+    consolidate_every_hours: float = 24.0
 
     @property
     def database(self) -> Path:
@@ -140,6 +150,8 @@ class Settings:
                 value = _switch(key, value)
             elif key == "resident_idle_seconds":
                 value = _seconds(key, value)
+            elif key == "consolidate_every_hours":
+                value = _seconds(key, value, "hours")
             elif key == "weights" and value is not None:
                 if not isinstance(value, Mapping):
                     raise InvalidInput("weights must be a table of signal = number")
@@ -167,6 +179,7 @@ _ENV_KEYS = {
     "MEMLODE_WRITE_COMPACTIONS": "write_compactions",
     "MEMLODE_RESIDENT_AUTOSTART": "resident_autostart",
     "MEMLODE_RESIDENT_IDLE": "resident_idle_seconds",
+    "MEMLODE_CONSOLIDATE_EVERY": "consolidate_every_hours",
 }
 
 _ON = frozenset({"1", "true", "yes", "on"})
@@ -185,14 +198,14 @@ def _switch(name: str, value: object) -> bool:
     raise InvalidInput(f"{name} must be true or false, got {value!r}")
 
 
-def _seconds(name: str, value: object) -> float:
-    """A duration in seconds (a number, or a numeric string), 0 or more."""
+def _seconds(name: str, value: object, unit: str = "seconds") -> float:
+    """A duration (a number, or a numeric string), 0 or more."""
     try:
         seconds = float(str(value).strip()) if not isinstance(value, bool) else -1.0
     except ValueError:
         seconds = -1.0
     if not seconds >= 0 or seconds == float("inf"):
-        raise InvalidInput(f"{name} must be a number of seconds (0 or more), got {value!r}")
+        raise InvalidInput(f"{name} must be a number of {unit} (0 or more), got {value!r}")
     return seconds
 
 
@@ -223,4 +236,7 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         for key in ("autostart", "idle_seconds"):
             if key in resident:
                 out[f"resident_{key}"] = resident[key]
+    consolidation = data.get("consolidation", {})
+    if isinstance(consolidation, Mapping) and "every_hours" in consolidation:
+        out["consolidate_every_hours"] = consolidation["every_hours"]
     return out

@@ -266,3 +266,22 @@ def test_a_killed_run_leaves_a_consistent_store_that_the_next_run_completes(
     assert _state(db) == reference
     again = json.loads(_memlode("consolidate", "--cycle", "cluster", "--json", cwd=workdir).stdout)
     assert again[0]["changes"] == []
+
+
+def test_an_automatic_run_is_due_once_per_interval(workdir: Path) -> None:
+    from memlode.engine.consolidation import consolidate, due
+
+    engine = Engine(Settings.load({}))
+    try:
+        assert due(engine, 24.0)  # never ran
+        assert not due(engine, 0.0)  # 0: only by hand
+        consolidate(engine, namespace="*")
+        assert due(engine, 24.0)  # an empty store had nothing to run on
+        engine.store("The deploy script lives in ops/deploy.sh", "context")
+        consolidate(engine, namespace="*")
+        assert not due(engine, 24.0)
+        assert due(engine, 24.0, now=utcnow() + timedelta(hours=25))
+        dry = consolidate(engine, namespace="*", dry_run=True)
+        assert dry and not due(engine, 24.0)  # a dry run is no run
+    finally:
+        engine.close()

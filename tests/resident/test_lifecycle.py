@@ -358,3 +358,48 @@ def test_a_changed_config_file_retires_the_resident(
     assert "config.toml changed" in log
     assert memlode("resident", cwd=workdir).returncode == 0
     assert wait_ready(memlode_home)["pid"] != first["pid"]
+
+
+def test_the_resident_consolidates_when_due(
+    workdir: Path, memlode_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store with repeated observations and no consolidation yet: a resident started on it
+    consolidates it soon after it is up (on its own thread), and logs the runs."""
+    import sqlite3
+
+    from memlode.config import Settings
+    from memlode.storage import memories
+
+    engine = Engine(Settings.load({}), cwd=workdir)
+    try:
+        with engine.db.write() as conn:
+            for n in range(4):
+                new = memories.NewMemory(
+                    f"$ npm test\n[stdout]\nrun {n}: 12 passing",
+                    tags=["command", "tool:Bash"],
+                    metadata={"command": "npm test"},
+                    namespace=engine.namespace,
+                    source="hook",
+                    session_id="s1",
+                )
+                memories.insert(conn, new)
+        db = engine.db.path
+    finally:
+        engine.close()
+    monkeypatch.setenv("MEMLODE_CONSOLIDATE_EVERY", "24")
+    assert memlode("resident", cwd=workdir).returncode == 0
+    wait_ready(memlode_home)
+
+    def finished() -> list[tuple[str, str]]:
+        with sqlite3.connect(db) as conn:
+            return conn.execute(
+                "SELECT kind, namespace FROM consolidation_log WHERE finished_at IS NOT NULL"
+            ).fetchall()
+
+    assert wait_until(lambda: len(finished()) >= 2, timeout=30)
+    assert {kind for kind, _ in finished()} == {"cluster", "decay"}
+    with sqlite3.connect(db) as conn:
+        [summary] = conn.execute(
+            "SELECT content FROM memories WHERE source = 'consolidation'"
+        ).fetchall()
+    assert summary[0].startswith("Ran `npm test` 4 times")

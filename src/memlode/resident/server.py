@@ -65,6 +65,11 @@ READ_TIMEOUT = 2.0  # a client has this long to send its request line
 MAX_CONNECTIONS = 16
 DB_CHECK_SECONDS = 2.0  # how often the database file is checked for removal or replacement
 KEEP_WARM_SECONDS = 20.0
+# Consolidation (memlode.engine.consolidation) is checked for being due this long after start,
+# then every CONSOLIDATE_CHECK_SECONDS; it runs on its own thread and engine (its writes are short
+# transactions), so requests and the hooks never wait for it.
+CONSOLIDATE_FIRST_CHECK = 5.0
+CONSOLIDATE_CHECK_SECONDS = 600.0
 STANDBY_RETRY_SECONDS = 10.0  # memlode mcp: how often it tries to take over a store's lock
 # Background embedding gives way to requests: rounds of a few rows (a request that arrives
 # during one waits for it; with the local model a row is ~20-45 ms of CPU on the project's
@@ -116,6 +121,7 @@ class ResidentServer:
         self._shared_made = False
         self._worker: BackgroundEmbedder | None = None
         self._thread: threading.Thread | None = None
+        self._consolidating: threading.Thread | None = None
         self._on_request = on_request
         self._opener = open_engine if open_engine is not None else self._open_engine
         self._embed_in_background = embed_in_background
@@ -303,6 +309,7 @@ class ResidentServer:
     def _serve(self) -> None:
         assert self._listener is not None
         last_check = last_warm = time.monotonic()
+        next_consolidation = last_check + CONSOLIDATE_FIRST_CHECK
         while not self._stop.is_set():
             try:
                 conn, _ = self._listener.accept()
@@ -331,6 +338,9 @@ class ResidentServer:
             if now - last_warm >= KEEP_WARM_SECONDS and now - self._last_request >= ACCEPT_TICK:
                 last_warm = now
                 self._keep_warm()
+            if now >= next_consolidation:
+                next_consolidation = now + CONSOLIDATE_CHECK_SECONDS
+                self._consolidate_when_due()
 
     def _handle(self, conn: socket.socket) -> None:
         try:
@@ -366,6 +376,26 @@ class ResidentServer:
         if self.host == "resident" and _stamp(self.settings.config_file) != self._config_stamp:
             return "config.toml changed"  # the next start reads it (embedder, weights, ...)
         return ""
+
+    def _consolidate_when_due(self) -> None:
+        every = self.settings.consolidate_every_hours
+        if every <= 0 or (self._consolidating is not None and self._consolidating.is_alive()):
+            return
+        self._consolidating = threading.Thread(
+            target=self._consolidate, args=(every,), name="memlode-consolidate", daemon=True
+        )
+        self._consolidating.start()
+
+    def _consolidate(self, every_hours: float) -> None:
+        from memlode.engine.consolidation import consolidate, due
+
+        try:
+            with self._opener() as engine:
+                if due(engine, every_hours):
+                    runs = consolidate(engine, namespace="*")
+                    log.info("resident: consolidated (%d cycle runs)", len(runs))
+        except Exception as exc:
+            log.warning("resident: consolidation failed: %s", exc)
 
     def _keep_warm(self) -> None:
         """Fold other processes' writes into the indexes while nobody waits."""

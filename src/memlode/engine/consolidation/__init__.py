@@ -32,7 +32,7 @@ from memlode.fastjson import loads
 from memlode.storage import consolidation as rows
 from memlode.storage import graph
 from memlode.storage import memories as memory_rows
-from memlode.types import Edge, MemoryType, Relationship, format_ts, utcnow
+from memlode.types import Edge, MemoryType, Relationship, format_ts, parse_ts, utcnow
 
 if TYPE_CHECKING:
     import sqlite3
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from memlode.engine import Engine
 
-__all__ = ["CYCLES", "CycleRun", "consolidate", "status"]
+__all__ = ["CYCLES", "CycleRun", "consolidate", "due", "status"]
 
 CYCLES = ("cluster", "decay")  # summaries first, so that decay covers them in the same run
 
@@ -226,3 +226,16 @@ def status(engine: Engine, limit: int = 20) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def due(engine: Engine, every_hours: float, now: datetime | None = None) -> bool:
+    """Whether an automatic run is due: ``every_hours`` (> 0) have passed since the last run
+    that finished, or none has; a run started in the last ``every_hours`` and not finished
+    (killed, or still going in another process) is not retried before then either."""
+    if every_hours <= 0:
+        return False
+    latest = rows.log_rows(engine.conn, 1)
+    if not latest:
+        return True
+    started = parse_ts(str(latest[0][3]))
+    return ((now or utcnow()) - started).total_seconds() >= every_hours * 3600
