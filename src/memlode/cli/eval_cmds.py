@@ -122,6 +122,11 @@ def locomo(
     default=None,
     help="Embedding provider for the replay's store.",
 )
+@click.option(
+    "--consolidate",
+    is_flag=True,
+    help="Consolidate the store overnight, before the next-day prompts (memlode consolidate).",
+)
 @click.option("--progress", is_flag=True, help="Report each session on stderr.")
 @json_option
 def replay(
@@ -130,6 +135,7 @@ def replay(
     only: tuple[str, ...],
     keep: Path | None,
     embed_provider: str | None,
+    consolidate: bool,
     progress: bool,
     as_json: bool,
 ) -> None:
@@ -150,6 +156,7 @@ def replay(
         keep=keep,
         env_extra=extra,
         progress=(lambda line: click.echo(line, err=True)) if progress else None,
+        consolidate=consolidate,
     )
     if as_json:
         echo_json(report)

@@ -212,12 +212,19 @@ def run_replay(
     keep: Path | None = None,
     env_extra: dict[str, str] | None = None,
     progress: Callable[[str], None] | None = None,
+    consolidate: bool = False,
 ) -> dict[str, Any]:
-    """Replay every session of ``spec``, ask the next-day prompts, and return the report."""
+    """Replay every session of ``spec``, ask the next-day prompts, and return the report.
+
+    ``consolidate``: the night between also consolidates the store (``memlode consolidate``,
+    every cycle, every namespace), as the resident does on its first start the next day; the
+    resident's own automatic run is off during the replay, which would otherwise catch the
+    first session half replayed."""
     run = _Run(spec, home, keep, env_extra, progress)
     for session in spec.sessions:
         run.replay(session)
     run.wait_for_ingests()
+    consolidated = run.overnight_consolidate() if consolidate else None
     embed = run.overnight_embed()
     for session, project, before in run.projects:
         run.next_day(session, project, before)
@@ -226,7 +233,10 @@ def run_replay(
     subprocess.run(
         [sys.executable, "-m", "memlode", "resident", "stop"], env=run.env, capture_output=True
     )
-    return run.report(embed, recall_paths)
+    report = run.report(embed, recall_paths)
+    if consolidated is not None:
+        report["overnight_consolidation"] = consolidated
+    return report
 
 
 class _Run:
@@ -250,6 +260,7 @@ class _Run:
         self.fake_home.mkdir(exist_ok=True)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLODE_", "CLAUDE_"))}
         env.update({"HOME": str(self.fake_home), "MEMLODE_HOME": str(self.memlode_home)})
+        env["MEMLODE_CONSOLIDATE_EVERY"] = "0"  # consolidated overnight when asked, not midway
         if "MEMLODE_EMBED_PROVIDER" in os.environ:
             env["MEMLODE_EMBED_PROVIDER"] = os.environ["MEMLODE_EMBED_PROVIDER"]
         env.update(env_extra or {})
@@ -296,6 +307,25 @@ class _Run:
         deadline = time.monotonic() + DETACHED_WAIT_S
         while _detached_running(self.transcripts) and time.monotonic() < deadline:
             time.sleep(0.2)
+
+    def overnight_consolidate(self) -> dict[str, Any]:
+        """The night between, when asked: every cycle over every namespace; the counts."""
+        t0 = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "memlode", "consolidate", "-n", "*", "--json"],
+            env=self.env,
+            capture_output=True,
+            text=True,
+        )
+        totals: dict[str, dict[str, int]] = {}
+        if done.returncode == 0:
+            for cycle_run in json.loads(done.stdout):
+                into = totals.setdefault(cycle_run["cycle"], {})
+                for key, value in cycle_run["counts"].items():
+                    into[key] = into.get(key, 0) + int(value)
+        else:
+            self.say(f"consolidation failed: {done.stderr.strip()}")
+        return {"seconds": round(time.monotonic() - t0, 1), "counts": totals}
 
     def overnight_embed(self) -> dict[str, Any]:
         """The night between: whatever was stored without a vector gets one (the resident or

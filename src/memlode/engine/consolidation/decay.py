@@ -5,8 +5,9 @@ Importance is recomputed from a base each run (``base * 0.5 ** (age / half life)
 below ``FLOOR``), so a run is idempotent: the same moment gives the same values, and a second
 run writes nothing. Access raises it again (the age counts from the last access); an importance
 changed since the cycle last wrote it (by the user) becomes the new base. Memory files (source
-``doc``, which have their own age decay in ranking, evergreen ones none) and the decisions a
-user stored are exempt.
+``doc``, which have their own age decay in ranking, evergreen ones none), conversation turns
+and the decisions a user stored are exempt: what decays is the hooks' observations, the
+summaries and the other memories.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ DEFAULT_HALF_LIFE_DAYS = 30.0
 FLOOR = 0.05
 # A change smaller than this is not written (a run a minute after another changes nothing).
 MIN_CHANGE = 0.005
-EXEMPT_SOURCES = ("doc",)
+# Memory files have their own age decay in ranking; conversation turns are what was said and
+# decided, ranked by recency already (decaying them too cost the session replay prompts).
+EXEMPT_SOURCES = ("doc", "transcript", "conversation")
 EXEMPT_USER_TYPE = "decision"
 
 
