@@ -192,3 +192,29 @@ def test_the_state_at_an_old_compaction_is_not_injected(hook, project: Path, pro
         hook("prompt", _prompt(project, "how did we fix the dialyzer false positive?"))
     )
     assert "hex_trace_id" in text and "Pending Tasks" not in text
+
+
+def test_a_consolidation_summary_is_not_injected(hook, project: Path, proj_engine: Engine):
+    """A summary says how often ("ran 6 times"), not what: the memory that answers goes in."""
+    from memlode.storage import memories
+
+    with proj_engine.db.write() as conn:
+        memories.insert(
+            conn,
+            memories.NewMemory(
+                "Ran `mix test test/billing_test.exs` 6 times in 2 sessions; billing refund"
+                " rounding tests failed 4 times, then passed",
+                tags=["summary", "cluster:command"],
+                namespace=proj_engine.namespace,
+                source="consolidation",
+            ),
+        )
+    proj_engine.store(
+        "Fixed the billing refund rounding tests: refunds were rounded per line; now rounded"
+        " once on the total with Decimal.round(2)",
+        "insight",
+    )
+    result = hook("prompt", _prompt(project, "how did we fix the billing refund rounding tests?"))
+    text = _injected(result)
+    assert "Decimal.round(2)" in text
+    assert "6 times" not in text

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from memlode.fastjson import loads
 from memlode.storage import fts_match
-from memlode.storage.capture import FAILURE_TAG, GLOBAL_NAMESPACE
+from memlode.storage.capture import FAILURE_TAG, GLOBAL_NAMESPACE, SUMMARY_TAG
 from memlode.storage.fts_match import OVERFETCH, SCORING_BUDGET
 from memlode.textutil import STOPWORDS, command_key, identifier_parts, query_terms, words
 
@@ -188,12 +188,22 @@ def recall(
     candidates = []
     for memory_id, content, memory_type, importance, created_at, tags_json, raw in rows:
         tags = _tags(tags_json)
-        if "prompt" in tags:
+        if not injectable(tags):
             continue
         rank = W_BM25 * (-float(raw) / best_bm25) + W_IMPORTANCE * float(importance)
         cand = Recalled(memory_id, content, memory_type, created_at, rank, tags=tags)
         candidates.append((cand, vectors.get(memory_id, 0.0)))
     return choose(conn, prompt, candidates, limit, rerank=True, session_id=session_id)
+
+
+# Never injected: a stored prompt (a question is not an answer) and a consolidation summary
+# (an aggregate of observations, "ran 6 times, 4 failed": it took the slot of the specific
+# memory that answers in the session replay, 45 -> 43 of 52; bench/RESULTS.md).
+NOT_INJECTED = frozenset({"prompt", SUMMARY_TAG})
+
+
+def injectable(tags: Sequence[str]) -> bool:
+    return NOT_INJECTED.isdisjoint(tags)
 
 
 def choose(

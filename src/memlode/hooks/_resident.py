@@ -112,7 +112,8 @@ def recalled(
     """The resident's hits (the engine's ranking, best first) through the same gate and
     selection as the lean path (``memlode.hooks._recall.choose``), at most ``limit``.
 
-    Stored prompts are left out (a question is not an answer); each hit's raw ``cosine`` is its
+    Stored prompts and consolidation summaries are left out (``_recall.NOT_INJECTED``); each
+    hit's raw ``cosine`` is its
     vector evidence.
     """
     from memlode.hooks import _recall
@@ -121,7 +122,7 @@ def recalled(
     for hit in hits:
         tags = hit.get("tags")
         tags = [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
-        if "prompt" in tags or not isinstance(hit.get("content"), str):
+        if not _recall.injectable(tags) or not isinstance(hit.get("content"), str):
             continue
         signals = hit.get("signals")
         signals = (

@@ -25,8 +25,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONVERSATION_SOURCES",
+    "FAILURE_TAG",
     "GLOBAL_NAMESPACE",
     "HOOK_SOURCE",
+    "SUMMARY_TAG",
     "add_edge",
     "ensure_memory_node",
     "file_node_id",
@@ -49,6 +51,8 @@ CONVERSATION_SOURCES = frozenset({"conversation", "transcript"})
 HOOK_SOURCE = "hook"
 # The tag of an observation of something that failed (a tool call Claude Code reported failing)
 FAILURE_TAG = "failure"
+# The tag of a consolidation summary (memlode.engine.consolidation): many observations in one
+SUMMARY_TAG = "summary"
 
 
 def index_terms(content: str, source: str, created_at: str) -> str:

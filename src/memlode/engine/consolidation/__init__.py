@@ -47,6 +47,9 @@ CYCLES = ("cluster", "decay")  # summaries first, so that decay covers them in t
 # Rows (decay) and groups (cluster) written per transaction: each commit takes milliseconds,
 # so a hook that writes meanwhile waits that long, not for the whole run.
 DECAY_BATCH = 2000
+# Groups whose members keep their rank under their summary (session replay: demoting the steps
+# of an edit chain lost a prompt whose answer was one step's added line; bench/RESULTS.md).
+KEEP_RANK = frozenset({"edit"})
 CLUSTER_BATCH = 50
 # (cycle, namespace) -> None: called as each cycle of each namespace starts
 Progress = Callable[[str, str], None]
@@ -197,7 +200,10 @@ def _write_summary(conn: sqlite3.Connection, cluster: Cluster) -> None:
         graph.add_edge(
             conn, Edge(summary_id, member.id, Relationship.SUMMARIZES), keep_existing=True
         )
-    rows.set_demotions(conn, summary_id, [m.id for m in cluster.members])
+    # each edit holds its own change (the line that answers "which setting did we keep?"):
+    # an edit chain gets its summary, its steps keep their rank
+    demoted = [] if cluster.kind in KEEP_RANK else [m.id for m in cluster.members]
+    rows.set_demotions(conn, summary_id, demoted)
     rows.save_cluster(
         conn, cluster.namespace, cluster.kind, cluster.key, summary_id, cluster.members_hash
     )

@@ -7,7 +7,9 @@ read, the file edited, the command run) gets one summary memory (source ``consol
 ``summary``), built from the members' own text without a model: how many, over which days and
 sessions, what the parts said (line ranges read, each edit's change, failures and the last
 output of a command). ``SUMMARIZES`` edges lead from it to its members, and recall ranks the
-members lower (``memlode.search.hybrid``); nothing is deleted.
+members of read and command groups lower (``memlode.search.hybrid``; an edit holds its own
+change and keeps its rank); nothing is deleted. The prompt hook never injects a summary
+(``memlode.hooks._recall.NOT_INJECTED``): it answers "how often", not "what".
 
 Idempotent: a group whose members did not change since the last run is left as it is; one that
 grew gets its summary rewritten.
@@ -23,7 +25,7 @@ from typing import Any
 
 from memlode.fastjson import loads
 from memlode.storage import consolidation as rows
-from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE
+from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE, SUMMARY_TAG
 from memlode.textutil import command_key
 
 __all__ = ["MIN_MEMBERS", "SUMMARY_SOURCE", "SUMMARY_TAG", "Cluster", "plan_clusters"]
@@ -31,7 +33,6 @@ __all__ = ["MIN_MEMBERS", "SUMMARY_SOURCE", "SUMMARY_TAG", "Cluster", "plan_clus
 # A group is summarised from this many observations on (two reads of a file are normal work).
 MIN_MEMBERS = 3
 SUMMARY_SOURCE = "consolidation"
-SUMMARY_TAG = "summary"
 # The part lists of a summary stop at this many characters (it is read, not scrolled).
 MAX_PARTS_CHARS = 700
 
