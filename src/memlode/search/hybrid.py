@@ -44,6 +44,7 @@ from memlode.search.late import late_bonus
 from memlode.search.query import SearchQuery
 from memlode.search.recall_params import (
     ADJUSTMENTS,
+    BOOKKEEPING_EDGES,
     DECAY_FLOOR,
     GRAPH_MIX,
     MIN_VECTOR_SIMILARITY,
@@ -60,7 +61,7 @@ from memlode.search.signals import (
     temporal_alignment,
 )
 from memlode.search.vector_side import NearestVectors
-from memlode.storage.capture import FAILURE_TAG
+from memlode.storage.capture import FAILURE_TAG, SUMMARY_SOURCE
 from memlode.storage.consolidation import demoted
 from memlode.storage.memories import MemoryFilter, fetch_many
 from memlode.storage.recall_graph import (
@@ -250,8 +251,11 @@ def _score(
     """Each candidate's signal values (normalised to 0..1) and its weighted score."""
     cands, rows = pool.cands, pool.rows
     ids = list(rows)
-    max_bm25 = max((cands[i].bm25 for i in ids), default=0.0) or 1.0
-    max_cos = max((max(cands[i].cosine or 0.0, 0.0) for i in ids), default=0.0) or 1.0
+    # a consolidation summary joins many observations' words: it does not set the scale the
+    # others are normalised to (session replay, bench/RESULTS.md)
+    scale = [i for i in ids if rows[i].source != SUMMARY_SOURCE] or ids
+    max_bm25 = max((cands[i].bm25 for i in scale), default=0.0) or 1.0
+    max_cos = max((max(cands[i].cosine or 0.0, 0.0) for i in scale), default=0.0) or 1.0
     graph_strength = _graph_strength(conn, ids) if pool.graph_available else {}
     raw: dict[str, dict[str, float]] = {}
     scored: list[tuple[str, float]] = []
@@ -262,8 +266,8 @@ def _score(
         evergreen = row.evergreen or is_evergreen(row.path, params.evergreen)
         age_days = (now - created).total_seconds() / 86400.0
         values = {
-            "bm25": cand.bm25 / max_bm25,
-            "vector": max(cand.cosine or 0.0, 0.0) / max_cos,
+            "bm25": min(cand.bm25 / max_bm25, 1.0),
+            "vector": min(max(cand.cosine or 0.0, 0.0) / max_cos, 1.0),
             "graph": graph_strength.get(memory_id, 0.0),
             "temporal": temporal_alignment(created, hint) if hint is not None else 0.0,
             "tags": tag_match(terms, row.tags),
@@ -399,7 +403,7 @@ def _graph_strength(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, f
                 + GRAPH_MIX[3] * (1.0 if cluster is not None and cluster == top_cluster else 0.0)
             )
         return strength
-    rows = memory_degrees(conn, ids)
+    rows = memory_degrees(conn, ids, skip=BOOKKEEPING_EDGES)
     if not rows:
         return {}
     top = max(r[1] for r in rows) or 1

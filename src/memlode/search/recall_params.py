@@ -12,6 +12,7 @@ from memlode.search.signals import DEFAULT_HALF_LIFE_DAYS, EVERGREEN_NAMES
 
 __all__ = [
     "ADJUSTMENTS",
+    "BOOKKEEPING_EDGES",
     "DECAY_FLOOR",
     "DECAY_SOURCES",
     "DEFAULT_CANDIDATES",
@@ -57,6 +58,9 @@ DEFAULT_FAILURE_BOOST = 0.2
 # An observation a consolidation summary stands for (engine/consolidation: the same file read
 # ten times, a command re-run) loses this share of the best score: its summary says it once.
 DEFAULT_SUMMARIZED_PENALTY = 0.1
+# Edges that record bookkeeping, not knowledge: left out of the degree a memory's graph
+# signal falls back to (a summary's SUMMARIZES edges would make it the best connected).
+BOOKKEEPING_EDGES = ("SUMMARIZES",)
 # Sources whose score decays with age (memory files: issue 7); others only get the recency
 # signal. The floor keeps a stale note findable instead of erasing it.
 DECAY_SOURCES = frozenset({"doc"})

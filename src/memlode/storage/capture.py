@@ -28,6 +28,7 @@ __all__ = [
     "FAILURE_TAG",
     "GLOBAL_NAMESPACE",
     "HOOK_SOURCE",
+    "SUMMARY_SOURCE",
     "SUMMARY_TAG",
     "add_edge",
     "ensure_memory_node",
@@ -51,8 +52,10 @@ CONVERSATION_SOURCES = frozenset({"conversation", "transcript"})
 HOOK_SOURCE = "hook"
 # The tag of an observation of something that failed (a tool call Claude Code reported failing)
 FAILURE_TAG = "failure"
-# The tag of a consolidation summary (memlode.engine.consolidation): many observations in one
+# The tag and source of a consolidation summary (memlode.engine.consolidation): many
+# observations in one
 SUMMARY_TAG = "summary"
+SUMMARY_SOURCE = "consolidation"
 
 
 def index_terms(content: str, source: str, created_at: str) -> str:

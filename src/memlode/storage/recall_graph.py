@@ -54,12 +54,17 @@ def memory_centrality(
     ).fetchall()
 
 
-def memory_degrees(conn: sqlite3.Connection, ids: Sequence[str]) -> list[tuple[str, int]]:
-    """(memory id, number of edges) of each of ``ids`` that has any."""
+def memory_degrees(
+    conn: sqlite3.Connection, ids: Sequence[str], skip: Sequence[str] = ()
+) -> list[tuple[str, int]]:
+    """(memory id, number of edges) of each of ``ids`` that has any, not counting edges of the
+    relationships in ``skip``."""
     marks = ",".join("?" * len(ids))
+    skipped = ",".join("?" * len(skip))
+    where = f" AND e.relationship NOT IN ({skipped})" if skip else ""
     return conn.execute(
         "SELECT n.memory_id, count(e.id) FROM graph_nodes n JOIN graph_edges e"
-        " ON e.source_id = n.id OR e.target_id = n.id"
-        f" WHERE n.memory_id IN ({marks}) GROUP BY n.memory_id",
-        list(ids),
+        f" ON e.source_id = n.id OR e.target_id = n.id"
+        f" WHERE n.memory_id IN ({marks}){where} GROUP BY n.memory_id",
+        [*ids, *skip],
     ).fetchall()

@@ -25,14 +25,13 @@ from typing import Any
 
 from memlode.fastjson import loads
 from memlode.storage import consolidation as rows
-from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE, SUMMARY_TAG
+from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE, SUMMARY_SOURCE, SUMMARY_TAG
 from memlode.textutil import command_key
 
 __all__ = ["MIN_MEMBERS", "SUMMARY_SOURCE", "SUMMARY_TAG", "Cluster", "plan_clusters"]
 
 # A group is summarised from this many observations on (two reads of a file are normal work).
 MIN_MEMBERS = 3
-SUMMARY_SOURCE = "consolidation"
 # The part lists of a summary stop at this many characters (it is read, not scrolled).
 MAX_PARTS_CHARS = 700
 

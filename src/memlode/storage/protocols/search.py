@@ -209,8 +209,11 @@ class RecallGraphRows(Protocol):
         """(memory id, PageRank, betweenness, degree, cluster) from the centrality cache."""
         ...
 
-    def memory_degrees(self, conn: Connection, ids: Sequence[str]) -> list[tuple[str, int]]:
-        """(memory id, number of edges) of each of ``ids`` that has any."""
+    def memory_degrees(
+        self, conn: Connection, ids: Sequence[str], skip: Sequence[str] = ()
+    ) -> list[tuple[str, int]]:
+        """(memory id, number of edges) of each of ``ids`` that has any, edges of the
+        relationships in ``skip`` not counted."""
         ...
 
 
