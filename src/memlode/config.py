@@ -25,8 +25,8 @@ The resident consolidates the store when it is due (``memlode.engine.consolidati
 
 ```toml
 [consolidation]
-every_hours = 24       # MEMLODE_CONSOLIDATE_EVERY: hours between automatic runs (default 0:
-                       # only by hand, `memlode consolidate`)
+every_hours = 24       # MEMLODE_CONSOLIDATE_EVERY: hours between automatic runs (0: only by
+                       # hand, `memlode consolidate`)
 ```
 """
 
@@ -98,10 +98,9 @@ class Settings:
     # keeps it, an evening does not).
     resident_autostart: bool = True
     resident_idle_seconds: float = 1200.0
-    # Hours between the resident's automatic consolidation runs; 0 (the default for now)
-    # leaves it to `memlode consolidate`: the session replay does not yet show that a
-    # consolidated store answers as well (bench/RESULTS.md, issue 19). 24: once a day.
-    consolidate_every_hours: float = 0.0
+    # Hours between the resident's automatic consolidation runs (a day: the store is tidied
+    # once between one day's work and the next); 0 leaves it to `memlode consolidate`.
+    consolidate_every_hours: float = 24.0
 
     @property
     def database(self) -> Path:

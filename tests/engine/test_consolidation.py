@@ -285,3 +285,34 @@ def test_an_automatic_run_is_due_once_per_interval(workdir: Path) -> None:
         assert dry and not due(engine, 24.0)  # a dry run is no run
     finally:
         engine.close()
+
+
+def test_consolidating_changes_no_members_vector(tmp_path: Path) -> None:
+    """A member's vector is embedded from its text and its links; a summary's SUMMARIZES edge
+    is bookkeeping and must not change it (on the session replay it moved a member from 7th
+    to 15th)."""
+    from memlode.storage import graph
+    from memlode.types import Edge, Relationship
+
+    vectors = []
+    for summarised in (False, True):
+        home = tmp_path / f"home-{summarised}"
+        engine = Engine(Settings.load({"home": home, "db_path": home / "memlode.db"}))
+        try:
+            member = engine.store("Edited config/config.exs: trace_types [:custom]", "context").id
+            if summarised:
+                summary = engine.store("Edited config/config.exs 3 times", "context").id
+                with engine.db.write() as conn:
+                    graph.ensure_memory_node(conn, summary, "summary", engine.namespace)
+                    graph.ensure_memory_node(conn, member, "member", engine.namespace)
+                    graph.add_edge(conn, Edge(summary, member, Relationship.SUMMARIZES))
+            engine.embed_pending()
+            with sqlite3.connect(home / "memlode.db") as conn:
+                vectors.append(
+                    conn.execute(
+                        "SELECT vector FROM memory_embeddings WHERE memory_id = ?", (member,)
+                    ).fetchone()[0]
+                )
+        finally:
+            engine.close()
+    assert vectors[0] == vectors[1]

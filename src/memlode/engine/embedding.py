@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
 from memlode.project import readable_name
+from memlode.search.recall_params import BOOKKEEPING_EDGES
 from memlode.storage import embeddings as vector_repo
 from memlode.storage.db import Database
 from memlode.textutil import content_hash
@@ -208,13 +209,17 @@ class EmbeddingService:
 
     def _relationships(self, ids: list[str]) -> dict[str, list[tuple[str, str]]]:
         """Each memory's first ``MAX_ENRICH_RELATIONSHIPS`` edges (by edge id) as
-        (relationship, name of the other end), for a whole batch in one query."""
+        (relationship, name of the other end), for a whole batch in one query; bookkeeping
+        edges (a consolidation summary's ``SUMMARIZES``) left out, so that consolidating a
+        store changes no member's vector (on the session replay it did, and cost a prompt)."""
         if not ids:
             return {}
         rows = vector_repo.relationships_of(self.db.conn, ids)
         out: dict[str, list[tuple[str, str]]] = {}
         seen: set[tuple[str, int]] = set()  # an edge from a memory to itself comes twice
         for memory_id, edge_id, relationship, name in rows:
+            if relationship in BOOKKEEPING_EDGES:  # a summary's edges say nothing of the text
+                continue
             found = out.setdefault(memory_id, [])
             if len(found) < MAX_ENRICH_RELATIONSHIPS and (memory_id, edge_id) not in seen:
                 seen.add((memory_id, edge_id))

@@ -387,12 +387,12 @@ class ResidentServer:
         self._consolidating.start()
 
     def _consolidate(self, every_hours: float) -> None:
-        from memlode.engine.consolidation import consolidate, due
+        from memlode.engine.consolidation import AUTO_CYCLES, consolidate, due
 
         try:
             with self._opener() as engine:
                 if due(engine, every_hours):
-                    runs = consolidate(engine, namespace="*")
+                    runs = consolidate(engine, cycles=AUTO_CYCLES, namespace="*")
                     log.info("resident: consolidated (%d cycle runs)", len(runs))
         except Exception as exc:
             log.warning("resident: consolidation failed: %s", exc)

@@ -40,9 +40,12 @@ if TYPE_CHECKING:
 
     from memlode.engine import Engine
 
-__all__ = ["CYCLES", "CycleRun", "consolidate", "due", "status"]
+__all__ = ["AUTO_CYCLES", "CYCLES", "CycleRun", "consolidate", "due", "status"]
 
 CYCLES = ("cluster", "decay")  # summaries first, so that decay covers them in the same run
+# What the resident runs by itself when due: the cycle the session replay has judged (45/52
+# with it and without; bench/RESULTS.md). Decay runs when asked until it is measured too.
+AUTO_CYCLES = ("cluster",)
 
 # Rows (decay) and groups (cluster) written per transaction: each commit takes milliseconds,
 # so a hook that writes meanwhile waits that long, not for the whole run.
