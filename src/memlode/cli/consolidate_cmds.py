@@ -8,17 +8,20 @@ from typing import Any
 import click
 
 from memlode.cli.common import Count, echo_json, json_option, namespace_option, open_engine
+from memlode.search.signals import DEFAULT_HALF_LIFE_DAYS
 
 __all__ = ["consolidate"]
 
-_CYCLES = ("cluster", "decay")
+# memlode.engine.consolidation.CYCLES, not imported here: listing the commands (`--help`)
+# must not load the engine (a test holds the two equal)
+CYCLES = ("cluster", "decay")
 
 
 @click.group(invoke_without_command=True)
 @click.option(
     "--cycle",
     "cycles",
-    type=click.Choice(_CYCLES),
+    type=click.Choice(CYCLES),
     multiple=True,
     help="Run only this cycle (repeatable; default: all).",
 )
@@ -26,7 +29,7 @@ _CYCLES = ("cluster", "decay")
 @click.option(
     "--half-life",
     type=float,
-    default=30.0,
+    default=DEFAULT_HALF_LIFE_DAYS,
     show_default=True,
     help="Decay: days in which an unused memory's importance halves.",
 )
@@ -56,7 +59,7 @@ def consolidate(
     with open_engine(ctx) as engine:
         runs = run(
             engine,
-            cycles=cycles or _CYCLES,
+            cycles=cycles or CYCLES,
             namespace=namespace,
             dry_run=dry_run,
             half_life_days=half_life,

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memlode.engine.consolidation.cluster import (
+    MIN_MEMBERS,
     SUMMARY_SOURCE,
     SUMMARY_TAG,
     Cluster,
@@ -155,7 +156,7 @@ def _cluster(engine: Engine, run: CycleRun, moment: datetime) -> None:
         "unchanged": sum(c.state == "unchanged" for c in clusters),
         "members": sum(len(c.members) for c in clusters),
     }
-    run.parameters = {"min_members": 3}
+    run.parameters = {"min_members": MIN_MEMBERS}
     if log_id is None:
         run.changes = [{**c.to_dict(), "summary": c.summary()} for c in todo]
         return

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,10 +185,3 @@ def _command_summary(cluster: Cluster) -> str:
 
 
 _SUMMARIES = {"read": _read_summary, "edit": _edit_summary, "command": _command_summary}
-
-
-def group_sizes(clusters: list[Cluster]) -> dict[str, int]:
-    sizes: dict[str, int] = defaultdict(int)
-    for c in clusters:
-        sizes[c.kind] += len(c.members)
-    return dict(sizes)

@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memlode.search.signals import DEFAULT_HALF_LIFE_DAYS  # DESIGN.md: decay half-life 30 days
 from memlode.storage import consolidation as rows
 from memlode.types import parse_ts
 
 __all__ = ["DEFAULT_HALF_LIFE_DAYS", "EXEMPT_SOURCES", "FLOOR", "DecayPlan", "plan_decay"]
 
-# DESIGN.md: decay half-life 30 days.
-DEFAULT_HALF_LIFE_DAYS = 30.0
 # The least importance decay leaves: a forgotten row is still found by its words.
 FLOOR = 0.05
 # A change smaller than this is not written (a run a minute after another changes nothing).

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from memlode.mcp.params import IDEMPOTENT_WRITE, READ_ONLY, ReadNamespace
 from memlode.mcp.tooling import ToolCall, mcp_tool
+from memlode.search.signals import DEFAULT_HALF_LIFE_DAYS
 
 __all__ = ["consolidate", "consolidation_status"]
 
@@ -74,7 +75,7 @@ def consolidate(
     namespace: ReadNamespace = None,
     half_life_days: Annotated[
         float, Field(gt=0, le=3650, description="Decay: days in which importance halves")
-    ] = 30.0,
+    ] = DEFAULT_HALF_LIFE_DAYS,
 ) -> ConsolidateOut:
     from memlode.engine.consolidation import CYCLES
     from memlode.engine.consolidation import consolidate as run
