@@ -20,19 +20,31 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from memlode.engine.consolidation.cycle import CycleContext, CycleRun, log_finish, log_start
 from memlode.fastjson import loads
 from memlode.storage import consolidation as rows
+from memlode.storage import graph
+from memlode.storage import memories as memory_rows
 from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE, SUMMARY_SOURCE, SUMMARY_TAG
 from memlode.textutil import command_key
+from memlode.types import Edge, MemoryType, Relationship
 
-__all__ = ["MIN_MEMBERS", "SUMMARY_SOURCE", "SUMMARY_TAG", "Cluster", "plan_clusters"]
+if TYPE_CHECKING:
+    import sqlite3
+
+__all__ = ["MIN_MEMBERS", "SUMMARY_SOURCE", "SUMMARY_TAG", "Cluster", "plan_clusters", "run"]
 
 # A group is summarised from this many observations on (two reads of a file are normal work).
 MIN_MEMBERS = 3
 # The part lists of a summary stop at this many characters (it is read, not scrolled).
 MAX_PARTS_CHARS = 700
+# Groups written per transaction (each whole: its summary, edges, demotions and record).
+BATCH = 50
+# Groups whose members keep their rank under their summary (session replay: demoting the steps
+# of an edit chain lost a prompt whose answer was one step's added line; bench/RESULTS.md).
+KEEP_RANK = frozenset({"edit"})
 
 
 @dataclass
@@ -185,3 +197,69 @@ def _command_summary(cluster: Cluster) -> str:
 
 
 _SUMMARIES = {"read": _read_summary, "edit": _edit_summary, "command": _command_summary}
+
+
+def run(ctx: CycleContext, report: CycleRun) -> None:
+    report.parameters = {"min_members": MIN_MEMBERS}
+    log_id = log_start(ctx, report)
+    clusters = plan_clusters(ctx.engine.conn, report.namespace)
+    todo = [c for c in clusters if c.state != "unchanged"]
+    report.counts = {
+        "groups": len(clusters),
+        "new": sum(c.state == "new" for c in clusters),
+        "changed": sum(c.state == "changed" for c in clusters),
+        "unchanged": sum(c.state == "unchanged" for c in clusters),
+        "members": sum(len(c.members) for c in clusters),
+    }
+    if log_id is None:
+        report.changes = [{**c.to_dict(), "summary": c.summary()} for c in todo]
+        return
+    # one short transaction per batch of groups; a run killed midway is finished by the next
+    for start in range(0, len(todo), BATCH):
+        with ctx.engine.db.write() as conn:
+            for cluster in todo[start : start + BATCH]:
+                _write_summary(conn, cluster)
+    report.changes = [c.to_dict() for c in todo]
+    log_finish(ctx, log_id, report)
+
+
+def _write_summary(conn: sqlite3.Connection, cluster: Cluster) -> None:
+    text = cluster.summary()
+    first, last = cluster.members[0], cluster.members[-1]
+    metadata: dict[str, Any] = {
+        "cluster": cluster.kind,
+        "key": cluster.key,
+        "members": len(cluster.members),
+        "first_at": first.created_at,
+        "last_at": last.created_at,
+    }
+    if cluster.kind != "command":
+        metadata["file"] = cluster.key
+    if cluster.summary_id is None:
+        new = memory_rows.NewMemory(
+            content=text,
+            memory_type=MemoryType.CONTEXT,
+            importance=max(m.importance for m in cluster.members),
+            tags=[SUMMARY_TAG, f"cluster:{cluster.kind}"],
+            metadata=metadata,
+            namespace=cluster.namespace,
+            source=SUMMARY_SOURCE,
+            created_at=last.created_at,
+        )
+        cluster.summary_id, _created = memory_rows.insert(conn, new)
+    else:
+        memory_rows.update(conn, cluster.summary_id, {"content": text, "metadata": metadata})
+    summary_id = cluster.summary_id
+    graph.ensure_memory_node(conn, summary_id, text, cluster.namespace)
+    for member in cluster.members:
+        graph.ensure_memory_node(conn, member.id, member.content, cluster.namespace)
+        graph.add_edge(
+            conn, Edge(summary_id, member.id, Relationship.SUMMARIZES), keep_existing=True
+        )
+    # each edit holds its own change (the line that answers "which setting did we keep?"):
+    # an edit chain gets its summary, its steps keep their rank
+    demoted = [] if cluster.kind in KEEP_RANK else [m.id for m in cluster.members]
+    rows.set_demotions(conn, summary_id, demoted)
+    rows.save_cluster(
+        conn, cluster.namespace, cluster.kind, cluster.key, summary_id, cluster.members_hash
+    )

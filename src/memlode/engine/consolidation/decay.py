@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memlode.engine.consolidation.cycle import CycleContext, CycleRun, log_finish, log_start
 from memlode.search.signals import DEFAULT_HALF_LIFE_DAYS  # DESIGN.md: decay half-life 30 days
 from memlode.storage import consolidation as rows
 from memlode.types import parse_ts
 
-__all__ = ["DEFAULT_HALF_LIFE_DAYS", "EXEMPT_SOURCES", "FLOOR", "DecayPlan", "plan_decay"]
+__all__ = ["DEFAULT_HALF_LIFE_DAYS", "EXEMPT_SOURCES", "FLOOR", "DecayPlan", "plan_decay", "run"]
 
 # The least importance decay leaves: a forgotten row is still found by its words.
 FLOOR = 0.05
@@ -30,6 +31,9 @@ MIN_CHANGE = 0.005
 # decided, ranked by recency already (decaying them too cost the session replay prompts).
 EXEMPT_SOURCES = ("doc", "transcript", "conversation")
 EXEMPT_USER_TYPE = "decision"
+# Rows written per transaction: each commit takes milliseconds, so a hook that writes meanwhile
+# waits that long, not for the whole run.
+BATCH = 2000
 
 
 @dataclass
@@ -65,3 +69,20 @@ def plan_decay(conn: Any, namespace: str, now: datetime, half_life_days: float) 
             changes.append((str(memory_id), value, start))
             raised += value > current
     return DecayPlan(namespace, len(found), changes, raised)
+
+
+def run(ctx: CycleContext, report: CycleRun) -> None:
+    report.parameters = {"half_life_days": ctx.half_life_days}
+    log_id = log_start(ctx, report)
+    plan = plan_decay(ctx.engine.conn, report.namespace, ctx.moment, ctx.half_life_days)
+    report.counts = plan.summary()
+    report.changes = [
+        {"id": memory_id, "importance": value, "base": base}
+        for memory_id, value, base in plan.changes
+    ]
+    if log_id is None:
+        return
+    for start in range(0, len(plan.changes), BATCH):
+        with ctx.engine.db.write() as conn:
+            rows.write_decay(conn, plan.changes[start : start + BATCH])
+    log_finish(ctx, log_id, report)

@@ -77,12 +77,12 @@ def consolidate(
         float, Field(gt=0, le=3650, description="Decay: days in which importance halves")
     ] = DEFAULT_HALF_LIFE_DAYS,
 ) -> ConsolidateOut:
-    from memlode.engine.consolidation import CYCLES
+    from memlode.engine.consolidation import DEFAULT_CYCLES
     from memlode.engine.consolidation import consolidate as run
 
     runs = run(
         call.engine,
-        cycles=cycles or CYCLES,
+        cycles=cycles or DEFAULT_CYCLES,
         namespace=namespace,
         dry_run=dry_run,
         half_life_days=half_life_days,
