@@ -186,8 +186,8 @@ def test_decay_halves_unused_importance_and_exempts_user_decisions(workdir: Path
 
 
 def test_bad_cycle_and_half_life_are_clear_errors(workdir: Path) -> None:
-    bad = _memlode("consolidate", "--cycle", "forget", cwd=workdir)
-    assert bad.returncode == 2 and "forget" in bad.stderr
+    bad = _memlode("consolidate", "--cycle", "shred", cwd=workdir)
+    assert bad.returncode == 2 and "shred" in bad.stderr
     zero = _memlode("consolidate", "--half-life", "0", cwd=workdir)
     assert zero.returncode == 1
     assert zero.stderr.strip().splitlines() == [
@@ -323,3 +323,4 @@ def test_the_cli_offers_the_engines_cycles() -> None:
     from memlode.engine import consolidation
 
     assert consolidate_cmds.CYCLES == consolidation.CYCLES
+    assert set(consolidate_cmds.OPT_IN) == consolidation.OPT_IN

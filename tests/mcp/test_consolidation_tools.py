@@ -9,6 +9,7 @@ import pytest
 
 from memlode.config import Settings
 from memlode.engine import Engine
+from memlode.engine.consolidation import DEFAULT_CYCLES
 from memlode.storage import memories
 
 pytestmark = pytest.mark.anyio
@@ -51,11 +52,16 @@ async def test_consolidate_and_its_status(harness, workdir: Path) -> None:
         done = harness.ok(await session.call_tool("consolidate", {"cycles": ["cluster"]}))
         assert done["runs"][0]["counts"]["new"] == 1
         again = harness.ok(await session.call_tool("consolidate", {}))
-        assert {r["cycle"] for r in again["runs"]} == {"decay", "cluster"}
+        assert [r["cycle"] for r in again["runs"]] == list(DEFAULT_CYCLES)
+        assert "forget" not in DEFAULT_CYCLES  # opt-in: only when named
         cluster = next(r for r in again["runs"] if r["cycle"] == "cluster")
         assert cluster["counts"]["unchanged"] == 1 and cluster["changes"] == []
         log = harness.ok(await session.call_tool("consolidation_status", {"limit": 5}))
-        assert [r["cycle"] for r in log["runs"]] == ["decay", "cluster", "cluster"]
+        assert [r["cycle"] for r in log["runs"]] == [*reversed(DEFAULT_CYCLES), "cluster"][:5]
         assert all(r["state"] == "finished" for r in log["runs"])
-        bad = await session.call_tool("consolidate", {"cycles": ["forget"]})
+        bad = await session.call_tool("consolidate", {"cycles": ["shred"]})
         assert bad.is_error
+        forget = harness.ok(
+            await session.call_tool("consolidate", {"cycles": ["forget"], "dry_run": True})
+        )
+        assert forget["runs"][0]["counts"]["archived"] == 0  # nothing here is old

@@ -14,7 +14,9 @@ __all__ = ["consolidate"]
 
 # memlode.engine.consolidation.CYCLES, not imported here: listing the commands (`--help`)
 # must not load the engine (a test holds the two equal)
-CYCLES = ("cluster", "decay")
+CYCLES = ("cluster", "creative", "decay", "forget")
+OPT_IN = ("forget",)  # run only when named
+DEFAULT_FORGET_AFTER_DAYS = 90.0
 
 
 @click.group(invoke_without_command=True)
@@ -23,7 +25,7 @@ CYCLES = ("cluster", "decay")
     "cycles",
     type=click.Choice(CYCLES),
     multiple=True,
-    help="Run only this cycle (repeatable; default: all).",
+    help="Run only this cycle (repeatable; default: all but forget, which runs only when named).",
 )
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option(
@@ -33,6 +35,13 @@ CYCLES = ("cluster", "decay")
     show_default=True,
     help="Decay: days in which an unused memory's importance halves.",
 )
+@click.option(
+    "--forget-after",
+    type=float,
+    default=DEFAULT_FORGET_AFTER_DAYS,
+    show_default=True,
+    help="Forget: only rows older than this many days.",
+)
 @namespace_option
 @json_option
 @click.pass_context
@@ -41,6 +50,7 @@ def consolidate(
     cycles: tuple[str, ...],
     dry_run: bool,
     half_life: float,
+    forget_after: float,
     namespace: str | None,
     as_json: bool,
 ) -> None:
@@ -59,10 +69,11 @@ def consolidate(
     with open_engine(ctx) as engine:
         runs = run(
             engine,
-            cycles=cycles or CYCLES,
+            cycles=cycles or tuple(c for c in CYCLES if c not in OPT_IN),
             namespace=namespace,
             dry_run=dry_run,
             half_life_days=half_life,
+            forget_after_days=forget_after,
             progress=progress,
         )
     if as_json:
@@ -82,6 +93,10 @@ def consolidate(
 
 
 def _change_line(change: dict[str, Any]) -> str:
+    if "reason" in change:
+        return f"{change['id']}: forget ({change['reason']})"
+    if "relationship" in change:
+        return f"{change['relationship']} {change['source']} -> {change['target']}"
     if "importance" in change:
         return f"{change['id']}: importance {change['base']} -> {change['importance']}"
     return f"{change['state']} {change['kind']} x{change['members']}: {change.get('summary', '')}"
@@ -108,3 +123,66 @@ def status(ctx: click.Context, limit: int, as_json: bool) -> None:
             f"{row['started_at'][:19]} {row['cycle']:<8} {row['namespace'] or '(none)'}"
             f" {row['state']}" + (f": {counts}" if counts else "")
         )
+
+
+@consolidate.command("archive")
+@click.option("--run", "run_id", type=int, default=None, help="Only what this forget run removed.")
+@click.option("--limit", type=Count(1, 100000), default=50, show_default=True)
+@namespace_option
+@json_option
+@click.pass_context
+def archive(
+    ctx: click.Context, run_id: int | None, limit: int, namespace: str | None, as_json: bool
+) -> None:
+    """What the forget cycle archived (and `restore` can put back), newest first."""
+    from memlode.engine.consolidation.forget import archived
+
+    with open_engine(ctx) as engine:
+        rows = archived(engine, namespace=namespace, run_id=run_id, limit=limit)
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("the archive is empty")
+    for row in rows:
+        text = " ".join(str(row["content"]).split())[:90]
+        click.echo(f"{row['id']} run {row['run_id']} {row['reason']}: {text}")
+
+
+@consolidate.command("restore")
+@click.argument("memory_ids", nargs=-1)
+@click.option("--run", "run_id", type=int, default=None, help="Everything this forget run removed.")
+@click.option("--all", "everything", is_flag=True, help="Everything archived in the namespace.")
+@click.option("--dry-run", is_flag=True, help="Show what would be restored; write nothing.")
+@namespace_option
+@json_option
+@click.pass_context
+def restore(
+    ctx: click.Context,
+    memory_ids: tuple[str, ...],
+    run_id: int | None,
+    everything: bool,
+    dry_run: bool,
+    namespace: str | None,
+    as_json: bool,
+) -> None:
+    """Put forgotten memories back from the archive: by id, by forget run, or --all."""
+    from memlode.engine.consolidation.forget import restore as put_back
+
+    if not memory_ids and run_id is None and not everything:
+        raise click.UsageError("name memory ids, --run ID or --all")
+    if everything and (memory_ids or run_id is not None):
+        raise click.UsageError("--all restores everything; leave out ids and --run")
+    with open_engine(ctx) as engine:
+        states = put_back(
+            engine, ids=memory_ids, run_id=run_id, namespace=namespace, dry_run=dry_run
+        )
+    if as_json:
+        echo_json(states)
+        return
+    for memory_id, state in states.items():
+        click.echo(f"{memory_id}: {state}")
+    restored = sum(state in ("restored", "would restore") for state in states.values())
+    click.echo(f"{'would restore' if dry_run else 'restored'} {restored} of {len(states)}")
+    if any(state == "not in the archive" for state in states.values()):
+        ctx.exit(1)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from memlode.storage import (
+    archive,
     backup,
     briefing,
     capture,
@@ -39,6 +40,7 @@ from memlode.storage import (
     recall_rows,
     row_checks,
     sessions,
+    similarity_links,
     store_settings,
     store_stats,
     transcript_store,
@@ -46,6 +48,7 @@ from memlode.storage import (
     vector_rows,
 )
 from memlode.storage.code_repo import CodeRepo
+from memlode.storage.protocols.archive import ArchiveRows
 from memlode.storage.protocols.code import (
     CodeGraphRows,
     CodeNavigationRows,
@@ -75,6 +78,7 @@ from memlode.storage.protocols.search import (
     VectorRows,
 )
 from memlode.storage.protocols.sessions import SessionCaptureRows, SessionRows, TranscriptRows
+from memlode.storage.protocols.similarity_links import SimilarityLinkRows
 
 if TYPE_CHECKING:
     from memlode.storage.db import Database
@@ -90,6 +94,8 @@ class Backend(Protocol):
     code_navigation: CodeNavigationRows
     code_symbol_search: CodeSymbolSearchRows
     consolidation: ConsolidationRows
+    archive: ArchiveRows
+    similarity_links: SimilarityLinkRows
     doc_files: DocFileRows
     doc_folders: DocFolderRows
     graph: GraphRows
@@ -131,6 +137,8 @@ class SqliteBackend:
     code_navigation: CodeNavigationRows = code_navigation
     code_symbol_search: CodeSymbolSearchRows = code_symbol_search
     consolidation: ConsolidationRows = consolidation
+    archive: ArchiveRows = archive
+    similarity_links: SimilarityLinkRows = similarity_links
     doc_files: DocFileRows = doc_files
     doc_folders: DocFolderRows = doc_folders
     graph: GraphRows = graph

@@ -45,9 +45,9 @@ __all__ = [
 
 # Each cycle is the module of that name here, with ``run(ctx, report)``; a run takes them in
 # this order (summaries first, so that decay covers them in the same run).
-CYCLES = ("cluster", "decay")
+CYCLES = ("cluster", "creative", "decay", "forget")
 # Cycles that run only when named (``--cycle``): they remove rows.
-OPT_IN: frozenset[str] = frozenset()
+OPT_IN = frozenset({"forget"})
 DEFAULT_CYCLES = tuple(c for c in CYCLES if c not in OPT_IN)
 # What the resident runs by itself when due: the cycle the session replay has judged (45/52
 # with it and without; bench/RESULTS.md). Decay runs when asked until it is measured too.

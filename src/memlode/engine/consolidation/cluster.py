@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,15 @@ from memlode.types import Edge, MemoryType, Relationship
 if TYPE_CHECKING:
     import sqlite3
 
-__all__ = ["MIN_MEMBERS", "SUMMARY_SOURCE", "SUMMARY_TAG", "Cluster", "plan_clusters", "run"]
+__all__ = [
+    "MIN_MEMBERS",
+    "SUMMARY_SOURCE",
+    "SUMMARY_TAG",
+    "Cluster",
+    "members_hash",
+    "plan_clusters",
+    "run",
+]
 
 # A group is summarised from this many observations on (two reads of a file are normal work).
 MIN_MEMBERS = 3
@@ -68,8 +77,7 @@ class Cluster:
 
     @property
     def members_hash(self) -> str:
-        joined = "\n".join(sorted(m.id for m in self.members))
-        return hashlib.sha256(joined.encode()).hexdigest()[:32]
+        return members_hash(m.id for m in self.members)
 
     def summary(self) -> str:
         return _SUMMARIES[self.kind](self)
@@ -83,6 +91,11 @@ class Cluster:
             "state": self.state,
             "summary_id": self.summary_id,
         }
+
+
+def members_hash(ids: Iterable[str]) -> str:
+    """What a cluster record keeps of its members: a re-run compares it to see a change."""
+    return hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()[:32]
 
 
 def plan_clusters(conn: Any, namespace: str) -> list[Cluster]:

@@ -58,9 +58,11 @@ def _consolidate_text(out: ConsolidateOut) -> str:
 
 @mcp_tool(
     IDEMPOTENT_WRITE,
-    "Consolidate memory: decay the importance of what is never used, and summarise repeated "
-    "observations (a file read again and again, a command re-run, a chain of edits) into one "
-    "memory each, ranking the repeats lower. dry_run=true shows what would change. Default "
+    "Consolidate memory: summarise repeated observations (a file read again and again, a "
+    "command re-run, a chain of edits) into one memory each, ranking the repeats lower; link "
+    "related memories of different kinds (creative); decay the importance of what is never "
+    "used. 'forget' (only when named) archives old, unused, superseded rows (`memlode "
+    "consolidate restore` puts them back). dry_run=true shows what would change. Default "
     "namespace: this project ({project}); '*' for every namespace.",
     text=_consolidate_text,
     writes=True,
@@ -68,14 +70,20 @@ def _consolidate_text(out: ConsolidateOut) -> str:
 def consolidate(
     call: ToolCall,
     cycles: Annotated[
-        list[Literal["decay", "cluster"]] | None,
-        Field(max_length=2, description="Cycles to run; default: all"),
+        list[Literal["cluster", "creative", "decay", "forget"]] | None,
+        Field(
+            max_length=4,
+            description="Cycles to run; default: all but forget, which runs only when named",
+        ),
     ] = None,
     dry_run: Annotated[bool, Field(description="Report what would change; write nothing")] = False,
     namespace: ReadNamespace = None,
     half_life_days: Annotated[
         float, Field(gt=0, le=3650, description="Decay: days in which importance halves")
     ] = DEFAULT_HALF_LIFE_DAYS,
+    forget_after_days: Annotated[
+        float, Field(ge=1, le=36500, description="Forget: only rows older than this many days")
+    ] = 90.0,
 ) -> ConsolidateOut:
     from memlode.engine.consolidation import DEFAULT_CYCLES
     from memlode.engine.consolidation import consolidate as run
@@ -86,6 +94,7 @@ def consolidate(
         namespace=namespace,
         dry_run=dry_run,
         half_life_days=half_life_days,
+        forget_after_days=forget_after_days,
     )
     return ConsolidateOut(runs=[CycleOut.model_validate(r.to_dict()) for r in runs])
 

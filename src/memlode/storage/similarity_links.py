@@ -1,0 +1,97 @@
+"""The rows the creative consolidation cycle reads and keeps: each namespace's stored vectors
+with the type and source of their memories, and the links it drew (``SIMILAR_TO`` and
+``SHARES_THEME`` edges marked ``{"by": "creative"}`` in their properties).
+
+Parameters in, plain rows out; which pairs to link is ``memlode.engine.consolidation.creative``'s.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "CREATIVE_MARK",
+    "delete_edges",
+    "linked_by_creative",
+    "memory_texts",
+    "namespace_vectors",
+    "vector_models",
+]
+
+# The edge property that tells the creative cycle's links from everyone else's.
+CREATIVE_MARK = "creative"
+
+
+def vector_models(conn: sqlite3.Connection, namespace: str) -> list[tuple[str, int, int]]:
+    """(model, dim, rows) of the vectors stored for ``namespace``, most rows first."""
+    return [
+        (str(model), int(dim), int(n))
+        for model, dim, n in conn.execute(
+            "SELECT e.model, e.dim, count(*) FROM memory_embeddings e"
+            " JOIN memories m ON m.id = e.memory_id WHERE m.namespace = ?"
+            " GROUP BY e.model, e.dim ORDER BY 3 DESC, 1",
+            (namespace,),
+        )
+    ]
+
+
+def namespace_vectors(
+    conn: sqlite3.Connection, namespace: str, model: str, dim: int, skip_source: str
+) -> list[Any]:
+    """(embedding rowid, memory id, vector, memory type, source, session id) of the
+    namespace's vectors from ``model``, leaving out memories from ``skip_source``; in rowid
+    order."""
+    return conn.execute(
+        "SELECT e.rowid, e.memory_id, e.vector, m.memory_type, m.source, m.session_id"
+        " FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id"
+        " WHERE m.namespace = ? AND e.model = ? AND e.dim = ? AND m.source != ?"
+        " ORDER BY e.rowid",
+        (namespace, model, dim, skip_source),
+    ).fetchall()
+
+
+def memory_texts(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str]:
+    """memory id -> content, for those of ``ids`` that exist."""
+    out: dict[str, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        marks = ",".join("?" * len(chunk))
+        out.update(
+            (str(i), str(c))
+            for i, c in conn.execute(
+                f"SELECT id, content FROM memories WHERE id IN ({marks})", chunk
+            )
+        )
+    return out
+
+
+def linked_by_creative(
+    conn: sqlite3.Connection, namespace: str, relationship: str
+) -> list[tuple[str, str, float]]:
+    """(source id, target id, weight) of the creative cycle's ``relationship`` edges between
+    memories of ``namespace``."""
+    return [
+        (str(s), str(t), float(w))
+        for s, t, w in conn.execute(
+            "SELECT e.source_id, e.target_id, e.weight FROM graph_edges e"
+            " JOIN graph_nodes n ON n.id = e.source_id"
+            " WHERE e.relationship = ? AND n.namespace = ? AND n.kind = 'memory'"
+            " AND json_extract(e.properties, '$.by') = ?",
+            (relationship, namespace, CREATIVE_MARK),
+        )
+    ]
+
+
+def delete_edges(
+    conn: sqlite3.Connection, relationship: str, pairs: Sequence[tuple[str, str]]
+) -> int:
+    """Delete the ``relationship`` edges (source id, target id) of ``pairs``; rows deleted."""
+    total = 0
+    for source, target in pairs:
+        total += conn.execute(
+            "DELETE FROM graph_edges WHERE source_id = ? AND target_id = ? AND relationship = ?",
+            (source, target, relationship),
+        ).rowcount
+    return total

@@ -1,0 +1,216 @@
+"""The creative and forget cycles through the CLI on real stores: links drawn between related
+memories of different kinds (and nothing on a re-run or a dry run); old, unused, superseded
+rows archived whole and restored whole, never a user's memory or a decision."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from memlode.config import Settings
+from memlode.engine import Engine
+from memlode.storage import memories
+from memlode.types import MemoryType, format_ts, utcnow
+
+
+def _memlode(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memlode", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+    )
+
+
+def _json(*args: str, cwd: Path) -> Any:
+    done = _memlode(*args, "--json", cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _insert(engine: Engine, text: str, **fields: Any) -> str:
+    with engine.db.write() as conn:
+        new = memories.NewMemory(text, namespace=engine.namespace)
+        for name, value in fields.items():
+            setattr(new, name, value)
+        memory_id, _created = memories.insert(conn, new)
+    return memory_id
+
+
+def _edges(db: Path, relationship: str) -> set[tuple[str, str]]:
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT source_id, target_id FROM graph_edges WHERE relationship = ?", (relationship,)
+        )
+        return {(str(a), str(b)) for a, b in rows}
+
+
+LOCKS = "the job queue takes Postgres advisory locks so two workers never run the same job"
+
+
+def test_creative_links_related_memories_of_different_kinds(workdir: Path) -> None:
+    engine = Engine(Settings.load({}))
+    try:
+        decision = _insert(
+            engine, f"Decision: {LOCKS}", memory_type=MemoryType.DECISION, importance=0.8
+        )
+        edit = _insert(
+            engine, f"Edited queue.py: {LOCKS}", source="hook", session_id="s2", tags=["edit"]
+        )
+        turn = _insert(engine, f"We agreed that {LOCKS}", source="transcript", session_id="s3")
+        twin = _insert(engine, f"Edited queue.py again: {LOCKS}", source="hook", session_id="s4")
+        other = _insert(engine, "Read README.md lines 1-40", source="hook", session_id="s2")
+        engine.embed_pending()
+    finally:
+        engine.close()
+    db = Settings.load({}).database
+
+    [dry] = _json("consolidate", "--cycle", "creative", "--dry-run", cwd=workdir)
+    assert dry["counts"]["vectors_new"] == 5
+    assert _edges(db, "SIMILAR_TO") == set()  # a dry run writes nothing
+
+    [run] = _json("consolidate", "--cycle", "creative", cwd=workdir)
+    linked = {frozenset(pair) for pair in _edges(db, "SIMILAR_TO")}
+    assert run["counts"]["similar_new"] == len(linked)
+    assert {frozenset((decision, edit)), frozenset((decision, turn))} <= linked
+    assert frozenset((edit, twin)) not in linked  # same type and source: the cluster cycle's
+    assert not any(other in pair for pair in linked)
+    # one theme: its members each linked to the hub
+    themes = _edges(db, "SHARES_THEME")
+    assert len(themes) >= 2 and len({hub for _member, hub in themes}) == 1
+
+    [again] = _json("consolidate", "--cycle", "creative", cwd=workdir)
+    assert again["counts"]["vectors_new"] == 0 and again["changes"] == []
+    assert {frozenset(p) for p in _edges(db, "SIMILAR_TO")} == linked
+
+    # a new related row is linked incrementally; the old rows are not scored again
+    engine = Engine(Settings.load({}))
+    try:
+        late = _insert(engine, f"Runbook: {LOCKS}", source="doc", session_id="s5")
+        engine.embed_pending()
+    finally:
+        engine.close()
+    [more] = _json("consolidate", "--cycle", "creative", cwd=workdir)
+    assert more["counts"]["vectors_new"] == 1
+    assert any(late in pair for pair in _edges(db, "SIMILAR_TO"))
+
+
+def _forget_store(engine: Engine) -> dict[str, str]:
+    old = format_ts(utcnow() - timedelta(days=120))
+    ids = {
+        "stale": _insert(engine, "Grep 'TODO' -> 0 files", source="hook", importance=0.05),
+        "opened": _insert(engine, "Glob '*.md' -> 2 files", source="hook", importance=0.05),
+        "mine": _insert(engine, "Tabs in Makefiles", importance=0.05),
+        "decision": _insert(
+            engine, "Use uv", source="hook", importance=0.05, memory_type=MemoryType.DECISION
+        ),
+        "young": _insert(engine, "Grep 'FIXME' -> 0 files", source="hook", importance=0.05),
+    }
+    for n in range(3):  # a file read three times: the cluster cycle's summary stands for them
+        ids[f"read{n}"] = _insert(
+            engine,
+            f"Read app/billing.py lines {n * 40 + 1}-{n * 40 + 40}",
+            source="hook",
+            importance=0.4,
+            tags=["read"],
+            metadata={"file": "/proj/app/billing.py"},
+            session_id=f"s{n}",
+        )
+    engine.embed_pending()
+    with engine.db.write() as conn:
+        conn.execute(
+            "UPDATE memories SET created_at = ? WHERE id != ?", (old, ids["young"])
+        )  # fmt: skip
+        conn.execute(
+            "UPDATE memories SET access_count = 1, last_accessed_at = ? WHERE id = ?",
+            (old, ids["opened"]),
+        )
+    return ids
+
+
+def _store_state(db: Path) -> tuple[Any, ...]:
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return (
+            sorted(conn.execute("SELECT id, content, importance, created_at FROM memories")),
+            sorted(conn.execute("SELECT memory_id, model, vector FROM memory_embeddings")),
+            sorted(conn.execute("SELECT source_id, target_id, relationship FROM graph_edges")),
+            sorted(conn.execute("SELECT memory_id, summary_id FROM memory_demotions")),
+            sorted(conn.execute("SELECT summary_id, members FROM consolidation_clusters")),
+        )
+
+
+def test_forget_archives_old_unused_rows_and_restore_puts_them_back(workdir: Path) -> None:
+    engine = Engine(Settings.load({}))
+    try:
+        ids = _forget_store(engine)
+    finally:
+        engine.close()
+    db = Settings.load({}).database
+    _json("consolidate", "--cycle", "cluster", cwd=workdir)
+    assert _json("consolidate", cwd=workdir)[0]["cycle"] == "cluster"
+    assert all(r["cycle"] != "forget" for r in _json("consolidate", cwd=workdir))  # opt-in
+    before = _store_state(db)
+
+    [dry] = _json("consolidate", "--cycle", "forget", "--dry-run", cwd=workdir)
+    assert _store_state(db) == before
+    reasons = {c["id"]: c["reason"] for c in dry["changes"]}
+    assert reasons == {
+        ids["stale"]: "low importance",
+        **{ids[f"read{n}"]: "superseded" for n in range(3)},
+    }
+
+    [run] = _json("consolidate", "--cycle", "forget", cwd=workdir)
+    assert run["counts"]["archived"] == 4 and run["counts"]["superseded"] == 3
+    with sqlite3.connect(db) as conn:
+        left = {r[0] for r in conn.execute("SELECT id FROM memories")}
+    assert not left & set(reasons)
+    assert {ids["opened"], ids["mine"], ids["decision"], ids["young"]} <= left
+    listed = _json("consolidate", "archive", cwd=workdir)
+    assert {r["id"] for r in listed} == set(reasons)
+    # the summary stays as it was: the cluster cycle sees nothing to rewrite
+    [cluster] = _json("consolidate", "--cycle", "cluster", cwd=workdir)
+    assert cluster["changes"] == []
+    [nothing] = _json("consolidate", "--cycle", "forget", cwd=workdir)
+    assert nothing["counts"]["archived"] == 0
+
+    runs = _json("consolidate", "status", cwd=workdir)
+    [log_id] = [r["id"] for r in runs if r["details"]["counts"].get("archived") == 4]
+    restored = _json("consolidate", "restore", "--run", str(log_id), cwd=workdir)
+    assert set(restored.values()) == {"restored"} and set(restored) == set(reasons)
+    assert _store_state(db) == before  # every row, vector, edge and record back
+    assert _json("consolidate", "archive", cwd=workdir) == []
+    missing = _memlode("consolidate", "restore", ids["stale"], cwd=workdir)
+    assert missing.returncode == 1 and "not in the archive" in missing.stdout
+
+
+def test_forget_purges_the_archive_after_its_retention(workdir: Path) -> None:
+    from memlode.engine.consolidation import consolidate
+    from memlode.engine.consolidation.forget import ARCHIVE_DAYS, archived
+
+    engine = Engine(Settings.load({}))
+    try:
+        ids = _forget_store(engine)
+        [run] = consolidate(engine, cycles=["forget"])
+        assert run.counts["archived"] == 1 and archived(engine)[0]["id"] == ids["stale"]
+        later = utcnow() + timedelta(days=ARCHIVE_DAYS + 1)
+        [purge] = consolidate(engine, cycles=["forget"], now=later)
+        assert purge.counts["purged"] == 1 and archived(engine) == []
+    finally:
+        engine.close()
+
+
+def test_restore_needs_a_choice_and_forget_needs_a_sane_age(workdir: Path) -> None:
+    bare = _memlode("consolidate", "restore", cwd=workdir)
+    assert bare.returncode == 2 and "name memory ids, --run ID or --all" in bare.stderr
+    young = _memlode("consolidate", "--cycle", "forget", "--forget-after", "0", cwd=workdir)
+    assert young.returncode == 1
+    assert young.stderr.strip() == "memlode: error: forget's age must be at least 1 day"
