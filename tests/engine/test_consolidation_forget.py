@@ -189,7 +189,8 @@ def test_forget_archives_old_unused_rows_and_restore_puts_them_back(workdir: Pat
     assert _store_state(db) == before  # every row, vector, edge and record back
     assert _json("consolidate", "archive", cwd=workdir) == []
     missing = _memlode("consolidate", "restore", ids["stale"], cwd=workdir)
-    assert missing.returncode == 1 and "not in the archive" in missing.stdout
+    assert missing.returncode == 3  # not found
+    assert missing.stderr.strip() == f"memlode: error: not in the archive: {ids['stale']}"
 
 
 def test_forget_purges_the_archive_after_its_retention(workdir: Path) -> None:

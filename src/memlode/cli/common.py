@@ -216,6 +216,10 @@ def run_cli(group: click.Group, argv: list[str] | None) -> None:
         _error(_os_message(exc))
     except RecursionError:
         _error("the input nests too deeply to read")
+    except ValueError as exc:
+        if "null byte" not in str(exc):  # os.stat of a path with a NUL in it (click's Path)
+            raise
+        _error("a path or value contains a NUL byte")
     except (OverflowError, MemoryError) as exc:
         _error(f"a value is too large: {exc or type(exc).__name__}")
     except KeyboardInterrupt:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         dependencies,
         find_symbols,
         impact,
+        impact_of_nodes,
         symbol_details,
         top_central,
     )
@@ -68,6 +69,7 @@ __all__ = [
     "extract_file",
     "find_symbols",
     "impact",
+    "impact_of_nodes",
     "index_project",
     "link_cross_repo",
     "remove_index",
@@ -97,6 +99,7 @@ _HOME = {
     "SymbolDetails": "navigate",
     "find_symbols": "navigate",
     "impact": "navigate",
+    "impact_of_nodes": "navigate",
     "symbol_details": "navigate",
     "CentralNode": "navigate",
     "clusters": "navigate",

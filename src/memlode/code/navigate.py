@@ -27,6 +27,7 @@ __all__ = [
     "dependencies",
     "find_symbols",
     "impact",
+    "impact_of_nodes",
     "symbol_details",
     "top_central",
 ]
@@ -102,7 +103,23 @@ def impact(
     if depth < 1:
         raise InvalidInput("depth must be at least 1")
     targets = _one(db, namespace, symbol)[:1]
-    seeds = {t.node_id for t in targets}
+    result = impact_of_nodes(
+        db, [t.node_id for t in targets], depth=depth, relationships=relationships
+    )
+    result.targets = targets
+    return result
+
+
+def impact_of_nodes(
+    db: Database,
+    node_ids: Sequence[str],
+    *,
+    depth: int = 3,
+    relationships: Sequence[str] = DEPENDENCY_RELATIONSHIPS,
+) -> ImpactResult:
+    """What depends on the code nodes ``node_ids`` (symbols or files; what they contain counts
+    as them), up to ``depth`` hops; ``targets`` is left empty."""
+    seeds = set(node_ids)
     # a class's methods and attributes count as the class
     frontier = list(seeds)
     while frontier:
@@ -141,7 +158,7 @@ def impact(
         for node in hit_ids
     ]
     hits.sort(key=lambda h: (h.depth, -h.pagerank, h.node_id))
-    return ImpactResult(targets, hits, truncated)
+    return ImpactResult([], hits, truncated)
 
 
 def _node_details(db: Database, node_ids: Sequence[str]) -> dict[str, tuple[str, str, str, int]]:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memlode.fastjson import dumps, loads
+from memlode.storage import scrub
 
 __all__ = [
     "archive_memories",
@@ -119,10 +120,10 @@ def archive_memories(
                 run_id,
                 archived_at,
                 reason,
-                dumps(memory),
+                dumps(scrub.mapping(memory)),  # a redacted row: redacting again changes nothing
                 dumps(vectors[0]) if vectors else None,
                 vector,
-                dumps(edges),
+                dumps([scrub.mapping(e) for e in edges]),
                 dumps(extra),
             ),
         )
@@ -200,6 +201,8 @@ def restore_memories(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, 
         if same is not None:
             out[memory_id] = f"already in the store as {same[0]}"
             continue
+        for column in ("content", "tags", "metadata"):  # redacted when stored: unchanged
+            memory[column] = scrub.text(memory[column])
         columns = list(memory)
         conn.execute(
             f"INSERT INTO memories ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
@@ -221,7 +224,7 @@ def _restore_links(conn: sqlite3.Connection, memory_id: str, memory: Any, found:
         )
     edges = loads(found[3])
     if edges:
-        name = str(memory["content"])[:80]
+        name = scrub.text(str(memory["content"]))[:80]
         conn.execute(
             "INSERT OR IGNORE INTO graph_nodes (id, kind, name, namespace, memory_id, created_at,"
             " updated_at) VALUES (?, 'memory', ?, ?, ?, ?, ?)",
@@ -245,7 +248,7 @@ def _restore_links(conn: sqlite3.Connection, memory_id: str, memory: Any, found:
                 e["target_id"],
                 e["relationship"],
                 e["weight"],
-                e["properties"],
+                scrub.text(e["properties"]),
                 e["created_at"],
                 e["source_id"],
                 e["target_id"],

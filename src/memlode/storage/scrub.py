@@ -51,6 +51,7 @@ USER_TEXT: dict[str, dict[str, str]] = {
     "graph_nodes": {"name": "text", "properties": "json"},
     "graph_edges": {"properties": "json"},
     "consolidation_log": {"details": "json"},
+    "memory_archive": {"memory": "json", "edges": "json"},
     "code_symbols": {
         "signature": "text",
         "doc": "text",
@@ -121,6 +122,14 @@ NOT_USER_TEXT: dict[str, dict[str, str]] = {
         "members": _HASH,
     },
     "memory_demotions": {"memory_id": _ID, "summary_id": _ID},
+    "memory_archive": {
+        "memory_id": _ID,
+        "namespace": _NS,
+        "archived_at": _TS,
+        "reason": _ENUM,
+        "embedding": "a vector's model, dimension, text hash and time",
+        "extra": "decay figures and the id of a summary",
+    },
     "consolidation_log": {
         "kind": _ENUM,
         "namespace": _NS,
@@ -220,6 +229,7 @@ WRITERS = frozenset(
         "memlode/storage/capture.py",
         "memlode/storage/capture_session.py",
         "memlode/storage/consolidation.py",
+        "memlode/storage/archive.py",
     }
 )
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlode.engine.consolidation.cluster import members_hash
 from memlode.engine.consolidation.cycle import CycleContext, CycleRun, log_finish, log_start
-from memlode.errors import InvalidInput
+from memlode.errors import InvalidInput, NotFound
 from memlode.fastjson import loads
 from memlode.storage import archive
 from memlode.storage.capture import SUMMARY_SOURCE
@@ -133,18 +133,24 @@ def restore(
     namespace: str | None = None,
     dry_run: bool = False,
 ) -> dict[str, str]:
-    """Put archived rows back: those of ``ids``, or of forget run ``run_id``, or (neither) every
-    archived row of ``namespace``; memory id -> "restored" (or "would restore"), or why not."""
+    """Put archived rows back: those of ``ids`` (all of which must be in the archive), or of
+    forget run ``run_id``, or (neither) every archived row of ``namespace``; memory id ->
+    "restored" (or "would restore"), or why not (its content is back in the store already)."""
     ns = engine.resolve_namespace(namespace)
     if ids and run_id is not None:
         raise InvalidInput("give memory ids or a run, not both")
+    if any(not memory_id.strip() for memory_id in ids):
+        raise InvalidInput("a memory id must not be empty")
     chosen = archive.archived_rows(
         engine.conn, namespace=None if ids else ns, run_id=run_id, ids=list(ids), limit=None
     )
     found = [str(r[0]) for r in chosen]
-    out = {memory_id: "not in the archive" for memory_id in ids if memory_id not in found}
+    missing = [memory_id for memory_id in ids if memory_id not in found]
+    if missing:
+        raise NotFound(f"not in the archive: {', '.join(missing[:5])}")
+    out: dict[str, str] = {}
     if dry_run:
-        return {**out, **{memory_id: "would restore" for memory_id in found}}
+        return {memory_id: "would restore" for memory_id in found}
     for start in range(0, len(found), BATCH):
         with engine.db.write() as conn:
             batch = found[start : start + BATCH]
