@@ -235,3 +235,48 @@ async def test_memory_file_tools(harness, workdir: Path) -> None:
             text = harness.error_text(await session.call_tool(name, args))
             assert expected.lower() in text.lower(), (name, args, text)
             assert "internal error" not in text, (name, text)
+
+
+async def test_recall_with_impact_names_what_depends_on_a_memorys_code(
+    harness, project: Path
+) -> None:
+    async with harness.session() as session:
+        bare = harness.ok(
+            await session.call_tool("recall_with_impact", {"query": "anything at all"})
+        )
+        assert bare["code_indexed"] is False and bare["hits"] == []
+        harness.ok(await session.call_tool("index_codebase", {}))
+        for content, metadata in [
+            ("Edited shop/money.py: round_cents rounds half up now", {}),
+            ("Tax is added per cart, never per item", {"diff": {"symbols": ["add_tax"]}}),
+            ("Read the checkout flow", {"file": str(project / "shop" / "checkout.py")}),
+        ]:
+            stored = await session.call_tool(
+                "store_memory", {"content": content, "metadata": metadata}
+            )
+            harness.ok(stored)
+        found = harness.ok(
+            await session.call_tool(
+                "recall_with_impact", {"query": "round_cents rounds half up", "k": 1}
+            )
+        )
+        [hit] = found["hits"]
+        [code] = hit["code"]
+        assert code["kind"] == "file" and code["path"] == "shop/money.py"
+        dependents = {(d["name"], d["depth"]) for d in code["dependents"]}
+        assert ("cart.py", 1) in dependents  # imports the file
+        assert {"total", "subtotal"} <= {name for name, _ in dependents}
+        assert "shop/checkout.py" in found["files_affected"]  # two hops: checkout -> Cart.total
+
+        tax = harness.ok(
+            await session.call_tool("recall_with_impact", {"query": "tax per cart", "k": 1})
+        )
+        [symbol] = tax["hits"][0]["code"]
+        assert symbol["name"] == "add_tax" and "total" in {d["name"] for d in symbol["dependents"]}
+        read = harness.ok(
+            await session.call_tool("recall_with_impact", {"query": "checkout flow", "k": 1})
+        )
+        assert read["hits"][0]["code"][0]["path"] == "shop/checkout.py"
+
+        bad = await session.call_tool("recall_with_impact", {"query": "tax", "depth": 0})
+        assert "depth" in harness.error_text(bad)

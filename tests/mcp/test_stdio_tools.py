@@ -19,6 +19,7 @@ EXPECTED_TOOLS = {
     "store_memory",
     "recall_memory",
     "recall_with_expansion",
+    "recall_with_impact",
     "update_memory",
     "delete_memory",
     "get_memory",

@@ -124,6 +124,40 @@ class ExpansionOut(BaseModel):
     hits: list[ExpandedHitOut]
 
 
+class DependentOut(BaseModel):
+    node_id: str
+    name: str
+    kind: str
+    path: str
+    line: int
+    depth: int = Field(description="Hops from the code the memory is about")
+    relationship: str = Field(description="How it depends on the level above (CALLS, ...)")
+    pagerank: float
+
+
+class CodeImpactOut(BaseModel):
+    ref: str = Field(description="The code node the memory is about (a file or a symbol)")
+    name: str
+    kind: str
+    path: str
+    line: int
+    dependents: list[DependentOut] = Field(description="What depends on it, nearest first")
+    more: int = Field(description="Dependents left out of the list")
+    truncated: bool
+
+
+class ImpactHitOut(HitOut):
+    code: list[CodeImpactOut] = Field(description="The code this memory is about, with impact")
+
+
+class ImpactOut(BaseModel):
+    query: str
+    namespace: str | None
+    code_indexed: bool = Field(description="False: no code index, so no impact (hits only)")
+    hits: list[ImpactHitOut]
+    files_affected: list[str] = Field(description="Every file that depends on the hits' code")
+
+
 class DeleteOut(BaseModel):
     id: str
     deleted: bool

@@ -14,6 +14,7 @@ from memlode.mcp.models import (
     ExpandedHitOut,
     ExpansionOut,
     HitOut,
+    ImpactOut,
     MemoryOut,
     MemoryTypeName,
     RecallOut,
@@ -46,6 +47,7 @@ __all__ = [
     "memory_resource",
     "recall_memory",
     "recall_with_expansion",
+    "recall_with_impact",
     "store_memory",
     "update_memory",
 ]
@@ -190,6 +192,59 @@ def recall_with_expansion(
         depth=depth,
         hits=[ExpandedHitOut.model_validate(item) for item in items],
     )
+
+
+def _impact_text(out: ImpactOut) -> str:
+    if not out.hits:
+        return f"no memories match {out.query!r} in namespace {out.namespace}"
+    lines = [f"{len(out.hits)} memories for {out.query!r}:"]
+    for i, hit in enumerate(out.hits, start=1):
+        lines.append(memory_text(hit.model_dump(exclude={"code"}), prefix=f"{i}. "))
+        for code in hit.code:
+            names = ", ".join(f"{d.name} ({d.path})" for d in code.dependents[:5])
+            more = len(code.dependents) - 5 + code.more
+            tail = f" and {more} more" if more > 0 else ""
+            lines.append(
+                f"      about {code.kind} {code.name}: "
+                + (f"depended on by {names}{tail}" if names else "nothing depends on it")
+            )
+    if not out.code_indexed:
+        lines.append("(no code index here: run `memlode index` for impact)")
+    elif out.files_affected:
+        lines.append("files affected: " + ", ".join(out.files_affected[:20]))
+    return "\n".join(lines)
+
+
+@mcp_tool(
+    READ_ONLY,
+    "Search memories, then give each hit's code impact: the files and symbols it is about "
+    "(the file a tool touched, the symbols an edit changed, paths in its text) and what "
+    "depends on them in the code graph. Use it before changing code a past decision or "
+    "failure was about. Default namespace: this project ({project}).",
+    text=_impact_text,
+)
+def recall_with_impact(
+    call: ToolCall,
+    query: Query,
+    k: Annotated[int, Field(ge=1, le=50, description="How many memories")] = 5,
+    depth: Annotated[int, Field(ge=1, le=5, description="Dependency hops to follow")] = 2,
+    namespace: ReadNamespace = None,
+    memory_types: MemoryTypes = None,
+    sources: Sources = None,
+) -> ImpactOut:
+    from memlode.engine.recall_impact import recall_with_impact as recall
+
+    call.engine.catch_up()
+    found = recall(
+        call.engine,
+        query,
+        k,
+        depth=depth,
+        namespace=namespace,
+        memory_types=memory_types,
+        sources=sources or (),
+    )
+    return ImpactOut.model_validate(found)
 
 
 def _memory_text(out: MemoryOut) -> str:
