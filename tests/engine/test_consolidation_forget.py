@@ -215,3 +215,77 @@ def test_restore_needs_a_choice_and_forget_needs_a_sane_age(workdir: Path) -> No
     young = _memlode("consolidate", "--cycle", "forget", "--forget-after", "0", cwd=workdir)
     assert young.returncode == 1
     assert young.stderr.strip() == "memlode: error: forget's age must be at least 1 day"
+
+
+def _kill_store(engine: Engine, n: int) -> None:
+    """``n`` old observations of low importance, and a session-summary line for every fifth
+    telling the same work (for the creative cycle to link)."""
+    old = format_ts(utcnow() - timedelta(days=200))
+    with engine.db.write() as conn:
+        for i in range(n):
+            text = f"Grep 'handler_{i % 97}' in src/module_{i % 31}.py -> {i % 7} matching lines"
+            importance = 0.05 if i % 2 else 0.5  # half of them forgettable
+            new = memories.NewMemory(text, namespace=engine.namespace, importance=importance)
+            new.source, new.session_id, new.created_at = "hook", f"s{i % 9}", old
+            memories.insert(conn, new)
+            if i % 5 == 0:
+                turn = memories.NewMemory(
+                    f"Session summary: {text}",
+                    MemoryType.INSIGHT,
+                    namespace=engine.namespace,
+                )
+                turn.source, turn.session_id, turn.created_at = "transcript", f"s{i % 9}", old
+                memories.insert(conn, turn)
+    engine.embed_pending()
+
+
+def _kill_state(db: Path) -> tuple[Any, ...]:
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        live = {r[0] for r in conn.execute("SELECT id FROM memories")}
+        kept = {r[0] for r in conn.execute("SELECT memory_id FROM memory_archive")}
+        assert not live & kept  # a row is in the store or in the archive, never both
+        edges = sorted(
+            conn.execute(
+                "SELECT source_id, target_id, relationship FROM graph_edges"
+                " WHERE relationship IN ('SIMILAR_TO', 'SHARES_THEME')"
+            )
+        )
+        return live | kept, len(kept), edges
+
+
+def test_killed_creative_and_forget_runs_lose_nothing_and_the_next_run_completes(
+    workdir: Path, tmp_path: Path
+) -> None:
+    engine = Engine(Settings.load({}))
+    try:
+        _kill_store(engine, 3000)
+    finally:
+        engine.close()
+    db = Settings.load({}).database
+    clean = tmp_path / "clean.db"
+    with sqlite3.connect(db) as src, sqlite3.connect(clean) as dst:
+        src.backup(dst)
+    args = ["consolidate", "--cycle", "creative", "--cycle", "forget"]
+    subprocess.run(
+        [sys.executable, "-m", "memlode", *args],
+        cwd=workdir, env={**os.environ, "MEMLODE_DB": str(clean)},
+        capture_output=True, check=True, timeout=120,
+    )  # fmt: skip
+    reference = _kill_state(clean)
+    everything = _kill_state(db)[0]
+    assert reference[0] == everything and reference[1] == 1500 and reference[2]
+    for delay in (0.4, 0.8, 1.2, 1.6):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memlode", *args],
+            cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            proc.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        assert _kill_state(db)[0] == everything  # nothing lost, whenever the kill came
+    finished = _memlode(*args, cwd=workdir)
+    assert finished.returncode == 0, finished.stderr
+    assert _kill_state(db) == reference

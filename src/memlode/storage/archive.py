@@ -120,10 +120,10 @@ def archive_memories(
                 run_id,
                 archived_at,
                 reason,
-                dumps(scrub.mapping(memory)),  # a redacted row: redacting again changes nothing
+                dumps(memory),  # copies of rows redacted when they were stored
                 dumps(vectors[0]) if vectors else None,
                 vector,
-                dumps([scrub.mapping(e) for e in edges]),
+                dumps(edges),
                 dumps(extra),
             ),
         )

@@ -51,7 +51,10 @@ USER_TEXT: dict[str, dict[str, str]] = {
     "graph_nodes": {"name": "text", "properties": "json"},
     "graph_edges": {"properties": "json"},
     "consolidation_log": {"details": "json"},
-    "memory_archive": {"memory": "json", "edges": "json"},
+    "memory_archive": {
+        "memory": "derived: a copy of a memories row, whose columns were redacted when stored",
+        "edges": "derived: copies of graph_edges rows, redacted when stored",
+    },
     "code_symbols": {
         "signature": "text",
         "doc": "text",

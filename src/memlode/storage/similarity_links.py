@@ -15,6 +15,7 @@ __all__ = [
     "CREATIVE_MARK",
     "delete_edges",
     "linked_by_creative",
+    "max_vector_rowid",
     "memory_texts",
     "namespace_vectors",
     "vector_models",
@@ -35,6 +36,16 @@ def vector_models(conn: sqlite3.Connection, namespace: str) -> list[tuple[str, i
             (namespace,),
         )
     ]
+
+
+def max_vector_rowid(conn: sqlite3.Connection, namespace: str, model: str, dim: int) -> int:
+    """The newest embedding rowid of the namespace's vectors from ``model`` (0: none)."""
+    row = conn.execute(
+        "SELECT max(e.rowid) FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id"
+        " WHERE m.namespace = ? AND e.model = ? AND e.dim = ?",
+        (namespace, model, dim),
+    ).fetchone()
+    return int(row[0] or 0)
 
 
 def namespace_vectors(

@@ -69,22 +69,11 @@ def plan_links(conn: sqlite3.Connection, namespace: str) -> LinkPlan:
     if not models:
         return LinkPlan(None, 0, 0)
     model, dim, _n = models[0]
-    found = rows.namespace_vectors(conn, namespace, model, dim, SUMMARY_SOURCE)
     mark = int(get_setting(conn, _mark_key(model, namespace)) or 0)
-    if not found:
-        return LinkPlan(model, mark, 0)
-    rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
-    ids = [str(r[1]) for r in found]
-    kinds = [(str(r[3]), str(r[4])) for r in found]
-    sessions = [str(r[5] or "") for r in found]
-    matrix = np.frombuffer(b"".join(r[2] for r in found), dtype=np.float32).reshape(-1, dim)
-    new = np.flatnonzero(rowids > mark)[:MAX_NEW]
-    plan = LinkPlan(model, int(rowids[new[-1]]) if len(new) else mark, len(new))
-    for start in range(0, len(new), BLOCK):
-        block = new[start : start + BLOCK]
-        scores = matrix[block] @ matrix.T
-        for row, i in enumerate(block):
-            _nearest(plan, ids, kinds, sessions, int(i), scores[row])
+    plan = LinkPlan(model, mark, 0)
+    # nothing new: the vectors are not read at all (the themes are redrawn from the links)
+    if rows.max_vector_rowid(conn, namespace, model, dim) > mark:
+        _score_new(plan, rows.namespace_vectors(conn, namespace, model, dim, SUMMARY_SOURCE), dim)
     existing = rows.linked_by_creative(conn, namespace, str(Relationship.SIMILAR_TO))
     plan.existing_links = len(existing)
     drawn = {(a, b) for a, b, _w in existing}
@@ -93,34 +82,56 @@ def plan_links(conn: sqlite3.Connection, namespace: str) -> LinkPlan:
     return plan
 
 
-def _nearest(
-    plan: LinkPlan,
-    ids: list[str],
-    kinds: list[tuple[str, str]],
-    sessions: list[str],
-    i: int,
-    scores: Any,
-) -> None:
-    scores[i] = -1.0
-    top = np.argpartition(-scores, min(len(scores) - 1, 4 * NEIGHBOURS))[: 4 * NEIGHBOURS + 1]
-    taken = 0
-    for j in sorted(top.tolist(), key=lambda j: (-float(scores[j]), ids[j])):
-        score = float(scores[j])
-        if score < THRESHOLD or taken == NEIGHBOURS:
+def _score_new(plan: LinkPlan, found: list[Any], dim: int) -> None:
+    """Links from each vector past the watermark (``MAX_NEW`` at most) to its neighbours."""
+    rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+    new = np.flatnonzero(rowids > plan.watermark)[:MAX_NEW]
+    if not len(new):
+        return
+    plan.new = len(new)
+    plan.watermark = int(rowids[new[-1]])
+    rows_ = _Rows(found)
+    matrix = np.frombuffer(b"".join(r[2] for r in found), dtype=np.float32).reshape(-1, dim)
+    for start in range(0, len(new), BLOCK):
+        block = new[start : start + BLOCK]
+        scores = matrix[block] @ matrix.T
+        for row, i in enumerate(block):
+            _nearest(plan, rows_, int(i), scores[row])
+
+
+class _Rows:
+    """The scored rows' ids and, as integer codes, what may not be linked to what."""
+
+    def __init__(self, found: list[Any]) -> None:
+        self.ids = [str(r[1]) for r in found]
+        kinds: dict[tuple[str, str], int] = {}
+        sessions: dict[str, int] = {"": 0}
+        self.kind = np.array([kinds.setdefault((str(r[3]), str(r[4])), len(kinds)) for r in found])
+        self.session = np.array(
+            [sessions.setdefault(str(r[5] or ""), len(sessions)) for r in found]
+        )
+        self.context = np.array([str(r[3]) == "context" for r in found])
+
+    def excluded(self, i: int) -> Any:
+        """Rows ``i`` is not linked to: its own type and source (near-duplicates are the
+        cluster cycle's), and, for a plain context row, the context rows of its own session
+        (the same moment told twice: a conversation turn holds the tool calls the hooks saw)."""
+        out = self.kind == self.kind[i]
+        if self.context[i] and self.session[i]:
+            out |= self.context & (self.session == self.session[i])
+        return out
+
+
+def _nearest(plan: LinkPlan, rows_: _Rows, i: int, scores: Any) -> None:
+    scores[rows_.excluded(i)] = -1.0  # also row i itself
+    ids = rows_.ids
+    top = np.argpartition(-scores, min(len(scores) - 1, NEIGHBOURS))[: NEIGHBOURS + 1]
+    best = sorted(top.tolist(), key=lambda j: (-float(scores[j]), ids[j]))[:NEIGHBOURS]
+    for j in best:
+        if float(scores[j]) < THRESHOLD:
             break
-        if kinds[j] == kinds[i] or (
-            _same_moment(kinds[i], kinds[j]) and sessions[i] == sessions[j]
-        ):
-            continue
         pair = (ids[i], ids[j]) if ids[i] < ids[j] else (ids[j], ids[i])
-        plan.links[pair] = round(score, 4)
-        taken += 1
-
-
-def _same_moment(a: tuple[str, str], b: tuple[str, str]) -> bool:
-    """Two plain context rows of one session: the same moment told twice (a conversation turn
-    holds the tool calls the hooks observed), not two things that relate."""
-    return a[0] == b[0] == "context"
+        plan.links[pair] = round(float(scores[j]), 4)
 
 
 def _themes(

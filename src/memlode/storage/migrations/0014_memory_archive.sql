@@ -19,3 +19,7 @@ CREATE TABLE memory_archive (
 ) WITHOUT ROWID;
 CREATE INDEX idx_memory_archive_run ON memory_archive (run_id);
 CREATE INDEX idx_memory_archive_ns ON memory_archive (namespace, archived_at);
+
+-- A summary's cluster record by its id (forget rewrites it when members leave; every delete of
+-- a memory looks here for records to cascade).
+CREATE INDEX idx_consolidation_clusters_summary ON consolidation_clusters (summary_id);

@@ -20,6 +20,10 @@ class SimilarityLinkRows(Protocol):
         """(model, dim, rows) of the namespace's vectors, most rows first."""
         ...
 
+    def max_vector_rowid(self, conn: Connection, namespace: str, model: str, dim: int) -> int:
+        """The newest embedding rowid of the namespace's vectors from ``model`` (0: none)."""
+        ...
+
     def namespace_vectors(
         self, conn: Connection, namespace: str, model: str, dim: int, skip_source: str
     ) -> list[Row]:
