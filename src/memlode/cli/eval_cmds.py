@@ -46,6 +46,11 @@ def eval_() -> None:
     default=None,
     help="Override the embedding provider for this run.",
 )
+@click.option(
+    "--consolidate",
+    is_flag=True,
+    help="Consolidate each conversation's store (memlode consolidate) before its questions.",
+)
 @click.option("--progress", is_flag=True, help="Report each conversation on stderr.")
 @json_option
 @click.pass_context
@@ -56,6 +61,7 @@ def locomo(
     limit_conversations: int | None,
     k: int,
     embed_provider: str | None,
+    consolidate: bool,
     progress: bool,
     as_json: bool,
 ) -> None:
@@ -89,6 +95,7 @@ def locomo(
         questions,
         settings,
         k=k,
+        consolidate=consolidate,
         progress=report_progress if progress else None,
     )
     if as_json:

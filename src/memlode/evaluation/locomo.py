@@ -372,6 +372,7 @@ def run_locomo(
     settings: Settings,
     *,
     k: int = MIN_DEPTH,
+    consolidate: bool = False,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Store each conversation in a fresh database, ask its questions, and score the rankings.
@@ -379,13 +380,15 @@ def run_locomo(
     ``settings`` are the user's (embedding provider, weights, ...); the home, the database and
     the namespace are replaced by fresh temporary ones. Returns the report: ``overall`` and
     ``by_category`` metrics, the ``config`` used, timings and counts. ``k`` memories are
-    retrieved per question; their turns, cut at ``k``, are what the metrics see.
+    retrieved per question; their turns, cut at ``k``, are what the metrics see. With
+    ``consolidate`` each store is consolidated (the default cycles) before its questions, and
+    the report's ``consolidation`` holds what the cycles did.
     """
     if k < MIN_DEPTH:
         raise InvalidInput(f"k must be at least {MIN_DEPTH} (recall@25 needs 25 turns)")
     started = time.perf_counter()
     known = {c.sample_id for c in conversations}
-    run = _Run([q for q in questions if q.sample_id in known], k)
+    run = _Run([q for q in questions if q.sample_id in known], k, consolidate)
     with tempfile.TemporaryDirectory(prefix="memlode-locomo-") as tmp:
         for number, conversation in enumerate(conversations, start=1):
             namespace = f"locomo-{conversation.sample_id}"
@@ -409,6 +412,8 @@ class _Run:
 
     asked: list[Question]
     k: int
+    consolidate: bool = False
+    consolidation: dict[str, int] = field(default_factory=dict)
     rows: list[tuple[Question, dict[str, float]]] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
@@ -430,6 +435,13 @@ class _Run:
         self.stored_units += _ingest(engine, conversation)
         stored_in = time.perf_counter() - t0
         self.ingest_seconds += stored_in
+        if self.consolidate:
+            from memlode.engine.consolidation import consolidate
+
+            for cycle_run in consolidate(engine, namespace=namespace):
+                for name, value in cycle_run.counts.items():
+                    key = f"{cycle_run.cycle}.{name}"
+                    self.consolidation[key] = self.consolidation.get(key, 0) + value
         if not self.config:
             self.config = _describe_config(engine, settings)
         for question in (q for q in self.asked if q.sample_id == conversation.sample_id):
@@ -480,6 +492,8 @@ class _Run:
             "search_ms_p50": round(1000 * statistics.median(latencies), 2) if latencies else 0.0,
             "search_ms_p95": round(1000 * _percentile(latencies, 0.95), 2),
         }
+        if self.consolidate:
+            report["consolidation"] = dict(sorted(self.consolidation.items()))
         if 5 in categories and len(categories) > 1:
             report["overall_without_adversarial"] = mean([m for q, m in rows if q.category != 5])
         return report
