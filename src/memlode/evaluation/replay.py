@@ -217,15 +217,21 @@ def run_replay(
     """Replay every session of ``spec``, ask the next-day prompts, and return the report.
 
     ``consolidate``: the night between also consolidates the store (``memlode consolidate``,
-    every cycle, every namespace), as the resident does on its first start the next day; the
+    the default cycles, every namespace) after embedding it, as the resident does on its first
+    start the next day; the
     resident's own automatic run is off during the replay, which would otherwise catch the
     first session half replayed."""
     run = _Run(spec, home, keep, env_extra, progress)
     for session in spec.sessions:
         run.replay(session)
     run.wait_for_ingests()
-    consolidated = run.overnight_consolidate() if consolidate else None
     embed = run.overnight_embed()
+    consolidated = None
+    if consolidate:
+        # as on a machine where the resident embeds all day: the cycles (creative reads the
+        # vectors) run over an embedded store, and what they write is embedded after them
+        consolidated = run.overnight_consolidate()
+        consolidated["embed"] = run.overnight_embed()
     for session, project, before in run.projects:
         run.next_day(session, project, before)
     recall_paths = _recall_paths(run.memlode_home, [p[0].name for p in run.projects])
