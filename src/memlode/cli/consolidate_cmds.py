@@ -1,5 +1,5 @@
-"""``memlode consolidate``: run the consolidation cycles (decay, cluster) and show their log;
-a thin adapter over :mod:`memlode.engine.consolidation`."""
+"""``memlode consolidate``: run the consolidation cycles (cluster, compress, decay) and show
+their log; a thin adapter over :mod:`memlode.engine.consolidation`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ __all__ = ["consolidate"]
 
 # memlode.engine.consolidation.CYCLES, not imported here: listing the commands (`--help`)
 # must not load the engine (a test holds the two equal)
-CYCLES = ("cluster", "decay")
+CYCLES = ("cluster", "compress", "decay")
 
 
 @click.group(invoke_without_command=True)
@@ -82,6 +82,10 @@ def consolidate(
 
 
 def _change_line(change: dict[str, Any]) -> str:
+    if "tag" in change:  # compress
+        return (
+            f"{change['state']} {change['tag']} {change['id']} ({change.get('chars', '?')} chars)"
+        )
     if "importance" in change:
         return f"{change['id']}: importance {change['base']} -> {change['importance']}"
     return f"{change['state']} {change['kind']} x{change['members']}: {change.get('summary', '')}"

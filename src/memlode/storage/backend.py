@@ -21,6 +21,7 @@ from memlode.storage import (
     code_graph_rows,
     code_navigation,
     code_symbol_search,
+    compression,
     consolidation,
     derived,
     doc_files,
@@ -52,6 +53,7 @@ from memlode.storage.protocols.code import (
     CodeRepository,
     CodeSymbolSearchRows,
 )
+from memlode.storage.protocols.compression import CompressionRows
 from memlode.storage.protocols.consolidation import ConsolidationRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import DerivedRows, GraphRows, GraphStateRows, GraphWalkRows
@@ -89,6 +91,7 @@ class Backend(Protocol):
     code_graph_rows: CodeGraphRows
     code_navigation: CodeNavigationRows
     code_symbol_search: CodeSymbolSearchRows
+    compression: CompressionRows
     consolidation: ConsolidationRows
     doc_files: DocFileRows
     doc_folders: DocFolderRows
@@ -130,6 +133,7 @@ class SqliteBackend:
     code_graph_rows: CodeGraphRows = code_graph_rows
     code_navigation: CodeNavigationRows = code_navigation
     code_symbol_search: CodeSymbolSearchRows = code_symbol_search
+    compression: CompressionRows = compression
     consolidation: ConsolidationRows = consolidation
     doc_files: DocFileRows = doc_files
     doc_folders: DocFolderRows = doc_folders
