@@ -4,6 +4,7 @@ re-run), ``consolidation_status``, and an invalid call as an isError result."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,11 +52,35 @@ async def test_consolidate_and_its_status(harness, workdir: Path) -> None:
         done = harness.ok(await session.call_tool("consolidate", {"cycles": ["cluster"]}))
         assert done["runs"][0]["counts"]["new"] == 1
         again = harness.ok(await session.call_tool("consolidate", {}))
-        assert {r["cycle"] for r in again["runs"]} == {"decay", "cluster"}
+        assert {r["cycle"] for r in again["runs"]} == {"decay", "cluster", "compress"}
         cluster = next(r for r in again["runs"] if r["cycle"] == "cluster")
         assert cluster["counts"]["unchanged"] == 1 and cluster["changes"] == []
+        compress = next(r for r in again["runs"] if r["cycle"] == "compress")
+        assert compress["counts"] == {"skipped": 1}  # no language model: nothing done, no log
         log = harness.ok(await session.call_tool("consolidation_status", {"limit": 5}))
         assert [r["cycle"] for r in log["runs"]] == ["decay", "cluster", "cluster"]
         assert all(r["state"] == "finished" for r in log["runs"])
         bad = await session.call_tool("consolidate", {"cycles": ["forget"]})
         assert bad.is_error
+
+
+async def test_compress_through_the_tool_with_a_model_server(
+    harness, workdir: Path, fake_llm: Any
+) -> None:
+    _observations(workdir)
+    server = fake_llm("ollama")
+    async with harness.session(env=server.env()) as session:
+        harness.ok(await session.call_tool("consolidate", {"cycles": ["cluster"]}))
+        dry = harness.ok(
+            await session.call_tool("consolidate", {"cycles": ["compress"], "dry_run": True})
+        )
+        assert dry["runs"][0]["counts"]["requests"] == 1 and server.requests == []
+        done = harness.ok(await session.call_tool("consolidate", {"cycles": ["compress"]}))
+        [run] = done["runs"]
+        assert run["counts"]["compressed"] == 1 and run["parameters"]["provider"] == "ollama"
+        assert len(server.requests) == 1 and server.problems == []
+        assert server.requests[0].user_text.startswith("1. Ran `make lint` 3 times")
+        stats = harness.ok(await session.call_tool("namespace_stats", {}))
+        assert stats["llm"]["tokens_today"] == server.tokens > 0
+        again = harness.ok(await session.call_tool("consolidate", {"cycles": ["compress"]}))
+        assert again["runs"][0]["counts"]["unchanged"] == 1 and len(server.requests) == 1
