@@ -138,7 +138,7 @@ class FakeLlm:
 
     def _check_openai(self, seen: Seen) -> str:
         if seen.headers.get("authorization") != f"Bearer {KEY}":
-            return "no Bearer key"
+            return f"Incorrect API key provided: {seen.headers.get('authorization')}"
         if not isinstance(seen.body.get("max_tokens"), int):
             return "no max_tokens"
         roles = [m["role"] for m in seen.body["messages"]]

@@ -143,3 +143,13 @@ def test_a_hosted_provider_without_a_key_says_where_to_put_one(tmp_path: Path) -
     )
     with pytest.raises(InvalidInput, match="ANTHROPIC_API_KEY"):
         make_client(settings)
+
+
+def test_a_key_the_server_echoes_back_is_redacted(fake_llm: Any) -> None:
+    server = fake_llm("openai")
+    client = OpenAIClient("m", server.url, api_key="sk-wrong-abcdefghijklmnopqrstuvwx")
+    with pytest.raises(LlmError, match="HTTP 400") as caught:
+        client.complete("s", "u", 10)
+    # the fake refuses the wrong key, quoting what it got, as some servers do
+    assert "sk-wrong-abcdefghijklmnopqrstuvwx" not in str(caught.value)
+    server.problems.clear()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from memlode.errors import InvalidInput, LlmError
+from memlode.redact import redact
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -228,7 +229,11 @@ def _hint(status: int) -> str:
 
 def _error_message(raw: bytes) -> str:
     """The server's own words: ``{"error": "..."}`` (Ollama), ``{"error": {"message": ...}}``
-    (OpenAI, Anthropic), or the start of the body."""
+    (OpenAI, Anthropic), or the start of the body; redacted (a server may echo a key back)."""
+    return redact(_server_words(raw))
+
+
+def _server_words(raw: bytes) -> str:
     text = raw.decode("utf-8", "replace").strip()
     try:
         data = json.loads(text)

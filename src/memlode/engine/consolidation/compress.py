@@ -37,6 +37,7 @@ import hashlib
 import logging
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from memlode.engine.consolidation.cycle import CycleContext, CycleRun, log_finish, log_start
@@ -90,7 +91,7 @@ class _Item:
     metadata: dict[str, Any]
     state: str  # new (never compressed) or changed (its text changed since)
 
-    @property
+    @cached_property
     def sent(self) -> str:
         """One line of redacted text, cut to ``MAX_ITEM_CHARS``."""
         return " ".join(redact(self.content).split())[:MAX_ITEM_CHARS]
