@@ -44,7 +44,8 @@ def consolidate(
     namespace: str | None,
     as_json: bool,
 ) -> None:
-    """Consolidate the store: decay what is never used, summarise repeated observations.
+    """Consolidate the store: decay what is never used, summarise repeated observations,
+    and (with MEMLODE_LLM_PROVIDER set) compress summaries into short facts.
 
     Each cycle is idempotent and logged; `memlode consolidate status` shows the log.
     """
