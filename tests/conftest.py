@@ -63,6 +63,30 @@ def transcript_factory() -> Any:
 
 
 @pytest.fixture
+def fake_llm() -> Iterator[Any]:
+    """``start(provider)``: a local server speaking that language model provider's real wire
+    format (``tests/llm/fake_llm.py``), closed after the test."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent / "llm" / "fake_llm.py"
+    spec = importlib.util.spec_from_file_location("fake_llm_fixture", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    servers: list[Any] = []
+
+    def start(provider: str, mode: str = "facts") -> Any:
+        server = module.FakeLlm(provider, mode)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+@pytest.fixture
 def engine(memlode_home: Path) -> Iterator[Engine]:
     eng = Engine(Settings.load({"namespace": "test"}))
     try:

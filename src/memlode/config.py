@@ -28,6 +28,18 @@ The resident consolidates the store when it is due (``memlode.engine.consolidati
 every_hours = 24       # MEMLODE_CONSOLIDATE_EVERY: hours between automatic runs (0: only by
                        # hand, `memlode consolidate`)
 ```
+
+An optional language model compresses consolidation's summaries and reflections into short facts
+(``memlode.llm``, the ``compress`` cycle); off unless a provider is named:
+
+```toml
+[llm]
+provider = "ollama"    # MEMLODE_LLM_PROVIDER: none (default) | ollama | openai | anthropic
+model = "llama3.2"     # MEMLODE_LLM_MODEL (default per provider)
+url = "http://127.0.0.1:11434"  # MEMLODE_LLM_URL (default per provider)
+api_key = "..."        # MEMLODE_LLM_API_KEY, else OPENAI_API_KEY / ANTHROPIC_API_KEY
+daily_tokens = 200000  # MEMLODE_LLM_DAILY_TOKENS: input + output tokens a UTC day (0: none)
+```
 """
 
 from __future__ import annotations
@@ -41,7 +53,13 @@ from typing import Any
 from memlode import config_file
 from memlode.errors import InvalidInput
 
-__all__ = ["DEFAULT_WEIGHTS", "Settings", "normalise_weights"]
+__all__ = [
+    "DEFAULT_LLM_DAILY_TOKENS",
+    "DEFAULT_WEIGHTS",
+    "LLM_PROVIDERS",
+    "Settings",
+    "normalise_weights",
+]
 
 # Recall signal weights. DESIGN.md's starting point was vector .25, graph .25, bm25 .15,
 # temporal .10, tags .10, importance/confidence/recency .05 each; on LoCoMo (memlode eval
@@ -58,6 +76,16 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "confidence": 0.03,
     "recency": 0.05,
 }
+
+
+# The optional language model (memlode.llm): "none" sends nothing anywhere.
+LLM_PROVIDERS = ("none", "ollama", "openai", "anthropic")
+# Where a provider's key is found when MEMLODE_LLM_API_KEY is not set (each SDK's own variable).
+_LLM_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+# Tokens (input + output, as the provider counts them) the model may use in a UTC day: compressing
+# a few hundred summaries of ~150 tokens each in batches costs well under this; a runaway loop
+# or a store of thousands stops here instead of on the bill.
+DEFAULT_LLM_DAILY_TOKENS = 200_000
 
 
 def normalise_weights(weights: Mapping[str, float]) -> dict[str, float]:
@@ -101,6 +129,13 @@ class Settings:
     # Hours between the resident's automatic consolidation runs (a day: the store is tidied
     # once between one day's work and the next); 0 leaves it to `memlode consolidate`.
     consolidate_every_hours: float = 24.0
+    # The optional language model (memlode.llm, the compress cycle); "none": no model, nothing
+    # leaves the machine. The key is never shown (repr) nor logged.
+    llm_provider: str = "none"
+    llm_model: str | None = None
+    llm_url: str | None = None
+    llm_api_key: str | None = field(default=None, repr=False)
+    llm_daily_tokens: int = DEFAULT_LLM_DAILY_TOKENS
 
     @property
     def database(self) -> Path:
@@ -129,6 +164,11 @@ class Settings:
         values.update(_from_env(env))
         values.update(flags)
         values["home"] = home
+        if not values.get("llm_api_key"):
+            provider = str(values.get("llm_provider") or "").strip().lower()
+            fallback = env.get(_LLM_KEY_ENV.get(provider, ""))
+            if fallback:
+                values["llm_api_key"] = fallback
         return cls._coerce(values)
 
     @classmethod
@@ -153,6 +193,10 @@ class Settings:
                 value = _seconds(key, value)
             elif key == "consolidate_every_hours":
                 value = _seconds(key, value, "hours")
+            elif key == "llm_provider":
+                value = _llm_provider(value)
+            elif key == "llm_daily_tokens":
+                value = _tokens(key, value)
             elif key == "weights" and value is not None:
                 if not isinstance(value, Mapping):
                     raise InvalidInput("weights must be a table of signal = number")
@@ -181,6 +225,11 @@ _ENV_KEYS = {
     "MEMLODE_RESIDENT_AUTOSTART": "resident_autostart",
     "MEMLODE_RESIDENT_IDLE": "resident_idle_seconds",
     "MEMLODE_CONSOLIDATE_EVERY": "consolidate_every_hours",
+    "MEMLODE_LLM_PROVIDER": "llm_provider",
+    "MEMLODE_LLM_MODEL": "llm_model",
+    "MEMLODE_LLM_URL": "llm_url",
+    "MEMLODE_LLM_API_KEY": "llm_api_key",
+    "MEMLODE_LLM_DAILY_TOKENS": "llm_daily_tokens",
 }
 
 _ON = frozenset({"1", "true", "yes", "on"})
@@ -210,13 +259,31 @@ def _seconds(name: str, value: object, unit: str = "seconds") -> float:
     return seconds
 
 
+def _llm_provider(value: object) -> str:
+    name = str(value or "none").strip().lower()
+    if name not in LLM_PROVIDERS:
+        raise InvalidInput(
+            f"unknown language model provider {value!r}; choose one of "
+            f"{', '.join(LLM_PROVIDERS)} (llm.provider / MEMLODE_LLM_PROVIDER)"
+        )
+    return name
+
+
+def _tokens(name: str, value: object) -> int:
+    """A whole number of tokens, 0 or more."""
+    text = str(value).strip().replace("_", "") if not isinstance(value, bool) else "-1"
+    if not text.isdigit():
+        raise InvalidInput(f"{name} must be a whole number of tokens (0 or more), got {value!r}")
+    return int(text)
+
+
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     return {field_name: env[key] for key, field_name in _ENV_KEYS.items() if env.get(key)}
 
 
 def _read_config_file(path: Path) -> dict[str, Any]:
-    """Read ``config.toml``: top-level field names plus ``[weights]``, ``[embed]`` and
-    ``[memory_files]`` and ``[resident]`` tables."""
+    """Read ``config.toml``: top-level field names plus ``[weights]``, ``[embed]``,
+    ``[memory_files]``, ``[resident]``, ``[consolidation]`` and ``[llm]`` tables."""
     data = config_file.read_config(str(path))  # ConfigFileError is an InvalidInput
     out: dict[str, Any] = {}
     for key in ("db_path", "namespace", "log_level"):
@@ -240,4 +307,9 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     consolidation = data.get("consolidation", {})
     if isinstance(consolidation, Mapping) and "every_hours" in consolidation:
         out["consolidate_every_hours"] = consolidation["every_hours"]
+    llm = data.get("llm", {})
+    if isinstance(llm, Mapping):
+        for key in ("provider", "model", "url", "api_key", "daily_tokens"):
+            if key in llm:
+                out[f"llm_{key}"] = llm[key]
     return out

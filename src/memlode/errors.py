@@ -8,6 +8,7 @@ MemlodeError
 ├── StorageError            the database cannot be opened, is not SQLite, or cannot be written
 ├── ExportWriteError        an export file cannot be written (nothing of it is left behind)
 ├── EmbedError              an embedding provider failed (names the provider and the fix)
+├── LlmError                the optional language model failed (HTTP error, bad answer, refusal)
 └── MissingDependency       an optional part is not installed (names the install command)
 
 Import-light (no imports): the hooks and ``memlode.config_file`` use it.
@@ -21,6 +22,7 @@ __all__ = [
     "ExportWriteError",
     "ImportFormatError",
     "InvalidInput",
+    "LlmError",
     "MemlodeError",
     "MissingDependency",
     "NotFound",
@@ -62,6 +64,12 @@ class ExportWriteError(MemlodeError):
 class EmbedError(MemlodeError):
     """An embedding provider failed: unreachable server, refused request, malformed answer,
     unreadable model files. The message names the provider, what happened and what to do."""
+
+
+class LlmError(MemlodeError):
+    """The optional language model (``memlode.llm``) failed: unreachable server, HTTP error,
+    an answer that is not its provider's JSON, a refusal. The message names the provider and the
+    server, never the key; what was to be compressed keeps its raw text."""
 
 
 class MissingDependency(MemlodeError, ImportError):

@@ -17,6 +17,7 @@ PUBLIC = {
     "ExportWriteError",
     "ImportFormatError",
     "InvalidInput",
+    "LlmError",
     "Memory",
     "MemlodeError",
     "MemoryType",

@@ -4,6 +4,7 @@ re-run), ``consolidation_status``, and an invalid call as an isError result."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,8 +57,11 @@ async def test_consolidate_and_its_status(harness, workdir: Path) -> None:
         assert "forget" not in DEFAULT_CYCLES  # opt-in: only when named
         cluster = next(r for r in again["runs"] if r["cycle"] == "cluster")
         assert cluster["counts"]["unchanged"] == 1 and cluster["changes"] == []
+        compress = next(r for r in again["runs"] if r["cycle"] == "compress")
+        assert compress["counts"] == {"skipped": 1}  # no language model: nothing done, no log
         log = harness.ok(await session.call_tool("consolidation_status", {"limit": 5}))
-        assert [r["cycle"] for r in log["runs"]] == [*reversed(DEFAULT_CYCLES), "cluster"][:5]
+        logged = [c for c in reversed(DEFAULT_CYCLES) if c != "compress"]  # skipped: no log
+        assert [r["cycle"] for r in log["runs"]] == [*logged, "cluster"][:5]
         assert all(r["state"] == "finished" for r in log["runs"])
         bad = await session.call_tool("consolidate", {"cycles": ["shred"]})
         assert bad.is_error
@@ -65,3 +69,25 @@ async def test_consolidate_and_its_status(harness, workdir: Path) -> None:
             await session.call_tool("consolidate", {"cycles": ["forget"], "dry_run": True})
         )
         assert forget["runs"][0]["counts"]["archived"] == 0  # nothing here is old
+
+
+async def test_compress_through_the_tool_with_a_model_server(
+    harness, workdir: Path, fake_llm: Any
+) -> None:
+    _observations(workdir)
+    server = fake_llm("ollama")
+    async with harness.session(env=server.env()) as session:
+        harness.ok(await session.call_tool("consolidate", {"cycles": ["cluster"]}))
+        dry = harness.ok(
+            await session.call_tool("consolidate", {"cycles": ["compress"], "dry_run": True})
+        )
+        assert dry["runs"][0]["counts"]["requests"] == 1 and server.requests == []
+        done = harness.ok(await session.call_tool("consolidate", {"cycles": ["compress"]}))
+        [run] = done["runs"]
+        assert run["counts"]["compressed"] == 1 and run["parameters"]["provider"] == "ollama"
+        assert len(server.requests) == 1 and server.problems == []
+        assert server.requests[0].user_text.startswith("1. Ran `make lint` 3 times")
+        stats = harness.ok(await session.call_tool("namespace_stats", {}))
+        assert stats["llm"]["tokens_today"] == server.tokens > 0
+        again = harness.ok(await session.call_tool("consolidate", {"cycles": ["compress"]}))
+        assert again["runs"][0]["counts"]["unchanged"] == 1 and len(server.requests) == 1

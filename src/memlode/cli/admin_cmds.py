@@ -41,6 +41,16 @@ def stats(ctx: click.Context, namespace: str | None, as_json: bool) -> None:
         click.echo("by source:   " + ", ".join(f"{k} {v}" for k, v in data["by_source"].items()))
     click.echo(f"graph:       {data['graph_nodes']} nodes, {data['graph_edges']} edges")
     click.echo(f"sessions:    {data['sessions']}")
+    llm = data["llm"]
+    if llm["provider"] == "none":
+        click.echo("model:       none (MEMLODE_LLM_PROVIDER)")
+    else:
+        click.echo(f"model:       {llm['provider']} {llm['model']}")
+    if llm["provider"] != "none" or llm["requests_today"]:
+        click.echo(
+            f"model today: {llm['tokens_today']} / {llm['daily_tokens']} tokens "
+            f"({llm['requests_today']} requests, {llm['failures_today']} failed; UTC {llm['day']})"
+        )
 
 
 @click.command()

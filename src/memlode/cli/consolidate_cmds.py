@@ -1,5 +1,5 @@
-"""``memlode consolidate``: run the consolidation cycles (decay, cluster) and show their log;
-a thin adapter over :mod:`memlode.engine.consolidation`."""
+"""``memlode consolidate``: run the consolidation cycles (cluster, compress, decay) and show
+their log; a thin adapter over :mod:`memlode.engine.consolidation`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ __all__ = ["consolidate"]
 
 # memlode.engine.consolidation.CYCLES, not imported here: listing the commands (`--help`)
 # must not load the engine (a test holds the two equal)
-CYCLES = ("cluster", "creative", "decay", "forget")
+CYCLES = ("cluster", "compress", "creative", "decay", "forget")
 OPT_IN = ("forget",)  # run only when named
 DEFAULT_FORGET_AFTER_DAYS = 90.0
 
@@ -54,7 +54,8 @@ def consolidate(
     namespace: str | None,
     as_json: bool,
 ) -> None:
-    """Consolidate the store: decay what is never used, summarise repeated observations.
+    """Consolidate the store: decay what is never used, summarise repeated observations,
+    and (with MEMLODE_LLM_PROVIDER set) compress summaries into short facts.
 
     Each cycle is idempotent and logged; `memlode consolidate status` shows the log.
     """
@@ -97,6 +98,10 @@ def _change_line(change: dict[str, Any]) -> str:
         return f"{change['id']}: forget ({change['reason']})"
     if "relationship" in change:
         return f"{change['relationship']} {change['source']} -> {change['target']}"
+    if "tag" in change:  # compress
+        return (
+            f"{change['state']} {change['tag']} {change['id']} ({change.get('chars', '?')} chars)"
+        )
     if "importance" in change:
         return f"{change['id']}: importance {change['base']} -> {change['importance']}"
     return f"{change['state']} {change['kind']} x{change['members']}: {change.get('summary', '')}"

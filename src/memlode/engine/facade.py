@@ -452,8 +452,10 @@ class Engine:
 
     def stats(self, namespace: str | None = ALL_NAMESPACES) -> dict[str, Any]:
         """Counts for one namespace (``*``: all): memories by type and source, vectors, graph,
-        sessions, the database's size."""
-        return reports.stats(self.conn, self.db.path, self.resolve_namespace(namespace))
+        sessions, the database's size; and the language model's usage today (``llm``)."""
+        out = reports.stats(self.conn, self.db.path, self.resolve_namespace(namespace))
+        out["llm"] = reports.llm_usage(self.conn, self.settings)
+        return out
 
     def namespaces(self) -> list[dict[str, Any]]:
         """Every namespace with its readable name, counts and time span; ``current`` marks this

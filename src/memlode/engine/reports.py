@@ -1,9 +1,9 @@
 """Reports on a store: counts per namespace and a health check (the namespaces themselves:
 ``memlode.storage.namespaces.listing``).
 
-What ``memlode stats``, ``memlode doctor``, the MCP ``namespace_stats`` / ``memlode_health``
-tools and the dashboard show. L3 beside the engine, which calls these with its connection; they
-only read.
+What ``memlode stats`` (with the language model's usage today), ``memlode doctor``, the MCP
+``namespace_stats`` / ``memlode_health`` tools and the dashboard show. L3 beside the engine,
+which calls these with its connection; they only read.
 """
 
 from __future__ import annotations
@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
 from memlode.errors import StorageError
+from memlode.storage.compression import usage_on
 from memlode.storage.store_stats import database_state, namespace_counts
+from memlode.types import format_ts, utcnow
 
 if TYPE_CHECKING:
     from memlode.engine.embedding import EmbeddingService
 
-__all__ = ["file_size", "health", "stats"]
+__all__ = ["file_size", "health", "llm_usage", "stats"]
 
 
 def stats(conn: sqlite3.Connection, db_path: Path, ns: str | None) -> dict[str, Any]:
@@ -38,6 +40,29 @@ def stats(conn: sqlite3.Connection, db_path: Path, ns: str | None) -> dict[str, 
         "last_memory_at": counts["last_memory_at"],
         "database": str(db_path),
         "database_bytes": file_size(db_path),
+    }
+
+
+def llm_usage(conn: sqlite3.Connection, settings: Settings) -> dict[str, Any]:
+    """The optional language model: which, and what it used today (UTC) of its daily budget
+    (every provider and namespace together: the budget is the store's)."""
+    day = format_ts(utcnow())[:10]
+    requests, failures, used_in, used_out = usage_on(conn, day)
+    model = settings.llm_model
+    if model is None and settings.llm_provider != "none":
+        from memlode.llm import DEFAULT_MODELS
+
+        model = DEFAULT_MODELS[settings.llm_provider]
+    return {
+        "provider": settings.llm_provider,
+        "model": model,
+        "day": day,
+        "tokens_today": used_in + used_out,
+        "input_tokens_today": used_in,
+        "output_tokens_today": used_out,
+        "requests_today": requests,
+        "failures_today": failures,
+        "daily_tokens": settings.llm_daily_tokens,
     }
 
 

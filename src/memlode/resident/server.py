@@ -387,12 +387,13 @@ class ResidentServer:
         self._consolidating.start()
 
     def _consolidate(self, every_hours: float) -> None:
-        from memlode.engine.consolidation import AUTO_CYCLES, consolidate, due
+        from memlode.engine.consolidation import auto_cycles, consolidate, due
 
         try:
             with self._opener() as engine:
                 if due(engine, every_hours):
-                    runs = consolidate(engine, cycles=AUTO_CYCLES, namespace="*")
+                    cycles = auto_cycles(engine.settings)
+                    runs = consolidate(engine, cycles=cycles, namespace="*")
                     log.info("resident: consolidated (%d cycle runs)", len(runs))
         except Exception as exc:
             log.warning("resident: consolidation failed: %s", exc)

@@ -22,6 +22,7 @@ from memlode.storage import (
     code_graph_rows,
     code_navigation,
     code_symbol_search,
+    compression,
     consolidation,
     derived,
     doc_files,
@@ -55,6 +56,7 @@ from memlode.storage.protocols.code import (
     CodeRepository,
     CodeSymbolSearchRows,
 )
+from memlode.storage.protocols.compression import CompressionRows
 from memlode.storage.protocols.consolidation import ConsolidationRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import DerivedRows, GraphRows, GraphStateRows, GraphWalkRows
@@ -93,6 +95,7 @@ class Backend(Protocol):
     code_graph_rows: CodeGraphRows
     code_navigation: CodeNavigationRows
     code_symbol_search: CodeSymbolSearchRows
+    compression: CompressionRows
     consolidation: ConsolidationRows
     archive: ArchiveRows
     similarity_links: SimilarityLinkRows
@@ -136,6 +139,7 @@ class SqliteBackend:
     code_graph_rows: CodeGraphRows = code_graph_rows
     code_navigation: CodeNavigationRows = code_navigation
     code_symbol_search: CodeSymbolSearchRows = code_symbol_search
+    compression: CompressionRows = compression
     consolidation: ConsolidationRows = consolidation
     archive: ArchiveRows = archive
     similarity_links: SimilarityLinkRows = similarity_links

@@ -211,6 +211,11 @@ NOT_USER_TEXT: dict[str, dict[str, str]] = {
         "built_from": "memlode's own record of a build (generations, counts)",
         "built_at": _TS,
     },
+    "llm_usage": {
+        "day": "a UTC date",
+        "provider": _ENUM,
+        "model": "a language model's name, from the settings",
+    },
     "namespace_legacy": {
         "namespace": _NS,
         "keys": "JSON list of namespaces",

@@ -2,8 +2,15 @@
 
 - ``cluster``: observations that repeat one another (a file read again and again, a command
   re-run, a chain of edits to one file) get one summary memory; recall ranks the members lower.
+- ``compress``: with a language model configured (``MEMLODE_LLM_PROVIDER``), summaries and
+  reflections become one short fact each, their raw text kept (``compress.py``); without one it
+  does nothing.
+- ``creative``: memories of different kinds that say related things get ``SIMILAR_TO`` links
+  (from the stored vectors), and each theme of them ``SHARES_THEME`` edges to its hub.
 - ``decay``: importance of what is never recalled or opened halves every half-life (it runs
   after ``cluster``, so that new summaries are covered in the same run).
+- ``forget`` (only when named): old, unused, low-importance or superseded rows move whole into
+  an archive that ``restore`` empties again (``forget.py``).
 
 Each cycle runs per namespace in short write transactions (a batch of groups or rows each, so
 that the hooks never wait long) and leaves a ``consolidation_log`` row, started when it begins
@@ -30,6 +37,7 @@ from memlode.types import parse_ts, utcnow
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from memlode.config import Settings
     from memlode.engine import Engine
 
 __all__ = [
@@ -38,6 +46,7 @@ __all__ = [
     "DEFAULT_CYCLES",
     "OPT_IN",
     "CycleRun",
+    "auto_cycles",
     "consolidate",
     "due",
     "status",
@@ -45,15 +54,26 @@ __all__ = [
 
 # Each cycle is the module of that name here, with ``run(ctx, report)``; a run takes them in
 # this order (summaries first, so that decay covers them in the same run).
-CYCLES = ("cluster", "creative", "decay", "forget")
+CYCLES = ("cluster", "compress", "creative", "decay", "forget")
 # Cycles that run only when named (``--cycle``): they remove rows.
 OPT_IN = frozenset({"forget"})
 DEFAULT_CYCLES = tuple(c for c in CYCLES if c not in OPT_IN)
 # What the resident runs by itself when due: the cycle the session replay has judged (45/52
 # with it and without; bench/RESULTS.md). Decay runs when asked until it is measured too.
 AUTO_CYCLES = ("cluster",)
+# With a language model configured the resident also compresses: the user asked for a model,
+# and its daily token budget bounds what an unattended run can spend.
+MODEL_CYCLES = ("compress",)
 # Forget: rows younger than this are never removed.
 DEFAULT_FORGET_AFTER_DAYS = 90.0
+
+
+def auto_cycles(settings: Settings) -> tuple[str, ...]:
+    """What the resident runs when due: ``AUTO_CYCLES``, and ``compress`` when a language model
+    provider is set."""
+    if settings.llm_provider == "none":
+        return AUTO_CYCLES
+    return tuple(c for c in CYCLES if c in AUTO_CYCLES or c in MODEL_CYCLES)
 
 
 def consolidate(

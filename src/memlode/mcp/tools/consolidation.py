@@ -1,4 +1,4 @@
-"""Consolidation tools: run the cycles (decay, cluster) and read their log.
+"""Consolidation tools: run the cycles (decay, cluster, compress) and read their log.
 
 Thin adapters over :mod:`memlode.engine.consolidation`, the functions behind ``memlode
 consolidate`` and ``memlode consolidate status``.
@@ -59,7 +59,8 @@ def _consolidate_text(out: ConsolidateOut) -> str:
 @mcp_tool(
     IDEMPOTENT_WRITE,
     "Consolidate memory: summarise repeated observations (a file read again and again, a "
-    "command re-run, a chain of edits) into one memory each, ranking the repeats lower; link "
+    "command re-run, a chain of edits) into one memory each, ranking the repeats lower; with "
+    "a language model configured, compress summaries into short facts (raw text kept); link "
     "related memories of different kinds (creative); decay the importance of what is never "
     "used. 'forget' (only when named) archives old, unused, superseded rows (`memlode "
     "consolidate restore` puts them back). dry_run=true shows what would change. Default "
@@ -70,9 +71,9 @@ def _consolidate_text(out: ConsolidateOut) -> str:
 def consolidate(
     call: ToolCall,
     cycles: Annotated[
-        list[Literal["cluster", "creative", "decay", "forget"]] | None,
+        list[Literal["cluster", "compress", "creative", "decay", "forget"]] | None,
         Field(
-            max_length=4,
+            max_length=5,
             description="Cycles to run; default: all but forget, which runs only when named",
         ),
     ] = None,
