@@ -20,8 +20,10 @@ from mcp.types import CallToolResult
 from memlode.config import Settings
 from memlode.engine import Engine
 
-# The memlode environment a test server gets: the test's home, the deterministic embedder.
-_PASSED_ENV = ("MEMLODE_HOME", "MEMLODE_EMBED_PROVIDER")
+# The memlode environment a test server gets: the test's home, the deterministic embedder,
+# and PYTHONPATH (a worktree run with PYTHONPATH=src serves its own code, not the editable
+# install's).
+_PASSED_ENV = ("MEMLODE_HOME", "MEMLODE_EMBED_PROVIDER", "PYTHONPATH")
 
 
 @pytest.fixture

@@ -51,11 +51,11 @@ async def test_consolidate_and_its_status(harness, workdir: Path) -> None:
         done = harness.ok(await session.call_tool("consolidate", {"cycles": ["cluster"]}))
         assert done["runs"][0]["counts"]["new"] == 1
         again = harness.ok(await session.call_tool("consolidate", {}))
-        assert {r["cycle"] for r in again["runs"]} == {"decay", "cluster"}
+        assert {r["cycle"] for r in again["runs"]} == {"decay", "patterns", "cluster"}
         cluster = next(r for r in again["runs"] if r["cycle"] == "cluster")
         assert cluster["counts"]["unchanged"] == 1 and cluster["changes"] == []
         log = harness.ok(await session.call_tool("consolidation_status", {"limit": 5}))
-        assert [r["cycle"] for r in log["runs"]] == ["decay", "cluster", "cluster"]
+        assert [r["cycle"] for r in log["runs"]] == ["decay", "patterns", "cluster", "cluster"]
         assert all(r["state"] == "finished" for r in log["runs"])
         bad = await session.call_tool("consolidate", {"cycles": ["forget"]})
         assert bad.is_error

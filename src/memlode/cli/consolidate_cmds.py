@@ -14,7 +14,7 @@ __all__ = ["consolidate"]
 
 # memlode.engine.consolidation.CYCLES, not imported here: listing the commands (`--help`)
 # must not load the engine (a test holds the two equal)
-CYCLES = ("cluster", "decay")
+CYCLES = ("cluster", "patterns", "decay")
 
 
 @click.group(invoke_without_command=True)

@@ -45,7 +45,7 @@ __all__ = [
 
 # Each cycle is the module of that name here, with ``run(ctx, report)``; a run takes them in
 # this order (summaries first, so that decay covers them in the same run).
-CYCLES = ("cluster", "decay")
+CYCLES = ("cluster", "patterns", "decay")
 # Cycles that run only when named (``--cycle``): they remove rows.
 OPT_IN: frozenset[str] = frozenset()
 DEFAULT_CYCLES = tuple(c for c in CYCLES if c not in OPT_IN)

@@ -68,8 +68,8 @@ def _consolidate_text(out: ConsolidateOut) -> str:
 def consolidate(
     call: ToolCall,
     cycles: Annotated[
-        list[Literal["decay", "cluster"]] | None,
-        Field(max_length=2, description="Cycles to run; default: all"),
+        list[Literal["decay", "cluster", "patterns"]] | None,
+        Field(max_length=3, description="Cycles to run; default: all"),
     ] = None,
     dry_run: Annotated[bool, Field(description="Report what would change; write nothing")] = False,
     namespace: ReadNamespace = None,
