@@ -352,3 +352,44 @@ def test_a_killed_run_leaves_a_consistent_store_that_the_next_run_completes(
     assert _state(db) == reference
     again = json.loads(_memlode("consolidate", "--cycle", "patterns", "--json", cwd=workdir).stdout)
     assert again[0]["changes"] == []
+
+
+def _obs(n: int, content: str, tags: list[str], session: str = "s1", **meta: str) -> Any:
+    from memlode.engine.consolidation.patterns_detect import Observation
+
+    return Observation(f"m{n}", content, tags, dict(meta), session, f"2026-02-1{n % 10}T10:00:00Z")
+
+
+def test_error_fix_pairs_from_the_order_of_work() -> None:
+    from memlode.engine.consolidation.patterns import detect
+
+    failed, ok = ["failure", "command"], ["command"]
+    work = [
+        # the command itself changed: the fix is the new command
+        _obs(1, "Failed: $ git push\nExit code 128\nfatal: no upstream branch", failed,
+             command="git push 2>&1"),
+        _obs(2, "$ git push --set-upstream origin fum\n[stdout]\nok", ok,
+             command="git push --set-upstream origin fum 2>&1"),
+        # passed on a plain re-run: nothing was fixed, no pattern
+        _obs(3, "Failed: $ make lint\nExit code 2\nerror: flaky", failed, command="make lint"),
+        _obs(4, "$ make lint\n[stdout]\nok", ok, command="make lint"),
+        # a cancelled parallel call is no error
+        _obs(5, "Failed: $ npx vitest run\n<tool_use_error>Sibling tool call errored", failed,
+             command="npx vitest run"),
+        _obs(6, "Edited app.js: +1 -0", ["edit"], file="/p/app.js"),
+        _obs(7, "$ npx vitest run\n[stdout]\n3 passed", ok, command="npx vitest run"),
+        # looking around fixes nothing; running the formatter does
+        _obs(8, "Failed: $ git commit -m x\nPre-commit validation failed:\n[FORMAT] not formatted",
+             failed, command="git commit -m x"),
+        _obs(9, "$ git status\n[stdout]\nmodified: a.ex", ok, command="git status"),
+        _obs(10, "$ mix format", ok, command="mix format"),
+        _obs(11, "$ git commit -m x\n[stdout]\n1 file changed", ok, command="git commit -m x"),
+    ]  # fmt: skip
+    found = [p for p in detect(work, []) if p.kind == "error-fix"]
+    assert [p.text for p in found] == [
+        '`git commit -m x` failed with "Pre-commit validation failed: [FORMAT] not formatted";'
+        " fixed by running `mix format` (2026-02-11).",
+        '`git push 2>&1` failed with "fatal: no upstream branch"; fixed by running'
+        " `git push --set-upstream origin fum 2>&1` instead (2026-02-12).",
+    ]
+    assert found[0].evidence == ["m8", "m10", "m11"] and found[1].evidence == ["m1", "m2"]

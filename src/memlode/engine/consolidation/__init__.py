@@ -2,8 +2,12 @@
 
 - ``cluster``: observations that repeat one another (a file read again and again, a command
   re-run, a chain of edits to one file) get one summary memory; recall ranks the members lower.
+- ``patterns``: what repeats across sessions (file hotspots, repeated questions, habits, error
+  → fix pairs, decision chains) becomes one readable ``pattern`` or ``insight`` memory each,
+  its evidence linked (``memlode patterns``; the MCP tools ``detect_patterns`` and
+  ``pattern_insights``).
 - ``decay``: importance of what is never recalled or opened halves every half-life (it runs
-  after ``cluster``, so that new summaries are covered in the same run).
+  after ``cluster`` and ``patterns``, so that what they wrote is covered in the same run).
 
 Each cycle runs per namespace in short write transactions (a batch of groups or rows each, so
 that the hooks never wait long) and leaves a ``consolidation_log`` row, started when it begins

@@ -68,6 +68,13 @@ def _same(a: str, b: str) -> bool:
     return len(wa & wb) / len(wa | wb) >= SAME_COMMAND
 
 
+def _extends(failed: str, passed: str) -> bool:
+    """Whether ``passed`` is ``failed`` with words added (``git push`` ->
+    ``git push --set-upstream origin main``): the fix was in the command itself."""
+    key = command_key(failed)
+    return bool(key) and key == command_key(passed) and _words(failed) < _words(passed)
+
+
 def _short(command: str, limit: int = 80) -> str:
     parts = [p.strip() for p in command.split("&&")]
     while len(parts) > 1 and parts[0].startswith("cd "):
@@ -129,7 +136,15 @@ def _session_pairs(items: list[Observation]) -> list[tuple[_Open, Observation]]:
                 match.failures.append(o)
             continue
         if command:
-            match = next((p for p in opened if _same(p.failures[0].command, command)), None)
+            match = next(
+                (
+                    p
+                    for p in opened
+                    if _same(p.failures[0].command, command)
+                    or _extends(p.failures[-1].command, command)
+                ),
+                None,
+            )
             if match is not None:
                 opened.remove(match)
                 pairs.append((match, o))
@@ -143,7 +158,10 @@ def _pair_pattern(opened: _Open, passed: Observation) -> Pattern | None:
     edits = [o for o in opened.between if "edit" in o.tags and o.file and not o.failed]
     ran = [o for o in opened.between if o.command and not o.failed and not _looks(o.command)]
     first = opened.failures[0]
-    if edits:
+    if not _same(first.command, passed.command):  # the command itself was changed
+        fix = f"running `{_short(passed.command)}` instead"
+        evidence: list[Observation] = []
+    elif edits:
         files = list(dict.fromkeys(shown(o.file, [o]) for o in edits))
         fix = (
             "editing "
