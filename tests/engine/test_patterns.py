@@ -370,6 +370,10 @@ def test_error_fix_pairs_from_the_order_of_work() -> None:
              command="git push 2>&1"),
         _obs(2, "$ git push --set-upstream origin fum\n[stdout]\nok", ok,
              command="git push --set-upstream origin fum 2>&1"),
+        # a narrower run passing fixes nothing
+        _obs(12, "Failed: $ mix test\nExit code 2\n12 failures", failed, command="mix test"),
+        _obs(13, "$ mix test test/a_test.exs\n[stdout]\n0 failures", ok,
+             command="mix test test/a_test.exs"),
         # passed on a plain re-run: nothing was fixed, no pattern
         _obs(3, "Failed: $ make lint\nExit code 2\nerror: flaky", failed, command="make lint"),
         _obs(4, "$ make lint\n[stdout]\nok", ok, command="make lint"),

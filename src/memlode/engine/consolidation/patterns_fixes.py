@@ -69,10 +69,14 @@ def _same(a: str, b: str) -> bool:
 
 
 def _extends(failed: str, passed: str) -> bool:
-    """Whether ``passed`` is ``failed`` with words added (``git push`` ->
-    ``git push --set-upstream origin main``): the fix was in the command itself."""
+    """Whether ``passed`` is ``failed`` with options added (``git push`` -> ``git push
+    --set-upstream origin main``): the fix was in the command itself. Added words that start
+    with no option (``mix test`` -> ``mix test test/x_test.exs``) narrow it: no fix."""
     key = command_key(failed)
-    return bool(key) and key == command_key(passed) and _words(failed) < _words(passed)
+    if not key or key != command_key(passed) or not _words(failed) < _words(passed):
+        return False
+    added = [w for w in passed.split("|", 1)[0].split() if w not in _words(failed)]
+    return added[0].startswith("-")
 
 
 def _short(command: str, limit: int = 80) -> str:
@@ -136,15 +140,9 @@ def _session_pairs(items: list[Observation]) -> list[tuple[_Open, Observation]]:
                 match.failures.append(o)
             continue
         if command:
-            match = next(
-                (
-                    p
-                    for p in opened
-                    if _same(p.failures[0].command, command)
-                    or _extends(p.failures[-1].command, command)
-                ),
-                None,
-            )
+            match = next((p for p in opened if _same(p.failures[0].command, command)), None)
+            if match is None:
+                match = next((p for p in opened if _extends(p.failures[-1].command, command)), None)
             if match is not None:
                 opened.remove(match)
                 pairs.append((match, o))
