@@ -35,6 +35,8 @@ EXPECTED_TOOLS = {
     "get_scoring_weights",
     "memlode_stats",
     "memlode_health",
+    "detect_patterns",
+    "pattern_insights",
 }
 
 

@@ -55,6 +55,7 @@ COMMANDS: dict[str, str] = {
     "backup": "memlode.cli.backup_cmds:backup",
     "restore": "memlode.cli.backup_cmds:restore",
     "consolidate": "memlode.cli.consolidate_cmds:consolidate",
+    "patterns": "memlode.cli.patterns_cmds:patterns",
 }
 
 

@@ -14,7 +14,7 @@ __all__ = ["consolidate"]
 
 # memlode.engine.consolidation.CYCLES, not imported here: listing the commands (`--help`)
 # must not load the engine (a test holds the two equal)
-CYCLES = ("cluster", "compress", "creative", "decay", "forget")
+CYCLES = ("cluster", "patterns", "compress", "creative", "decay", "forget")
 OPT_IN = ("forget",)  # run only when named
 DEFAULT_FORGET_AFTER_DAYS = 90.0
 

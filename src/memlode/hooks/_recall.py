@@ -198,8 +198,9 @@ def recall(
 
 # Never injected: a stored prompt (a question is not an answer) and a consolidation summary
 # (an aggregate of observations, "ran 6 times, 4 failed": it took the slot of the specific
-# memory that answers in the session replay, 45 -> 43 of 52; bench/RESULTS.md).
-NOT_INJECTED = frozenset({"prompt", SUMMARY_TAG})
+# memory that answers in the session replay, 45 -> 43 of 52; bench/RESULTS.md), nor a
+# detected pattern (tag ``pattern``: a count over sessions; SessionStart shows the strong ones).
+NOT_INJECTED = frozenset({"prompt", SUMMARY_TAG, "pattern"})
 
 
 def injectable(tags: Sequence[str]) -> bool:

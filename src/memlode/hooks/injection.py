@@ -19,7 +19,7 @@ from memlode.fastjson import dumps
 from memlode.project import readable_name
 from memlode.redact import redact
 from memlode.storage import briefing
-from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE
+from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE, SUMMARY_SOURCE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ MAX_SESSIONS = 3
 MAX_KEY_MEMORIES = 10
 MAX_RECENT_EDITS = 5
 MAX_HOTSPOTS = 8
+MAX_PATTERNS = 3  # detected patterns shown, at least briefing.STRONG_PATTERN strong
 _KEY_TYPES = ("decision", "insight", "pattern", "preference", "style", "habit")
 MAP_SHARE = 0.4  # at most this share of the SessionStart budget goes to the code map
 
@@ -119,6 +120,7 @@ def session_context(
     block.add(title)
     _recent_sessions(conn, namespace, current_session, block)
     _key_memories(conn, namespace, block)
+    _patterns(conn, namespace, block)
     _recent_edits(conn, namespace, current_session, block)
     _hotspots(conn, namespace, block)
     if len(block.lines) <= 1:
@@ -166,6 +168,17 @@ def _key_memories(conn: sqlite3.Connection, namespace: str, block: _Block) -> No
         block.add("### Decisions, insights and patterns")
         for memory_type, content, created_at in key:
             block.add(f"- [{memory_type}, {_day(created_at)}] {_one_line(content, 300)}")
+
+
+def _patterns(conn: sqlite3.Connection, namespace: str, block: _Block) -> None:
+    # what the patterns cycle found across sessions (a few rows of source consolidation)
+    strong = briefing.strong_patterns(
+        conn, namespace, SUMMARY_SOURCE, briefing.STRONG_PATTERN, MAX_PATTERNS
+    )
+    if strong and block.room() > 80:
+        block.add("### Patterns")
+        for content, _strength in strong:
+            block.add(f"- {_one_line(content, 300)}")
 
 
 def _recent_edits(

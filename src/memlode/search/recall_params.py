@@ -59,8 +59,10 @@ DEFAULT_FAILURE_BOOST = 0.2
 # ten times, a command re-run) loses this share of the best score: its summary says it once.
 DEFAULT_SUMMARIZED_PENALTY = 0.1
 # Edges that record bookkeeping, not knowledge: left out of the degree a memory's graph
-# signal falls back to (a summary's SUMMARIZES edges would make it the best connected).
-BOOKKEEPING_EDGES = ("SUMMARIZES",)
+# signal falls back to (a summary's SUMMARIZES edges would make it the best connected) and of
+# the relationships a vector is embedded with. EXEMPLIFIES: a detected pattern's evidence
+# (engine/consolidation/patterns), which must not change the evidence's rank or vector.
+BOOKKEEPING_EDGES = ("SUMMARIZES", "EXEMPLIFIES")
 # Sources whose score decays with age (memory files: issue 7); others only get the recency
 # signal. The floor keeps a stale note findable instead of erasing it.
 DECAY_SOURCES = frozenset({"doc"})

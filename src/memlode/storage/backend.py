@@ -37,6 +37,7 @@ from memlode.storage import (
     memories,
     namespace_rekey,
     namespaces,
+    patterns,
     recall_graph,
     recall_rows,
     row_checks,
@@ -57,7 +58,7 @@ from memlode.storage.protocols.code import (
     CodeSymbolSearchRows,
 )
 from memlode.storage.protocols.compression import CompressionRows
-from memlode.storage.protocols.consolidation import ConsolidationRows
+from memlode.storage.protocols.consolidation import ConsolidationRows, PatternRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import DerivedRows, GraphRows, GraphStateRows, GraphWalkRows
 from memlode.storage.protocols.maintenance import BackupRows, NamespaceRekeyRows, RowCheckRows
@@ -99,6 +100,7 @@ class Backend(Protocol):
     consolidation: ConsolidationRows
     archive: ArchiveRows
     similarity_links: SimilarityLinkRows
+    patterns: PatternRows
     doc_files: DocFileRows
     doc_folders: DocFolderRows
     graph: GraphRows
@@ -143,6 +145,7 @@ class SqliteBackend:
     consolidation: ConsolidationRows = consolidation
     archive: ArchiveRows = archive
     similarity_links: SimilarityLinkRows = similarity_links
+    patterns: PatternRows = patterns
     doc_files: DocFileRows = doc_files
     doc_folders: DocFolderRows = doc_folders
     graph: GraphRows = graph

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EDIT_TOOLS",
     "SESSION_MAP_KEY",
+    "STRONG_PATTERN",
     "file_hotspots",
     "keep_session_map",
     "key_memories",
@@ -28,11 +29,16 @@ __all__ = [
     "recent_summaries",
     "session_count",
     "session_map",
+    "strong_patterns",
     "type_counts",
 ]
 
 # The store_settings key of a namespace's kept repo map.
 SESSION_MAP_KEY = "session_map:{namespace}"
+# SessionStart shows detected patterns (engine/consolidation/patterns) at least this strong:
+# a hotspot of 3 sessions in 4 (0.45) is not, one of 4 in 5 (0.64) is; a single error -> fix
+# pair (0.5) is not, one fixed the same way in another session too (0.75) is.
+STRONG_PATTERN = 0.6
 # Tools whose observations are edits of a file.
 EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
 
@@ -71,7 +77,8 @@ def key_memories(
 ) -> list[Any]:
     """(memory_type, content, created_at) of memories of ``types`` stored on purpose, or the
     user's own answers and approved plans among captured ones; never a compaction summary's
-    chunks (that state is history once the session went on). Most important first."""
+    chunks (that state is history once the session went on), nor a detected pattern (those
+    have their own section: :func:`strong_patterns`). Most important first."""
     marks = ",".join("?" * len(types))
     return conn.execute(
         "SELECT memory_type, content, created_at FROM memories WHERE namespace = ?"
@@ -79,6 +86,7 @@ def key_memories(
         " AND (source != ? OR json_extract(metadata, '$.tool') IN ('AskUserQuestion',"
         " 'ExitPlanMode'))"
         " AND coalesce(json_extract(metadata, '$.summary'), '') != 'compaction'"
+        " AND json_extract(metadata, '$.pattern') IS NULL"
         " ORDER BY importance DESC, created_at DESC LIMIT ?",
         (namespace, *types, capture_source, limit),
     ).fetchall()
@@ -114,6 +122,20 @@ def file_hotspots(conn: sqlite3.Connection, namespace: str, days: int, limit: in
         " GROUP BY n.id ORDER BY 3 * sum(CASE WHEN json_extract(e.properties, '$.action')"
         " = 'edit' THEN 1 ELSE 0 END) + count(*) DESC, max(e.id) DESC LIMIT ?",
         (namespace, f"-{days} days", limit),
+    ).fetchall()
+
+
+def strong_patterns(
+    conn: sqlite3.Connection, namespace: str, source: str, min_strength: float, limit: int
+) -> list[Any]:
+    """(content, strength) of the strongest patterns ``source`` (consolidation) detected in the
+    namespace, at least ``min_strength`` strong; at most ``limit`` rows."""
+    return conn.execute(
+        "SELECT content, json_extract(metadata, '$.strength') FROM memories"
+        " WHERE namespace = ? AND source = ? AND json_extract(metadata, '$.pattern') IS NOT NULL"
+        " AND json_extract(metadata, '$.strength') >= ?"
+        " ORDER BY json_extract(metadata, '$.strength') DESC, updated_at DESC LIMIT ?",
+        (namespace, source, min_strength, limit),
     ).fetchall()
 
 

@@ -2,13 +2,17 @@
 
 - ``cluster``: observations that repeat one another (a file read again and again, a command
   re-run, a chain of edits to one file) get one summary memory; recall ranks the members lower.
+- ``patterns``: what repeats across sessions (file hotspots, repeated questions, habits, error
+  → fix pairs, decision chains) becomes one readable ``pattern`` or ``insight`` memory each,
+  its evidence linked (``memlode patterns``; the MCP tools ``detect_patterns`` and
+  ``pattern_insights``).
 - ``compress``: with a language model configured (``MEMLODE_LLM_PROVIDER``), summaries and
   reflections become one short fact each, their raw text kept (``compress.py``); without one it
   does nothing.
 - ``creative``: memories of different kinds that say related things get ``SIMILAR_TO`` links
   (from the stored vectors), and each theme of them ``SHARES_THEME`` edges to its hub.
 - ``decay``: importance of what is never recalled or opened halves every half-life (it runs
-  after ``cluster``, so that new summaries are covered in the same run).
+  after the cycles that write memories, so that what they wrote is covered in the same run).
 - ``forget`` (only when named): old, unused, low-importance or superseded rows move whole into
   an archive that ``restore`` empties again (``forget.py``).
 
@@ -54,7 +58,7 @@ __all__ = [
 
 # Each cycle is the module of that name here, with ``run(ctx, report)``; a run takes them in
 # this order (summaries first, so that decay covers them in the same run).
-CYCLES = ("cluster", "compress", "creative", "decay", "forget")
+CYCLES = ("cluster", "patterns", "compress", "creative", "decay", "forget")
 # Cycles that run only when named (``--cycle``): they remove rows.
 OPT_IN = frozenset({"forget"})
 DEFAULT_CYCLES = tuple(c for c in CYCLES if c not in OPT_IN)

@@ -71,9 +71,9 @@ def _consolidate_text(out: ConsolidateOut) -> str:
 def consolidate(
     call: ToolCall,
     cycles: Annotated[
-        list[Literal["cluster", "compress", "creative", "decay", "forget"]] | None,
+        list[Literal["cluster", "patterns", "compress", "creative", "decay", "forget"]] | None,
         Field(
-            max_length=5,
+            max_length=6,
             description="Cycles to run; default: all but forget, which runs only when named",
         ),
     ] = None,

@@ -9,7 +9,7 @@ from memlode.storage.protocols import Connection, Row
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-__all__ = ["ConsolidationRows"]
+__all__ = ["ConsolidationRows", "PatternRows"]
 
 
 class ConsolidationRows(Protocol):
@@ -72,4 +72,32 @@ class ConsolidationRows(Protocol):
 
     def demoted(self, conn: Connection, ids: Sequence[str]) -> set[str]:
         """Those of ``ids`` a summary stands for."""
+        ...
+
+
+class PatternRows(Protocol):
+    """What the patterns cycle reads beyond the observations, and the patterns it stored.
+
+    SQLite: ``memlode.storage.patterns``.
+    """
+
+    def decision_rows(self, conn: Connection, namespace: str, exclude_source: str) -> list[Row]:
+        """(id, content, session_id, created_at) of the namespace's decisions, oldest first."""
+        ...
+
+    def seen_rows(self, conn: Connection, namespace: str, source: str) -> list[Row]:
+        """(memory id, session id) of the namespace's memories met again in other sessions."""
+        ...
+
+    def stored_patterns(
+        self,
+        conn: Connection,
+        namespace: str | None,
+        source: str,
+        kind: str | None,
+        min_strength: float,
+        limit: int,
+    ) -> list[Row]:
+        """(id, namespace, memory_type, content, metadata, created_at, updated_at), strongest
+        first."""
         ...

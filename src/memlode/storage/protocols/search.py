@@ -279,6 +279,12 @@ class BriefingRows(Protocol):
         edit counts three times a read)."""
         ...
 
+    def strong_patterns(
+        self, conn: Connection, namespace: str, source: str, min_strength: float, limit: int
+    ) -> list[Any]:
+        """(content, strength) of the strongest detected patterns of the namespace."""
+        ...
+
     def session_map(self, conn: Connection, namespace: str) -> str | None:
         """The repo map kept for the namespace's SessionStart, or None when none was kept."""
         ...
