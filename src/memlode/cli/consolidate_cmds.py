@@ -1,5 +1,5 @@
-"""``memlode consolidate``: run the consolidation cycles (decay, cluster) and show their log;
-a thin adapter over :mod:`memlode.engine.consolidation`."""
+"""``memlode consolidate``: run the consolidation cycles (cluster, reflect, decay) and show
+their log; a thin adapter over :mod:`memlode.engine.consolidation`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ __all__ = ["consolidate"]
 
 # memlode.engine.consolidation.CYCLES, not imported here: listing the commands (`--help`)
 # must not load the engine (a test holds the two equal)
-CYCLES = ("cluster", "decay")
+CYCLES = ("cluster", "reflect", "decay")
 
 
 @click.group(invoke_without_command=True)
@@ -44,7 +44,8 @@ def consolidate(
     namespace: str | None,
     as_json: bool,
 ) -> None:
-    """Consolidate the store: decay what is never used, summarise repeated observations.
+    """Consolidate the store: decay what is never used, summarise repeated observations,
+    reflect on ended sessions (decisions, problems solved, what is still open).
 
     Each cycle is idempotent and logged; `memlode consolidate status` shows the log.
     """

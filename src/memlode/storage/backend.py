@@ -37,6 +37,7 @@ from memlode.storage import (
     namespaces,
     recall_graph,
     recall_rows,
+    reflection,
     row_checks,
     sessions,
     store_settings,
@@ -52,7 +53,7 @@ from memlode.storage.protocols.code import (
     CodeRepository,
     CodeSymbolSearchRows,
 )
-from memlode.storage.protocols.consolidation import ConsolidationRows
+from memlode.storage.protocols.consolidation import ConsolidationRows, ReflectionRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import DerivedRows, GraphRows, GraphStateRows, GraphWalkRows
 from memlode.storage.protocols.maintenance import BackupRows, NamespaceRekeyRows, RowCheckRows
@@ -90,6 +91,7 @@ class Backend(Protocol):
     code_navigation: CodeNavigationRows
     code_symbol_search: CodeSymbolSearchRows
     consolidation: ConsolidationRows
+    reflection: ReflectionRows
     doc_files: DocFileRows
     doc_folders: DocFolderRows
     graph: GraphRows
@@ -131,6 +133,7 @@ class SqliteBackend:
     code_navigation: CodeNavigationRows = code_navigation
     code_symbol_search: CodeSymbolSearchRows = code_symbol_search
     consolidation: ConsolidationRows = consolidation
+    reflection: ReflectionRows = reflection
     doc_files: DocFileRows = doc_files
     doc_folders: DocFolderRows = doc_folders
     graph: GraphRows = graph

@@ -2,6 +2,9 @@
 
 - ``cluster``: observations that repeat one another (a file read again and again, a command
   re-run, a chain of edits to one file) get one summary memory; recall ranks the members lower.
+- ``reflect``: what each ended session established (decisions taken, problems solved and how,
+  what is still open) becomes insight memories linked to their evidence, each superseding the
+  earlier session's insight on the same thread (``reflect.py``).
 - ``decay``: importance of what is never recalled or opened halves every half-life (it runs
   after ``cluster``, so that new summaries are covered in the same run).
 
@@ -37,21 +40,26 @@ __all__ = [
     "CYCLES",
     "DEFAULT_CYCLES",
     "OPT_IN",
+    "REFLECT",
     "CycleRun",
     "consolidate",
     "due",
+    "reflection_due",
     "status",
 ]
 
 # Each cycle is the module of that name here, with ``run(ctx, report)``; a run takes them in
 # this order (summaries first, so that decay covers them in the same run).
-CYCLES = ("cluster", "decay")
+CYCLES = ("cluster", "reflect", "decay")
 # Cycles that run only when named (``--cycle``): they remove rows.
 OPT_IN: frozenset[str] = frozenset()
 DEFAULT_CYCLES = tuple(c for c in CYCLES if c not in OPT_IN)
 # What the resident runs by itself when due: the cycle the session replay has judged (45/52
 # with it and without; bench/RESULTS.md). Decay runs when asked until it is measured too.
-AUTO_CYCLES = ("cluster",)
+AUTO_CYCLES = ("cluster", "reflect")
+# The resident also runs reflect by itself soon after a session ends (``reflection_due``),
+# whatever the interval; those runs do not count as the interval's run (``due``).
+REFLECT = "reflect"
 # Forget: rows younger than this are never removed.
 DEFAULT_FORGET_AFTER_DAYS = 90.0
 
@@ -122,8 +130,16 @@ def due(engine: Engine, every_hours: float, now: datetime | None = None) -> bool
     (killed, or still going in another process) is not retried before then either."""
     if every_hours <= 0:
         return False
-    latest = rows.log_rows(engine.conn, 1)
-    if not latest:
+    latest = rows.latest_start(engine.conn, [c for c in CYCLES if c != REFLECT])
+    if latest is None:
         return True
-    started = parse_ts(str(latest[0][3]))
+    started = parse_ts(latest)
     return ((now or utcnow()) - started).total_seconds() >= every_hours * 3600
+
+
+def reflection_due(engine: Engine) -> bool:
+    """Whether a session ended since the latest finished reflect run started (a count over
+    the sessions table: cheap enough for the resident to ask every minute)."""
+    from memlode.storage import reflection
+
+    return reflection.sessions_ended_since(engine.conn, REFLECT) > 0

@@ -1,4 +1,4 @@
-"""Consolidation tools: run the cycles (decay, cluster) and read their log.
+"""Consolidation tools: run the cycles (cluster, reflect, decay) and read their log.
 
 Thin adapters over :mod:`memlode.engine.consolidation`, the functions behind ``memlode
 consolidate`` and ``memlode consolidate status``.
@@ -60,7 +60,9 @@ def _consolidate_text(out: ConsolidateOut) -> str:
     IDEMPOTENT_WRITE,
     "Consolidate memory: decay the importance of what is never used, and summarise repeated "
     "observations (a file read again and again, a command re-run, a chain of edits) into one "
-    "memory each, ranking the repeats lower. dry_run=true shows what would change. Default "
+    "memory each, ranking the repeats lower; reflect on ended sessions (decisions taken, "
+    "problems solved and how, what is still open: insight memories). dry_run=true shows what "
+    "would change. Default "
     "namespace: this project ({project}); '*' for every namespace.",
     text=_consolidate_text,
     writes=True,
@@ -68,8 +70,8 @@ def _consolidate_text(out: ConsolidateOut) -> str:
 def consolidate(
     call: ToolCall,
     cycles: Annotated[
-        list[Literal["decay", "cluster"]] | None,
-        Field(max_length=2, description="Cycles to run; default: all"),
+        list[Literal["decay", "cluster", "reflect"]] | None,
+        Field(max_length=3, description="Cycles to run; default: all"),
     ] = None,
     dry_run: Annotated[bool, Field(description="Report what would change; write nothing")] = False,
     namespace: ReadNamespace = None,
