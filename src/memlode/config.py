@@ -101,6 +101,9 @@ class Settings:
     # Hours between the resident's automatic consolidation runs (a day: the store is tidied
     # once between one day's work and the next); 0 leaves it to `memlode consolidate`.
     consolidate_every_hours: float = 24.0
+    # Seconds between the resident's checks for sessions ended since its last reflect run
+    # (engine/consolidation/reflect); off with consolidate_every_hours = 0.
+    reflect_check_seconds: float = 60.0
 
     @property
     def database(self) -> Path:
@@ -149,7 +152,7 @@ class Settings:
                     ) from None
             elif key in ("write_compactions", "resident_autostart"):
                 value = _switch(key, value)
-            elif key == "resident_idle_seconds":
+            elif key in ("resident_idle_seconds", "reflect_check_seconds"):
                 value = _seconds(key, value)
             elif key == "consolidate_every_hours":
                 value = _seconds(key, value, "hours")
@@ -181,6 +184,7 @@ _ENV_KEYS = {
     "MEMLODE_RESIDENT_AUTOSTART": "resident_autostart",
     "MEMLODE_RESIDENT_IDLE": "resident_idle_seconds",
     "MEMLODE_CONSOLIDATE_EVERY": "consolidate_every_hours",
+    "MEMLODE_REFLECT_CHECK": "reflect_check_seconds",
 }
 
 _ON = frozenset({"1", "true", "yes", "on"})
@@ -240,4 +244,6 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     consolidation = data.get("consolidation", {})
     if isinstance(consolidation, Mapping) and "every_hours" in consolidation:
         out["consolidate_every_hours"] = consolidation["every_hours"]
+    if isinstance(consolidation, Mapping) and "reflect_check_seconds" in consolidation:
+        out["reflect_check_seconds"] = consolidation["reflect_check_seconds"]
     return out

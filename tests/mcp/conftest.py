@@ -21,7 +21,8 @@ from memlode.config import Settings
 from memlode.engine import Engine
 
 # The memlode environment a test server gets: the test's home, the deterministic embedder.
-_PASSED_ENV = ("MEMLODE_HOME", "MEMLODE_EMBED_PROVIDER")
+# PYTHONPATH: the server runs the code under test (a worktree's src), not the venv's install
+_PASSED_ENV = ("MEMLODE_HOME", "MEMLODE_EMBED_PROVIDER", "PYTHONPATH")
 
 
 @pytest.fixture

@@ -70,10 +70,9 @@ KEEP_WARM_SECONDS = 20.0
 # transactions), so requests and the hooks never wait for it.
 CONSOLIDATE_FIRST_CHECK = 5.0
 CONSOLIDATE_CHECK_SECONDS = 600.0
-# Whether a session ended since the last reflect run is asked this often (a count over the
-# sessions table); when one did, the reflect cycle runs on the same thread, whatever the
-# interval, so that the next session's briefing has what the last one left open.
-REFLECT_CHECK_SECONDS = 60.0
+# Whether a session ended since the last reflect run is asked every reflect_check_seconds
+# (a count over the sessions table); when one did, the reflect cycle runs on the same thread,
+# whatever the interval, so that the next session's briefing has what the last one left open.
 STANDBY_RETRY_SECONDS = 10.0  # memlode mcp: how often it tries to take over a store's lock
 # Background embedding gives way to requests: rounds of a few rows (a request that arrives
 # during one waits for it; with the local model a row is ~20-45 ms of CPU on the project's
@@ -314,7 +313,8 @@ class ResidentServer:
         assert self._listener is not None
         last_check = last_warm = time.monotonic()
         next_consolidation = last_check + CONSOLIDATE_FIRST_CHECK
-        next_reflection = next_consolidation + REFLECT_CHECK_SECONDS
+        reflect_every = max(1.0, self.settings.reflect_check_seconds)
+        next_reflection = next_consolidation + reflect_every
         while not self._stop.is_set():
             try:
                 conn, _ = self._listener.accept()
@@ -347,7 +347,7 @@ class ResidentServer:
                 next_consolidation = now + CONSOLIDATE_CHECK_SECONDS
                 self._consolidate_when_due()
             elif now >= next_reflection:
-                next_reflection = now + REFLECT_CHECK_SECONDS
+                next_reflection = now + reflect_every
                 self._consolidate_when_due(reflect_only=True)
 
     def _handle(self, conn: socket.socket) -> None:

@@ -112,16 +112,22 @@ def plan_reflection(conn: Any, namespace: str, moment: datetime) -> list[Reflect
                 entry.old_kind = None if record[0] == entry.record_kind else str(record[0])
             out.append(entry)
     out.sort(key=lambda e: (e.item.at, e.session, e.item.thread))
+    kept: list[Reflection] = []
     latest: dict[str, Reflection] = {}
     for entry in out:
         previous = latest.get(entry.item.thread)
-        if previous is not None and previous.session != entry.session:
+        if previous is not None and previous.session == entry.session:
+            previous = None
+        if entry.item.follow_up and (previous is None or previous.item.kind != "open"):
+            continue  # a check that passed, with nothing open before it: nothing to say
+        if previous is not None:
             entry.previous = previous
             linked = previous.insight_id is not None and previous.stands_for_it == entry.insight_id
             if entry.state == "unchanged" and not (linked and entry.insight_id is not None):
                 entry.state = "changed"  # its predecessor is new, or not yet linked to it
         latest[entry.item.thread] = entry
-    return out
+        kept.append(entry)
+    return kept
 
 
 def run(ctx: CycleContext, report: CycleRun) -> None:

@@ -37,8 +37,14 @@ UNTESTED_SKIP_EXT = frozenset({"md", "txt", "rst", "json", "jsonl", "lock", "csv
 # Files listed in one sentence (the rest as "and N more").
 MAX_FILES = 6
 ERROR_CHARS = 200
+# The edits before a passing run that count as its evidence (the latest).
+MAX_EVIDENCE_EDITS = 20
 _ERROR_WORDS = re.compile(
     r"error|fail|fatal|exception|not found|denied|undefined|cannot|could not", re.I
+)
+# Programs whose first argument is a path or a target, not a subcommand (``mypy src``).
+NO_SUBCOMMAND = frozenset(
+    "pytest mypy tsc eslint jest mocha node python python3 bash sh flake8 black pylint".split()
 )
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9_:.-]*")
 _ENV = re.compile(r"[A-Z_][A-Z0-9_]*=\S*")
@@ -73,6 +79,9 @@ class Item:
     text: str
     evidence: list[str] = field(default_factory=list)  # memory ids, oldest first
     at: str = ""  # created_at of the latest evidence
+    # kept only when it follows an open item of an earlier session on its thread (a check
+    # that merely passed says nothing by itself)
+    follow_up: bool = False
 
 
 def parse_rows(found: list[Any]) -> list[Row]:
@@ -110,7 +119,12 @@ def command_family(command: str) -> tuple[str, frozenset[str]] | None:
         words, rest = [*words, "-m", rest[1]], rest[2:]
     elif rest[:1] == ["run"] and len(rest) > 1 and _SUBCOMMAND.fullmatch(rest[1]):
         words, rest = [*words, "run", rest[1]], rest[2:]  # npm run test, uv run pytest
-    elif rest and _SUBCOMMAND.fullmatch(rest[0]) and "." not in rest[0]:
+    elif (
+        rest
+        and _SUBCOMMAND.fullmatch(rest[0])
+        and "." not in rest[0]
+        and (words[0] not in NO_SUBCOMMAND)
+    ):
         words, rest = [*words, rest[0]], rest[1:]
     vocabulary = set(words)
     if rest and ("/" in rest[0] or "." in rest[0]):  # node scripts/build.js
@@ -225,7 +239,7 @@ def _episode(rows: list[Row], family: str, indexes: list[int], where: str) -> It
         )
         return Item("open", thread, text, [rows[n].id for n in streak], last.created_at)
     if solved is None:
-        return None
+        return _passed(rows, thread, indexes[0], where)
     failures, passed_at = solved
     first, passed = rows[failures[0]], rows[passed_at]
     edits = [r for r in rows[failures[0] : passed_at] if "edit" in r.tags and r.file()]
@@ -237,6 +251,21 @@ def _episode(rows: list[Row], family: str, indexes: list[int], where: str) -> It
     )
     evidence = [rows[n].id for n in failures] + [r.id for r in edits] + [passed.id]
     return Item("solved", thread, text, evidence, passed.created_at)
+
+
+def _passed(rows: list[Row], thread: str, passed_at: int, where: str) -> Item:
+    """A check that only passed in the session: solved, if an earlier session left it
+    failing (the same failure again is not stored again: the hooks keep one row per text)."""
+    passed = rows[passed_at]
+    edits = [r for r in rows[:passed_at] if "edit" in r.tags and not r.failed and r.file()]
+    edits = edits[-MAX_EVIDENCE_EDITS:]
+    changed = f" after edits to {file_list([str(r.file()) for r in edits])}" if edits else ""
+    text = (
+        f"Solved {where}: `{shown_command(passed)}`, left failing by an earlier session,"
+        f" passed{changed}."
+    )
+    evidence = [r.id for r in edits] + [passed.id]
+    return Item("solved", thread, text, evidence, passed.created_at, follow_up=True)
 
 
 def _untested(rows: list[Row], where: str) -> Item | None:
