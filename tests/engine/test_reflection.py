@@ -312,3 +312,42 @@ def test_a_killed_reflection_leaves_a_consistent_store_that_the_next_run_complet
     finished = _reflect(workdir)
     assert _reflected(db) == reference
     assert _reflect(workdir)[0]["changes"] == [] and finished[0]["counts"]["items"] == 600
+
+
+def test_a_reflection_changes_no_evidence_vector(tmp_path: Path) -> None:
+    """Evidence is embedded from its text and its links; a reflection's DERIVED_FROM edge to
+    it is what consolidation derived and must not change its vector."""
+    from memlode.engine import Engine
+    from memlode.storage import graph, memories
+    from memlode.types import Edge, MemoryType, Relationship
+
+    vectors = []
+    for reflected in (False, True):
+        home = tmp_path / f"home-{reflected}"
+        engine = Engine(Settings.load({"home": home, "db_path": home / "memlode.db"}))
+        try:
+            evidence = engine.store("Failed: $ mix test\nExit code 2\n1 failure", "context").id
+            if reflected:
+                with engine.db.write() as conn:
+                    insight, _ = memories.insert(
+                        conn,
+                        memories.NewMemory(
+                            "Solved in session s1: `mix test` failed and passed",
+                            MemoryType.INSIGHT,
+                            namespace=engine.namespace,
+                            source="consolidation",
+                        ),
+                    )
+                    graph.ensure_memory_node(conn, insight, "Solved in s1", engine.namespace)
+                    graph.ensure_memory_node(conn, evidence, "evidence", engine.namespace)
+                    graph.add_edge(conn, Edge(insight, evidence, Relationship.DERIVED_FROM))
+            engine.embed_pending()
+            with sqlite3.connect(home / "memlode.db") as conn:
+                vectors.append(
+                    conn.execute(
+                        "SELECT vector FROM memory_embeddings WHERE memory_id = ?", (evidence,)
+                    ).fetchone()[0]
+                )
+        finally:
+            engine.close()
+    assert vectors[0] == vectors[1]

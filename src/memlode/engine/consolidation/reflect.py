@@ -13,9 +13,11 @@ same decision topic, the same edited files) supersedes it: new ``SUPERSEDES`` ol
 does its members). An open item later solved is so superseded by the solved one.
 
 Idempotent: each item has its record in ``consolidation_clusters`` (kind
-``reflection:<kind>``, key ``<session>|<thread>``, a hash of its kind and evidence); an item
-whose evidence and predecessor did not change is left alone. A session whose item changed kind
-(open, then solved after the session was resumed) gets its insight rewritten, not a second one.
+``reflection:<kind>``, key ``<session>|<thread>``, a hash of its kind, sentence and evidence);
+an item whose evidence and predecessor did not change is left alone. An insight whose item a
+later version of the rules no longer finds is left as it is (nothing is deleted). A session
+whose item changed kind (open, then solved after the session was resumed) gets its insight
+rewritten, not a second one.
 The prompt hook never injects an insight of this cycle (``memlode.hooks._recall.NOT_INJECTED``);
 the SessionStart briefing shows the latest open ones.
 """
@@ -71,7 +73,8 @@ class Reflection:
 
     @property
     def members_hash(self) -> str:
-        joined = "\n".join([self.item.kind, *sorted(self.item.evidence)])
+        # its evidence, and its sentence: a rule that words it anew rewrites it
+        joined = "\n".join([self.item.kind, self.item.text, *sorted(self.item.evidence)])
         return hashlib.sha256(joined.encode()).hexdigest()[:32]
 
     def to_dict(self) -> dict[str, Any]:

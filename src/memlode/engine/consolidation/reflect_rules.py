@@ -156,11 +156,14 @@ def _cancelled(row: Row) -> bool:
 
 
 def shown_command(row: Row) -> str:
-    """The command as run, without its leading ``cd`` steps, on one line."""
+    """The command as run, on one line; a leading ``cd`` shows the folder's last part only
+    (``cd …/assets && node build.js``: where it ran can be the fix)."""
     command = str(row.meta.get("command", ""))
     first = command.split("\n", 1)[0].strip()
-    while first.startswith("cd ") and "&&" in first:
-        first = first.split("&&", 1)[1].strip()
+    if first.startswith("cd ") and "&&" in first:
+        folder, rest = first[3:].split("&&", 1)
+        last = folder.strip().strip("\"'").rstrip("/").rsplit("/", 1)[-1]
+        first = f"cd …/{last} && {rest.strip()}" if "/" in folder else first
     text = first if len(first) <= 100 else first[:99] + "…"
     return text + (" …" if "\n" in command and not text.endswith("…") else "")
 
