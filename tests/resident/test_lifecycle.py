@@ -396,8 +396,8 @@ def test_the_resident_consolidates_when_due(
                 "SELECT kind, namespace FROM consolidation_log WHERE finished_at IS NOT NULL"
             ).fetchall()
 
-    assert wait_until(lambda: len(finished()) >= 1, timeout=30)
-    assert {kind for kind, _ in finished()} == {"cluster"}  # decay runs when asked
+    assert wait_until(lambda: len(finished()) >= 2, timeout=30)
+    assert {kind for kind, _ in finished()} == {"cluster", "reflect"}  # decay runs when asked
     with sqlite3.connect(db) as conn:
         [summary] = conn.execute(
             "SELECT content FROM memories WHERE source = 'consolidation'"
