@@ -136,6 +136,9 @@ class Settings:
     llm_url: str | None = None
     llm_api_key: str | None = field(default=None, repr=False)
     llm_daily_tokens: int = DEFAULT_LLM_DAILY_TOKENS
+    # Seconds between the resident's checks for sessions ended since its last reflect run
+    # (engine/consolidation/reflect); off with consolidate_every_hours = 0.
+    reflect_check_seconds: float = 60.0
 
     @property
     def database(self) -> Path:
@@ -189,7 +192,7 @@ class Settings:
                     ) from None
             elif key in ("write_compactions", "resident_autostart"):
                 value = _switch(key, value)
-            elif key == "resident_idle_seconds":
+            elif key in ("resident_idle_seconds", "reflect_check_seconds"):
                 value = _seconds(key, value)
             elif key == "consolidate_every_hours":
                 value = _seconds(key, value, "hours")
@@ -230,6 +233,7 @@ _ENV_KEYS = {
     "MEMLODE_LLM_URL": "llm_url",
     "MEMLODE_LLM_API_KEY": "llm_api_key",
     "MEMLODE_LLM_DAILY_TOKENS": "llm_daily_tokens",
+    "MEMLODE_REFLECT_CHECK": "reflect_check_seconds",
 }
 
 _ON = frozenset({"1", "true", "yes", "on"})
@@ -312,4 +316,6 @@ def _read_config_file(path: Path) -> dict[str, Any]:
         for key in ("provider", "model", "url", "api_key", "daily_tokens"):
             if key in llm:
                 out[f"llm_{key}"] = llm[key]
+    if isinstance(consolidation, Mapping) and "reflect_check_seconds" in consolidation:
+        out["reflect_check_seconds"] = consolidation["reflect_check_seconds"]
     return out

@@ -1,5 +1,6 @@
 """The consolidation tools through ``memlode mcp`` over stdio: ``consolidate`` (dry run, run,
-re-run), ``consolidation_status``, and an invalid call as an isError result."""
+re-run; the reflect cycle on an ended session), ``consolidation_status``, and an invalid call
+as an isError result."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.engine.consolidation import DEFAULT_CYCLES
-from memlode.storage import memories
+from memlode.storage import memories, sessions
 
 pytestmark = pytest.mark.anyio
 
@@ -91,3 +92,54 @@ async def test_compress_through_the_tool_with_a_model_server(
         assert stats["llm"]["tokens_today"] == server.tokens > 0
         again = harness.ok(await session.call_tool("consolidate", {"cycles": ["compress"]}))
         assert again["runs"][0]["counts"]["unchanged"] == 1 and len(server.requests) == 1
+
+
+def _ended_session(cwd: Path) -> None:
+    """A session, stored as the hooks store it, whose type check failed, then passed after
+    an edit; then it ended."""
+    engine = Engine(Settings.load({}), cwd=cwd)
+    rows = [
+        ("Failed: $ mypy src\nExit code 1\nsrc/app.py:3: error: Missing return", ["failure"]),
+        ("Edited src/app.py: +1 -0 lines in 1 hunk (lines 3)", ["edit", "file:src/app.py"]),
+        ("$ mypy src\n[stdout]\nSuccess: no issues found in 4 source files", []),
+    ]
+    try:
+        with engine.db.write() as conn:
+            sessions.start(conn, "s9", engine.namespace, "claude-code")
+            for content, tags in rows:
+                command = [] if "edit" in tags else ["command", "cmd:mypy", "tool:Bash"]
+                memories.insert(
+                    conn,
+                    memories.NewMemory(
+                        content,
+                        tags=tags + command,
+                        metadata={"command": "mypy src"} if command else {"file": "src/app.py"},
+                        namespace=engine.namespace,
+                        source="hook",
+                        session_id="s9",
+                    ),
+                )
+            sessions.end(conn, "s9", None)
+    finally:
+        engine.close()
+
+
+async def test_consolidate_reflect(harness, workdir: Path) -> None:
+    _ended_session(workdir)
+    async with harness.session() as session:
+        dry = harness.ok(
+            await session.call_tool("consolidate", {"cycles": ["reflect"], "dry_run": True})
+        )
+        [run] = dry["runs"]
+        assert run["cycle"] == "reflect" and run["counts"]["new"] == 1
+        [change] = run["changes"]
+        assert change["kind"] == "solved" and change["thread"] == "command:mypy"
+        assert "failed (src/app.py:3: error: Missing return)" in change["summary"]
+        assert "passed after edits to src/app.py" in change["summary"]
+        done = harness.ok(await session.call_tool("consolidate", {"cycles": ["reflect"]}))
+        assert done["runs"][0]["counts"]["new"] == 1
+        insight = done["runs"][0]["changes"][0]["insight_id"]
+        shown = harness.ok(await session.call_tool("get_memory", {"memory_id": insight}))
+        assert shown["memory_type"] == "insight" and "reflection:solved" in shown["tags"]
+        again = harness.ok(await session.call_tool("consolidate", {"cycles": ["reflect"]}))
+        assert again["runs"][0]["changes"] == [] and again["runs"][0]["counts"]["unchanged"] == 1

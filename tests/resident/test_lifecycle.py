@@ -26,6 +26,7 @@ from tests.resident.support import (
 )
 
 from memlode.engine import Engine
+from memlode.engine.consolidation import AUTO_CYCLES
 from memlode.resident_client.lock import held, read_owner
 
 
@@ -396,8 +397,9 @@ def test_the_resident_consolidates_when_due(
                 "SELECT kind, namespace FROM consolidation_log WHERE finished_at IS NOT NULL"
             ).fetchall()
 
-    assert wait_until(lambda: len(finished()) >= 1, timeout=30)
-    assert {kind for kind, _ in finished()} == {"cluster"}  # decay runs when asked
+    assert wait_until(lambda: len(finished()) >= 2, timeout=30)
+    assert {kind for kind, _ in finished()} == set(AUTO_CYCLES)  # decay runs when asked
+    assert "decay" not in AUTO_CYCLES
     with sqlite3.connect(db) as conn:
         [summary] = conn.execute(
             "SELECT content FROM memories WHERE source = 'consolidation'"

@@ -1,5 +1,5 @@
-"""``memlode consolidate``: run the consolidation cycles (cluster, compress, decay) and show
-their log; a thin adapter over :mod:`memlode.engine.consolidation`."""
+"""``memlode consolidate``: run the consolidation cycles, show their log, and the forget
+cycle's archive and restore; a thin adapter over :mod:`memlode.engine.consolidation`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ __all__ = ["consolidate"]
 
 # memlode.engine.consolidation.CYCLES, not imported here: listing the commands (`--help`)
 # must not load the engine (a test holds the two equal)
-CYCLES = ("cluster", "patterns", "compress", "creative", "decay", "forget")
+CYCLES = ("cluster", "patterns", "reflect", "compress", "decay", "forget", "creative")
 OPT_IN = ("forget",)  # run only when named
 DEFAULT_FORGET_AFTER_DAYS = 90.0
 
@@ -55,7 +55,8 @@ def consolidate(
     as_json: bool,
 ) -> None:
     """Consolidate the store: decay what is never used, summarise repeated observations,
-    and (with MEMLODE_LLM_PROVIDER set) compress summaries into short facts.
+    reflect on ended sessions (decisions, problems solved, what is still open), and (with
+    MEMLODE_LLM_PROVIDER set) compress summaries into short facts.
 
     Each cycle is idempotent and logged; `memlode consolidate status` shows the log.
     """

@@ -210,15 +210,17 @@ class EmbeddingService:
     def _relationships(self, ids: list[str]) -> dict[str, list[tuple[str, str]]]:
         """Each memory's first ``MAX_ENRICH_RELATIONSHIPS`` edges (by edge id) as
         (relationship, name of the other end), for a whole batch in one query; bookkeeping
-        edges (a consolidation summary's ``SUMMARIZES``) left out, so that consolidating a
-        store changes no member's vector (on the session replay it did, and cost a prompt)."""
+        edges (a consolidation summary's ``SUMMARIZES``) and the edges of what consolidation
+        derived (a reflection's ``DERIVED_FROM`` its evidence) left out of the other end's
+        text, so that consolidating a store changes no member's or evidence's vector (on the
+        session replay it did, and cost a prompt)."""
         if not ids:
             return {}
         rows = vector_repo.relationships_of(self.db.conn, ids)
         out: dict[str, list[tuple[str, str]]] = {}
         seen: set[tuple[str, int]] = set()  # an edge from a memory to itself comes twice
-        for memory_id, edge_id, relationship, name in rows:
-            if relationship in BOOKKEEPING_EDGES:  # a summary's edges say nothing of the text
+        for memory_id, edge_id, relationship, name, derived in rows:
+            if relationship in BOOKKEEPING_EDGES or derived:  # say nothing of this text
                 continue
             found = out.setdefault(memory_id, [])
             if len(found) < MAX_ENRICH_RELATIONSHIPS and (memory_id, edge_id) not in seen:

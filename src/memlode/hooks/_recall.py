@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from memlode.fastjson import loads
 from memlode.storage import fts_match
-from memlode.storage.capture import FAILURE_TAG, GLOBAL_NAMESPACE, SUMMARY_TAG
+from memlode.storage.capture import FAILURE_TAG, GLOBAL_NAMESPACE, REFLECTION_TAG, SUMMARY_TAG
 from memlode.storage.fts_match import OVERFETCH, SCORING_BUDGET
 from memlode.textutil import STOPWORDS, command_key, identifier_parts, query_terms, words
 
@@ -199,8 +199,10 @@ def recall(
 # Never injected: a stored prompt (a question is not an answer) and a consolidation summary
 # (an aggregate of observations, "ran 6 times, 4 failed": it took the slot of the specific
 # memory that answers in the session replay, 45 -> 43 of 52; bench/RESULTS.md), nor a
-# detected pattern (tag ``pattern``: a count over sessions; SessionStart shows the strong ones).
-NOT_INJECTED = frozenset({"prompt", SUMMARY_TAG, "pattern"})
+# detected pattern (tag ``pattern``: a count over sessions; SessionStart shows the strong ones),
+# nor a session's reflection (engine/consolidation/reflect): its evidence is injectable itself,
+# and the SessionStart briefing shows what a session left open.
+NOT_INJECTED = frozenset({"prompt", SUMMARY_TAG, "pattern", REFLECTION_TAG})
 
 
 def injectable(tags: Sequence[str]) -> bool:

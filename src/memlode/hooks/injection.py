@@ -19,7 +19,7 @@ from memlode.fastjson import dumps
 from memlode.project import readable_name
 from memlode.redact import redact
 from memlode.storage import briefing
-from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE, SUMMARY_SOURCE
+from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE, REFLECTION_TAG, SUMMARY_SOURCE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ MAX_KEY_MEMORIES = 10
 MAX_RECENT_EDITS = 5
 MAX_HOTSPOTS = 8
 MAX_PATTERNS = 3  # detected patterns shown, at least briefing.STRONG_PATTERN strong
+MAX_OPEN = 3  # what earlier sessions left open (their reflections), newest first
 _KEY_TYPES = ("decision", "insight", "pattern", "preference", "style", "habit")
 MAP_SHARE = 0.4  # at most this share of the SessionStart budget goes to the code map
 
@@ -119,6 +120,7 @@ def session_context(
     block = _Block(room - map_room)
     block.add(title)
     _recent_sessions(conn, namespace, current_session, block)
+    _still_open(conn, namespace, current_session, block)
     _key_memories(conn, namespace, block)
     _patterns(conn, namespace, block)
     _recent_edits(conn, namespace, current_session, block)
@@ -160,10 +162,25 @@ def _recent_sessions(
             block.add(f"- {_day(started_at)}: {_session_digest(summary)}")
 
 
+def _still_open(
+    conn: sqlite3.Connection, namespace: str, current_session: str, block: _Block
+) -> None:
+    # what the reflect cycle found left open by earlier sessions and not solved since
+    found = briefing.open_reflections(
+        conn, namespace, SUMMARY_SOURCE, f"{REFLECTION_TAG}:open", current_session, MAX_OPEN
+    )
+    if found and block.room() > 80:
+        block.add("### Still open")
+        for content, created_at in found:
+            block.add(f"- {_day(created_at)}: {_one_line(content, 300)}")
+
+
 def _key_memories(conn: sqlite3.Connection, namespace: str, block: _Block) -> None:
     # Stored on purpose, or the user's own answers and approved plans; not a compaction
     # summary's chunks: that state is history once the session went on (its outcome is above).
-    key = briefing.key_memories(conn, namespace, _KEY_TYPES, HOOK_SOURCE, MAX_KEY_MEMORIES)
+    key = briefing.key_memories(
+        conn, namespace, _KEY_TYPES, HOOK_SOURCE, MAX_KEY_MEMORIES, SUMMARY_SOURCE
+    )
     if key and block.room() > 80:
         block.add("### Decisions, insights and patterns")
         for memory_type, content, created_at in key:

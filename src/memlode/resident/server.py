@@ -70,6 +70,9 @@ KEEP_WARM_SECONDS = 20.0
 # transactions), so requests and the hooks never wait for it.
 CONSOLIDATE_FIRST_CHECK = 5.0
 CONSOLIDATE_CHECK_SECONDS = 600.0
+# Whether a session ended since the last reflect run is asked every reflect_check_seconds
+# (a count over the sessions table); when one did, the reflect cycle runs on the same thread,
+# whatever the interval, so that the next session's briefing has what the last one left open.
 STANDBY_RETRY_SECONDS = 10.0  # memlode mcp: how often it tries to take over a store's lock
 # Background embedding gives way to requests: rounds of a few rows (a request that arrives
 # during one waits for it; with the local model a row is ~20-45 ms of CPU on the project's
@@ -310,6 +313,8 @@ class ResidentServer:
         assert self._listener is not None
         last_check = last_warm = time.monotonic()
         next_consolidation = last_check + CONSOLIDATE_FIRST_CHECK
+        reflect_every = max(1.0, self.settings.reflect_check_seconds)
+        next_reflection = next_consolidation + reflect_every
         while not self._stop.is_set():
             try:
                 conn, _ = self._listener.accept()
@@ -341,6 +346,9 @@ class ResidentServer:
             if now >= next_consolidation:
                 next_consolidation = now + CONSOLIDATE_CHECK_SECONDS
                 self._consolidate_when_due()
+            elif now >= next_reflection:
+                next_reflection = now + reflect_every
+                self._consolidate_when_due(reflect_only=True)
 
     def _handle(self, conn: socket.socket) -> None:
         try:
@@ -377,24 +385,36 @@ class ResidentServer:
             return "config.toml changed"  # the next start reads it (embedder, weights, ...)
         return ""
 
-    def _consolidate_when_due(self) -> None:
+    def _consolidate_when_due(self, *, reflect_only: bool = False) -> None:
         every = self.settings.consolidate_every_hours
         if every <= 0 or (self._consolidating is not None and self._consolidating.is_alive()):
-            return
+            return  # 0: no automatic consolidation, reflection included
         self._consolidating = threading.Thread(
-            target=self._consolidate, args=(every,), name="memlode-consolidate", daemon=True
+            target=self._consolidate,
+            args=(every, reflect_only),
+            name="memlode-consolidate",
+            daemon=True,
         )
         self._consolidating.start()
 
-    def _consolidate(self, every_hours: float) -> None:
-        from memlode.engine.consolidation import auto_cycles, consolidate, due
+    def _consolidate(self, every_hours: float, reflect_only: bool) -> None:
+        from memlode.engine.consolidation import (
+            REFLECT,
+            auto_cycles,
+            consolidate,
+            due,
+            reflection_due,
+        )
 
         try:
             with self._opener() as engine:
-                if due(engine, every_hours):
+                if not reflect_only and due(engine, every_hours):
                     cycles = auto_cycles(engine.settings)
                     runs = consolidate(engine, cycles=cycles, namespace="*")
                     log.info("resident: consolidated (%d cycle runs)", len(runs))
+                elif reflection_due(engine):
+                    runs = consolidate(engine, cycles=(REFLECT,), namespace="*")
+                    log.info("resident: reflected on ended sessions (%d runs)", len(runs))
         except Exception as exc:
             log.warning("resident: consolidation failed: %s", exc)
 

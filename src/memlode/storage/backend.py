@@ -40,6 +40,7 @@ from memlode.storage import (
     patterns,
     recall_graph,
     recall_rows,
+    reflection,
     row_checks,
     sessions,
     similarity_links,
@@ -58,7 +59,11 @@ from memlode.storage.protocols.code import (
     CodeSymbolSearchRows,
 )
 from memlode.storage.protocols.compression import CompressionRows
-from memlode.storage.protocols.consolidation import ConsolidationRows, PatternRows
+from memlode.storage.protocols.consolidation import (
+    ConsolidationRows,
+    PatternRows,
+    ReflectionRows,
+)
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import DerivedRows, GraphRows, GraphStateRows, GraphWalkRows
 from memlode.storage.protocols.maintenance import BackupRows, NamespaceRekeyRows, RowCheckRows
@@ -101,6 +106,7 @@ class Backend(Protocol):
     archive: ArchiveRows
     similarity_links: SimilarityLinkRows
     patterns: PatternRows
+    reflection: ReflectionRows
     doc_files: DocFileRows
     doc_folders: DocFolderRows
     graph: GraphRows
@@ -146,6 +152,7 @@ class SqliteBackend:
     archive: ArchiveRows = archive
     similarity_links: SimilarityLinkRows = similarity_links
     patterns: PatternRows = patterns
+    reflection: ReflectionRows = reflection
     doc_files: DocFileRows = doc_files
     doc_folders: DocFolderRows = doc_folders
     graph: GraphRows = graph

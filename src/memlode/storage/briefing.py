@@ -25,6 +25,7 @@ __all__ = [
     "key_memories",
     "memory_command",
     "next_command",
+    "open_reflections",
     "recent_edits",
     "recent_summaries",
     "session_count",
@@ -74,21 +75,43 @@ def key_memories(
     types: Sequence[str],
     capture_source: str,
     limit: int,
+    derived_source: str = "",
 ) -> list[Any]:
     """(memory_type, content, created_at) of memories of ``types`` stored on purpose, or the
     user's own answers and approved plans among captured ones; never a compaction summary's
-    chunks (that state is history once the session went on), nor a detected pattern (those
-    have their own section: :func:`strong_patterns`). Most important first."""
+    chunks (that state is history once the session went on), nor what consolidation derived
+    (``derived_source``: detected patterns and reflections have their own sections). Most
+    important first."""
     marks = ",".join("?" * len(types))
     return conn.execute(
         "SELECT memory_type, content, created_at FROM memories WHERE namespace = ?"
-        f" AND memory_type IN ({marks})"
+        f" AND memory_type IN ({marks}) AND source != ?"
         " AND (source != ? OR json_extract(metadata, '$.tool') IN ('AskUserQuestion',"
         " 'ExitPlanMode'))"
         " AND coalesce(json_extract(metadata, '$.summary'), '') != 'compaction'"
         " AND json_extract(metadata, '$.pattern') IS NULL"
         " ORDER BY importance DESC, created_at DESC LIMIT ?",
-        (namespace, *types, capture_source, limit),
+        (namespace, *types, derived_source, capture_source, limit),
+    ).fetchall()
+
+
+def open_reflections(
+    conn: sqlite3.Connection,
+    namespace: str,
+    derived_source: str,
+    open_tag: str,
+    current_session: str,
+    limit: int,
+) -> list[Any]:
+    """(content, created_at) of the latest reflection insights tagged ``open_tag`` of other
+    sessions that no later insight stands for (what is still open), newest first."""
+    return conn.execute(
+        "SELECT m.content, m.created_at FROM memories AS m WHERE m.namespace = ?"
+        " AND m.source = ? AND m.session_id IS NOT ?"
+        " AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = ?)"
+        " AND NOT EXISTS (SELECT 1 FROM memory_demotions AS d WHERE d.memory_id = m.id)"
+        " ORDER BY m.created_at DESC LIMIT ?",
+        (namespace, derived_source, current_session, open_tag, limit),
     ).fetchall()
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "FAILURE_TAG",
     "GLOBAL_NAMESPACE",
     "HOOK_SOURCE",
+    "REFLECTION_TAG",
     "SUMMARY_SOURCE",
     "SUMMARY_TAG",
     "add_edge",
@@ -56,6 +57,9 @@ FAILURE_TAG = "failure"
 # observations in one
 SUMMARY_TAG = "summary"
 SUMMARY_SOURCE = "consolidation"
+# The tag of a reflection insight (what a session established; engine/consolidation/reflect),
+# and with ":open" of what it left open
+REFLECTION_TAG = "reflection"
 
 
 def index_terms(content: str, source: str, created_at: str) -> str:

@@ -18,6 +18,7 @@ __all__ = [
     "cluster_record",
     "decay_candidates",
     "demoted",
+    "latest_start",
     "log_finish",
     "log_rows",
     "log_start",
@@ -56,6 +57,17 @@ def log_rows(conn: sqlite3.Connection, limit: int) -> list[Any]:
         " ORDER BY id DESC LIMIT ?",
         (limit,),
     ).fetchall()
+
+
+def latest_start(conn: sqlite3.Connection, kinds: Sequence[str]) -> str | None:
+    """started_at of the latest run of one of ``kinds`` (finished or not), or None."""
+    marks = ",".join("?" * len(kinds)) or "''"
+    row = conn.execute(
+        f"SELECT started_at FROM consolidation_log WHERE kind IN ({marks})"
+        " ORDER BY id DESC LIMIT 1",
+        tuple(kinds),
+    ).fetchone()
+    return None if row is None else str(row[0])
 
 
 def namespaces_with_rows(conn: sqlite3.Connection) -> list[str]:

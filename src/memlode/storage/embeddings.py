@@ -8,6 +8,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from memlode.storage.capture import SUMMARY_SOURCE
+
 __all__ = [
     "change_marks",
     "delete_vectors",
@@ -43,17 +45,20 @@ def rows_by_model(conn: sqlite3.Connection, table: str, model: str) -> int:
 
 
 def relationships_of(conn: sqlite3.Connection, ids: Sequence[str]) -> list[tuple[Any, ...]]:
-    """(memory id, edge id, relationship, name of the other end) of every edge touching one of
-    ``ids``, by memory then edge id."""
+    """(memory id, edge id, relationship, name of the other end, whether the other end is a
+    memory consolidation derived) of every edge touching one of ``ids``, by memory then edge
+    id."""
     marks = ",".join("?" * len(ids))
     return conn.execute(
-        "SELECT x.memory_id, x.edge_id, x.relationship, n.name FROM ("
+        "SELECT x.memory_id, x.edge_id, x.relationship, n.name,"
+        " coalesce(o.source = ?, 0) FROM ("
         " SELECT source_id AS memory_id, id AS edge_id, relationship, target_id AS other"
         f" FROM graph_edges WHERE source_id IN ({marks}) UNION ALL"
         " SELECT target_id, id, relationship, source_id"
         f" FROM graph_edges WHERE target_id IN ({marks})"
-        ") x JOIN graph_nodes n ON n.id = x.other ORDER BY x.memory_id, x.edge_id",
-        [*ids, *ids],
+        ") x JOIN graph_nodes n ON n.id = x.other"
+        " LEFT JOIN memories AS o ON o.id = n.memory_id ORDER BY x.memory_id, x.edge_id",
+        [SUMMARY_SOURCE, *ids, *ids],
     ).fetchall()
 
 

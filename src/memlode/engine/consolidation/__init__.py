@@ -6,15 +6,19 @@
   → fix pairs, decision chains) becomes one readable ``pattern`` or ``insight`` memory each,
   its evidence linked (``memlode patterns``; the MCP tools ``detect_patterns`` and
   ``pattern_insights``).
+- ``reflect``: what each ended session established (decisions taken, problems solved and how,
+  what is still open) becomes insight memories linked to their evidence, each superseding the
+  earlier session's insight on the same thread (``reflect.py``).
 - ``compress``: with a language model configured (``MEMLODE_LLM_PROVIDER``), summaries and
   reflections become one short fact each, their raw text kept (``compress.py``); without one it
   does nothing.
-- ``creative``: memories of different kinds that say related things get ``SIMILAR_TO`` links
-  (from the stored vectors), and each theme of them ``SHARES_THEME`` edges to its hub.
 - ``decay``: importance of what is never recalled or opened halves every half-life (it runs
   after the cycles that write memories, so that what they wrote is covered in the same run).
 - ``forget`` (only when named): old, unused, low-importance or superseded rows move whole into
   an archive that ``restore`` empties again (``forget.py``).
+- ``creative`` (last, over what the others left): memories of different kinds that say
+  related things get ``SIMILAR_TO`` links (from the stored vectors), and each theme of them
+  ``SHARES_THEME`` edges to its hub.
 
 Each cycle runs per namespace in short write transactions (a batch of groups or rows each, so
 that the hooks never wait long) and leaves a ``consolidation_log`` row, started when it begins
@@ -49,25 +53,31 @@ __all__ = [
     "CYCLES",
     "DEFAULT_CYCLES",
     "OPT_IN",
+    "REFLECT",
     "CycleRun",
     "auto_cycles",
     "consolidate",
     "due",
+    "reflection_due",
     "status",
 ]
 
 # Each cycle is the module of that name here, with ``run(ctx, report)``; a run takes them in
-# this order (summaries first, so that decay covers them in the same run).
-CYCLES = ("cluster", "patterns", "compress", "creative", "decay", "forget")
+# this order: what writes memories first (decay covers them in the same run), forget after
+# decay, creative last (it links what stays; a run killed midway ends like one that was not).
+CYCLES = ("cluster", "patterns", "reflect", "compress", "decay", "forget", "creative")
 # Cycles that run only when named (``--cycle``): they remove rows.
 OPT_IN = frozenset({"forget"})
 DEFAULT_CYCLES = tuple(c for c in CYCLES if c not in OPT_IN)
 # What the resident runs by itself when due: the cycle the session replay has judged (45/52
 # with it and without; bench/RESULTS.md). Decay runs when asked until it is measured too.
-AUTO_CYCLES = ("cluster",)
+AUTO_CYCLES = ("cluster", "patterns", "reflect", "creative")
 # With a language model configured the resident also compresses: the user asked for a model,
 # and its daily token budget bounds what an unattended run can spend.
 MODEL_CYCLES = ("compress",)
+# The resident also runs reflect by itself soon after a session ends (``reflection_due``),
+# whatever the interval; those runs do not count as the interval's run (``due``).
+REFLECT = "reflect"
 # Forget: rows younger than this are never removed.
 DEFAULT_FORGET_AFTER_DAYS = 90.0
 
@@ -146,8 +156,16 @@ def due(engine: Engine, every_hours: float, now: datetime | None = None) -> bool
     (killed, or still going in another process) is not retried before then either."""
     if every_hours <= 0:
         return False
-    latest = rows.log_rows(engine.conn, 1)
-    if not latest:
+    latest = rows.latest_start(engine.conn, [c for c in CYCLES if c != REFLECT])
+    if latest is None:
         return True
-    started = parse_ts(str(latest[0][3]))
+    started = parse_ts(latest)
     return ((now or utcnow()) - started).total_seconds() >= every_hours * 3600
+
+
+def reflection_due(engine: Engine) -> bool:
+    """Whether a session ended since the latest finished reflect run started (a count over
+    the sessions table: cheap enough for the resident to ask every minute)."""
+    from memlode.storage import reflection
+
+    return reflection.sessions_ended_since(engine.conn, REFLECT) > 0

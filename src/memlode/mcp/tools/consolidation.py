@@ -1,4 +1,4 @@
-"""Consolidation tools: run the cycles (decay, cluster, compress) and read their log.
+"""Consolidation tools: run the cycles and read their log.
 
 Thin adapters over :mod:`memlode.engine.consolidation`, the functions behind ``memlode
 consolidate`` and ``memlode consolidate status``.
@@ -59,11 +59,13 @@ def _consolidate_text(out: ConsolidateOut) -> str:
 @mcp_tool(
     IDEMPOTENT_WRITE,
     "Consolidate memory: summarise repeated observations (a file read again and again, a "
-    "command re-run, a chain of edits) into one memory each, ranking the repeats lower; with "
-    "a language model configured, compress summaries into short facts (raw text kept); link "
-    "related memories of different kinds (creative); decay the importance of what is never "
-    "used. 'forget' (only when named) archives old, unused, superseded rows (`memlode "
-    "consolidate restore` puts them back). dry_run=true shows what would change. Default "
+    "command re-run, a chain of edits) into one memory each, ranking the repeats lower; "
+    "detect patterns; reflect on ended sessions (decisions taken, problems solved and how, "
+    "what is still open: insight memories); with a language model configured, compress "
+    "summaries into short facts (raw text kept); link related memories of different kinds "
+    "(creative); decay the importance of what is never used. 'forget' (only when named) "
+    "archives old, unused, superseded rows (`memlode consolidate restore` puts them back). "
+    "dry_run=true shows what would change. Default "
     "namespace: this project ({project}); '*' for every namespace.",
     text=_consolidate_text,
     writes=True,
@@ -71,9 +73,10 @@ def _consolidate_text(out: ConsolidateOut) -> str:
 def consolidate(
     call: ToolCall,
     cycles: Annotated[
-        list[Literal["cluster", "patterns", "compress", "creative", "decay", "forget"]] | None,
+        list[Literal["cluster", "patterns", "reflect", "compress", "decay", "forget", "creative"]]
+        | None,
         Field(
-            max_length=6,
+            max_length=7,
             description="Cycles to run; default: all but forget, which runs only when named",
         ),
     ] = None,

@@ -9,7 +9,7 @@ from memlode.storage.protocols import Connection, Row
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-__all__ = ["ConsolidationRows", "PatternRows"]
+__all__ = ["ConsolidationRows", "PatternRows", "ReflectionRows"]
 
 
 class ConsolidationRows(Protocol):
@@ -30,6 +30,10 @@ class ConsolidationRows(Protocol):
 
     def log_rows(self, conn: Connection, limit: int) -> list[Row]:
         """(id, kind, namespace, started_at, finished_at, details), newest first."""
+        ...
+
+    def latest_start(self, conn: Connection, kinds: Sequence[str]) -> str | None:
+        """started_at of the latest run of one of ``kinds`` (finished or not), or None."""
         ...
 
     def namespaces_with_rows(self, conn: Connection) -> list[str]: ...
@@ -100,4 +104,31 @@ class PatternRows(Protocol):
     ) -> list[Row]:
         """(id, namespace, memory_type, content, metadata, created_at, updated_at), strongest
         first."""
+        ...
+
+
+class ReflectionRows(Protocol):
+    """What the reflect cycle reads: sessions, their rows, its records.
+
+    SQLite: ``memlode.storage.reflection``.
+    """
+
+    def sessions_to_reflect(self, conn: Connection, namespace: str, idle_before: str) -> list[Row]:
+        """(id, started_at, ended_at, last activity) of ended or idle sessions, oldest first."""
+        ...
+
+    def session_evidence(
+        self, conn: Connection, namespace: str, session_id: str, exclude_source: str
+    ) -> list[Row]:
+        """(id, content, memory_type, source, tags, metadata, created_at), oldest first."""
+        ...
+
+    def reflection_records(self, conn: Connection, namespace: str) -> list[Row]:
+        """(kind, key, insight id, members hash, what stands for the insight or None)."""
+        ...
+
+    def drop_record(self, conn: Connection, namespace: str, kind: str, key: str) -> None: ...
+
+    def sessions_ended_since(self, conn: Connection, kind: str) -> int:
+        """Sessions ended since the latest finished ``kind`` run started."""
         ...

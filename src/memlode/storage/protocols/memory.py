@@ -184,8 +184,8 @@ class EmbeddingRows(Protocol):
         ...
 
     def relationships_of(self, conn: Connection, ids: Sequence[str]) -> list[tuple[Any, ...]]:
-        """(memory id, edge id, relationship, name of the other end) of every edge touching one
-        of ``ids``, by memory then edge id."""
+        """(memory id, edge id, relationship, name of the other end, whether the other end is
+        a memory consolidation derived) of every edge touching one of ``ids``."""
         ...
 
     def rows_to_embed(

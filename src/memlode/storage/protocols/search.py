@@ -261,7 +261,20 @@ class BriefingRows(Protocol):
         types: Sequence[str],
         capture_source: str,
         limit: int,
+        derived_source: str = "",
     ) -> list[Any]: ...
+
+    def open_reflections(
+        self,
+        conn: Connection,
+        namespace: str,
+        derived_source: str,
+        open_tag: str,
+        current_session: str,
+        limit: int,
+    ) -> list[Any]:
+        """(content, created_at) of the latest open reflections no later one stands for."""
+        ...
 
     def recent_edits(
         self,
