@@ -143,3 +143,63 @@ async def test_consolidate_reflect(harness, workdir: Path) -> None:
         assert shown["memory_type"] == "insight" and "reflection:solved" in shown["tags"]
         again = harness.ok(await session.call_tool("consolidate", {"cycles": ["reflect"]}))
         assert again["runs"][0]["changes"] == [] and again["runs"][0]["counts"]["unchanged"] == 1
+
+
+def _linkable_and_old(cwd: Path) -> dict[str, str]:
+    """A decision and a hook observation that say the same thing (the creative cycle links
+    them), and an old, unused, low-importance observation (the forget cycle archives it)."""
+    from datetime import timedelta
+
+    from memlode.types import MemoryType, format_ts, utcnow
+
+    text = "the billing job retries a failed charge three times with a one minute backoff"
+    engine = Engine(Settings.load({}), cwd=cwd)
+    try:
+        with engine.db.write() as conn:
+            ids = {}
+            for name, new in [
+                ("decision", memories.NewMemory(f"Decided: {text}", MemoryType.DECISION)),
+                ("edit", memories.NewMemory(f"Edited billing.py: {text}", source="hook")),
+                ("old", memories.NewMemory("Glob '*.tmp' -> 0 files", source="hook")),
+            ]:
+                new.namespace, new.session_id = engine.namespace, f"s-{name}"
+                if name == "old":
+                    new.importance, new.created_at = 0.05, format_ts(utcnow() - timedelta(days=200))
+                ids[name], _created = memories.insert(conn, new)
+        engine.embed_pending()
+    finally:
+        engine.close()
+    return ids
+
+
+async def test_creative_and_forget_through_the_tool(harness, workdir: Path) -> None:
+    ids = _linkable_and_old(workdir)
+    async with harness.session() as session:
+        dry = harness.ok(
+            await session.call_tool("consolidate", {"cycles": ["creative"], "dry_run": True})
+        )
+        [planned] = dry["runs"][0]["changes"]
+        assert {planned["source"], planned["target"]} == {ids["decision"], ids["edit"]}
+        done = harness.ok(await session.call_tool("consolidate", {"cycles": ["creative"]}))
+        assert done["runs"][0]["counts"]["similar_new"] == 1
+        again = harness.ok(await session.call_tool("consolidate", {"cycles": ["creative"]}))
+        assert again["runs"][0]["changes"] == []
+        linked = harness.ok(
+            await session.call_tool("recall_with_expansion", {"query": "billing retries", "k": 1})
+        )
+        assert {e["id"] for h in linked["hits"] for e in h["expanded"]} & {
+            ids["decision"],
+            ids["edit"],
+        }
+
+        everything = harness.ok(await session.call_tool("consolidate", {}))
+        assert "forget" not in {r["cycle"] for r in everything["runs"]}  # only when named
+        forget = harness.ok(await session.call_tool("consolidate", {"cycles": ["forget"]}))
+        assert forget["runs"][0]["changes"] == [{"id": ids["old"], "reason": "low importance"}]
+        gone = await session.call_tool("get_memory", {"memory_id": ids["old"]})
+        assert "no memory" in harness.error_text(gone)
+    with Engine(Settings.load({}), cwd=workdir) as engine:
+        from memlode.engine.consolidation.forget import restore
+
+        assert restore(engine, ids=[ids["old"]]) == {ids["old"]: "restored"}
+        assert engine.get(ids["old"], touch=False).importance == 0.05
