@@ -335,8 +335,8 @@ def test_a_killed_run_leaves_a_consistent_store_that_the_next_run_completes(
     env = {**os.environ, "MEMLODE_DB": str(clean)}
     subprocess.run(command, cwd=workdir, env=env, capture_output=True, check=True, timeout=120)
     reference = _state(clean)
-    # 600 error -> fix pairs, 40 hotspots, the habit of running tests with pytest
-    assert reference[0][0] == 641 and reference[3][0] == 0
+    # 600 error -> fix pairs, the 10 strongest of 40 hotspots, the habit of running pytest
+    assert reference[0][0] == 611 and reference[3][0] == 0
     for delay in (0.3, 0.6, 0.9, 1.2):  # interpreter start is ~0.3 s: before, during, after
         proc = subprocess.Popen(
             command, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -397,3 +397,36 @@ def test_error_fix_pairs_from_the_order_of_work() -> None:
         " `git push --set-upstream origin fum 2>&1` instead (2026-02-12).",
     ]
     assert found[0].evidence == ["m8", "m10", "m11"] and found[1].evidence == ["m1", "m2"]
+
+
+def test_hotspots_are_the_few_strongest_files_of_the_project() -> None:
+    from memlode.engine.consolidation.patterns_detect import MAX_HOTSPOTS, hotspots
+
+    work = []
+    for n in range(MAX_HOTSPOTS + 5):
+        for s in range(3 + n % 4):  # files touched in 3 to 6 sessions
+            work.append(
+                _obs(
+                    n,
+                    f"Read src/mod_{n}.py lines 1-40",
+                    ["read"],
+                    f"s{s}",
+                    file=f"/p/src/mod_{n}.py",
+                )
+            )
+    for s in range(6):  # a plan outside the project, read in every session
+        work.append(
+            _obs(
+                99,
+                "Read /home/u/.claude/plans/plan.md",
+                ["read"],
+                f"s{s}",
+                file="/home/u/.claude/plans/plan.md",
+            )
+        )
+    found = hotspots(work, 6)
+    assert len(found) == MAX_HOTSPOTS
+    assert all(p.key.startswith("/p/src/") for p in found)
+    kept = {p.details["sessions"] for p in found}
+    assert kept == {6, 5, 4}  # the 7 files of 5 or 6 sessions, 3 of the 4 of 4; none of 3
+    assert sum(p.details["sessions"] >= 5 for p in found) == 7

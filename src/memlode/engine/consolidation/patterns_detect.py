@@ -10,8 +10,9 @@ observations):
 
 - ``hotspot`` (a file read or edited in many sessions): ``share * min(1, s / 5)``, where ``s``
   is the number of sessions that touched the file and ``share`` is ``s`` over all sessions; at
-  least ``HOTSPOT_MIN_SESSIONS`` sessions. Raw counts do not count: one session that reads a
-  file forty times is not a hotspot.
+  least ``HOTSPOT_MIN_SESSIONS`` sessions, and only the ``MAX_HOTSPOTS`` strongest files of the
+  project (files outside it, such as a plan or a tool's saved output, are none). Raw counts do
+  not count: one session that reads a file forty times is not a hotspot.
 - ``question`` (the same question asked in two or more sessions): ``min(1, s / 4) * mean
   similarity`` (word-set Jaccard of the normalised prompts, at least ``QUESTION_SIMILARITY``).
 - ``habit`` (how the project runs its tests, which search tool it uses): ``share *
@@ -40,6 +41,7 @@ __all__ = ["KINDS", "Observation", "Pattern", "habits", "hotspots", "questions"]
 
 KINDS = ("hotspot", "question", "habit", "error-fix", "decision-chain")
 HOTSPOT_MIN_SESSIONS = 3
+MAX_HOTSPOTS = 10  # the strongest files of a namespace; the rest are ordinary work
 QUESTION_SIMILARITY = 0.6
 QUESTION_MIN_WORDS = 3
 HABIT_MIN_SESSIONS = 2
@@ -132,10 +134,14 @@ def hotspots(observations: list[Observation], total_sessions: int) -> list[Patte
         touched = set[str]().union(*(o.sessions for o in items))
         if len(touched) < HOTSPOT_MIN_SESSIONS:
             continue
+        name = shown(path, items)
+        if name.startswith(("/", "~")):
+            continue  # outside the project (the hooks show project files relative): a plan,
+            # a tool's saved output
         share = len(touched) / max(total_sessions, len(touched))
         edits = sum("edit" in o.tags for o in items)
         text = (
-            f"{shown(path, items)} is a hotspot: worked on in {len(touched)} of"
+            f"{name} is a hotspot: worked on in {len(touched)} of"
             f" {max(total_sessions, len(touched))} sessions ({edits} edits,"
             f" {len(items) - edits} reads, {days(items)})."
         )
@@ -149,7 +155,10 @@ def hotspots(observations: list[Observation], total_sessions: int) -> list[Patte
                 {"file": path, "sessions": len(touched), "edits": edits},
             )
         )
-    return out
+    # the few files most worked on; a month where every file is touched in a third of the
+    # sessions has no seventy hotspots
+    out.sort(key=lambda p: (-p.strength, -len(p.evidence), p.key))
+    return out[:MAX_HOTSPOTS]
 
 
 def _question_words(text: str) -> frozenset[str]:
