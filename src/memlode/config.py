@@ -27,6 +27,8 @@ The resident consolidates the store when it is due (``memlode.engine.consolidati
 [consolidation]
 every_hours = 24       # MEMLODE_CONSOLIDATE_EVERY: hours between automatic runs (0: only by
                        # hand, `memlode consolidate`)
+decay_every_hours = 168  # any cycle's own interval (decay and forget run only when given one;
+                         # 0 takes a cycle out of the automatic runs)
 ```
 
 An optional language model compresses consolidation's summaries and reflections into short facts
@@ -139,6 +141,10 @@ class Settings:
     # Seconds between the resident's checks for sessions ended since its last reflect run
     # (engine/consolidation/reflect); off with consolidate_every_hours = 0.
     reflect_check_seconds: float = 60.0
+    # Per-cycle intervals, ``[consolidation] <cycle>_every_hours`` (decay = 168 lets the
+    # resident decay weekly; forget = 720 forgets monthly; 0 takes a cycle out); the cycle
+    # names are checked by memlode.engine.consolidation.schedule.
+    consolidate_cycle_hours: dict[str, float] | None = None
 
     @property
     def database(self) -> Path:
@@ -196,6 +202,11 @@ class Settings:
                 value = _seconds(key, value)
             elif key == "consolidate_every_hours":
                 value = _seconds(key, value, "hours")
+            elif key == "consolidate_cycle_hours" and value is not None:
+                value = {
+                    str(cycle): _seconds(f"{cycle}_every_hours", hours, "hours")
+                    for cycle, hours in dict(value).items()
+                }
             elif key == "llm_provider":
                 value = _llm_provider(value)
             elif key == "llm_daily_tokens":
@@ -318,4 +329,12 @@ def _read_config_file(path: Path) -> dict[str, Any]:
                 out[f"llm_{key}"] = llm[key]
     if isinstance(consolidation, Mapping) and "reflect_check_seconds" in consolidation:
         out["reflect_check_seconds"] = consolidation["reflect_check_seconds"]
+    if isinstance(consolidation, Mapping):
+        cycles = {
+            str(key).removesuffix("_every_hours"): value
+            for key, value in consolidation.items()
+            if str(key).endswith("_every_hours") and key != "every_hours"
+        }
+        if cycles:
+            out["consolidate_cycle_hours"] = cycles
     return out

@@ -13,6 +13,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.storage import memories
@@ -289,3 +291,37 @@ def test_killed_creative_and_forget_runs_lose_nothing_and_the_next_run_completes
     finished = _memlode(*args, cwd=workdir)
     assert finished.returncode == 0, finished.stderr
     assert _kill_state(db) == reference
+
+
+def test_each_cycle_runs_by_itself_at_its_own_interval(tmp_path: Path) -> None:
+    from memlode.engine.consolidation import AUTO_CYCLES, run_due, schedule
+    from memlode.errors import InvalidInput
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        "[consolidation]\nevery_hours = 24\ndecay_every_hours = 168\ncreative_every_hours = 0\n"
+    )
+    settings = Settings.load({}, environ={"MEMLODE_HOME": str(home)})
+    planned = schedule(settings)
+    assert planned == {
+        **{c: 24.0 for c in AUTO_CYCLES if c != "creative"},
+        "decay": 168.0,
+    }  # decay given its week, creative taken out, forget never without an interval
+    engine = Engine(settings)
+    try:
+        engine.store("The release checklist lives in docs/release.md", "context")
+        first = {r.cycle for r in run_due(engine)}
+        assert first == set(planned)
+        assert run_due(engine) == []  # nothing due a moment later
+        tomorrow = {r.cycle for r in run_due(engine, now=utcnow() + timedelta(hours=25))}
+        assert tomorrow == set(planned) - {"decay"}  # decay waits for its week
+        week = utcnow() + timedelta(days=8)
+        assert "decay" in {r.cycle for r in run_due(engine, now=week)}
+    finally:
+        engine.close()
+    (home / "config.toml").write_text("[consolidation]\nshred_every_hours = 1\n")
+    with pytest.raises(InvalidInput, match="no cycle 'shred'"):
+        schedule(Settings.load({}, environ={"MEMLODE_HOME": str(home)}))
+    off = Settings.load({}, environ={"MEMLODE_HOME": str(home), "MEMLODE_CONSOLIDATE_EVERY": "0"})
+    assert schedule(off) == {}

@@ -391,28 +391,22 @@ class ResidentServer:
             return  # 0: no automatic consolidation, reflection included
         self._consolidating = threading.Thread(
             target=self._consolidate,
-            args=(every, reflect_only),
+            args=(reflect_only,),
             name="memlode-consolidate",
             daemon=True,
         )
         self._consolidating.start()
 
-    def _consolidate(self, every_hours: float, reflect_only: bool) -> None:
-        from memlode.engine.consolidation import (
-            REFLECT,
-            auto_cycles,
-            consolidate,
-            due,
-            reflection_due,
-        )
+    def _consolidate(self, reflect_only: bool) -> None:
+        from memlode.engine.consolidation import REFLECT, consolidate, reflection_due, run_due
 
         try:
             with self._opener() as engine:
-                if not reflect_only and due(engine, every_hours):
-                    cycles = auto_cycles(engine.settings)
-                    runs = consolidate(engine, cycles=cycles, namespace="*")
+                # each scheduled cycle whose own interval has passed (engine: schedule)
+                runs = [] if reflect_only else run_due(engine)
+                if runs:
                     log.info("resident: consolidated (%d cycle runs)", len(runs))
-                elif reflection_due(engine):
+                if REFLECT not in {r.cycle for r in runs} and reflection_due(engine):
                     runs = consolidate(engine, cycles=(REFLECT,), namespace="*")
                     log.info("resident: reflected on ended sessions (%d runs)", len(runs))
         except Exception as exc:

@@ -59,6 +59,8 @@ __all__ = [
     "consolidate",
     "due",
     "reflection_due",
+    "run_due",
+    "schedule",
     "status",
 ]
 
@@ -150,17 +152,54 @@ def status(engine: Engine, limit: int = 20) -> list[dict[str, Any]]:
     return out
 
 
-def due(engine: Engine, every_hours: float, now: datetime | None = None) -> bool:
-    """Whether an automatic run is due: ``every_hours`` (> 0) have passed since the last run
-    that finished, or none has; a run started in the last ``every_hours`` and not finished
-    (killed, or still going in another process) is not retried before then either."""
+def due(
+    engine: Engine,
+    every_hours: float,
+    now: datetime | None = None,
+    cycles: Sequence[str] | None = None,
+) -> bool:
+    """Whether an automatic run of ``cycles`` (default: every cycle but reflect's own runs) is
+    due: ``every_hours`` (> 0) have passed since the last run that started, or none has; a run
+    started in the last ``every_hours`` and not finished (killed, or still going in another
+    process) is not retried before then either."""
     if every_hours <= 0:
         return False
-    latest = rows.latest_start(engine.conn, [c for c in CYCLES if c != REFLECT])
+    kinds = [c for c in CYCLES if c != REFLECT] if cycles is None else list(cycles)
+    latest = rows.latest_start(engine.conn, kinds)
     if latest is None:
         return True
     started = parse_ts(latest)
     return ((now or utcnow()) - started).total_seconds() >= every_hours * 3600
+
+
+def schedule(settings: Settings) -> dict[str, float]:
+    """Each cycle the resident runs by itself, with its interval in hours: ``AUTO_CYCLES`` (and
+    ``compress`` with a language model) every ``consolidate_every_hours``; any cycle (decay,
+    forget included) at the interval ``[consolidation] <cycle>_every_hours`` gives it, 0
+    taking it out. Nothing at all when ``consolidate_every_hours`` is 0."""
+    if settings.consolidate_every_hours <= 0:
+        return {}
+    every = settings.consolidate_every_hours
+    out = {c: every for c in auto_cycles(settings)}
+    for cycle, hours in (settings.consolidate_cycle_hours or {}).items():
+        if cycle not in CYCLES:
+            raise InvalidInput(
+                f"[consolidation] {cycle}_every_hours: no cycle {cycle!r}; the cycles are"
+                f" {list(CYCLES)}"
+            )
+        out[cycle] = hours
+    return {c: out[c] for c in CYCLES if out.get(c, 0) > 0}
+
+
+def run_due(engine: Engine, now: datetime | None = None) -> list[CycleRun]:
+    """What the resident does when it checks: every scheduled cycle whose interval has passed
+    since its own last run, together in one run over every namespace."""
+    todo = [
+        cycle
+        for cycle, hours in schedule(engine.settings).items()
+        if due(engine, hours, now, cycles=[cycle])
+    ]
+    return consolidate(engine, cycles=todo, namespace="*", now=now) if todo else []
 
 
 def reflection_due(engine: Engine) -> bool:
