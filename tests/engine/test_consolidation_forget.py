@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -325,3 +326,45 @@ def test_each_cycle_runs_by_itself_at_its_own_interval(tmp_path: Path) -> None:
         schedule(Settings.load({}, environ={"MEMLODE_HOME": str(home)}))
     off = Settings.load({}, environ={"MEMLODE_HOME": str(home), "MEMLODE_CONSOLIDATE_EVERY": "0"})
     assert schedule(off) == {}
+
+
+def test_long_runs_show_progress_and_a_bar_on_a_terminal(workdir: Path) -> None:
+    from memlode.engine.consolidation import consolidate
+
+    engine = Engine(Settings.load({}))
+    try:
+        _kill_store(engine, 300)
+        seen: list[tuple[str, int, int]] = []
+        consolidate(
+            engine,
+            cycles=["creative", "forget"],
+            progress=lambda cycle, _ns, done, total: seen.append((cycle, done, total)),
+        )
+    finally:
+        engine.close()
+    assert seen[0] == ("forget", 0, 0) and ("creative", 0, 0) in seen  # each cycle's start
+    # and its end: half the observations forgotten, then what stays scored (150 + 60 turns)
+    assert ("forget", 150, 150) in seen and ("creative", 210, 210) in seen
+
+    master, slave = os.openpty()  # stderr on a terminal: the bar is drawn
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "memlode", "consolidate", "--cycle", "decay"],
+            cwd=workdir, env=dict(os.environ), stdout=subprocess.PIPE, stderr=slave, timeout=120,
+        )  # fmt: skip
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(master)
+    assert done.returncode == 0
+    text = shown.decode()
+    assert "decay: proj" in text and "#" * 30 in text
+    assert re.search(r"\] (\d+)/\1\b", text), text  # the bar full: all of them done

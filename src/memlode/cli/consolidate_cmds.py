@@ -3,6 +3,7 @@ cycle's archive and restore; a thin adapter over :mod:`memlode.engine.consolidat
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -64,20 +65,20 @@ def consolidate(
         return
     from memlode.engine.consolidation import consolidate as run
 
-    def progress(cycle: str, ns: str) -> None:
-        if not as_json:
-            click.echo(f"{cycle}: {ns or '(no namespace)'} ...", err=True)
-
-    with open_engine(ctx) as engine:
-        runs = run(
-            engine,
-            cycles=cycles or tuple(c for c in CYCLES if c not in OPT_IN),
-            namespace=namespace,
-            dry_run=dry_run,
-            half_life_days=half_life,
-            forget_after_days=forget_after,
-            progress=progress,
-        )
+    bar = _ProgressBar(quiet=as_json)
+    try:
+        with open_engine(ctx) as engine:
+            runs = run(
+                engine,
+                cycles=cycles or tuple(c for c in CYCLES if c not in OPT_IN),
+                namespace=namespace,
+                dry_run=dry_run,
+                half_life_days=half_life,
+                forget_after_days=forget_after,
+                progress=bar,
+            )
+    finally:
+        bar.close()
     if as_json:
         echo_json([r.to_dict() for r in runs])
         return
@@ -92,6 +93,36 @@ def consolidate(
                 click.echo("  " + _change_line(change))
             if len(r.changes) > 20:
                 click.echo(f"  ... and {len(r.changes) - 20} more")
+
+
+class _ProgressBar:
+    """Progress on stderr: a line as each cycle of each namespace starts and, on a terminal, a
+    bar that fills as the cycle goes (creative over 100k vectors takes minutes)."""
+
+    WIDTH = 30
+
+    def __init__(self, *, quiet: bool) -> None:
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+        self.open = False
+
+    def __call__(self, cycle: str, ns: str, done: int, total: int) -> None:
+        if self.quiet:
+            return
+        label = f"{cycle}: {ns or '(no namespace)'}"
+        if total == 0:  # a cycle starts
+            self.close()
+            click.echo(f"{label} ...", err=True, nl=not self.tty)
+            self.open = self.tty
+        elif self.tty:
+            filled = self.WIDTH * min(done, total) // total
+            bar = "#" * filled + "." * (self.WIDTH - filled)
+            click.echo(f"\r{label} [{bar}] {done}/{total}", err=True, nl=False)
+
+    def close(self) -> None:
+        if self.open:
+            click.echo("", err=True)
+            self.open = False
 
 
 def _change_line(change: dict[str, Any]) -> str:

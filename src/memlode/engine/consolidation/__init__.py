@@ -115,13 +115,13 @@ def consolidate(
         raise InvalidInput("forget's age must be at least 1 day")
     resolved = engine.resolve_namespace(namespace)
     names = rows.namespaces_with_rows(engine.conn) if resolved is None else [resolved]
-    ctx = CycleContext(engine, now or utcnow(), half_life_days, forget_after_days)
+    ctx = CycleContext(engine, now or utcnow(), half_life_days, forget_after_days, progress)
     ordered = [c for c in CYCLES if c in cycles]
     out: list[CycleRun] = []
     for ns in names:
         for cycle in ordered:
             if progress is not None:
-                progress(cycle, ns)
+                progress(cycle, ns, 0, 0)
             started = time.perf_counter()
             report = CycleRun(cycle, ns, dry_run)
             module = importlib.import_module(f"{__name__}.{cycle}")

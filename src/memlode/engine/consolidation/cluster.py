@@ -232,6 +232,7 @@ def run(ctx: CycleContext, report: CycleRun) -> None:
         with ctx.engine.db.write() as conn:
             for cluster in todo[start : start + BATCH]:
                 _write_summary(conn, cluster)
+        ctx.tick(report, min(start + BATCH, len(todo)), len(todo))
     report.changes = [c.to_dict() for c in todo]
     log_finish(ctx, log_id, report)
 

@@ -20,6 +20,7 @@ things).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +64,9 @@ def _mark_key(model: str, namespace: str) -> str:
     return f"consolidation.creative:{model}:{namespace}"
 
 
-def plan_links(conn: sqlite3.Connection, namespace: str) -> LinkPlan:
+def plan_links(
+    conn: sqlite3.Connection, namespace: str, tick: Callable[[int, int], None] | None = None
+) -> LinkPlan:
     """What the cycle would draw for ``namespace`` (nothing is written here)."""
     models = rows.vector_models(conn, namespace)
     if not models:
@@ -73,7 +76,8 @@ def plan_links(conn: sqlite3.Connection, namespace: str) -> LinkPlan:
     plan = LinkPlan(model, mark, 0)
     # nothing new: the vectors are not read at all (the themes are redrawn from the links)
     if rows.max_vector_rowid(conn, namespace, model, dim) > mark:
-        _score_new(plan, rows.namespace_vectors(conn, namespace, model, dim, SUMMARY_SOURCE), dim)
+        found = rows.namespace_vectors(conn, namespace, model, dim, SUMMARY_SOURCE)
+        _score_new(plan, found, dim, tick)
     existing = rows.linked_by_creative(conn, namespace, str(Relationship.SIMILAR_TO))
     plan.existing_links = len(existing)
     drawn = {(a, b) for a, b, _w in existing}
@@ -82,7 +86,9 @@ def plan_links(conn: sqlite3.Connection, namespace: str) -> LinkPlan:
     return plan
 
 
-def _score_new(plan: LinkPlan, found: list[Any], dim: int) -> None:
+def _score_new(
+    plan: LinkPlan, found: list[Any], dim: int, tick: Callable[[int, int], None] | None
+) -> None:
     """Links from each vector past the watermark (``MAX_NEW`` at most) to its neighbours."""
     rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
     new = np.flatnonzero(rowids > plan.watermark)[:MAX_NEW]
@@ -97,6 +103,8 @@ def _score_new(plan: LinkPlan, found: list[Any], dim: int) -> None:
         scores = matrix[block] @ matrix.T
         for row, i in enumerate(block):
             _nearest(plan, rows_, int(i), scores[row])
+        if tick is not None:
+            tick(min(start + BLOCK, len(new)), len(new))
 
 
 class _Rows:
@@ -176,7 +184,9 @@ def run(ctx: CycleContext, report: CycleRun) -> None:
         "min_theme": MIN_THEME,
     }
     log_id = log_start(ctx, report)
-    plan = plan_links(ctx.engine.conn, report.namespace)
+    plan = plan_links(
+        ctx.engine.conn, report.namespace, lambda done, total: ctx.tick(report, done, total)
+    )
     new_links = plan.links
     report.counts = {
         "vectors_new": plan.new,

@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["CycleContext", "CycleRun", "Progress", "log_finish", "log_start"]
 
-# (cycle, namespace) -> None: called as each cycle of each namespace starts
-Progress = Callable[[str, str], None]
+# (cycle, namespace, done, total) -> None: called as each cycle of each namespace starts
+# (0, 0), and as it goes (units of work done of the total: groups, rows, vectors)
+Progress = Callable[[str, str, int, int], None]
 
 
 @dataclass
@@ -33,6 +34,12 @@ class CycleContext:
     moment: datetime  # "now" for the run (tests pass a fixed one)
     half_life_days: float  # decay
     forget_after_days: float  # forget: only rows older than this
+    progress: Progress | None = None
+
+    def tick(self, report: CycleRun, done: int, total: int) -> None:
+        """Say how far ``report``'s cycle has come (a progress bar on long runs)."""
+        if self.progress is not None:
+            self.progress(report.cycle, report.namespace, done, total)
 
 
 @dataclass

@@ -85,4 +85,5 @@ def run(ctx: CycleContext, report: CycleRun) -> None:
     for start in range(0, len(plan.changes), BATCH):
         with ctx.engine.db.write() as conn:
             rows.write_decay(conn, plan.changes[start : start + BATCH])
+        ctx.tick(report, min(start + BATCH, len(plan.changes)), len(plan.changes))
     log_finish(ctx, log_id, report)

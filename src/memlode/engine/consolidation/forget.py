@@ -73,6 +73,7 @@ def run(ctx: CycleContext, report: CycleRun) -> None:
             summaries = _summaries_of(conn, [memory_id for memory_id, _ in batch])
             archive.archive_memories(conn, batch, log_id, archived_at)
             _keep_summaries(conn, summaries)
+        ctx.tick(report, min(start + BATCH, len(found)), len(found))
     purge_before = format_ts(ctx.moment - timedelta(days=ARCHIVE_DAYS))
     with ctx.engine.db.write() as conn:
         report.counts["purged"] = archive.purge_archive(conn, report.namespace, purge_before)
