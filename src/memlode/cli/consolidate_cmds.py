@@ -55,9 +55,9 @@ def consolidate(
     namespace: str | None,
     as_json: bool,
 ) -> None:
-    """Consolidate the store: decay what is never used, summarise repeated observations,
-    reflect on ended sessions (decisions, problems solved, what is still open), and (with
-    MEMLODE_LLM_PROVIDER set) compress summaries into short facts.
+    """Consolidate the store: summarise repeated observations, detect patterns, reflect on
+    ended sessions, compress summaries (with MEMLODE_LLM_PROVIDER set), decay what is never
+    used, forget (only when named: --cycle forget) and link related memories (creative).
 
     Each cycle is idempotent and logged; `memlode consolidate status` shows the log.
     """
