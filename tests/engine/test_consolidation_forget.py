@@ -194,6 +194,8 @@ def test_forget_archives_old_unused_rows_and_restore_puts_them_back(workdir: Pat
     missing = _memlode("consolidate", "restore", ids["stale"], cwd=workdir)
     assert missing.returncode == 3  # not found
     assert missing.stderr.strip() == f"memlode: error: not in the archive: {ids['stale']}"
+    no_run = _memlode("consolidate", "restore", "--run", "999", cwd=workdir)
+    assert no_run.returncode == 3 and "nothing in the archive from run 999" in no_run.stderr
 
 
 def test_forget_purges_the_archive_after_its_retention(workdir: Path) -> None:

@@ -149,6 +149,10 @@ def restore(
     missing = [memory_id for memory_id in ids if memory_id not in found]
     if missing:
         raise NotFound(f"not in the archive: {', '.join(missing[:5])}")
+    if run_id is not None and not found:
+        raise NotFound(
+            f"nothing in the archive from run {run_id}; see `memlode consolidate archive`"
+        )
     out: dict[str, str] = {}
     if dry_run:
         return {memory_id: "would restore" for memory_id in found}
