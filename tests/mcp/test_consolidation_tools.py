@@ -179,6 +179,7 @@ async def test_creative_and_forget_through_the_tool(harness, workdir: Path) -> N
             await session.call_tool("consolidate", {"cycles": ["creative"], "dry_run": True})
         )
         [planned] = dry["runs"][0]["changes"]
+        assert dry["runs"][0]["changes_total"] == 1  # lists are cut at 100; the total is not
         assert {planned["source"], planned["target"]} == {ids["decision"], ids["edit"]}
         done = harness.ok(await session.call_tool("consolidate", {"cycles": ["creative"]}))
         assert done["runs"][0]["counts"]["similar_new"] == 1

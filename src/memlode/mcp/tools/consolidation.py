@@ -16,6 +16,8 @@ from memlode.search.signals import DEFAULT_HALF_LIFE_DAYS
 
 __all__ = ["consolidate", "consolidation_status"]
 
+MAX_CHANGES = 100  # changes listed per cycle run in a tool result (the CLI's --json has all)
+
 
 class CycleOut(BaseModel):
     cycle: str
@@ -23,7 +25,10 @@ class CycleOut(BaseModel):
     dry_run: bool
     counts: dict[str, int]
     parameters: dict[str, Any]
-    changes: list[dict[str, Any]] = Field(description="What changed (or would, with dry_run)")
+    changes: list[dict[str, Any]] = Field(
+        description=f"What changed (or would, with dry_run): the first {MAX_CHANGES}"
+    )
+    changes_total: int = Field(description="How many changes there were in all")
     seconds: float
 
 
@@ -100,7 +105,13 @@ def consolidate(
         half_life_days=half_life_days,
         forget_after_days=forget_after_days,
     )
-    return ConsolidateOut(runs=[CycleOut.model_validate(r.to_dict()) for r in runs])
+    out = []
+    for r in runs:
+        shown = r.to_dict()
+        shown["changes_total"] = len(r.changes)
+        shown["changes"] = r.changes[:MAX_CHANGES]  # a first creative run draws thousands
+        out.append(CycleOut.model_validate(shown))
+    return ConsolidateOut(runs=out)
 
 
 def _status_text(out: StatusOut) -> str:

@@ -33,7 +33,10 @@ class FoundOut(BaseModel):
 class DetectOut(BaseModel):
     dry_run: bool
     counts: dict[str, dict[str, int]] = Field(description="Per namespace: patterns by state/kind")
-    changes: list[FoundOut]
+    changes: list[FoundOut] = Field(
+        description="New or changed patterns, strongest first: 100 at most"
+    )
+    changes_total: int = Field(description="How many patterns were new or changed in all")
 
 
 class PatternOut(BaseModel):
@@ -83,7 +86,11 @@ def detect_patterns(
     return DetectOut(
         dry_run=dry_run,
         counts={r.namespace: r.counts for r in runs},
-        changes=[FoundOut.model_validate(c) for c in changes],
+        changes=[
+            FoundOut.model_validate(c)
+            for c in sorted(changes, key=lambda c: -float(c.get("strength", 0.0)))[:100]
+        ],
+        changes_total=len(changes),
     )
 
 
