@@ -189,8 +189,9 @@ def _key_memories(conn: sqlite3.Connection, namespace: str, block: _Block) -> No
 
 def _patterns(conn: sqlite3.Connection, namespace: str, block: _Block) -> None:
     # what the patterns cycle found across sessions (a few rows of source consolidation)
+    # files have their own section (File hotspots): two lists of hot files read as a puzzle
     strong = briefing.strong_patterns(
-        conn, namespace, SUMMARY_SOURCE, briefing.STRONG_PATTERN, MAX_PATTERNS
+        conn, namespace, SUMMARY_SOURCE, briefing.STRONG_PATTERN, MAX_PATTERNS, ("hotspot",)
     )
     if strong and block.room() > 80:
         block.add("### Patterns")

@@ -149,16 +149,23 @@ def file_hotspots(conn: sqlite3.Connection, namespace: str, days: int, limit: in
 
 
 def strong_patterns(
-    conn: sqlite3.Connection, namespace: str, source: str, min_strength: float, limit: int
+    conn: sqlite3.Connection,
+    namespace: str,
+    source: str,
+    min_strength: float,
+    limit: int,
+    skip_kinds: Sequence[str] = (),
 ) -> list[Any]:
     """(content, strength) of the strongest patterns ``source`` (consolidation) detected in the
-    namespace, at least ``min_strength`` strong; at most ``limit`` rows."""
+    namespace, at least ``min_strength`` strong and not of ``skip_kinds``; at most ``limit``."""
+    marks = ",".join("?" * len(skip_kinds)) or "''"
     return conn.execute(
         "SELECT content, json_extract(metadata, '$.strength') FROM memories"
         " WHERE namespace = ? AND source = ? AND json_extract(metadata, '$.pattern') IS NOT NULL"
+        f" AND json_extract(metadata, '$.pattern') NOT IN ({marks})"
         " AND json_extract(metadata, '$.strength') >= ?"
         " ORDER BY json_extract(metadata, '$.strength') DESC, updated_at DESC LIMIT ?",
-        (namespace, source, min_strength, limit),
+        (namespace, source, *skip_kinds, min_strength, limit),
     ).fetchall()
 
 

@@ -293,9 +293,16 @@ class BriefingRows(Protocol):
         ...
 
     def strong_patterns(
-        self, conn: Connection, namespace: str, source: str, min_strength: float, limit: int
+        self,
+        conn: Connection,
+        namespace: str,
+        source: str,
+        min_strength: float,
+        limit: int,
+        skip_kinds: Sequence[str] = (),
     ) -> list[Any]:
-        """(content, strength) of the strongest detected patterns of the namespace."""
+        """(content, strength) of the strongest detected patterns of the namespace, not of
+        ``skip_kinds``."""
         ...
 
     def session_map(self, conn: Connection, namespace: str) -> str | None:
