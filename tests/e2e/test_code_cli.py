@@ -260,3 +260,42 @@ def test_graph_recompute_feeds_recall_graph_signal(
     # the targets of the links rank higher (PageRank flows along LEADS_TO)
     assert max(by_id[o]["signals"]["graph"] for o in others) > by_id[hub]["signals"]["graph"]
     assert by_id[loner]["signals"]["graph"] == 0  # not in the graph: no centrality
+
+
+def test_graph_path_components_and_layers(cli: Any, project: Path) -> None:
+    _ok(cli("index", "--json", cwd=project))
+    chain = _ok(cli("graph", "path", "handle_request", "normalize_name", "--json", cwd=project))
+    names = [step["name"] for step in chain["path"]]
+    assert chain["reachable"] and names[0] == "handle_request" and names[-1] == "normalize_name"
+    assert chain["hops"] == 1 and chain["path"][1]["via"] == "CALLS"  # it calls it directly
+    files = _ok(cli("graph", "path", "pkg/api.py", "pkg/models.py", "--json", cwd=project))
+    assert [s["path"] for s in files["path"]] == ["pkg/api.py", "pkg/service.py", "pkg/models.py"]
+    back = _ok(cli("graph", "path", "normalize_name", "handle_request", "--json", cwd=project))
+    assert not back["reachable"] and back["path"] == []  # the helper uses nothing of the api
+    either = cli("graph", "path", "normalize_name", "handle_request", "--undirected", cwd=project)
+    assert either.returncode == 0 and "1 hop(s)" in either.stdout
+
+    layers = _ok(cli("graph", "layers", "--json", cwd=project))["layers"]
+    where = {m["path"]: layer["layer"] for layer in layers for m in layer["members"]}
+    # the helpers first, then what uses them, the entry point last
+    assert where["pkg/util.py"] < where["pkg/models.py"] < where["pkg/service.py"]
+    assert where["pkg/service.py"] < where["pkg/api.py"]
+
+    parts = _ok(cli("graph", "components", "--json", cwd=project))
+    python = {m["path"] for m in parts["components"][0]["members"]}
+    assert {"pkg/util.py", "pkg/api.py", "pkg/jobs.py"} <= python
+    assert "web/client.ts" not in python  # the TypeScript client uses no Python
+    cycles = _ok(cli("graph", "components", "--strong", "--json", cwd=project))
+    assert cycles["total"] == 0 and cycles["components"] == []
+
+    # a cycle: util imports from jobs, which imports from util
+    (project / "pkg" / "util.py").write_text(
+        FILES["pkg/util.py"] + "\n\ndef report(titles):\n    from pkg.jobs import nightly_report\n"
+        "    return nightly_report(titles)\n"
+    )
+    _ok(cli("index", "--json", cwd=project))
+    cycles = _ok(cli("graph", "components", "--strong", "--json", cwd=project))
+    [cycle] = cycles["components"]
+    assert {m["path"] for m in cycle["members"]} == {"pkg/util.py", "pkg/jobs.py"}
+    missing = cli("graph", "path", "handle_request", "no_such_thing", cwd=project)
+    assert "no_such_thing" in _one_line_error(missing, 3)

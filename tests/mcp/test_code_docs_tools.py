@@ -280,3 +280,38 @@ async def test_recall_with_impact_names_what_depends_on_a_memorys_code(
 
         bad = await session.call_tool("recall_with_impact", {"query": "tax", "depth": 0})
         assert "depth" in harness.error_text(bad)
+
+
+async def test_graph_path_components_and_layers_through_the_tools(harness, project: Path) -> None:
+    async with harness.session() as session:
+        harness.ok(await session.call_tool("index_codebase", {}))
+        chain = harness.ok(
+            await session.call_tool("get_path", {"source": "checkout", "target": "round_cents"})
+        )
+        assert chain["reachable"] and chain["path"][0]["name"] == "checkout"
+        assert chain["path"][-1]["name"] == "round_cents" and chain["hops"] >= 2
+        files = harness.ok(
+            await session.call_tool(
+                "get_path", {"source": "shop/checkout.py", "target": "shop/money.py"}
+            )
+        )
+        assert [s["path"] for s in files["path"]] == [
+            "shop/checkout.py",
+            "shop/cart.py",
+            "shop/money.py",
+        ]
+        layers = harness.ok(await session.call_tool("get_layers", {}))["layers"]
+        where = {m["path"]: layer["layer"] for layer in layers for m in layer["members"]}
+        assert where["shop/money.py"] < where["shop/cart.py"] < where["shop/checkout.py"]
+        cycles = harness.ok(await session.call_tool("get_components", {"strong": True}))
+        assert cycles["total"] == 0
+        symbols = harness.ok(
+            await session.call_tool("get_components", {"level": "symbol", "limit": 1})
+        )
+        assert {"checkout", "Cart", "round_cents"} <= {
+            m["name"] for m in symbols["components"][0]["members"]
+        }
+        bad = await session.call_tool("get_path", {"source": "checkout", "target": "nowhere"})
+        assert "nowhere" in harness.error_text(bad)
+        worse = await session.call_tool("get_components", {"level": "galaxy"})
+        assert "level" in harness.error_text(worse)

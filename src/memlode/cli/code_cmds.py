@@ -292,3 +292,100 @@ def graph_pagerank(
     for node in nodes:
         where = f"  {node['path']}" if node["path"] else ""
         click.echo(f"{node['pagerank']:.5f}  {node['kind']:<9} {node['name']}{where}")
+
+
+def _node_line(node: dict[str, Any]) -> str:
+    where = f"  {node['path']}:{node['line']}" if node["path"] and node["kind"] != "file" else ""
+    return f"{node['kind']:<9} {node['name'] if node['kind'] != 'file' else node['path']}{where}"
+
+
+@graph.command("path")
+@click.argument("source")
+@click.argument("target")
+@click.option("--undirected", is_flag=True, help="Follow edges both ways (related, not used).")
+@namespace_option
+@json_option
+@click.pass_context
+def graph_path(
+    ctx: click.Context,
+    source: str,
+    target: str,
+    undirected: bool,
+    namespace: str | None,
+    as_json: bool,
+) -> None:
+    """The shortest chain of dependencies from SOURCE to TARGET (symbols or files)."""
+    from memlode.engine import code_graph_ops
+
+    with open_engine(ctx) as engine:
+        found = code_graph_ops.path(
+            engine, source, target, undirected=undirected, namespace=namespace
+        )
+    if as_json:
+        echo_json(found)
+        return
+    if not found["reachable"]:
+        click.echo(f"no path from {found['source']} to {found['target']}")
+        return
+    click.echo(f"{found['hops']} hop(s):")
+    for step in found["path"]:
+        via = f"-{step['via']}-> " if step.get("via") else ""
+        click.echo(f"  {via}{_node_line(step)}")
+
+
+@graph.command("components")
+@click.option("--strong", is_flag=True, help="Strongly connected: the dependency cycles.")
+@click.option("--level", type=click.Choice(["file", "symbol"]), default="file", show_default=True)
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@namespace_option
+@json_option
+@click.pass_context
+def graph_components(
+    ctx: click.Context,
+    strong: bool,
+    level: str,
+    limit: int,
+    namespace: str | None,
+    as_json: bool,
+) -> None:
+    """Connected components of the dependency graph, largest first (--strong: cycles)."""
+    from memlode.engine import code_graph_ops
+
+    with open_engine(ctx) as engine:
+        found = code_graph_ops.components(
+            engine, strong=strong, level=level, limit=limit, namespace=namespace
+        )
+    if as_json:
+        echo_json(found)
+        return
+    what = "dependency cycles" if strong else "components"
+    click.echo(f"{found['total']} {what} of {level}s")
+    for group in found["components"]:
+        names = ", ".join(m["path"] if level == "file" else m["name"] for m in group["members"])
+        click.echo(f"  {group['size']}: {names}")
+
+
+@graph.command("layers")
+@click.option("--level", type=click.Choice(["file", "symbol"]), default="file", show_default=True)
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 1000))
+@namespace_option
+@json_option
+@click.pass_context
+def graph_layers(
+    ctx: click.Context, level: str, limit: int, namespace: str | None, as_json: bool
+) -> None:
+    """Dependency layers: layer 0 uses no other code of the project, each next uses only
+    layers below it (a cycle shares a layer)."""
+    from memlode.engine import code_graph_ops
+
+    with open_engine(ctx) as engine:
+        found = code_graph_ops.layers(engine, level=level, limit=limit, namespace=namespace)
+    if as_json:
+        echo_json(found)
+        return
+    for layer in found["layers"]:
+        names = ", ".join(m["path"] if level == "file" else m["name"] for m in layer["members"])
+        more = layer["size"] - len(layer["members"])
+        click.echo(
+            f"layer {layer['layer']} ({layer['size']}): {names}" + (f", +{more}" if more else "")
+        )
