@@ -1,26 +1,22 @@
 """HTTP embedding providers: Ollama's ``/api/embed`` and any OpenAI-compatible
 ``/v1/embeddings`` (OpenAI, LM Studio, llama.cpp server, vLLM, LiteLLM ...).
 
-Standard library only (``urllib``). Texts go in batches, each request has a timeout, overloads
-(429, 502-504) are retried with backoff, and every failure becomes an ``EmbedError`` that says
-which server, what went wrong and what to change. The vector size is learned from the first
-answer unless configured, and every answer is checked and L2-normalised.
+Standard library only (``urllib``, through ``memlode.http_json``). Texts go in batches, each
+request has a timeout, overloads (429, 502-504) are retried with backoff, and every failure
+becomes an ``EmbedError`` that says which server, what went wrong and what to change. The
+vector size is learned from the first answer unless configured, and every answer is checked
+and L2-normalised.
 """
 
 from __future__ import annotations
 
-import http.client
-import json
-import logging
 import math
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memlode.embed._protocol import EmbedError, l2_normalise
 from memlode.errors import InvalidInput
+from memlode.http_json import JsonEndpoint, post_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,8 +31,6 @@ __all__ = [
     "OpenAIEmbedder",
 ]
 
-log = logging.getLogger(__name__)
-
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_OLLAMA_MODEL = "nomic-embed-text"
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
@@ -49,17 +43,7 @@ HTTP_BATCH_SIZE = 64  # texts per request: well inside every server's request li
 HTTP_TIMEOUT = 60.0  # seconds; Ollama may load the model from disk on the first request
 HTTP_RETRIES = 2  # extra attempts after a 429/502/503/504 or a dropped connection
 _BACKOFF_SECONDS = 0.5  # doubled on each retry
-_RETRY_STATUSES = frozenset({429, 502, 503, 504})
-_ERROR_BODY_CHARS = 300  # how much of a server's error text goes into our message
 _PROBE_TEXT = "dimension probe"
-
-
-class _Retryable(Exception):
-    """A failure worth another attempt; carries the error to raise when attempts run out."""
-
-    def __init__(self, error: EmbedError) -> None:
-        super().__init__(str(error))
-        self.error = error
 
 
 class _HttpEmbedder:
@@ -155,71 +139,25 @@ class _HttpEmbedder:
 
     def _post(self, payload: dict[str, Any]) -> Any:
         """POST ``payload`` and return the decoded JSON answer, retrying overloads."""
-        body = json.dumps(payload).encode("utf-8")
-        for attempt in range(self.retries + 1):
-            try:
-                raw = self._send(body)
-            except _Retryable as exc:
-                if attempt == self.retries:
-                    raise exc.error from None
-                delay = _BACKOFF_SECONDS * 2**attempt
-                log.info("%s; retrying in %.1f s", exc.error, delay)
-                time.sleep(delay)
-                continue
-            try:
-                return json.loads(raw)
-            except ValueError:
-                snippet = raw[:_ERROR_BODY_CHARS].decode("utf-8", "replace")
-                raise EmbedError(
-                    f"{self._where} answered with something that is not JSON ({snippet!r}); "
-                    "check that embed_url points at its API"
-                ) from None
-        raise AssertionError("unreachable")  # the last attempt returns or raises
+        endpoint = JsonEndpoint(
+            url=self.endpoint,
+            where=self._where,
+            headers=self._headers(),
+            timeout=self.timeout,
+            retries=self.retries,
+            backoff=_BACKOFF_SECONDS,
+            error=EmbedError,
+            status_hint=self._hint,
+            unreachable_hint=self._unreachable_hint(),
+            not_json_hint="check that embed_url points at its API",
+            timeout_hint="check that it is running and not overloaded",
+            broken_hint="check that embed_url points at the embedding server",
+        )
+        return post_json(endpoint, payload)
 
     @property
     def _where(self) -> str:
         return f"{self.provider} server at {self.endpoint}"
-
-    def _send(self, body: bytes) -> bytes:
-        """One request. Raises ``EmbedError``, or ``_Retryable`` wrapping one for conditions
-        that may pass (an overload status, a dropped connection)."""
-        request = urllib.request.Request(
-            self.endpoint, data=body, headers=self._headers(), method="POST"
-        )
-        timed_out = EmbedError(
-            f"{self._where} did not answer within {self.timeout:g} s; check that it is running "
-            "and not overloaded"
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                raw: bytes = response.read()
-                return raw
-        except urllib.error.HTTPError as exc:
-            message = _error_message(exc.read())
-            error = EmbedError(
-                f"{self._where} answered HTTP {exc.code}: {message}; "
-                f"{self._hint(exc.code, message)}"
-            )
-            if exc.code in _RETRY_STATUSES:
-                raise _Retryable(error) from None
-            raise error from None
-        except TimeoutError:
-            raise timed_out from None
-        except (urllib.error.URLError, ConnectionError) as exc:
-            reason = getattr(exc, "reason", exc)
-            if isinstance(reason, TimeoutError):
-                raise timed_out from None
-            error = EmbedError(
-                f"cannot reach the {self._where} ({reason}); {self._unreachable_hint()}"
-            )
-            if isinstance(reason, ConnectionResetError):  # includes RemoteDisconnected
-                raise _Retryable(error) from None
-            raise error from None
-        except http.client.HTTPException as exc:  # a reply cut short, or not HTTP at all
-            raise EmbedError(
-                f"{self._where} sent a broken HTTP reply ({type(exc).__name__}); check that "
-                "embed_url points at the embedding server"
-            ) from None
 
     def _unreachable_hint(self) -> str:
         return "check that the server is running and that embed_url (MEMLODE_EMBED_URL) is right"
@@ -251,20 +189,6 @@ class _HttpEmbedder:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.model!r}, url={self.url!r})"
-
-
-def _error_message(raw: bytes) -> str:
-    """The server's own explanation: Ollama's ``{"error": "..."}``, OpenAI's
-    ``{"error": {"message": "..."}}``, or the start of whatever text came back."""
-    text = raw.decode("utf-8", "replace").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return text[:_ERROR_BODY_CHARS] or "(empty body)"
-    error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict):
-        error = error.get("message")
-    return str(error)[:_ERROR_BODY_CHARS] if error else text[:_ERROR_BODY_CHARS]
 
 
 class OllamaEmbedder(_HttpEmbedder):

@@ -8,18 +8,14 @@ key travels only in its header: no message, log line or ``repr`` holds it.
 
 from __future__ import annotations
 
-import http.client
 import json
-import logging
 import math
-import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from memlode.errors import InvalidInput, LlmError
+from memlode.http_json import RETRY_STATUSES, JsonEndpoint, post_json, server_words
 from memlode.redact import redact
 
 __all__ = [
@@ -32,8 +28,6 @@ __all__ = [
     "OpenAIClient",
     "estimate_tokens",
 ]
-
-log = logging.getLogger(__name__)
 
 # Base URLs: the path of each API is added to them (a trailing /v1 is accepted and dropped).
 DEFAULT_URLS = {
@@ -53,8 +47,6 @@ ANTHROPIC_VERSION = "2023-06-01"
 LLM_TIMEOUT = 180.0
 LLM_RETRIES = 1  # one more try after an overload or a dropped connection
 _BACKOFF_SECONDS = 1.0
-_RETRY_STATUSES = frozenset({429, 502, 503, 504})
-_ERROR_BODY_CHARS = 300
 # Characters per token when a provider does not say (English and code average about 4).
 CHARS_PER_TOKEN = 4
 
@@ -79,12 +71,6 @@ class LlmClient(Protocol):
     def complete(self, system: str, user: str, max_tokens: int) -> Completion:
         """The model's answer to ``user`` under ``system``, at most ``max_tokens`` long."""
         ...
-
-
-class _Retryable(Exception):
-    def __init__(self, error: LlmError) -> None:
-        super().__init__(str(error))
-        self.error = error
 
 
 class _HttpClient:
@@ -154,61 +140,20 @@ class _HttpClient:
         return {"Content-Type": "application/json", "Accept": "application/json"}
 
     def _post(self, payload: dict[str, Any]) -> Any:
-        body = json.dumps(payload).encode("utf-8")
-        for attempt in range(self.retries + 1):
-            try:
-                raw = self._send(body)
-            except _Retryable as exc:
-                if attempt == self.retries:
-                    raise exc.error from None
-                delay = _BACKOFF_SECONDS * 2**attempt
-                log.info("%s; retrying in %.1f s", exc.error, delay)
-                time.sleep(delay)
-                continue
-            try:
-                return json.loads(raw)
-            except ValueError:
-                snippet = raw[:_ERROR_BODY_CHARS].decode("utf-8", "replace")
-                raise LlmError(
-                    f"{self._where} answered with something that is not JSON ({snippet!r}); "
-                    "check that MEMLODE_LLM_URL points at its API"
-                ) from None
-        raise AssertionError("unreachable")  # the last attempt returns or raises
-
-    def _send(self, body: bytes) -> bytes:
-        request = urllib.request.Request(
-            self.endpoint, data=body, headers=self._headers(), method="POST"
+        endpoint = JsonEndpoint(
+            url=self.endpoint,
+            where=self._where,
+            headers=self._headers(),
+            timeout=self.timeout,
+            retries=self.retries,
+            backoff=_BACKOFF_SECONDS,
+            error=LlmError,
+            status_hint=lambda status, _words: _hint(status),
+            unreachable_hint="check that it is running and that MEMLODE_LLM_URL is right",
+            not_json_hint="check that MEMLODE_LLM_URL points at its API",
+            words=_error_message,
         )
-        timed_out = LlmError(f"{self._where} did not answer within {self.timeout:g} s")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                raw: bytes = response.read()
-                return raw
-        except urllib.error.HTTPError as exc:
-            error = LlmError(
-                f"{self._where} answered HTTP {exc.code}: {_error_message(exc.read())}; "
-                f"{_hint(exc.code)}"
-            )
-            if exc.code in _RETRY_STATUSES:
-                raise _Retryable(error) from None
-            raise error from None
-        except TimeoutError:
-            raise timed_out from None
-        except (urllib.error.URLError, ConnectionError) as exc:
-            reason = getattr(exc, "reason", exc)
-            if isinstance(reason, TimeoutError):
-                raise timed_out from None
-            error = LlmError(
-                f"cannot reach the {self._where} ({reason}); check that it is running and that "
-                "MEMLODE_LLM_URL is right"
-            )
-            if isinstance(reason, ConnectionResetError):
-                raise _Retryable(error) from None
-            raise error from None
-        except http.client.HTTPException as exc:
-            raise LlmError(
-                f"{self._where} sent a broken HTTP reply ({type(exc).__name__})"
-            ) from None
+        return post_json(endpoint, payload)
 
     def _missing(self, what: str) -> LlmError:
         return LlmError(f"{self._where} answered without {what}; is it a {self.provider} API?")
@@ -222,7 +167,7 @@ def _hint(status: int) -> str:
         return "check the key (MEMLODE_LLM_API_KEY)"
     if status == 404:
         return "check MEMLODE_LLM_URL and the model name (MEMLODE_LLM_MODEL)"
-    if status in _RETRY_STATUSES:
+    if status in RETRY_STATUSES:
         return "the server is overloaded or rate-limited; the next run retries"
     return "the next run retries"
 
@@ -230,19 +175,7 @@ def _hint(status: int) -> str:
 def _error_message(raw: bytes) -> str:
     """The server's own words: ``{"error": "..."}`` (Ollama), ``{"error": {"message": ...}}``
     (OpenAI, Anthropic), or the start of the body; redacted (a server may echo a key back)."""
-    return redact(_server_words(raw))
-
-
-def _server_words(raw: bytes) -> str:
-    text = raw.decode("utf-8", "replace").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return text[:_ERROR_BODY_CHARS] or "(empty body)"
-    error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, dict):
-        error = error.get("message")
-    return str(error)[:_ERROR_BODY_CHARS] if error else text[:_ERROR_BODY_CHARS]
+    return redact(server_words(raw))
 
 
 def _count(value: object) -> int | None:
