@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,6 +119,48 @@ def run_memlode(
         timeout=120,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_hook(
+    event: str, payload: dict[str, Any], *, cwd: Path, env: dict[str, str] | None = None
+) -> CliResult:
+    """One hook process as Claude Code runs it (``python -m memlode.hooks EVENT``)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "memlode.hooks", event],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_hook_ok(event: str, payload: dict[str, Any], cwd: Path) -> str:
+    """``run_hook`` that must succeed (exit 0); what the hook printed."""
+    done = run_hook(event, payload, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def killed_runs(args: Sequence[str], *, cwd: Path, delays: Sequence[float]) -> Iterator[float]:
+    """Start ``python -m memlode ARGS`` once per delay and kill it after that many seconds
+    (if it is still running); yields each delay once its run is over, for the caller to check
+    the store (interpreter start is ~0.3 s: delays around it land before, during and after)."""
+    for delay in delays:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memlode", *args],
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            proc.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        yield delay
 
 
 @pytest.fixture

@@ -7,12 +7,12 @@ provider doing nothing."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from tests.conftest import run_hook_ok as _hook
+from tests.conftest import run_memlode
 
 from memlode.config import Settings
 from memlode.engine.consolidation import DEFAULT_CYCLES
@@ -21,29 +21,10 @@ KEY = "sk-test-0123456789abcdefghij"  # fake_llm.KEY
 
 
 def _memlode(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Any:
-    proc = subprocess.run(
-        [sys.executable, "-m", "memlode", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=120,
-    )
+    proc = run_memlode(*args, cwd=cwd, env=env)
     assert proc.returncode == 0, proc.stderr
     assert KEY not in proc.stdout and KEY not in proc.stderr
     return json.loads(proc.stdout) if "--json" in args else proc.stdout
-
-
-def _hook(event: str, payload: dict[str, Any], cwd: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "memlode.hooks", event],
-        input=json.dumps(payload).encode(),
-        cwd=cwd,
-        capture_output=True,
-        env=dict(os.environ),
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
 
 
 def _observe(project: Path, session: str, starts: tuple[int, ...] = (1, 40, 80)) -> None:

@@ -13,33 +13,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import killed_runs
+from tests.conftest import run_hook_ok as _hook
+from tests.conftest import run_memlode as _memlode
+
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.storage import memories
 from memlode.types import MemoryType, format_ts, utcnow
-
-
-def _memlode(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memlode", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=120,
-    )
-
-
-def _hook(event: str, payload: dict[str, Any], cwd: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "memlode.hooks", event],
-        input=json.dumps(payload).encode(),
-        cwd=cwd,
-        capture_output=True,
-        env=dict(os.environ),
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
 
 
 def _observe(project: Path, session: str, starts: tuple[int, ...] = (1, 40, 80)) -> None:
@@ -250,16 +231,8 @@ def test_a_killed_run_leaves_a_consistent_store_that_the_next_run_completes(
         cwd=workdir, env=env, capture_output=True, check=True, timeout=120,
     )  # fmt: skip
     reference = _state(clean)
-    for delay in (0.3, 0.6, 0.9):  # interpreter start is ~0.3 s: before, during, after writes
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "memlode", "consolidate", "--cycle", "cluster"],
-            cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            proc.wait(timeout=delay)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    args = ["consolidate", "--cycle", "cluster"]
+    for _delay in killed_runs(args, cwd=workdir, delays=(0.3, 0.6, 0.9)):
         _state(db)  # consistent, whatever moment the kill came at
     finished = _memlode("consolidate", "--cycle", "cluster", "--json", cwd=workdir)
     assert finished.returncode == 0, finished.stderr

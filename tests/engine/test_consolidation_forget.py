@@ -15,22 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import killed_runs
+from tests.conftest import run_memlode as _memlode
 
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.storage import memories
 from memlode.types import MemoryType, format_ts, utcnow
-
-
-def _memlode(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memlode", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=120,
-    )
 
 
 def _json(*args: str, cwd: Path) -> Any:
@@ -280,16 +271,7 @@ def test_killed_creative_and_forget_runs_lose_nothing_and_the_next_run_completes
     reference = _kill_state(clean)
     everything = _kill_state(db)[0]
     assert reference[0] == everything and reference[1] == 1500 and reference[2]
-    for delay in (0.4, 0.8, 1.2, 1.6):
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "memlode", *args],
-            cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            proc.wait(timeout=delay)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    for _delay in killed_runs(args, cwd=workdir, delays=(0.4, 0.8, 1.2, 1.6)):
         assert _kill_state(db)[0] == everything  # nothing lost, whenever the kill came
     finished = _memlode(*args, cwd=workdir)
     assert finished.returncode == 0, finished.stderr

@@ -13,33 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import killed_runs
+from tests.conftest import run_hook_ok as _hook
+from tests.conftest import run_memlode as _memlode
+
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.storage import memories
-
-
-def _memlode(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memlode", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=120,
-    )
-
-
-def _hook(event: str, payload: dict[str, Any], cwd: Path) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", "memlode.hooks", event],
-        input=json.dumps(payload).encode(),
-        cwd=cwd,
-        capture_output=True,
-        env=dict(os.environ),
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.decode()
 
 
 def _base(project: Path, session: str, event: str) -> dict[str, Any]:
@@ -341,15 +321,7 @@ def test_a_killed_run_leaves_a_consistent_store_that_the_next_run_completes(
     reference = _state(clean)
     # 600 error -> fix pairs, the 10 strongest of 40 hotspots, the habit of running pytest
     assert reference[0][0] == 611 and reference[3][0] == 0
-    for delay in (0.3, 0.6, 0.9, 1.2):  # interpreter start is ~0.3 s: before, during, after
-        proc = subprocess.Popen(
-            command, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        try:
-            proc.wait(timeout=delay)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    for _delay in killed_runs(command[3:], cwd=workdir, delays=(0.3, 0.6, 0.9, 1.2)):
         assert _state(db)[3][0] == 0  # consistent, whatever moment the kill came at
     finished = _memlode("consolidate", "--cycle", "patterns", "--json", cwd=workdir)
     assert finished.returncode == 0, finished.stderr

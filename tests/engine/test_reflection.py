@@ -13,33 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import killed_runs
+from tests.conftest import run_hook_ok as _hook
+from tests.conftest import run_memlode as _memlode
+
 from memlode.config import Settings
 
 TEST = "pytest tests/test_billing.py -q"
-
-
-def _memlode(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memlode", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=120,
-    )
-
-
-def _hook(event: str, payload: dict[str, Any], cwd: Path) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", "memlode.hooks", event],
-        input=json.dumps(payload).encode(),
-        cwd=cwd,
-        capture_output=True,
-        env=dict(os.environ),
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.decode()
 
 
 def _base(project: Path, session: str, event: str) -> dict[str, Any]:
@@ -299,15 +279,7 @@ def test_a_killed_reflection_leaves_a_consistent_store_that_the_next_run_complet
     subprocess.run(command, cwd=workdir, env=env, capture_output=True, check=True, timeout=120)
     reference = _reflected(clean)
     assert reference[:5] == (600, 599, 600, 599, 1800)  # a chain of 600 on one thread
-    for delay in (0.3, 0.6, 0.9):  # interpreter start is ~0.3 s: before, during, after writes
-        proc = subprocess.Popen(
-            command, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        try:
-            proc.wait(timeout=delay)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    for _delay in killed_runs(command[3:], cwd=workdir, delays=(0.3, 0.6, 0.9)):
         _reflected(db)  # consistent, whatever moment the kill came at
     finished = _reflect(workdir)
     assert _reflected(db) == reference

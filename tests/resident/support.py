@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import CliResult, run_hook
+
 from memlode.config import Settings
 from memlode.resident_client.client import ask, database_of
 from memlode.resident_client.lock import held, read_owner
@@ -103,17 +105,9 @@ def memlode(
 
 def hook(
     event: str, payload: dict[str, Any], *, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
+) -> CliResult:
     """One hook process as Claude Code runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "memlode.hooks", event],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        timeout=120,
-    )
+    return run_hook(event, payload, cwd=cwd, env=env)
 
 
 # Memories about a made-up service: enough shared words that the ranking has work to do.
