@@ -11,8 +11,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import run_hook_ok as _hook
 from tests.conftest import run_memlode
+from tests.engine.hooked_store import observe
 
 from memlode.config import Settings
 from memlode.engine.consolidation import DEFAULT_CYCLES
@@ -27,37 +27,6 @@ def _memlode(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Any:
     return json.loads(proc.stdout) if "--json" in args else proc.stdout
 
 
-def _observe(project: Path, session: str, starts: tuple[int, ...] = (1, 40, 80)) -> None:
-    """A session that reads one file at ``starts`` and runs one test command three times."""
-    base = {"session_id": session, "cwd": str(project), "hook_event_name": "PostToolUse"}
-    path = str(project / "src" / "billing.py")
-    for start in starts:
-        read = {
-            **base,
-            "tool_name": "Read",
-            "tool_input": {"file_path": path, "offset": start, "limit": 30},
-            "tool_response": {
-                "type": "text",
-                "file": {
-                    "filePath": path,
-                    "content": "def charge(order):\n    return order.total\n",
-                    "numLines": 30,
-                    "startLine": start,
-                    "totalLines": 120,
-                },
-            },
-        }
-        _hook("post-tool", read, project)
-    for n in range(3):
-        run = {
-            **base,
-            "tool_name": "Bash",
-            "tool_input": {"command": "pytest tests/test_billing.py -q"},
-            "tool_response": {"stdout": f"{n + 4} passed in 1.{n}s", "stderr": ""},
-        }
-        _hook("post-tool", run, project)
-
-
 def _summaries(db: Path) -> dict[str, tuple[str, dict[str, Any]]]:
     with sqlite3.connect(db) as conn:
         rows = conn.execute(
@@ -68,7 +37,7 @@ def _summaries(db: Path) -> dict[str, tuple[str, dict[str, Any]]]:
 
 def _summarised_store(workdir: Path) -> Path:
     (workdir / "src").mkdir()
-    _observe(workdir, "s1")
+    observe(workdir, "s1", same_runs=True)
     [cluster] = _memlode("consolidate", "--cycle", "cluster", "--json", cwd=workdir)
     assert cluster["counts"]["new"] == 2
     return Settings.load({}).database
@@ -125,7 +94,7 @@ def test_a_grown_group_is_compressed_again_within_the_budget(workdir: Path, fake
     used = server.tokens
 
     # a fourth read: the cluster cycle rewrites that summary with its raw text
-    _observe(workdir, "s2", starts=(100,))
+    observe(workdir, "s2", starts=(100,), same_runs=True)
     assert _memlode("consolidate", "--cycle", "cluster", "--json", cwd=workdir)[0]["counts"][
         "changed"
     ]

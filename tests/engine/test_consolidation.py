@@ -5,53 +5,20 @@ with its SUMMARIZES edges and demoted members, the decay cycle's arithmetic and 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import killed_runs
-from tests.conftest import run_hook_ok as _hook
 from tests.conftest import run_memlode as _memlode
+from tests.engine.hooked_store import finished_copy
+from tests.engine.hooked_store import observe as _observe
 
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.storage import memories
 from memlode.types import MemoryType, format_ts, utcnow
-
-
-def _observe(project: Path, session: str, starts: tuple[int, ...] = (1, 40, 80)) -> None:
-    """A session that reads one file at ``starts`` and runs one test command three times."""
-    base = {"session_id": session, "cwd": str(project), "hook_event_name": "PostToolUse"}
-    path = str(project / "src" / "billing.py")
-    for start in starts:
-        read = {
-            **base,
-            "tool_name": "Read",
-            "tool_input": {"file_path": path, "offset": start, "limit": 30},
-            "tool_response": {
-                "type": "text",
-                "file": {
-                    "filePath": path,
-                    "content": "def charge(order):\n    return order.total\n",
-                    "numLines": 30,
-                    "startLine": start,
-                    "totalLines": 120,
-                },
-            },
-        }
-        _hook("post-tool", read, project)
-    for n in range(3):
-        run = {
-            **base,
-            "tool_name": "Bash",
-            "tool_input": {"command": "pytest tests/test_billing.py -q"},
-            "tool_response": {"stdout": f"{n + 4} passed in {start}.{n}s", "stderr": ""},
-        }
-        _hook("post-tool", run, project)
 
 
 def _counts(db: Path) -> dict[str, int]:
@@ -221,17 +188,9 @@ def test_a_killed_run_leaves_a_consistent_store_that_the_next_run_completes(
     finally:
         engine.close()
     db = Settings.load({}).database
-    clean = tmp_path / "clean.db"
-    with sqlite3.connect(db) as src, sqlite3.connect(clean) as dst:
-        src.backup(dst)
-    # the reference: the same store consolidated without interruption
-    env = {**os.environ, "MEMLODE_DB": str(clean)}
-    subprocess.run(
-        [sys.executable, "-m", "memlode", "consolidate", "--cycle", "cluster"],
-        cwd=workdir, env=env, capture_output=True, check=True, timeout=120,
-    )  # fmt: skip
-    reference = _state(clean)
     args = ["consolidate", "--cycle", "cluster"]
+    # the reference: the same store consolidated without interruption
+    reference = _state(finished_copy(db, tmp_path / "clean.db", args, cwd=workdir))
     for _delay in killed_runs(args, cwd=workdir, delays=(0.3, 0.6, 0.9)):
         _state(db)  # consistent, whatever moment the kill came at
     finished = _memlode("consolidate", "--cycle", "cluster", "--json", cwd=workdir)

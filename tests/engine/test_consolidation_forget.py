@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from tests.conftest import killed_runs
 from tests.conftest import run_memlode as _memlode
+from tests.engine.hooked_store import finished_copy
 
 from memlode.config import Settings
 from memlode.engine import Engine
@@ -259,16 +260,8 @@ def test_killed_creative_and_forget_runs_lose_nothing_and_the_next_run_completes
     finally:
         engine.close()
     db = Settings.load({}).database
-    clean = tmp_path / "clean.db"
-    with sqlite3.connect(db) as src, sqlite3.connect(clean) as dst:
-        src.backup(dst)
     args = ["consolidate", "--cycle", "creative", "--cycle", "forget"]
-    subprocess.run(
-        [sys.executable, "-m", "memlode", *args],
-        cwd=workdir, env={**os.environ, "MEMLODE_DB": str(clean)},
-        capture_output=True, check=True, timeout=120,
-    )  # fmt: skip
-    reference = _kill_state(clean)
+    reference = _kill_state(finished_copy(db, tmp_path / "clean.db", args, cwd=workdir))
     everything = _kill_state(db)[0]
     assert reference[0] == everything and reference[1] == 1500 and reference[2]
     for _delay in killed_runs(args, cwd=workdir, delays=(0.4, 0.8, 1.2, 1.6)):

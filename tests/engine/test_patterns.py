@@ -6,16 +6,14 @@ SessionStart section shown only for strong patterns, bad input, and a killed run
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import killed_runs
 from tests.conftest import run_hook_ok as _hook
 from tests.conftest import run_memlode as _memlode
+from tests.engine.hooked_store import finished_copy
 
 from memlode.config import Settings
 from memlode.engine import Engine
@@ -312,16 +310,11 @@ def test_a_killed_run_leaves_a_consistent_store_that_the_next_run_completes(
     finally:
         engine.close()
     db = Settings.load({}).database
-    clean = tmp_path / "clean.db"
-    with sqlite3.connect(db) as src, sqlite3.connect(clean) as dst:
-        src.backup(dst)
-    command = [sys.executable, "-m", "memlode", "consolidate", "--cycle", "patterns"]
-    env = {**os.environ, "MEMLODE_DB": str(clean)}
-    subprocess.run(command, cwd=workdir, env=env, capture_output=True, check=True, timeout=120)
-    reference = _state(clean)
+    args = ["consolidate", "--cycle", "patterns"]
+    reference = _state(finished_copy(db, tmp_path / "clean.db", args, cwd=workdir))
     # 600 error -> fix pairs, the 10 strongest of 40 hotspots, the habit of running pytest
     assert reference[0][0] == 611 and reference[3][0] == 0
-    for _delay in killed_runs(command[3:], cwd=workdir, delays=(0.3, 0.6, 0.9, 1.2)):
+    for _delay in killed_runs(args, cwd=workdir, delays=(0.3, 0.6, 0.9, 1.2)):
         assert _state(db)[3][0] == 0  # consistent, whatever moment the kill came at
     finished = _memlode("consolidate", "--cycle", "patterns", "--json", cwd=workdir)
     assert finished.returncode == 0, finished.stderr

@@ -6,16 +6,14 @@ SessionStart briefing shows the open item until then; ``--dry-run`` and re-runs 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import killed_runs
 from tests.conftest import run_hook_ok as _hook
 from tests.conftest import run_memlode as _memlode
+from tests.engine.hooked_store import finished_copy
 
 from memlode.config import Settings
 
@@ -271,15 +269,10 @@ def test_a_killed_reflection_leaves_a_consistent_store_that_the_next_run_complet
 ) -> None:
     _fill_sessions(600)
     db = Settings.load({}).database
-    clean = tmp_path / "clean.db"
-    with sqlite3.connect(db) as src, sqlite3.connect(clean) as dst:
-        src.backup(dst)
-    env = {**os.environ, "MEMLODE_DB": str(clean)}
-    command = [sys.executable, "-m", "memlode", "consolidate", "--cycle", "reflect"]
-    subprocess.run(command, cwd=workdir, env=env, capture_output=True, check=True, timeout=120)
-    reference = _reflected(clean)
+    args = ["consolidate", "--cycle", "reflect"]
+    reference = _reflected(finished_copy(db, tmp_path / "clean.db", args, cwd=workdir))
     assert reference[:5] == (600, 599, 600, 599, 1800)  # a chain of 600 on one thread
-    for _delay in killed_runs(command[3:], cwd=workdir, delays=(0.3, 0.6, 0.9)):
+    for _delay in killed_runs(args, cwd=workdir, delays=(0.3, 0.6, 0.9)):
         _reflected(db)  # consistent, whatever moment the kill came at
     finished = _reflect(workdir)
     assert _reflected(db) == reference
