@@ -47,6 +47,7 @@ from memlode.search.recall_params import (
     BOOKKEEPING_EDGES,
     DECAY_FLOOR,
     GRAPH_MIX,
+    GRAPH_NEIGHBOURS,
     MIN_VECTOR_SIMILARITY,
     SESSION_TOP,
     SIGNALS,
@@ -381,7 +382,10 @@ def _add_graph_neighbours(
     if not has_memory_edges(conn, namespace):
         return False
     seeds = sorted(cands.values(), key=lambda c: (-(c.bm25 + (c.cosine or 0.0)), c.id))[:10]
-    for memory_id in linked_memories(conn, [c.id for c in seeds]):
+    linked = linked_memories(
+        conn, [c.id for c in seeds], skip=BOOKKEEPING_EDGES, limit=GRAPH_NEIGHBOURS
+    )
+    for memory_id in linked:
         cands.setdefault(memory_id, _Candidate(memory_id))
     return True
 

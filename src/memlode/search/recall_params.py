@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_SMOOTHING",
     "DEFAULT_SUMMARIZED_PENALTY",
     "GRAPH_MIX",
+    "GRAPH_NEIGHBOURS",
     "MIN_VECTOR_SIMILARITY",
     "SESSION_TOP",
     "SIGNALS",
@@ -63,6 +64,11 @@ DEFAULT_SUMMARIZED_PENALTY = 0.1
 # the relationships a vector is embedded with. EXEMPLIFIES: a detected pattern's evidence
 # (engine/consolidation/patterns), which must not change the evidence's rank or vector.
 BOOKKEEPING_EDGES = ("SUMMARIZES", "EXEMPLIFIES")
+# Graph neighbours of the strongest candidates added to the candidates at most, heaviest edges
+# first (a theme hub or a decision linked to hundreds of rows would otherwise bring them all
+# into scoring). Bookkeeping edges add none (a summary's members rank lower anyway). A 10k
+# store before and after cluster: search p50 8.2 -> 11.8 ms without this, 10.3 with it.
+GRAPH_NEIGHBOURS = 100
 # Sources whose score decays with age (memory files: issue 7); others only get the recency
 # signal. The floor keeps a stale note findable instead of erasing it.
 DECAY_SOURCES = frozenset({"doc"})

@@ -26,18 +26,26 @@ def has_memory_edges(conn: sqlite3.Connection, namespace: str | None) -> bool:
     return conn.execute(sql + " LIMIT 1", params).fetchone() is not None
 
 
-def linked_memories(conn: sqlite3.Connection, seed_ids: Sequence[str]) -> list[str]:
-    """The memory ids at the other end of every edge touching one of ``seed_ids``."""
+def linked_memories(
+    conn: sqlite3.Connection,
+    seed_ids: Sequence[str],
+    skip: Sequence[str] = (),
+    limit: int | None = None,
+) -> list[str]:
+    """The memory ids at the other end of the edges touching one of ``seed_ids``, not of the
+    relationships ``skip``; the ``limit`` heaviest edges' ends when given."""
     if not seed_ids:
         return []
     marks = ",".join("?" * len(seed_ids))
     ids = list(seed_ids)
+    skipped = ",".join("?" * len(skip)) or "''"
     rows = conn.execute(
         "SELECT n.memory_id FROM graph_edges e JOIN graph_nodes n"
         f" ON n.id = CASE WHEN e.source_id IN ({marks}) THEN e.target_id ELSE e.source_id END"
         f" WHERE (e.source_id IN ({marks}) OR e.target_id IN ({marks}))"
-        " AND n.memory_id IS NOT NULL",
-        [*ids, *ids, *ids],
+        f" AND e.relationship NOT IN ({skipped}) AND n.memory_id IS NOT NULL"
+        " ORDER BY e.weight DESC, n.memory_id" + (" LIMIT ?" if limit is not None else ""),
+        [*ids, *ids, *ids, *skip, *([limit] if limit is not None else [])],
     )
     return [memory_id for (memory_id,) in rows]
 

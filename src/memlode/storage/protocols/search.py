@@ -197,8 +197,15 @@ class RecallGraphRows(Protocol):
         """True when a memory node of ``namespace`` (any, for None) has an outgoing edge."""
         ...
 
-    def linked_memories(self, conn: Connection, seed_ids: Sequence[str]) -> list[str]:
-        """The memory ids at the other end of every edge touching one of ``seed_ids``."""
+    def linked_memories(
+        self,
+        conn: Connection,
+        seed_ids: Sequence[str],
+        skip: Sequence[str] = (),
+        limit: int | None = None,
+    ) -> list[str]:
+        """The memory ids at the other end of the edges touching one of ``seed_ids`` (not of
+        ``skip``; the ``limit`` heaviest when given)."""
         ...
 
     def memory_centrality(
