@@ -40,7 +40,14 @@ types: $(TEST_STAMP)
 $(INSPECTOR):
 	npm install --prefix .cache/inspector --no-audit --no-fund --silent @modelcontextprotocol/inspector@0.15.0
 
-pytest: $(TEST_STAMP) $(INSPECTOR)
+# Real third-party code some tests and the code-search evaluation read (tests/realcode.json).
+REALCODE := .cache/realcode/.fetched
+
+$(REALCODE): tests/realcode.json tests/realcode.py | $(BIN)/python
+	$(BIN)/python tests/realcode.py
+	touch $@
+
+pytest: $(TEST_STAMP) $(INSPECTOR) $(REALCODE)
 	$(BIN)/python -m pytest -q -n 2
 
 test: lint types pytest
