@@ -7,7 +7,9 @@ committed.
 ``make pytest`` runs this first, so CI has every entry; a test asks for a folder with
 :func:`real_code` and fails with the command to run when it is missing. Each entry of
 ``tests/realcode.json`` names one registry and a pinned version:
-``{"pypi": "name==version"}``, ``{"npm": "name@version"}`` or ``{"deb": "package=version"}``.
+``{"pypi": "name==version"}``, ``{"npm": "name@version"}`` or ``{"deb": "package=version"}``;
+a ``"subdir"`` next to it keeps only that folder of the unpacked archive (a Debian package's
+sources sit deep, e.g. under ``usr/share/gocode/src/...``).
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ def fetch(name: str) -> Path:
         # an archive with one top folder (most sdists and npm's package/) is that folder
         children = list(unpacked.iterdir())
         top = children[0] if len(children) == 1 and children[0].is_dir() else unpacked
+        if "subdir" in source:
+            top = unpacked / source["subdir"]
         top.rename(folder)
     (folder / ".complete").write_text(json.dumps(source) + "\n")
     return folder
