@@ -13,7 +13,12 @@ import click
 from memlode import validate
 from memlode.cli.common import echo_json, json_option, namespace_option, open_engine
 
-_PHASES = {"parse": "parsing", "store": "storing", "centrality": "centrality"}
+_PHASES = {
+    "parse": "parsing",
+    "store": "storing",
+    "centrality": "centrality",
+    "embed": "embedding",
+}
 
 
 class _Bar:
@@ -33,7 +38,7 @@ class _Bar:
                 length=max(total, 1),
                 label=f"{_PHASES.get(phase, phase):<10}",
                 file=sys.stderr,
-                show_pos=phase == "parse",
+                show_pos=phase in ("parse", "embed"),
             )
             self._bar.__enter__()
         if self._bar is not None and done > self._done:
@@ -54,6 +59,11 @@ class _Bar:
     metavar="GLOB",
     help="Skip paths matching GLOB (repeatable), beside .gitignore and vendored code.",
 )
+@click.option(
+    "--no-embed",
+    is_flag=True,
+    help="Skip embedding the symbols (semantic code search then waits for `memlode embed`).",
+)
 @namespace_option
 @json_option
 @click.pass_context
@@ -61,12 +71,15 @@ def index(
     ctx: click.Context,
     directory: str | None,
     exclude: tuple[str, ...],
+    no_embed: bool,
     namespace: str | None,
     as_json: bool,
 ) -> None:
     """Index the code under DIRECTORY (default: the current project) for symbols and maps.
 
     Incremental: unchanged files are skipped, changed ones re-parsed, deleted ones dropped.
+    Then new or changed symbols are embedded for semantic code search (unchanged ones never
+    are again).
     """
     from memlode.engine import codeintel
 
@@ -74,7 +87,12 @@ def index(
     with open_engine(ctx) as engine:
         try:
             stats = codeintel.index(
-                engine, directory, namespace=namespace, exclude=exclude, progress=bar
+                engine,
+                directory,
+                namespace=namespace,
+                exclude=exclude,
+                progress=bar,
+                embed=not no_embed,
             )
         finally:
             if bar is not None:
@@ -91,12 +109,23 @@ def index(
         f"  {stats['parsed']} parsed, {stats['unchanged']} unchanged (skipped), "
         f"{stats['deleted']} deleted, {stats['skipped']} not code (binary, generated, unreadable)"
     )
+    vectors = stats.get("embedding")
+    if vectors:
+        if vectors.get("error"):
+            click.echo(f"  symbols not embedded: {vectors['error']}")
+        else:
+            click.echo(
+                f"  symbol vectors ({vectors['model']}): {vectors['embedded']} embedded, "
+                f"{vectors['unchanged']} unchanged, {vectors['reused']} reused, "
+                f"{vectors['skipped']} test symbols skipped in {vectors['seconds']:.2f} s"
+            )
 
 
 @click.command()
 @click.argument("query")
 @click.option("-k", "--kind", default=None, help="Only this kind (function, class, method, ...).")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 500))
+@click.option("--explain", is_flag=True, help="Show what each ranking signal added.")
 @namespace_option
 @json_option
 @click.pass_context
@@ -105,15 +134,21 @@ def symbols(
     query: str,
     kind: str | None,
     limit: int,
+    explain: bool,
     namespace: str | None,
     as_json: bool,
 ) -> None:
-    """Search indexed symbols by name, dotted path or a question in words, best first."""
+    """Search indexed symbols by name, dotted path or a question in words, best first.
+
+    Ranked by the words of the name, doc and signature, by meaning (the symbols' vectors, once
+    embedded), by PageRank and by recent edits; --explain shows each part."""
     from memlode.engine import codeintel
 
     validate.utf8_text(query, "the query")
     with open_engine(ctx) as engine:
-        hits = codeintel.search_symbols(engine, query, kind=kind, limit=limit, namespace=namespace)
+        hits = codeintel.search_symbols(
+            engine, query, kind=kind, limit=limit, namespace=namespace, explain=explain
+        )
     if as_json:
         echo_json(hits)
         return
@@ -127,6 +162,9 @@ def symbols(
         )
         if hit["signature"]:
             click.echo(f"         {hit['signature']}")
+        if explain and hit.get("signals"):
+            parts = ", ".join(f"{k} {v:g}" for k, v in hit["signals"].items())
+            click.echo(f"         [{parts}]")
 
 
 @click.command("map")
@@ -175,15 +213,24 @@ def map_(
 def impact(
     ctx: click.Context, symbol: str, depth: int, namespace: str | None, as_json: bool
 ) -> None:
-    """What depends on SYMBOL (callers, importers, subclasses), transitively to --depth."""
+    """What depends on SYMBOL (callers, importers, subclasses), transitively to --depth.
+
+    SYMBOL is a name, a qualified name, or a description in words ("the function that parses
+    the config"): a description is resolved to the best match of `memlode symbols`."""
     from memlode.engine import codeintel
 
+    validate.utf8_text(symbol, "the symbol")
     with open_engine(ctx) as engine:
         result = codeintel.impact(engine, symbol, depth=depth, namespace=namespace)
     if as_json:
         echo_json(result)
         return
     target = result["symbol"]
+    resolved = result.get("resolved")
+    if resolved:
+        others = ", ".join(c["qualified_name"] for c in resolved["candidates"][1:])
+        click.echo(f"{symbol!r} resolved to {target['qualified_name']}" + (
+            f" (next: {others})" if others else ""))  # fmt: skip
     click.echo(f"impact of {target['qualified_name']} ({target['kind']}, {target['path']}):")
     if not result["hits"]:
         click.echo("  nothing depends on it")

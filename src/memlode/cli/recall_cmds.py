@@ -28,7 +28,10 @@ def _progress_printer(label: str) -> Callable[[int, int], None]:
 @click.pass_context
 def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool) -> None:
     """Embed memories stored without a vector (hooks leave them for this), then give token
-    states (late interaction) to memories embedded before they existed."""
+    states (late interaction) to memories embedded before they existed, then embed indexed code
+    symbols that are new or changed (semantic code search)."""
+    from memlode.engine.code_vectors import embed_symbols, pending_symbols
+
     with open_engine(ctx) as engine:
         if engine.embeddings.embedder is None:
             raise InvalidInput(
@@ -37,6 +40,15 @@ def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool)
         done = engine.embed_pending(limit, batch_size, _progress_printer("embedding"))
         if done:
             click.echo("", err=True)
+        symbols = 0
+        if (limit is None or done < limit) and pending_symbols(engine):
+            symbols = embed_symbols(
+                engine,
+                limit=None if limit is None else limit - done,
+                batch_size=batch_size,
+                progress=_progress_printer("embedding symbols"),
+            ).embedded
+            click.echo("", err=True)
         pending = engine.pending_embeddings()
         pending_states = engine.pending_token_states()
         model = engine.embeddings.model_name()
@@ -44,6 +56,7 @@ def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool)
         echo_json(
             {
                 "embedded": done,
+                "symbols_embedded": symbols,
                 "pending": pending,
                 "pending_token_states": pending_states,
                 "model": model,
@@ -52,6 +65,8 @@ def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool)
     else:
         more = f", {pending_states} without token states" if pending_states else ""
         click.echo(f"embedded {done} memories with {model}; {pending} pending{more}")
+        if symbols:
+            click.echo(f"embedded {symbols} code symbols")
 
 
 @click.command()

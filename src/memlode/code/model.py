@@ -127,6 +127,7 @@ class SymbolHit:
     FIELD_DOCS: ClassVar[dict[str, str]] = {
         "node_id": "Pass it to get_symbol_info, get_impact, get_dependencies",
         "path": "File, relative to the indexed root",
+        "signals": "With explain: what each ranking signal added to the score",
     }
     __pydantic_config__: ClassVar[dict[str, Any]] = {"json_schema_extra": _field_docs}
 
@@ -142,6 +143,9 @@ class SymbolHit:
     visibility: str
     score: float
     pagerank: float
+    # with explain: each signal's contribution to ``score`` before the kind factors, and the
+    # factor applied (memlode.code.search)
+    signals: dict[str, float] | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -159,5 +163,5 @@ class CodeHit(SymbolHit):
         "code_truncated": "True: only the first lines are shown",
     }
 
-    code: str
-    code_truncated: bool
+    code: str = ""
+    code_truncated: bool = False

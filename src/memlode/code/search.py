@@ -1,24 +1,37 @@
-"""Symbol search: ranked lookup of definitions by name, qualified name, doc and signature.
+"""Symbol search: ranked lookup of definitions by name, by dotted path or by what they do.
 
-Candidates come from the symbols' own FTS5 index (porter stemming; identifier parts indexed
-so that ``user name`` finds ``getUserName``); the query is reduced to plain word terms first,
-so user text never reaches MATCH syntax. Candidates are then re-ranked: an exact name beats a
-prefix, which beats words found in the name, then in the qualified name, the doc and the
-signature; PageRank breaks near-ties in favour of central code.
+Three signals, fused linearly:
+
+- lexical: candidates from the symbols' own FTS5 index (porter stemming; identifier parts
+  indexed so that ``user name`` finds ``getUserName``); the query is reduced to plain word terms
+  first, so user text never reaches MATCH syntax. An exact name beats a prefix, which beats
+  words found in the name, then in the qualified name, the doc and the signature.
+- vector: with a :class:`SemanticQuery`, the cosine between the question and each symbol's
+  embedded text (``memlode.code.symbol_text``: name, signature, doc, callers and callees, body),
+  so that a question about behaviour finds the code that does it; the nearest symbols join the
+  candidates.
+- graph: PageRank (central code first among near-ties) and the heat of recently edited files.
+
+Test code, private helpers and constants are scaled down last. With ``explain`` each hit
+carries what every signal added.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from memlode.code.lang.spec import is_test_path, word_set
 from memlode.code.model import CodeHit, SymbolHit
 from memlode.storage.code_symbol_search import symbol_candidates
+from memlode.storage.code_symbol_vectors import symbol_rows, vector_matrix_rows
 from memlode.storage.db import Database
 from memlode.textutil import identifier_parts
 
-__all__ = ["CodeHit", "SymbolHit", "query_terms", "search_symbols"]
+__all__ = ["CodeHit", "SemanticQuery", "SymbolHit", "query_terms", "search_symbols"]
 
 # FTS5 bm25 column weights: name, name_parts, qualified_name, doc, signature.
 BM25_WEIGHTS = (10.0, 6.0, 3.0, 1.0, 2.0)
@@ -32,6 +45,12 @@ W_QUALIFIED_TERMS = 1.5  # share of query terms in the qualified name
 W_DOC_TERMS = 2.0  # share of query terms in doc or signature
 W_BM25 = 2.0  # bm25 relative to the best candidate
 W_PAGERANK = 1.0  # log-scaled PageRank relative to the best candidate
+W_VECTOR = 8.0  # cosine similarity, rescaled from VECTOR_FLOOR..1 to 0..1
+W_HEAT = 1.0  # the symbol's file was edited recently (heat capped at 1)
+# Cosines below this say nothing (unrelated texts of all-MiniLM-L6-v2 sit around 0.1-0.2).
+VECTOR_FLOOR = 0.15
+# Nearest symbols by vector that join the lexical candidates.
+VECTOR_CANDIDATES = 100
 # What a developer rarely means unless they say so: test code (by kind or by file), private
 # helpers, and constants (a question about behaviour is answered by code that behaves).
 TEST_FACTOR = 0.5
@@ -83,6 +102,14 @@ def _share(terms: list[str], words: set[str]) -> float:
     return sum(1 for t in terms if _stem(t) in words) / len(terms)
 
 
+@dataclass(frozen=True, slots=True)
+class SemanticQuery:
+    """The question embedded (a unit vector) by ``model``, the model of the stored vectors."""
+
+    vector: Any  # numpy float32 array
+    model: str
+
+
 def search_symbols(
     db: Database,
     query: str,
@@ -90,18 +117,32 @@ def search_symbols(
     namespace: str | None = None,
     kind: str | None = None,
     limit: int = 20,
+    semantic: SemanticQuery | None = None,
+    heat: Mapping[str, float] | None = None,
+    explain: bool = False,
 ) -> list[SymbolHit]:
-    """Ranked symbols for a query (a name, a dotted path or a question in words)."""
+    """Ranked symbols for a query (a name, a dotted path or a question in words).
+
+    ``heat`` maps a file path (as stored, relative to its root) to how recently and often it
+    was edited (memlode.engine.code_map.edit_heat)."""
     terms = query_terms(query)
     ident = query.strip()
-    if not terms:
-        return []
-    match = " OR ".join(f'"{t}"' for t in terms)
-    if re.fullmatch(r"[A-Za-z_][\w.:]*", ident):
-        match += f' OR "{ident.rsplit(".", 1)[-1].rsplit(":", 1)[-1].lower()}"*'
-    rows = symbol_candidates(
-        db.conn, match, namespace=namespace, kind=kind, weights=BM25_WEIGHTS, limit=CANDIDATES
-    )
+    rows: list[Any] = []
+    if terms:
+        match = " OR ".join(f'"{t}"' for t in terms)
+        if re.fullmatch(r"[A-Za-z_][\w.:]*", ident):
+            match += f' OR "{ident.rsplit(".", 1)[-1].rsplit(":", 1)[-1].lower()}"*'
+        rows = symbol_candidates(
+            db.conn, match, namespace=namespace, kind=kind, weights=BM25_WEIGHTS, limit=CANDIDATES
+        )
+    cosines: dict[str, float] = {}
+    if semantic is not None:
+        cosines = _cosines(db, semantic, namespace)
+        have = {r[0] for r in rows}
+        near = [n for n, c in cosines.items() if c > VECTOR_FLOOR]
+        nearest = sorted(near, key=cosines.__getitem__, reverse=True)[:VECTOR_CANDIDATES]
+        extra = symbol_rows(db.conn, [n for n in nearest if n not in have])
+        rows.extend(r for r in extra if kind is None or r[3] == kind)
     if not rows:
         return []
     best_bm25 = max(-r[10] for r in rows) or 1.0
@@ -112,23 +153,35 @@ def search_symbols(
     for r in rows:
         name = r[1]
         name_l = name.lower()
-        score = W_BM25 * (-r[10] / best_bm25)
+        lexical = W_BM25 * (-r[10] / best_bm25) if r[10] else 0.0
         if name_l in (lowered, tail) or r[2].lower() == lowered:
-            score += W_EXACT
+            lexical += W_EXACT
         elif len(tail) >= 3 and name_l.startswith(tail):
-            score += W_PREFIX
-        name_words = _words(name) | {_stem(p) for p in r[12].split()}
-        score += W_NAME_TERMS * _share(terms, name_words)
-        score += W_QUALIFIED_TERMS * _share(terms, _words(r[2]))
-        score += W_DOC_TERMS * _share(terms, _words(r[8]) | _words(r[7]))
+            lexical += W_PREFIX
+        if terms:
+            name_words = _words(name) | {_stem(p) for p in r[12].split()}
+            lexical += W_NAME_TERMS * _share(terms, name_words)
+            lexical += W_QUALIFIED_TERMS * _share(terms, _words(r[2]))
+            lexical += W_DOC_TERMS * _share(terms, _words(r[8]) | _words(r[7]))
+        signals = {"lexical": lexical}
+        if semantic is not None:
+            cosine = cosines.get(r[0], 0.0)
+            signals["vector"] = W_VECTOR * max(0.0, cosine - VECTOR_FLOOR) / (1 - VECTOR_FLOOR)
         if best_pr > 0 and r[11] > 0:
-            score += W_PAGERANK * max(0.0, 1 + math.log10(r[11] / best_pr) / 4)
+            signals["pagerank"] = W_PAGERANK * max(0.0, 1 + math.log10(r[11] / best_pr) / 4)
+        if heat:
+            signals["recent_edit"] = W_HEAT * min(1.0, heat.get(r[4], 0.0))
+        factor = 1.0
         if r[3] == "test" or is_test_path(r[4]):
-            score *= TEST_FACTOR
+            factor *= TEST_FACTOR
         if r[3] == "constant":
-            score *= CONSTANT_FACTOR
+            factor *= CONSTANT_FACTOR
         if r[9] == "private":
-            score *= PRIVATE_FACTOR
+            factor *= PRIVATE_FACTOR
+        score = sum(signals.values()) * factor
+        if explain:
+            signals = {k: round(v, 4) for k, v in signals.items()}
+            signals["factor"] = round(factor, 4)
         hit = SymbolHit(
             node_id=r[0],
             name=name,
@@ -142,7 +195,23 @@ def search_symbols(
             visibility=r[9],
             score=round(score, 6),
             pagerank=r[11],
+            signals=signals if explain else None,
         )
         scored.append((score, hit))
     scored.sort(key=lambda item: (-item[0], item[1].qualified_name))
     return [hit for _, hit in scored[:limit]]
+
+
+def _cosines(db: Database, semantic: SemanticQuery, namespace: str | None) -> dict[str, float]:
+    """node id -> cosine with the question, for every embedded symbol of the namespace."""
+    import numpy as np
+
+    stored = vector_matrix_rows(db.conn, semantic.model, namespace)
+    if not stored:
+        return {}
+    query = np.asarray(semantic.vector, dtype=np.float32)
+    matrix = np.frombuffer(b"".join(v for _, v in stored), dtype="<f4").reshape(len(stored), -1)
+    if matrix.shape[1] != query.shape[0]:
+        return {}
+    sims = matrix @ query
+    return {node: float(sim) for (node, _), sim in zip(stored, sims, strict=True)}

@@ -16,6 +16,7 @@ tree-sitter and igraph are imported inside the functions that need them, never a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,7 @@ __all__ = [
     "edit_heat",
     "impact",
     "index",
+    "is_description",
     "pagerank",
     "recompute",
     "repo_map",
@@ -54,6 +56,9 @@ __all__ = [
     "symbol_info",
 ]
 
+# A description given to impact is resolved to the best of this many search hits (all are
+# shown in the result's "resolved").
+RESOLVE_CANDIDATES = 5
 # search_code shows at most this many lines of a definition's source (enough for a function,
 # short enough that ten hits stay readable).
 MAX_CODE_LINES = 40
@@ -92,8 +97,10 @@ def index(
     exclude: Sequence[str] = (),
     progress: Progress | None = None,
     cwd: Path | None = None,
+    embed: bool = True,
 ) -> dict[str, Any]:
-    """Index (incrementally) the code under ``root`` into its project's namespace.
+    """Index (incrementally) the code under ``root`` into its project's namespace, then (with
+    ``embed`` and an embedder) embed its new or changed symbols for semantic search.
 
     Namespace: ``namespace`` when given; else, for an explicit ``root``, the key of the project
     that root belongs to (of the folder itself outside any project); else the engine's.
@@ -134,6 +141,16 @@ def index(
             out["session_map_chars"] = rebuilt.extra["session_map_chars"]
     if "session_map_chars" not in out and session_map(engine, ns) is None:
         out["session_map_chars"] = len(save_session_map(engine, ns))
+    if embed and engine.embeddings.enabled:
+        from memlode.engine.code_vectors import embed_symbols
+
+        report = (lambda done, total: progress("embed", done, total)) if progress else None
+        vectors = embed_symbols(engine, ns, progress=report)
+        embedding = vectors.to_dict()
+        if engine.embeddings.error is not None:
+            embedding["error"] = engine.embeddings.error
+        out["embedding"] = embedding
+        stats.phases["embed"] = vectors.seconds
     out["seconds"] = round(stats.seconds + (rebuilt.seconds if rebuilt else 0.0), 3)
     out["phases"] = {k: round(v, 3) for k, v in stats.phases.items()}
     return out
@@ -149,9 +166,14 @@ def search_symbols(
     kind: str | None = None,
     limit: int = 20,
     namespace: str | None = None,
+    explain: bool = False,
 ) -> list[dict[str, Any]]:
-    """Ranked symbols for a name, dotted path or question; '*' searches every namespace."""
+    """Ranked symbols for a name, dotted path or question; '*' searches every namespace.
+
+    Lexical, vector (when the namespace's symbols are embedded) and graph signals, fused by
+    ``memlode.code.search``; with ``explain`` each hit says what every signal added."""
     from memlode.code import search_symbols as _search
+    from memlode.engine.code_vectors import semantic_query
 
     if not query.strip():
         raise InvalidInput("give a symbol name or a question to search for")
@@ -160,8 +182,32 @@ def search_symbols(
     kind = _check_kind(kind)
     ns = engine.resolve_namespace(namespace)
     refresh_for_read(engine, ns)
-    hits = _search(engine.db, query, namespace=ns, kind=kind, limit=limit)
+    hits = _search(
+        engine.db,
+        query,
+        namespace=ns,
+        kind=kind,
+        limit=limit,
+        semantic=semantic_query(engine, query, ns),
+        heat=_relative_heat(engine, ns) if ns else None,
+        explain=explain,
+    )
     return [hit.to_dict() for hit in hits]
+
+
+def _relative_heat(engine: Engine, namespace: str) -> dict[str, float]:
+    """The recent-edit heat of the namespace's indexed files, by their stored (relative) path."""
+    heat = edit_heat(engine, namespace)
+    if not heat:
+        return {}
+    out: dict[str, float] = {}
+    for root in _roots(engine, namespace):
+        prefix = os.path.normpath(root) + os.sep
+        for path, value in heat.items():
+            if path.startswith(prefix):
+                rel = path[len(prefix) :].replace(os.sep, "/")
+                out[rel] = out.get(rel, 0.0) + value
+    return out
 
 
 def _check_kind(kind: str | None) -> str | None:
@@ -244,15 +290,43 @@ def _walk_result(result: Any) -> dict[str, Any]:
 def impact(
     engine: Engine, symbol: str, *, depth: int = 3, namespace: str | None = None
 ) -> dict[str, Any]:
-    """What depends on ``symbol`` (reverse CALLS/IMPORTS/INHERITS/...), nearest first."""
+    """What depends on ``symbol`` (reverse CALLS/IMPORTS/INHERITS/...), nearest first.
+
+    ``symbol`` is a name, a qualified name, a node id, or a description in words ("the
+    function that parses durations"): a description is resolved by symbol search to its best
+    hit, and ``resolved`` in the result shows the search's top candidates."""
     from memlode.code import impact as _impact
+    from memlode.code import impact_of_nodes
 
     _check_depth(depth)
     ns = indexed_namespace(engine, namespace)
     refresh_for_read(engine, ns)
-    out = _walk_result(_impact(engine.db, ns, symbol, depth=depth))
+    if not is_description(symbol):
+        out = _walk_result(_impact(engine.db, ns, symbol, depth=depth))
+        out["depth"] = depth
+        return out
+    candidates = search_symbols(engine, symbol, limit=RESOLVE_CANDIDATES, namespace=ns)
+    if not candidates:
+        raise NotFound(f"no symbol matches {symbol!r} in namespace {ns!r}; try `memlode symbols`")
+    best = candidates[0]
+    result = impact_of_nodes(engine.db, [best["node_id"]], depth=depth)
+    out = _walk_result(result)
+    out["symbol"] = {
+        k: best[k] for k in ("node_id", "name", "qualified_name", "kind", "path", "line")
+    }
+    out["resolved"] = {
+        "query": symbol,
+        "candidates": [
+            {"qualified_name": c["qualified_name"], "score": c["score"]} for c in candidates
+        ],
+    }
     out["depth"] = depth
     return out
+
+
+def is_description(ref: str) -> bool:
+    """Whether a symbol reference is words rather than a name, dotted path or node id."""
+    return len(ref.split()) > 1 and not ref.strip().startswith("sym:")
 
 
 def dependencies(

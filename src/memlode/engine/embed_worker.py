@@ -4,7 +4,8 @@ Hooks and quick CLI calls store text only; whatever long-lived process runs next
 worker is a daemon thread with its own ``Engine`` (its own SQLite connection: connections are not
 shared across threads). It works in small batches, each a short transaction, so tool calls on
 the server's connection are never held up for long, and sleeps between rounds. A store or update
-through the server wakes it at once.
+through the server wakes it at once. When no memory waits, it embeds pending code symbols
+(``memlode.engine.code_vectors``), a batch at a time.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
+from memlode.engine.code_vectors import embed_symbols, pending_symbols
 from memlode.errors import MissingDependency
 
 if TYPE_CHECKING:
@@ -154,6 +156,9 @@ class BackgroundEmbedder:
             self._set_state("embedding")
             try:
                 done = engine.embed_pending(limit=self.batch_size, batch_size=self.batch_size)
+                if done < self.batch_size and pending_symbols(engine):
+                    # code symbols last: what the hooks stored is recalled first
+                    done += embed_symbols(engine, limit=self.batch_size - done).embedded
             except MissingDependency as exc:
                 log.warning("background embedding is off: %s", exc)
                 self._set_state("unavailable", str(exc))

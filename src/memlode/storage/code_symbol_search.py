@@ -8,7 +8,17 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["symbol_candidates"]
+__all__ = ["SYMBOL_COLUMNS", "SYMBOL_JOINS", "symbol_candidates"]
+
+# The columns of a search row ({rank} is the BM25 expression, or 0 outside full-text search)
+# and the joins they need after ``code_symbols s``; memlode.code.search reads the row by position.
+SYMBOL_COLUMNS = (
+    "s.node_id, s.name, s.qualified_name, s.kind, f.path, s.line_start, s.line_end,"
+    " s.signature, s.doc, s.visibility, {rank} AS rank, coalesce(c.pagerank, 0), s.name_parts"
+)
+SYMBOL_JOINS = (
+    "JOIN code_files f ON f.id = s.file_id LEFT JOIN graph_centrality c ON c.node_id = s.node_id"
+)
 
 
 def symbol_candidates(
@@ -31,13 +41,10 @@ def symbol_candidates(
         where.append("s.kind = ?")
         params.append(kind)
     bm25_weights = ", ".join(str(float(w)) for w in weights)
+    columns = SYMBOL_COLUMNS.format(rank=f"bm25(code_symbols_fts, {bm25_weights})")
     return conn.execute(
-        "SELECT s.node_id, s.name, s.qualified_name, s.kind, f.path, s.line_start, s.line_end,"
-        f" s.signature, s.doc, s.visibility, bm25(code_symbols_fts, {bm25_weights}) AS rank,"
-        " coalesce(c.pagerank, 0), s.name_parts"
-        " FROM code_symbols_fts JOIN code_symbols s ON s.id = code_symbols_fts.rowid"
-        " JOIN code_files f ON f.id = s.file_id"
-        " LEFT JOIN graph_centrality c ON c.node_id = s.node_id"
+        f"SELECT {columns} FROM code_symbols_fts"
+        f" JOIN code_symbols s ON s.id = code_symbols_fts.rowid {SYMBOL_JOINS}"
         f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT {int(limit)}",
         params,
     ).fetchall()

@@ -71,7 +71,8 @@ SymbolRef = Annotated[
         max_length=1000,
         description=(
             "The symbol: a node id from search_symbols ('sym:...'), a qualified name "
-            "('pkg.mod.func'), a dotted tail ('Class.method') or a bare name"
+            "('pkg.mod.func'), a dotted tail ('Class.method'), a bare name, or (impact "
+            "only) a description in words ('the function that parses the config')"
         ),
     ),
 ]
@@ -165,11 +166,26 @@ class WalkHitOut(BaseModel):
     pagerank: float
 
 
+class ResolvedCandidateOut(BaseModel):
+    qualified_name: str
+    score: float
+
+
+class ResolvedOut(BaseModel):
+    query: str = Field(description="The description given as the symbol")
+    candidates: list[ResolvedCandidateOut] = Field(
+        description="Symbol search's best matches; the first is the symbol analysed"
+    )
+
+
 class WalkOut(BaseModel):
     symbol: SymbolRefOut | None
     depth: int
     hits: list[WalkHitOut] = Field(description="Nearest first, then by PageRank")
     truncated: bool
+    resolved: ResolvedOut | None = Field(
+        default=None, description="How a description in words was resolved to a symbol"
+    )
 
 
 class CentralNodeOut(BaseModel):

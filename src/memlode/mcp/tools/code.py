@@ -60,6 +60,17 @@ def _index_text(out: IndexOut) -> str:
         f"{out.symbols} symbols, {out.references} references ({out.resolved} resolved); "
         f"{out.parsed} parsed, {out.unchanged} unchanged, {out.deleted} deleted "
         f"in {out.seconds:.2f} s"
+    ) + _embedding_text(getattr(out, "embedding", None))
+
+
+def _embedding_text(embedding: Any) -> str:
+    if not isinstance(embedding, dict):
+        return ""
+    if embedding.get("error"):
+        return f"; symbols not embedded: {embedding['error']}"
+    return (
+        f"; symbol vectors: {embedding.get('embedded', 0)} embedded, "
+        f"{embedding.get('unchanged', 0)} unchanged"
     )
 
 
@@ -107,13 +118,16 @@ def _symbols_text(out: SymbolsOut) -> str:
             lines.append(f"    {short(hit.signature, 160)}")
         if hit.doc:
             lines.append(f"    {short(hit.doc, 160)}")
+        if hit.signals:
+            lines.append("    [" + ", ".join(f"{k} {v:g}" for k, v in hit.signals.items()) + "]")
     return "\n".join(lines)
 
 
 @mcp_tool(
     READ_ONLY,
     "Find definitions (functions, classes, methods, types, ...) by name, dotted path or "
-    "a question in words, best first. Same ranking as `memlode symbols`.",
+    "a question in words about what the code does, best first (words, meaning, PageRank and "
+    "recent edits). Same ranking as `memlode symbols`.",
     text=_symbols_text,
     not_found=NOT_FOUND,
 )
@@ -123,10 +137,15 @@ def search_symbols(
     kind: Kind = None,
     limit: Limit = 20,
     namespace: ReadNamespace = None,
+    explain: Annotated[
+        bool, Field(description="Give each hit what every ranking signal added (signals)")
+    ] = False,
 ) -> SymbolsOut:
     from memlode.engine import codeintel
 
-    hits = codeintel.search_symbols(call.engine, query, kind=kind, limit=limit, namespace=namespace)
+    hits = codeintel.search_symbols(
+        call.engine, query, kind=kind, limit=limit, namespace=namespace, explain=explain
+    )
     return SymbolsOut.model_validate(
         {"query": query, "namespace": call.shown_namespace(namespace), "hits": hits}
     )
@@ -208,9 +227,16 @@ def _walk_text(title: str, empty: str) -> Any:
     def text(out: WalkOut) -> str:
         sym = out.symbol
         head = f"{title} {sym.qualified_name} ({sym.kind}, {sym.path}:{sym.line})" if sym else title
+        lines = []
+        if out.resolved is not None and sym is not None:
+            others = [c.qualified_name for c in out.resolved.candidates[1:]]
+            lines.append(
+                f"{out.resolved.query!r} resolved to {sym.qualified_name}"
+                + (f" (next: {', '.join(others)})" if others else "")
+            )
         if not out.hits:
-            return f"{head}: {empty}"
-        lines = [f"{head}, {len(out.hits)} nodes:"]
+            return "\n".join([*lines, f"{head}: {empty}"])
+        lines.append(f"{head}, {len(out.hits)} nodes:")
         for hit in out.hits:
             lines.append(
                 f"{'  ' * hit.depth}{hit.relationship} {hit.name} ({hit.kind}) "
@@ -242,7 +268,9 @@ def get_dependencies(
 @mcp_tool(
     READ_ONLY,
     "Impact analysis: what would notice a change to a symbol (its callers, importers, "
-    "subclasses), transitively up to `depth` hops, each with its PageRank.",
+    "subclasses), transitively up to `depth` hops, each with its PageRank. The symbol may be "
+    "described in words ('the function that retries failed requests'): it is resolved by "
+    "symbol search and the result says to what.",
     text=_walk_text("impact of", "nothing depends on it"),
     not_found=NOT_FOUND,
 )

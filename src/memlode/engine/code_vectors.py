@@ -1,0 +1,224 @@
+"""Symbol vectors for semantic code search: the embedding pass and the query side.
+
+The pass embeds every symbol's enriched text (``memlode.code.symbol_text``) with the configured
+embedder, in batches, off the hot path: ``memlode index`` runs it after indexing, ``memlode
+embed`` and the resident process's background embedder fill what is pending. Nothing is
+embedded twice: a symbol whose file and neighbours are unchanged is skipped without reading its
+file; one whose text is unchanged keeps its vector; a text already embedded for another symbol
+lends its vector. Test code is not embedded (a question about behaviour is answered by the code
+that behaves; tests stay findable by name).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memlode.code.lang.spec import is_test_path
+from memlode.code.symbol_text import body_slice, symbol_text
+from memlode.storage import code_symbol_vectors as repo
+from memlode.textutil import content_hash
+
+if TYPE_CHECKING:
+    from memlode.code.search import SemanticQuery
+    from memlode.engine import Engine
+
+__all__ = ["SymbolEmbedStats", "embed_symbols", "pending_symbols", "semantic_query"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BATCH = 64
+# Vectors written per transaction: short transactions leave the database to the hooks.
+WRITE_BATCH = 256
+
+# (done, total) of the symbols to embed
+Progress = Callable[[int, int], None]
+
+
+@dataclass(slots=True)
+class SymbolEmbedStats:
+    model: str | None
+    symbols: int = 0  # symbols looked at
+    embedded: int = 0  # texts sent to the embedder
+    reused: int = 0  # vectors copied from another symbol with the same text
+    unchanged: int = 0  # vectors kept
+    skipped: int = 0  # test code, not embedded
+    removed: int = 0  # vectors of vanished symbols deleted
+    left: int = 0  # pending after this pass (a limit was reached)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {k: getattr(self, k) for k in self.__slots__}
+        out["seconds"] = round(self.seconds, 3)
+        out["symbols_per_second"] = (
+            round(self.embedded / self.seconds, 1) if self.embedded and self.seconds else None
+        )
+        return out
+
+
+def pending_symbols(engine: Engine) -> int:
+    """Symbols without a vector from the current model (0 without an embedder)."""
+    embedder = engine.embeddings.embedder
+    if embedder is None:
+        return 0
+    return repo.pending_count(engine.conn, embedder.name)
+
+
+def embed_symbols(
+    engine: Engine,
+    namespace: str | None = None,
+    *,
+    limit: int | None = None,
+    batch_size: int = DEFAULT_BATCH,
+    progress: Progress | None = None,
+) -> SymbolEmbedStats:
+    """Embed what is new or changed among the symbols of ``namespace`` (all with None), at most
+    ``limit`` texts; see the module doc."""
+    started = time.perf_counter()
+    embedder = engine.embeddings.embedder
+    stats = SymbolEmbedStats(embedder.name if embedder is not None else None)
+    if embedder is None:
+        return stats
+    model = embedder.name
+    conn = engine.conn
+    sources = repo.symbol_sources(conn, namespace)
+    stored = repo.stored_vectors(conn, model, namespace)
+    callees, callers = _neighbours(repo.call_pairs(conn, namespace))
+    stats.symbols = len(sources)
+    files = _Files()
+    keep: list[tuple[str, str, str, str]] = []  # (file_hash, context_hash, node_id, model)
+    skipped: list[tuple[str, str, str, str, str, str, int, bytes]] = []
+    todo: list[tuple[repo.SymbolSource, str, str, str]] = []  # (source, text, hash, context)
+    for src in sources:
+        out_of = sorted(callees.get(src.node_id, ()))
+        into = sorted(callers.get(src.node_id, ()))
+        context = content_hash("\x1f".join([*out_of, "\x1e", *into]))
+        old = stored.get(src.node_id)
+        if old is not None and old.file_hash == src.file_hash and old.context_hash == context:
+            stats.unchanged += 1
+            continue
+        if src.kind == "test" or is_test_path(src.path):
+            stats.skipped += 1
+            skipped.append((src.node_id, model, src.namespace, "", src.file_hash, context, 0, b""))
+            continue
+        text = symbol_text(
+            kind=src.kind,
+            qualified_name=src.qualified_name,
+            signature=src.signature,
+            doc=src.doc,
+            path=src.path,
+            module=src.module,
+            callees=out_of,
+            callers=into,
+            body=body_slice(files.lines(src), src.line_start, src.line_end),
+        )
+        text_hash = content_hash(text)
+        if old is not None and old.dim > 0 and old.text_hash == text_hash:
+            stats.unchanged += 1
+            keep.append((src.file_hash, context, src.node_id, model))
+            continue
+        todo.append((src, text, text_hash, context))
+    lent = repo.vectors_by_text_hash(conn, model, (h for _, _, h, _ in todo))
+    reuse = [item for item in todo if item[2] in lent]
+    todo = [item for item in todo if item[2] not in lent]
+    if limit is not None and len(todo) > limit:
+        stats.left = len(todo) - limit
+        todo = todo[:limit]
+    with engine.db.write() as wconn:
+        repo.write_vectors(wconn, skipped)
+        repo.keep_vectors(wconn, keep)
+        repo.write_vectors(
+            wconn,
+            [(s.node_id, model, s.namespace, h, s.file_hash, c, *lent[h]) for s, _, h, c in reuse],
+        )
+        if stats.left == 0:
+            stats.removed = repo.delete_vanished(wconn, model, namespace)
+    stats.reused = len(reuse)
+    if progress is not None:
+        progress(0, len(todo))
+    pending: list[tuple[str, str, str, str, str, str, int, bytes]] = []
+    for i in range(0, len(todo), batch_size):
+        batch = todo[i : i + batch_size]
+        vectors = embedder.embed([text for _, text, _, _ in batch])
+        pending.extend(
+            (s.node_id, model, s.namespace, h, s.file_hash, c, embedder.dim,
+             vectors[j].astype("<f4").tobytes())
+            for j, (s, _, h, c) in enumerate(batch)
+        )  # fmt: skip
+        stats.embedded += len(batch)
+        if len(pending) >= WRITE_BATCH or i + batch_size >= len(todo):
+            with engine.db.write() as wconn:
+                repo.write_vectors(wconn, pending)
+            pending = []
+        if progress is not None:
+            progress(stats.embedded, len(todo))
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def semantic_query(engine: Engine, query: str, namespace: str | None) -> SemanticQuery | None:
+    """The question embedded for symbol search, or None when no symbol of the namespace has a
+    vector from the current model (then nothing loads the model)."""
+    from memlode.code.search import SemanticQuery
+
+    if not engine.embeddings.enabled:
+        return None
+    if not repo.has_vectors(engine.conn, namespace):
+        return None
+    try:
+        vector = engine.embeddings.embed_query(query)
+    except Exception as exc:  # a provider that went away: search on text alone
+        log.warning("symbol search without vectors: %s", exc)
+        return None
+    name = engine.embeddings.model_name()
+    if vector is None or name is None:
+        return None
+    return SemanticQuery(vector, name)
+
+
+def _neighbours(
+    pairs: Sequence[tuple[str, str]],
+) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """callees and callers of each node, as short names (the last two name segments)."""
+    callees: dict[str, set[str]] = defaultdict(set)
+    callers: dict[str, set[str]] = defaultdict(set)
+    for source, target in pairs:
+        if source != target:
+            callees[source].add(_short(target))
+            callers[target].add(_short(source))
+    return callees, callers
+
+
+def _short(node_id: str) -> str:
+    qualified = node_id.split(":", 2)[-1]
+    tail = qualified.replace("::", ".").rsplit("/", 1)[-1]
+    return ".".join(tail.split(".")[-2:])
+
+
+class _Files:
+    """Source lines of indexed files, read once each; a file changed on disk since it was
+    indexed gives no lines (its symbols are embedded without a body until the next index)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[str, str] | None = None
+        self._lines: list[str] = []
+
+    def lines(self, src: repo.SymbolSource) -> list[str]:
+        key = (src.root, src.path)
+        if key != self._key:  # sources come ordered by file
+            self._key = key
+            self._lines = []
+            path = Path(src.root) / src.path
+            try:
+                stat = path.stat()
+                if stat.st_size == src.size and stat.st_mtime_ns == src.mtime_ns:
+                    text = path.read_text("utf-8", errors="replace")
+                    self._lines = text.splitlines()
+            except OSError:
+                pass
+        return self._lines

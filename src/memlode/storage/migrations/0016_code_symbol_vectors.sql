@@ -1,0 +1,23 @@
+-- Vectors of code symbols for semantic code search (memlode.engine.code_vectors): one per
+-- symbol and model, made from the symbol's enriched text (kind, split name, signature, doc,
+-- path, callers and callees, a slice of its body). Keyed by the symbol's node id, which
+-- survives a re-index of its file (code_symbols rows do not), so nothing here references
+-- code_symbols; rows of vanished symbols are deleted by the next embedding pass.
+--   text_hash    SHA-256 of the text embedded: a symbol whose text is unchanged is never
+--                embedded again, and a vector is reused by any symbol with the same text.
+--   file_hash    the file's content hash and context_hash (neighbour names) when the text was
+--                made: when both still match, the pass need not read the file again.
+--   dim = 0      a symbol deliberately not embedded (test code), so it is not pending.
+CREATE TABLE code_symbol_vectors (
+    node_id      TEXT NOT NULL,
+    model        TEXT NOT NULL,
+    namespace    TEXT NOT NULL,
+    text_hash    TEXT NOT NULL,
+    file_hash    TEXT NOT NULL,
+    context_hash TEXT NOT NULL,
+    dim          INTEGER NOT NULL,
+    vector       BLOB NOT NULL,
+    PRIMARY KEY (node_id, model)
+) WITHOUT ROWID;
+CREATE INDEX idx_code_symbol_vectors_ns ON code_symbol_vectors (namespace, model);
+CREATE INDEX idx_code_symbol_vectors_hash ON code_symbol_vectors (model, text_hash);
