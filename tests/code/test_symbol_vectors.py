@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.conftest import run_memlode
+from tests.embed.test_embed_pending import Recording
 
 from memlode.code.symbol_text import body_slice, split_words, symbol_text
 from memlode.engine import Engine, codeintel
 from memlode.engine.code_vectors import embed_symbols, pending_symbols
-from tests.conftest import run_memlode
-from tests.embed.test_embed_pending import Recording
 
 APP = '''\
 """Shipping costs."""
