@@ -146,7 +146,18 @@ def test_impact_follows_reverse_calls_with_depth(indexed):
         ("tests.test_auth.test_login", 3, "CALLS"),
     } <= got
     assert all(h.depth <= 3 for h in result.hits)
-    assert result.hits == sorted(result.hits, key=lambda h: (h.depth, -h.pagerank, h.node_id))
+    # nearest first; in a hop callers before importers, code before tests, then by PageRank
+    order = {"CALLS": 0, "INHERITS": 1, "IMPORTS": 2}
+    assert result.hits == sorted(
+        result.hits,
+        key=lambda h: (
+            h.depth,
+            order.get(h.relationship, 3),
+            h.path.startswith("tests/"),
+            -h.pagerank,
+            h.node_id,
+        ),
+    )
     # a class counts with its methods
     by_class = impact(indexed, "app", "UserStore", depth=1)
     assert "sym:app:core.auth.login" in {h.node_id for h in by_class.hits}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from memlode.code.lang.spec import is_test_path
 from memlode.errors import InvalidInput, NotFound
 from memlode.graph.store import centrality_of
 from memlode.storage import code_navigation
@@ -157,8 +158,25 @@ def impact_of_nodes(
         )
         for node in hit_ids
     ]
-    hits.sort(key=lambda h: (h.depth, -h.pagerank, h.node_id))
+    hits.sort(key=_impact_order)
     return ImpactResult([], hits, truncated)
+
+
+# Within one hop, what a change reaches first: callers, then subclasses and implementations,
+# then importers (a file that imports a name need not use it where it matters).
+_RELATIONSHIP_ORDER = {"CALLS": 0, "INHERITS": 1, "EXTENDS": 1, "IMPLEMENTS": 1, "IMPORTS": 2}
+
+
+def _impact_order(hit: ImpactHit) -> tuple[int, int, bool, float, str]:
+    """Nearest first; in a hop, callers before importers and code before its tests, then by
+    PageRank."""
+    return (
+        hit.depth,
+        _RELATIONSHIP_ORDER.get(hit.relationship, 3),
+        hit.kind == "test" or is_test_path(hit.path),
+        -hit.pagerank,
+        hit.node_id,
+    )
 
 
 def _node_details(db: Database, node_ids: Sequence[str]) -> dict[str, tuple[str, str, str, int]]:

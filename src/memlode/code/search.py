@@ -6,6 +6,9 @@ Three signals, fused linearly:
   indexed so that ``user name`` finds ``getUserName``); the query is reduced to plain word terms
   first, so user text never reaches MATCH syntax. An exact name beats a prefix, which beats
   words found in the name, then in the qualified name, the doc and the signature.
+- body: BM25 over each symbol's enriched text (the words of its body, callers and callees
+  too), once the symbol has been embedded, so that a question's words found only in the code
+  count.
 - vector: with a :class:`SemanticQuery`, the cosine between the question and each symbol's
   embedded text (``memlode.code.symbol_text``: name, signature, doc, callers and callees, body),
   so that a question about behaviour finds the code that does it; the nearest symbols join the
@@ -27,11 +30,18 @@ from typing import Any
 from memlode.code.lang.spec import is_test_path, word_set
 from memlode.code.model import CodeHit, SymbolHit
 from memlode.storage.code_symbol_search import symbol_candidates
-from memlode.storage.code_symbol_vectors import symbol_rows, vector_matrix_rows
+from memlode.storage.code_symbol_vectors import symbol_rows, text_matches, vector_matrix_rows
 from memlode.storage.db import Database
 from memlode.textutil import identifier_parts
 
-__all__ = ["CodeHit", "SemanticQuery", "SymbolHit", "query_terms", "search_symbols"]
+__all__ = [
+    "CodeHit",
+    "SemanticQuery",
+    "SymbolHit",
+    "describe",
+    "query_terms",
+    "search_symbols",
+]
 
 # FTS5 bm25 column weights: name, name_parts, qualified_name, doc, signature.
 BM25_WEIGHTS = (10.0, 6.0, 3.0, 1.0, 2.0)
@@ -47,6 +57,9 @@ W_BM25 = 2.0  # bm25 relative to the best candidate
 W_PAGERANK = 1.0  # log-scaled PageRank relative to the best candidate
 W_VECTOR = 8.0  # cosine similarity, rescaled from VECTOR_FLOOR..1 to 0..1
 W_HEAT = 1.0  # the symbol's file was edited recently (heat capped at 1)
+W_BODY = 2.0  # BM25 over the symbol's embedded text (body words included), relative to the best
+# Symbols whose text (body included) matches the query's words that join the candidates.
+BODY_CANDIDATES = 100
 # Cosines below this say nothing (unrelated texts of all-MiniLM-L6-v2 sit around 0.1-0.2).
 VECTOR_FLOOR = 0.15
 # Nearest symbols by vector that join the lexical candidates.
@@ -66,6 +79,26 @@ STOPWORDS = word_set(
     code function functions method methods class classes implemented implementation
     defined definition happens handle handled handles we you our should would"""
 )
+
+
+# The opening of a question that says what kind of answer is wanted ("who calls the function
+# that ...", "where is the code that ..."), not what the code does: dropped before ranking.
+_ASKING = re.compile(
+    r"^\s*(?:(?:who|what)\s+(?:calls|uses|depends\s+on|would\s+break\s+if\s+i\s+chang\w*"
+    r"|breaks\s+if\s+i\s+chang\w*|is\s+affected\s+if\s+i\s+chang\w*)"
+    r"|where\s+(?:is|are|does|do)|how\s+(?:is|are|does|do)|find|show\s+me|which)\s+"
+    r"(?:(?:the|a|an|it|we)\s+)?"
+    r"(?:(?:function|method|class|helper|code|check|symbol|type|struct|trait|interface"
+    r"|constant|routine|logic)\s+)?(?:that|which|where|to)?\s*",
+    re.IGNORECASE,
+)
+
+
+def describe(query: str) -> str:
+    """The part of a question that describes the code: ``who calls the function that parses
+    durations`` -> ``parses durations``."""
+    rest = _ASKING.sub("", query, count=1).strip()
+    return rest or query.strip()
 
 
 def _stem(word: str) -> str:
@@ -125,15 +158,27 @@ def search_symbols(
 
     ``heat`` maps a file path (as stored, relative to its root) to how recently and often it
     was edited (memlode.engine.code_map.edit_heat)."""
-    terms = query_terms(query)
     ident = query.strip()
+    terms = query_terms(describe(query))
     rows: list[Any] = []
     if terms:
-        match = " OR ".join(f'"{t}"' for t in terms)
+        match = _or_terms(terms)
         if re.fullmatch(r"[A-Za-z_][\w.:]*", ident):
             match += f' OR "{ident.rsplit(".", 1)[-1].rsplit(":", 1)[-1].lower()}"*'
         rows = symbol_candidates(
             db.conn, match, namespace=namespace, kind=kind, weights=BM25_WEIGHTS, limit=CANDIDATES
+        )
+    bodies: dict[str, float] = {}
+    if terms:
+        found = text_matches(db.conn, _or_terms(terms), semantic.model if semantic else None,
+                             namespace, BODY_CANDIDATES)  # fmt: skip
+        for node, rank in found:
+            bodies[node] = min(bodies.get(node, 0.0), rank)
+        have = {r[0] for r in rows}
+        rows.extend(
+            r
+            for r in symbol_rows(db.conn, [n for n in bodies if n not in have])
+            if kind is None or r[3] == kind
         )
     cosines: dict[str, float] = {}
     if semantic is not None:
@@ -146,6 +191,7 @@ def search_symbols(
     if not rows:
         return []
     best_bm25 = max(-r[10] for r in rows) or 1.0
+    best_body = max((-v for v in bodies.values()), default=0.0) or 1.0
     best_pr = max(r[11] for r in rows)
     lowered = ident.lower()
     tail = re.split(r"[.:]+", lowered)[-1]
@@ -164,6 +210,8 @@ def search_symbols(
             lexical += W_QUALIFIED_TERMS * _share(terms, _words(r[2]))
             lexical += W_DOC_TERMS * _share(terms, _words(r[8]) | _words(r[7]))
         signals = {"lexical": lexical}
+        if bodies:
+            signals["body"] = W_BODY * (-bodies.get(r[0], 0.0) / best_body)
         if semantic is not None:
             cosine = cosines.get(r[0], 0.0)
             signals["vector"] = W_VECTOR * max(0.0, cosine - VECTOR_FLOOR) / (1 - VECTOR_FLOOR)
@@ -200,6 +248,10 @@ def search_symbols(
         scored.append((score, hit))
     scored.sort(key=lambda item: (-item[0], item[1].qualified_name))
     return [hit for _, hit in scored[:limit]]
+
+
+def _or_terms(terms: list[str]) -> str:
+    return " OR ".join(f'"{t}"' for t in terms)
 
 
 def _cosines(db: Database, semantic: SemanticQuery, namespace: str | None) -> dict[str, float]:

@@ -92,7 +92,7 @@ def embed_symbols(
     stats.symbols = len(sources)
     files = _Files()
     keep: list[tuple[str, str, str, str]] = []  # (file_hash, context_hash, node_id, model)
-    skipped: list[tuple[str, str, str, str, str, str, int, bytes]] = []
+    skipped: list[repo.VectorRow] = []
     todo: list[tuple[repo.SymbolSource, str, str, str]] = []  # (source, text, hash, context)
     for src in sources:
         out_of = sorted(callees.get(src.node_id, ()))
@@ -104,7 +104,9 @@ def embed_symbols(
             continue
         if src.kind == "test" or is_test_path(src.path):
             stats.skipped += 1
-            skipped.append((src.node_id, model, src.namespace, "", src.file_hash, context, 0, b""))
+            skipped.append(
+                (src.node_id, model, src.namespace, "", "", src.file_hash, context, 0, b"")
+            )
             continue
         text = symbol_text(
             kind=src.kind,
@@ -134,21 +136,24 @@ def embed_symbols(
         repo.keep_vectors(wconn, keep)
         repo.write_vectors(
             wconn,
-            [(s.node_id, model, s.namespace, h, s.file_hash, c, *lent[h]) for s, _, h, c in reuse],
+            [
+                (s.node_id, model, s.namespace, t, h, s.file_hash, c, *lent[h])
+                for s, t, h, c in reuse
+            ],
         )
         if stats.left == 0:
             stats.removed = repo.delete_vanished(wconn, model, namespace)
     stats.reused = len(reuse)
     if progress is not None:
         progress(0, len(todo))
-    pending: list[tuple[str, str, str, str, str, str, int, bytes]] = []
+    pending: list[repo.VectorRow] = []
     for i in range(0, len(todo), batch_size):
         batch = todo[i : i + batch_size]
         vectors = embedder.embed([text for _, text, _, _ in batch])
         pending.extend(
-            (s.node_id, model, s.namespace, h, s.file_hash, c, embedder.dim,
+            (s.node_id, model, s.namespace, t, h, s.file_hash, c, embedder.dim,
              vectors[j].astype("<f4").tobytes())
-            for j, (s, _, h, c) in enumerate(batch)
+            for j, (s, t, h, c) in enumerate(batch)
         )  # fmt: skip
         stats.embedded += len(batch)
         if len(pending) >= WRITE_BATCH or i + batch_size >= len(todo):
@@ -164,14 +169,14 @@ def embed_symbols(
 def semantic_query(engine: Engine, query: str, namespace: str | None) -> SemanticQuery | None:
     """The question embedded for symbol search, or None when no symbol of the namespace has a
     vector from the current model (then nothing loads the model)."""
-    from memlode.code.search import SemanticQuery
+    from memlode.code.search import SemanticQuery, describe
 
     if not engine.embeddings.enabled:
         return None
     if not repo.has_vectors(engine.conn, namespace):
         return None
     try:
-        vector = engine.embeddings.embed_query(query)
+        vector = engine.embeddings.embed_query(describe(query))
     except Exception as exc:  # a provider that went away: search on text alone
         log.warning("symbol search without vectors: %s", exc)
         return None

@@ -13,6 +13,7 @@ from memlode.storage.code_symbol_search import SYMBOL_COLUMNS, SYMBOL_JOINS
 __all__ = [
     "StoredVector",
     "SymbolSource",
+    "VectorRow",
     "call_pairs",
     "delete_vanished",
     "has_vectors",
@@ -21,6 +22,7 @@ __all__ = [
     "stored_vectors",
     "symbol_rows",
     "symbol_sources",
+    "text_matches",
     "vector_matrix_rows",
     "vectors_by_text_hash",
     "write_vectors",
@@ -112,14 +114,19 @@ def vectors_by_text_hash(
     return out
 
 
-def write_vectors(
-    conn: sqlite3.Connection,
-    rows: Sequence[tuple[str, str, str, str, str, str, int, bytes]],
-) -> None:
-    """(node_id, model, namespace, text_hash, file_hash, context_hash, dim, vector) rows."""
+VectorRow = tuple[str, str, str, str, str, str, str, int, bytes]
+
+
+def write_vectors(conn: sqlite3.Connection, rows: Sequence[VectorRow]) -> None:
+    """(node_id, model, namespace, text, text_hash, file_hash, context_hash, dim, vector) rows;
+    an upsert, so that the text index's triggers see every change."""
     conn.executemany(
-        "INSERT OR REPLACE INTO code_symbol_vectors (node_id, model, namespace, text_hash,"
-        " file_hash, context_hash, dim, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO code_symbol_vectors (node_id, model, namespace, text, text_hash,"
+        " file_hash, context_hash, dim, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (node_id, model) DO UPDATE SET namespace = excluded.namespace,"
+        " text = excluded.text, text_hash = excluded.text_hash,"
+        " file_hash = excluded.file_hash, context_hash = excluded.context_hash,"
+        " dim = excluded.dim, vector = excluded.vector",
         rows,
     )
 
@@ -191,3 +198,25 @@ def has_vectors(conn: sqlite3.Connection, namespace: str | None) -> bool:
         f"SELECT 1 FROM code_symbol_vectors WHERE dim > 0 {where} LIMIT 1", params
     ).fetchone()
     return row is not None
+
+
+def text_matches(
+    conn: sqlite3.Connection, match: str, model: str | None, namespace: str | None, limit: int
+) -> list[tuple[str, float]]:
+    """(node id, BM25 rank; lower is better) of the symbol texts (of ``model``'s rows, of any
+    model's with None) matching an FTS5 expression, best first."""
+    where = ["code_symbol_texts_fts MATCH ?", "v.dim > 0"]
+    params: list[object] = [match]
+    if model is not None:
+        where.append("v.model = ?")
+        params.append(model)
+    if namespace is not None:
+        where.append("v.namespace = ?")
+        params.append(namespace)
+    rows = conn.execute(
+        "SELECT v.node_id, bm25(code_symbol_texts_fts) AS rank FROM code_symbol_texts_fts"
+        " JOIN code_symbol_vectors v ON v.id = code_symbol_texts_fts.rowid"
+        f" WHERE {' AND '.join(where)} ORDER BY rank LIMIT {int(limit)}",
+        params,
+    ).fetchall()
+    return [(str(node), float(rank)) for node, rank in rows]
