@@ -141,7 +141,7 @@ def test_search_finds_a_function_by_its_body_and_explains(
     hits = json.loads(got.stdout)
     assert hits[0]["qualified_name"] == "app.quote"
     signals = hits[0]["signals"]
-    assert signals["lexical"] == 0 and signals["vector"] > 0
+    assert signals["name"] == signals["words"] == 0 and signals["vector"] > 0
     added = sum(v for k, v in signals.items() if k != "factor") * signals["factor"]
     assert abs(added - hits[0]["score"]) < 1e-3
     # without --explain there are no signals; with --no-embed the body is not searchable

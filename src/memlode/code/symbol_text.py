@@ -3,11 +3,12 @@
 A question about what code does ("where are redirects followed") rarely shares words with the
 symbol's name, so a symbol is embedded from what describes it: its kind and name with the
 identifiers split into words, its signature and doc, where it lives (path and module), the
-names of what it calls and what calls it, and a bounded slice of its body with identifiers
-split as well. The idea of enriching a symbol's text before embedding comes from Codemem's
-``enrich_symbol_text``; what goes in and the bounds are ours, chosen on the code-search
-evaluation's tune half (bench/code_search_eval.py). Small models truncate (all-MiniLM-L6-v2 at
-256 word pieces) and cost grows with length, so every part is capped.
+names of what it calls and what calls it (of a class: what it holds), and a bounded slice of
+its body with identifiers split as well. The idea of enriching a symbol's text before
+embedding comes from Codemem's ``enrich_symbol_text``; what goes in and the bounds are ours,
+chosen on the code-search evaluation's tune half (bench/code_search_eval.py). Small models
+truncate (all-MiniLM-L6-v2 at 256 word pieces) and cost grows with length, so every part is
+capped.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ __all__ = [
     "BODY_CHARS",
     "BODY_LINES",
     "DOC_CHARS",
+    "MAX_MEMBERS",
     "MAX_NEIGHBOURS",
     "body_slice",
     "split_words",
@@ -33,6 +35,7 @@ DOC_CHARS = 300
 BODY_LINES = 30
 BODY_CHARS = 500
 MAX_NEIGHBOURS = 6
+MAX_MEMBERS = 16
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NOISE = re.compile(r"[^\w\s]+")
@@ -75,9 +78,14 @@ def symbol_text(
     module: str,
     callees: Sequence[str] = (),
     callers: Sequence[str] = (),
+    members: Sequence[str] = (),
     body: str = "",
 ) -> str:
-    """One symbol's enriched text (see the module doc)."""
+    """One symbol's enriched text (see the module doc); ``members`` are the names a class,
+    module or type holds."""
+    head, sep, rest = qualified_name.partition(":")
+    if sep and head == path:  # "lib/x.ts:Name": the path is said once, below
+        qualified_name = rest
     name_words = split_words(qualified_name.replace("::", " ").replace(".", " "))
     parts = [f"{kind} {name_words}"]
     if signature:
@@ -88,6 +96,8 @@ def symbol_text(
     if module and split_words(module) not in where:
         where += " " + split_words(module)
     parts.append(f"in {where}")
+    if members:
+        parts.append("has " + ", ".join(split_words(n) for n in members[:MAX_MEMBERS]))
     if callees:
         parts.append("calls " + ", ".join(split_words(n) for n in callees[:MAX_NEIGHBOURS]))
     if callers:

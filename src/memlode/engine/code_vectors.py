@@ -89,6 +89,10 @@ def embed_symbols(
     sources = repo.symbol_sources(conn, namespace)
     stored = repo.stored_vectors(conn, model, namespace)
     callees, callers = _neighbours(repo.call_pairs(conn, namespace))
+    members: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for src in sources:
+        if src.parent:
+            members[(src.namespace, src.parent)].append(src.name)
     stats.symbols = len(sources)
     files = _Files()
     keep: list[tuple[str, str, str, str]] = []  # (file_hash, context_hash, node_id, model)
@@ -97,7 +101,8 @@ def embed_symbols(
     for src in sources:
         out_of = sorted(callees.get(src.node_id, ()))
         into = sorted(callers.get(src.node_id, ()))
-        context = content_hash("\x1f".join([*out_of, "\x1e", *into]))
+        held = members.get((src.namespace, src.qualified_name), [])
+        context = content_hash("\x1f".join([*out_of, "\x1e", *into, "\x1e", *held]))
         old = stored.get(src.node_id)
         if old is not None and old.file_hash == src.file_hash and old.context_hash == context:
             stats.unchanged += 1
@@ -117,6 +122,7 @@ def embed_symbols(
             module=src.module,
             callees=out_of,
             callers=into,
+            members=held,
             body=body_slice(files.lines(src), src.line_start, src.line_end),
         )
         text_hash = content_hash(text)

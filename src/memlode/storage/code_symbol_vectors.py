@@ -49,6 +49,7 @@ class SymbolSource(NamedTuple):
     file_hash: str
     size: int
     mtime_ns: int
+    parent: str | None
 
 
 class StoredVector(NamedTuple):
@@ -63,7 +64,8 @@ def symbol_sources(conn: sqlite3.Connection, namespace: str | None) -> list[Symb
     where, params = ("WHERE s.namespace = ?", [namespace]) if namespace is not None else ("", [])
     rows = conn.execute(
         "SELECT s.node_id, s.namespace, s.name, s.qualified_name, s.kind, s.signature, s.doc,"
-        " s.line_start, s.line_end, f.root, f.path, f.module, f.hash, f.size, f.mtime_ns"
+        " s.line_start, s.line_end, f.root, f.path, f.module, f.hash, f.size, f.mtime_ns,"
+        " s.parent"
         f" FROM code_symbols s JOIN code_files f ON f.id = s.file_id {where}"
         " ORDER BY f.id, s.line_start",
         params,
