@@ -305,11 +305,9 @@ def _assign_parents(
         base = outer.local if outer else None
         if isinstance(item, _Scope):
             local = _join(base, item.name, sep)
-            if local in kinds or (item.members and spec.scope_owns_members):
-                owner: str | None = local
-                owned.add(local)
-            else:
-                owner = outer.symbol if outer else None
+            owns = local in kinds or (item.members and spec.scope_owns_members)
+            owner = local if owns else (outer.symbol if outer else None)
+            owned.update([local] if owns else [])
             stack.append(_Container(start, end, local, owner, None, item.members))
             if owner is not None:
                 ranges.append((start, end, prefix + owner))
@@ -345,9 +343,7 @@ def _assign_parents(
         line = d.node.start_point.row + 1
         end_pt = d.node.end_point
         parent_q = None
-        if parent_local is not None and (
-            parent_local in kinds or d.parent_name or parent_local in owned
-        ):
+        if parent_local in kinds or parent_local in owned or (parent_local and d.parent_name):
             parent_q = prefix + parent_local
         symbols.append(
             # positional, in field order (this runs for every definition of a project)
