@@ -117,3 +117,81 @@ def test_the_excerpt_shows_what_the_code_is_now_first() -> None:
     assert summary.excerpt[2:] == removed[:10]
     strings = summarize_strings("a = 1\nb = 2\n", "a = 10\nb = 20\n")
     assert strings.excerpt == ["+a = 10", "+b = 20", "-a = 1", "-b = 2"]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "line", "names"),
+    [
+        (".rb", "  def self.find_by(attrs)", ["find_by"]),
+        (".rb", "def valid?", ["valid?"]),
+        (".rb", "class User < ApplicationRecord", ["User"]),
+        (".rb", "module Billing", ["Billing"]),
+        (".rb", "user.save!", []),
+        (".rb", "class << self", []),
+        (".php", "    public static function &make($a) {", ["make"]),
+        (".php", "abstract class Repository", ["Repository"]),
+        (".php", "trait Loggable", ["Loggable"]),
+        (".php", "interface Cache", ["Cache"]),
+        (".php", "$handler = function () {};", []),
+        (".cs", "public async Task<int> GetUser(int id)", ["GetUser"]),
+        (".cs", "    private static void Main(string[] args) {", ["Main"]),
+        (".cs", "public override string ToString() => Name;", ["ToString"]),
+        (".cs", "Task<IList<User>> ListAsync(CancellationToken ct);", ["ListAsync"]),
+        (".cs", "int? Find(int id)", ["Find"]),
+        (".cs", "public UserService(IRepository repo)", ["UserService"]),
+        (".cs", "internal sealed class Repository : IRepository", ["Repository"]),
+        (".cs", "public record struct Point(int X, int Y);", ["Point"]),
+        (".cs", "public interface IRepository", ["IRepository"]),
+        (".cs", '[HttpGet("users")] public IActionResult List()', ["List"]),
+        # calls and control statements are not declarations
+        (".cs", "return Compute(x);", []),
+        (".cs", "await SaveAsync(user);", []),
+        (".cs", "var total = Compute(items);", []),
+        (".cs", "string name = GetName();", []),
+        (".cs", "Console.WriteLine(name);", []),
+        (".cs", "new Widget(size);", []),
+        (".cs", "throw new ArgumentException(nameof(id));", []),
+        (".cs", "if (count > 0) {", []),
+        (".cs", "foreach (var user in users)", []),
+        (".cs", "using (var stream = Open())", []),
+        (".cs", "yield return Map(item);", []),
+        (".kt", "suspend fun load(id: Int): User", ["load"]),
+        (".kt", "fun <T> List<T>.second(): T = this[1]", ["second"]),
+        (".kt", "data class User(val id: Int)", ["User"]),
+        (".kt", "object Registry {", ["Registry"]),
+        (".kt", "sealed interface Shape", ["Shape"]),
+        (".kt", "companion object {", []),
+        (".kt", "val parsed = parse(text)", []),
+        (".swift", "@objc public func launch(options: Options) async throws {", ["launch"]),
+        (".swift", "  convenience init?(count: Int) {", ["init"]),
+        (".swift", "class func make() -> Self {", ["make"]),
+        (".swift", "final class Picker: NSObject {", ["Picker"]),
+        (".swift", "@available(iOS 14, *) struct Options {", ["Options"]),
+        (".swift", "extension Picker: UIAdaptivePresentationControllerDelegate {", ["Picker"]),
+        (".swift", "protocol PickerDelegate: AnyObject {", ["PickerDelegate"]),
+        (".swift", "enum MediaType: String {", ["MediaType"]),
+        (".swift", "picker.launch(options: options)", []),
+        (".ex", "defmodule MyApp.Accounts.User do", ["MyApp.Accounts.User"]),
+        (".ex", "  def get_user(id) when is_integer(id) do", ["get_user"]),
+        (".ex", "  defp check(nil), do: :error", ["check"]),
+        (".ex", "  defmacro trace(expr) do", ["trace"]),
+        (".exs", "  def valid?(user), do: true", ["valid?"]),
+        (".ex", "    get_user(id) |> check()", []),
+        (".sh", "greet() {", ["greet"]),
+        (".sh", "function helper {", ["helper"]),
+        (".bash", "function bats::on_failure() {", ["bats::on_failure"]),
+        (".sh", "greet world", []),
+        (".sh", "files=()", []),
+    ],
+)
+def test_definition_lines_by_language(suffix: str, line: str, names: list[str]) -> None:
+    assert symbols_in(line, suffix=suffix) == names
+
+
+def test_a_language_scanner_replaces_the_common_one() -> None:
+    # Ruby's `def self.name` defines `name` (the common scanner would say `self`); a C# method
+    # the common scanner cannot see
+    assert symbols_in("def self.build", suffix=".rb") == ["build"]
+    assert symbols_in("def self.build") == ["self"]
+    assert symbols_in("public void Run()", suffix=".cs") == ["Run"]
+    assert symbols_in("public void Run()") == []

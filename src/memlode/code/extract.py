@@ -4,11 +4,14 @@ The query marks definitions (``@def.<kind>`` on the definition; its name is the 
 field unless the language says otherwise), scopes that qualify what they hold without being
 symbols (``@scope``: a C++ namespace; ``@scope.type``: a Rust ``impl``, whose functions are
 methods), references (``@ref.<kind>`` on the name used, or on the member access holding it,
-whose receiver is read from the tree) and import statements (``@import``, read by the
-language's rules). Containment decides parents: a definition's parent is the innermost
-definition or scope around it. Definitions nested in a function body (closures, local
-classes) are not symbols; what they reference counts for the function around them. The
-query runs through ``QueryCursor.captures``, the cheapest way through a large tree.
+whose receiver is read from the tree), import statements (``@import``, read by the
+language's rules) and regions whose references do not count (``@ignore``: an Elixir
+typespec names functions it does not call). Containment decides parents: a definition's
+parent is the innermost definition or scope around it (a Swift extension, a type scope, owns
+its members even when the type is declared in another file). Definitions nested in a
+function body (closures, local classes) are not symbols; what they reference counts for the
+function around them. The query runs through ``QueryCursor.captures``, the cheapest way
+through a large tree.
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ _ROLES: dict[str, tuple[str, str]] = {
     "scope": ("scope", ""),
     "scope.type": ("scope", "type"),
     "import": ("import", ""),
+    "ignore": ("ignore", ""),
 }
 # A member access captured whole: (field holding the name, fields that may hold the receiver).
 _MEMBERS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -106,6 +110,7 @@ _MEMBERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "qualified_type": ("name", ("package",)),
     "method_invocation": ("name", ("object",)),
     "field_access": ("field", ("object",)),
+    "navigation_expression": ("suffix", ("target",)),  # Swift; the suffix holds the name
 }
 
 
@@ -141,6 +146,8 @@ def _qualified_name(node: Node, spec: LanguageSpec, source: bytes) -> tuple[str,
             qualifier, _, tail = text.rpartition(".")
             return qualifier, tail, node.end_byte - len(tail)
         name = node.child_by_field_name(member[0])
+        if name is not None and name.type == "navigation_suffix":
+            name = name.child_by_field_name("suffix")
         if name is None:
             return "", "", 0
         if name.named_child_count:  # `a::b::c` nests: fall back to the text
@@ -154,6 +161,9 @@ def _qualified_name(node: Node, spec: LanguageSpec, source: bytes) -> tuple[str,
     text, start = _text(node, source)
     if node.named_child_count:  # a path captured whole (`a::B`, `ns::f`)
         qualifier, text = _split(text, spec)
+    elif "." in text and _DOTTED.fullmatch(text):  # one token that is a path (Elixir aliases)
+        qualifier, _, text = text.rpartition(".")
+        start = node.end_byte - len(text)
     else:
         qualifier = ""
     return qualifier, text, start
@@ -187,6 +197,7 @@ def extract_source(source: bytes, path: str, language: str, module: str = "") ->
     raw_refs: list[_RawRef] = []
     references: list[Reference] = []
     def_names: set[int] = set()
+    ignored: list[tuple[int, int]] = []
     for key, nodes in cursor.captures(root).items():
         role = _ROLES.get(key)
         if role is None:
@@ -213,6 +224,8 @@ def extract_source(source: bytes, path: str, language: str, module: str = "") ->
                     scopes.append(
                         _Scope(node, name, node.start_byte, node.end_byte, kind == "type")
                     )
+        elif category == "ignore":
+            ignored.extend((node.start_byte, node.end_byte) for node in nodes)
         else:
             # in source order: captures() does not promise one, and of repeated imports
             # (`import x` in two functions) the first one's line is the one kept
@@ -221,6 +234,8 @@ def extract_source(source: bytes, path: str, language: str, module: str = "") ->
 
     if def_names:  # a definition's own name is not a use of it (`type X = ...`)
         raw_refs = [r for r in raw_refs if r[0] not in def_names]
+    if ignored:
+        raw_refs = _outside(raw_refs, ignored)
     symbols, ranges = _assign_parents(defs, scopes, spec, path, source, prefix)
     imports = _dedupe(references)
     uses = _attribute(raw_refs, ranges)
@@ -281,6 +296,7 @@ def _assign_parents(
     kinds: dict[str, NodeKind] = {}  # local name -> kind of every symbol so far
     # (start, end, qualified) of every symbol's extent, for attributing references
     ranges: list[tuple[int, int, str]] = []
+    owned: set[str] = set()  # scopes that own their members (see scope_owns_members)
     for start, neg_end, _, _, _, item in items:
         end = -neg_end
         while stack and stack[-1].end <= start:
@@ -289,7 +305,9 @@ def _assign_parents(
         base = outer.local if outer else None
         if isinstance(item, _Scope):
             local = _join(base, item.name, sep)
-            owner = local if local in kinds else (outer.symbol if outer else None)
+            owns = local in kinds or (item.members and spec.scope_owns_members)
+            owner = local if owns else (outer.symbol if outer else None)
+            owned.update([local] if owns else [])
             stack.append(_Container(start, end, local, owner, None, item.members))
             if owner is not None:
                 ranges.append((start, end, prefix + owner))
@@ -325,7 +343,7 @@ def _assign_parents(
         line = d.node.start_point.row + 1
         end_pt = d.node.end_point
         parent_q = None
-        if parent_local is not None and (parent_local in kinds or d.parent_name):
+        if parent_local in kinds or parent_local in owned or (parent_local and d.parent_name):
             parent_q = prefix + parent_local
         symbols.append(
             # positional, in field order (this runs for every definition of a project)
@@ -339,6 +357,21 @@ def _assign_parents(
         stack.append(_Container(start, end, local, local, d.kind, False))
         ranges.append((start, end, prefix + local))
     return symbols, ranges
+
+
+def _outside(raw_refs: list[_RawRef], regions: list[tuple[int, int]]) -> list[_RawRef]:
+    """The references that start in none of the regions (a sweep over both, sorted)."""
+    regions.sort()
+    raw_refs.sort()
+    kept: list[_RawRef] = []
+    i, n, end = 0, len(regions), -1
+    for ref in raw_refs:
+        while i < n and regions[i][0] <= ref[0]:
+            end = max(end, regions[i][1])
+            i += 1
+        if ref[0] >= end:
+            kept.append(ref)
+    return kept
 
 
 def _attribute(raw_refs: list[_RawRef], ranges: list[tuple[int, int, str]]) -> list[Reference]:

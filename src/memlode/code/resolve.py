@@ -35,6 +35,9 @@ _CALLABLE = frozenset(
 _TYPES = frozenset({NodeKind.CLASS, NodeKind.INTERFACE, NodeKind.TYPE, NodeKind.CONSTANT})
 _FREE = frozenset({NodeKind.FUNCTION, NodeKind.CLASS, NodeKind.ENDPOINT, NodeKind.TYPE})
 _METHODS = frozenset({NodeKind.METHOD, NodeKind.FUNCTION})
+# What a qualifier may name to reach a member: a class, or a module that is a symbol (Elixir's
+# `MyApp.Repo.get`, a Rust `mod` of the same file)
+_OWNERS = _CLASS_LIKE | {NodeKind.MODULE}
 # Members read once: an attribute of an enum class costs about 0.3 us in Python 3.11, five
 # times a comparison, and these are compared for every reference of a project.
 _IMPORT, _CALL, _USE = RefKind.IMPORT, RefKind.CALL, RefKind.USE
@@ -99,7 +102,11 @@ class Resolver:
         self.by_tail: dict[str, list[str]] = defaultdict(list)  # last path part -> module keys
         for f in sorted(self.files.values(), key=lambda f: f.path):
             self.modules[f.module].append(f.path)
-            self.by_tail[f.module.rsplit("/", 1)[-1].rsplit(".", 1)[-1]].append(f.module)
+            base = f.module.rsplit("/", 1)[-1]
+            tail = base.rsplit(".", 1)[-1]
+            self.by_tail[tail].append(f.module)
+            if base != tail:  # a file name with its suffix (`mem.h`, `common.bash`)
+                self.by_tail[base].append(f.module)
         self.by_qualified: dict[str, SymbolInfo] = {}
         self.by_name: dict[str, list[SymbolInfo]] = defaultdict(list)
         self.members: dict[str, dict[str, SymbolInfo]] = defaultdict(dict)
@@ -110,6 +117,9 @@ class Resolver:
         self.bases: dict[str, list[str]] = defaultdict(list)
         self._bindings: dict[str, dict[str, _Binding]] = {}
         self._wildcards: dict[str, list[list[str]]] = {}
+        # qualified names of the symbols whose members a file imports whole (Elixir `import
+        # MyApp.Util`, Java `import static a.B.*`)
+        self._wild_members: dict[str, list[str]] = {}
         # (language, qualifier, importer) -> files: modules never change after __init__
         self._module_files: dict[tuple[str, str, str], list[str]] = {}
         # (path, kind, name, qualifier) -> what a reference found, where its source is moot
@@ -128,7 +138,7 @@ class Resolver:
         for key in spec.import_keys(qualifier, importer, self.hints):
             if key in self.modules:
                 return self.modules[key]
-        if spec.name in ("c", "cpp") and qualifier:
+        if spec.name in ("c", "cpp", "bash") and qualifier:
             tail = qualifier.rsplit("/", 1)[-1]
             for key in self.by_tail.get(tail, ()):
                 if key == qualifier or key.endswith("/" + qualifier):
@@ -167,6 +177,7 @@ class Resolver:
         spec = spec_for(info.language)
         out: dict[str, _Binding] = {}
         wild: list[list[str]] = []
+        wild_members: list[str] = []
         self._bindings[path] = out  # guards against import cycles
         # source order: of `if LINUX: import a as p` / `else: import b as p`, the first wins
         for ref in sorted(info.imports, key=lambda r: (r.line, r.qualifier, r.name, r.alias)):
@@ -176,17 +187,23 @@ class Resolver:
             if ref.name == "*":
                 if binding.files:
                     wild.append(binding.files)
+                elif binding.symbol is not None:
+                    wild_members.append(binding.symbol.qualified)
                 continue
             if ref.alias:
                 if not binding.files and binding.symbol is None:
                     binding.external = True
                 out.setdefault(ref.alias, binding)
         self._wildcards[path] = wild
+        self._wild_members[path] = wild_members
         return out
 
     def _bind(self, spec: LanguageSpec, ref: Reference, importer: str, hops: int) -> _Binding:
         files = self.module_files(spec, ref.qualifier, importer)
         if not ref.name or ref.name == "*":
+            owner = None if files else self.by_qualified.get(ref.qualifier)
+            if owner is not None and owner.kind in _OWNERS:
+                return _Binding(symbol=owner)  # a module or class that is a symbol
             return _Binding(files=files)
         sep = spec.member_sep
         if ref.qualifier:
@@ -224,7 +241,7 @@ class Resolver:
         elif kind == _USE:
             kinds = _TYPES
         else:
-            kinds = _CLASS_LIKE
+            kinds = _OWNERS  # a base: a class, or a module (an Elixir behaviour)
         qualifier = ref.qualifier
         if (
             spec.implicit_members
@@ -280,8 +297,10 @@ class Resolver:
         if binding is not None and binding.external:
             return None  # `os.path.join`: a third-party name, never a project symbol
         if binding is not None:
-            if binding.symbol is not None and head == qualifier:
-                member = self._member(binding.symbol.qualified, name)
+            if binding.symbol is not None:
+                # `Alias.f()`, or `Alias.Inner.f()` through what the alias names
+                owner_name = binding.symbol.qualified + qualifier[len(head) :]
+                member = self._member(owner_name, name)
                 if member is not None:
                     return member
             elif binding.files:
@@ -300,8 +319,17 @@ class Resolver:
             found = self._lookup_in(files, name)
             if found is not None:
                 return found
+        # a symbol named by its qualified name (Elixir `MyApp.Repo.get`, Java `a.b.C.f`)
+        whole = self.by_qualified.get(f"{qualifier}{sep}{name}")
+        if whole is not None and whole.kind in kinds:
+            return whole
+        named = self.by_qualified.get(qualifier)
+        if named is not None and named.kind in _OWNERS:
+            member = self._member(named.qualified, name)
+            if member is not None:
+                return member
         # a class of this file or module named by the qualifier (`Foo.create()`, `Foo::new()`)
-        owner = self._unqualified(spec, path, qualifier, source, _CLASS_LIKE)
+        owner = self._unqualified(spec, path, qualifier, source, _OWNERS)
         if owner is not None:
             member = self._member(owner.qualified, name)
             if member is not None:
@@ -313,6 +341,8 @@ class Resolver:
     def _guess_method(self, spec: LanguageSpec, name: str, caller: str) -> SymbolInfo | None:
         """A call through a receiver of unknown type: the project's only method of that name,
         unless the name is a standard type's method or a dunder (`x.append`, `x.__eq__`)."""
+        if not spec.guess_receivers:
+            return None
         if name in spec.builtin_methods or (name.startswith("__") and name.endswith("__")):
             return None
         return self._unique(name, _METHODS, caller)
@@ -343,6 +373,10 @@ class Resolver:
             found = self._lookup_in(files, name)
             if found is not None:
                 return found
+        for owner_name in self._wild_members.get(path, ()):
+            found = self._member(owner_name, name)
+            if found is not None and found.kind in kinds | _METHODS:
+                return found
         if name in spec.builtins:
             return None  # `str()`, `len()`, `printf()`: never some project function of that name
         # anything in this file by that name (a nested class, a method named like the call)
@@ -366,7 +400,7 @@ class Resolver:
     def _enclosing_class(self, source: SymbolInfo | None) -> str | None:
         current = source
         while current is not None:
-            if current.kind in _CLASS_LIKE:
+            if current.kind in _OWNERS:  # a module holds functions as a class holds methods
                 return current.qualified
             if current.container in self.by_qualified:
                 current = self.by_qualified[current.container]

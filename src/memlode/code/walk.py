@@ -3,7 +3,9 @@
 ``.gitignore`` files (at every level), ``.git/info/exclude`` and ``.memlodeignore`` are
 honoured; vendored, dependency, build and cache folders are skipped by name; so are symlinks,
 files over :data:`MAX_FILE_BYTES`, minified bundles and generated code (by name here, by
-content in :func:`skip_reason` once a changed file is read).
+content in :func:`skip_reason` once a changed file is read). A file without a suffix is code
+only when it is executable and its ``#!`` line names a shell (``bin/deploy``): one read of
+its first bytes, for executable files only.
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ _BANNER_LINES = 10
 # A line this long in the first block means minified or machine-written text.
 _MINIFIED_LINE = 1000
 _HEAD_BYTES = 4096
+# Enough of a file's head to hold a `#!/usr/bin/env bash` line.
+_SHEBANG_BYTES = 128
+_SHELLS = frozenset({"sh", "bash", "dash", "ksh"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +132,24 @@ def _compile(lines: list[str]) -> Any:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
+def _script_language(path: str, mode: int) -> str | None:
+    """``bash`` for an executable file whose ``#!`` line runs a shell; else None."""
+    if not mode & 0o111:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_SHEBANG_BYTES)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].decode("ascii", "replace").split()
+    if words and words[0].endswith("/env"):
+        words = [w for w in words[1:] if not w.startswith("-")]
+    program = words[0].rsplit("/", 1)[-1] if words else ""
+    return "bash" if program in _SHELLS else None
+
+
 def walk_project(
     root: Path | str, exclude: Sequence[str] = (), max_bytes: int = MAX_FILE_BYTES
 ) -> list[SourceFile]:
@@ -162,12 +185,19 @@ def _walk(folder: Path, rel: str, ignores: _Ignores, max_bytes: int) -> Iterator
                 continue
             kind = MANIFEST_NAMES.get(name)
             language = f"manifest:{kind}" if kind else language_for_path(name)
+            stat = None
+            if language is None and "." not in name:
+                try:
+                    stat = entry.stat()
+                except OSError:
+                    continue
+                language = _script_language(entry.path, stat.st_mode)
             if language is None or _GENERATED_NAME.search(name):
                 continue
             if ignores.ignored(child, False):
                 continue
             try:
-                stat = entry.stat()
+                stat = stat or entry.stat()
             except OSError:
                 continue
             if stat.st_size > max_bytes:

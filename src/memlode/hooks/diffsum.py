@@ -4,6 +4,9 @@ An Edit/Write payload carries the whole file (``originalFile``, ``content``); me
 a few lines about the change instead. Symbols come from a cheap line scanner for the definition
 keywords of common languages (``def``, ``class``, ``function``, ``func``, ``fn``, ...), run
 over the changed lines and the context lines of each hunk; no parser is loaded in a hook.
+Where the file's suffix names a language whose definitions that scanner misreads (Ruby's
+``def self.name``, C#'s ``public async Task<int> Get(``, Kotlin's ``fun String.ext(``, a shell
+function's ``name() {``), a scanner of that language's shapes reads it instead.
 """
 
 from __future__ import annotations
@@ -100,10 +103,237 @@ def _arrow_binding(text: str) -> str:
     return name if _is_function_value(rest) else ""
 
 
-def symbols_in(text: str, limit: int = MAX_SYMBOLS) -> list[str]:
+# ---- per-language shapes (chosen by the file's suffix) ------------------------------------------
+
+_RUBY_KEYWORDS = frozenset({"def", "class", "module"})
+_PHP_MODIFIERS = frozenset("public private protected static abstract final readonly".split())
+_PHP_KEYWORDS = frozenset({"function", "class", "interface", "trait", "enum"})
+_CS_MODIFIERS = frozenset(
+    """public private protected internal static abstract sealed virtual override async
+    partial readonly unsafe extern volatile required file""".split()
+)
+_CS_TYPES = frozenset({"class", "struct", "interface", "record", "enum"})
+# Words that may stand before `name(` in a C# statement that is not a declaration.
+_CS_NOT_A_TYPE = frozenset(
+    """return await new throw yield else case goto using if while for foreach switch catch
+    lock typeof nameof sizeof default checked unchecked fixed in is as out ref params var do
+    try finally base this when where from select let orderby group join into on equals by
+    not and or with stackalloc delegate event operator implicit explicit""".split()
+)
+_KOTLIN_MODIFIERS = frozenset(
+    """public private protected internal open abstract final override suspend inline data
+    sealed enum annotation inner operator infix tailrec external value const lateinit
+    expect actual noinline crossinline""".split()
+)
+_KOTLIN_KEYWORDS = frozenset({"fun", "class", "object", "interface"})
+_SWIFT_MODIFIERS = frozenset(
+    """public private fileprivate internal open final static override mutating nonmutating
+    convenience required lazy dynamic optional indirect nonisolated isolated async
+    package""".split()
+)
+_SWIFT_KEYWORDS = frozenset(
+    "func class struct enum protocol extension init actor typealias".split()
+)
+_ELIXIR_MODULES = frozenset({"defmodule", "defprotocol"})
+_ELIXIR_FUNCTIONS = frozenset("def defp defmacro defmacrop defguard defguardp defdelegate".split())
+
+
+def _word_then_space(text: str, word: str) -> bool:
+    return text.startswith(word) and text[len(word) : len(word) + 1].isspace()
+
+
+def _balanced(text: str, open_: str, close: str) -> str:
+    """``text`` after a leading bracketed group (``<...>``, ``(...)``, ``[...]``), nested."""
+    depth = 0
+    for at, char in enumerate(text):
+        if char == open_:
+            depth += 1
+        elif char == close:
+            depth -= 1
+            if depth == 0:
+                return text[at + 1 :]
+    return ""
+
+
+def _strip_modifiers(text: str, modifiers: frozenset[str]) -> tuple[str, bool]:
+    """``text`` after leading modifiers and attributes (``@objc``, ``@available(iOS 13, *)``,
+    ``[HttpGet("x")]``); whether any modifier was there."""
+    seen = False
+    while text:
+        if text[0] == "@":
+            name = _ident(text[1:])
+            text = text[1 + len(name) :]
+            if text.startswith("("):
+                text = _balanced(text, "(", ")")
+            text = text.lstrip()
+            continue
+        if text[0] == "[":
+            text = _balanced(text, "[", "]").lstrip()
+            continue
+        word = _ident(text)
+        if word in modifiers and text[len(word) : len(word) + 1].isspace():
+            text = text[len(word) :].lstrip()
+            seen = True
+            continue
+        break
+    return text, seen
+
+
+def _keyword_rest(text: str, keywords: frozenset[str]) -> tuple[str, str]:
+    """(keyword, text after it and its whitespace), or ("", "")."""
+    word = _ident(text)
+    if word in keywords and text[len(word) : len(word) + 1].isspace():
+        return word, text[len(word) :].lstrip()
+    return "", ""
+
+
+def _with_mark(name: str, rest: str) -> str:
+    """A Ruby or Elixir name with its trailing ``?`` or ``!`` (``valid?``, ``save!``)."""
+    return name + rest[0] if name and rest[:1] in ("?", "!") else name
+
+
+def _ruby(line: str) -> str:
+    keyword, rest = _keyword_rest(line.lstrip(), _RUBY_KEYWORDS)
+    if keyword == "def" and rest.startswith("self."):
+        rest = rest[5:]
+    name = _ident(rest)
+    return _with_mark(name, rest[len(name) :]) if keyword == "def" else name
+
+
+def _php(line: str) -> str:
+    text, _ = _strip_modifiers(line.lstrip(), _PHP_MODIFIERS)
+    keyword, rest = _keyword_rest(text, _PHP_KEYWORDS)
+    if keyword == "function" and rest.startswith("&"):
+        rest = rest[1:].lstrip()
+    return _ident(rest) if keyword else ""
+
+
+def _csharp(line: str) -> str:
+    text, modified = _strip_modifiers(line.lstrip(), _CS_MODIFIERS)
+    if modified and _word_then_space(text, "new"):  # `public new void F()` hides a member;
+        text, _ = _strip_modifiers(text[3:].lstrip(), _CS_MODIFIERS)  # a bare `new` creates
+    keyword, rest = _keyword_rest(text, _CS_TYPES)
+    if keyword:
+        if keyword == "record":  # record struct / record class
+            rest = _skip(_skip(rest, "struct"), "class")
+        return _ident(rest)
+    # a method: [modifiers] Type Name[<T>](...; a constructor: modifiers Name(...
+    type_name = _ident(text)
+    if not type_name or type_name in _CS_NOT_A_TYPE or type_name in _CS_MODIFIERS:
+        return ""
+    rest = text[len(type_name) :]
+    if modified and rest.lstrip().startswith("("):
+        return type_name
+    while rest[:1] == ".":  # System.Threading.Tasks.Task
+        part = _ident(rest[1:])
+        if not part:
+            return ""
+        rest = rest[1 + len(part) :]
+    if rest.startswith("<"):
+        rest = _balanced(rest, "<", ">")
+    while rest[:1] in ("?", "*") or rest.startswith("[]"):
+        rest = rest[1:] if rest[:1] in ("?", "*") else rest[2:]
+    if not rest[:1].isspace():
+        return ""
+    rest = rest.lstrip()
+    name = _ident(rest)
+    after = rest[len(name) :]
+    if after.startswith("<"):
+        after = _balanced(after, "<", ">")
+    return name if name and after.lstrip().startswith("(") else ""
+
+
+def _kotlin(line: str) -> str:
+    text, _ = _strip_modifiers(line.lstrip(), _KOTLIN_MODIFIERS)
+    keyword, rest = _keyword_rest(text, _KOTLIN_KEYWORDS)
+    if not keyword:
+        return ""
+    if keyword == "fun" and rest.startswith("<"):
+        rest = _balanced(rest, "<", ">").lstrip()
+    name = _ident(rest)
+    while keyword == "fun" and name:  # an extension function: String.slug, List<T>.second
+        after = rest[len(name) :]
+        if after.startswith("<"):
+            after = _balanced(after, "<", ">")
+        if not after.startswith("."):
+            break
+        rest = after[1:]
+        name = _ident(rest)
+    return name
+
+
+def _swift(line: str) -> str:
+    text = line.lstrip()
+    while True:
+        text, _ = _strip_modifiers(text, _SWIFT_MODIFIERS)
+        after_class = _skip(text, "class")  # `class func f`: a modifier, not a class
+        if after_class is not text and _ident(after_class) in ("func", "var", "let"):
+            text = after_class
+            continue
+        break
+    if text.startswith("init") and text[4:5] in ("(", "?", "!", "<"):
+        return "init"
+    keyword, rest = _keyword_rest(text, _SWIFT_KEYWORDS)
+    return _ident(rest) if keyword and keyword != "init" else ""
+
+
+def _elixir(line: str) -> str:
+    text = line.lstrip()
+    keyword, rest = _keyword_rest(text, _ELIXIR_MODULES | _ELIXIR_FUNCTIONS)
+    if not keyword:
+        return ""
+    if keyword in _ELIXIR_MODULES:  # the module's whole alias: MyApp.Accounts.User
+        end = 0
+        while end < len(rest) and (rest[end].isalnum() or rest[end] in "_."):
+            end += 1
+        return rest[:end].rstrip(".")
+    name = _ident(rest)
+    return _with_mark(name, rest[len(name) :])
+
+
+def _shell(line: str) -> str:
+    """``name() {``, ``name () {`` or ``function name``."""
+    text = line.lstrip()
+    keyword = _word_then_space(text, "function")
+    if keyword:
+        text = text[8:].lstrip()
+    end = 0
+    while end < len(text) and (text[end].isalnum() or text[end] in "_:.-"):
+        end += 1
+    name, rest = text[:end], text[end:].lstrip()
+    if not name or name[0].isdigit():
+        return ""
+    if rest.startswith("("):
+        rest = rest[1:].lstrip()
+        if not rest.startswith(")"):
+            return ""
+        rest = rest[1:].lstrip()
+        return name if not rest or rest[0] in "{(" else ""
+    return name if keyword and (not rest or rest[0] == "{") else ""
+
+
+_LANGUAGE_SCANNERS = {
+    ".rb": _ruby,
+    ".rake": _ruby,
+    ".php": _php,
+    ".cs": _csharp,
+    ".kt": _kotlin,
+    ".kts": _kotlin,
+    ".swift": _swift,
+    ".ex": _elixir,
+    ".exs": _elixir,
+    ".sh": _shell,
+    ".bash": _shell,
+    ".zsh": _shell,
+}
+
+
+def symbols_in(text: str, limit: int = MAX_SYMBOLS, suffix: str = "") -> list[str]:
+    """Names the lines of ``text`` define; ``suffix`` (``.rb``, ``.cs``) picks the scanner."""
+    scan = _LANGUAGE_SCANNERS.get(suffix.lower(), _definition_name)
     found: dict[str, None] = {}
     for line in text.splitlines():
-        name = _definition_name(line)
+        name = scan(line)
         if name:
             found.setdefault(name, None)
             if len(found) >= limit:
@@ -154,7 +384,7 @@ def _excerpt(added: list[str], removed: list[str]) -> list[str]:
     return [_clip(line) for line in shown]
 
 
-def summarize_patch(patch: object) -> DiffSummary | None:
+def summarize_patch(patch: object, suffix: str = "") -> DiffSummary | None:
     """Summarise a ``structuredPatch`` (list of hunks with prefixed lines); None if unusable."""
     if not isinstance(patch, list) or not patch:
         return None
@@ -193,15 +423,15 @@ def summarize_patch(patch: object) -> DiffSummary | None:
     if out.hunks == 0:
         return None
     out.excerpt = _excerpt(added, removed)
-    symbols = symbols_in("\n".join(changed_text))
-    for name in symbols_in("\n".join(context_text)):
+    symbols = symbols_in("\n".join(changed_text), suffix=suffix)
+    for name in symbols_in("\n".join(context_text), suffix=suffix):
         if name not in symbols and len(symbols) < MAX_SYMBOLS:
             symbols.append(name)
     out.symbols = symbols
     return out
 
 
-def summarize_strings(old: str, new: str) -> DiffSummary:
+def summarize_strings(old: str, new: str, suffix: str = "") -> DiffSummary:
     """Summarise an old -> new replacement without a patch: trim common lines, count the rest."""
     old_lines = old.splitlines()
     new_lines = new.splitlines()
@@ -221,8 +451,8 @@ def summarize_strings(old: str, new: str) -> DiffSummary:
     out.removed = len(removed)
     out.added = len(added)
     out.excerpt = _excerpt(["+" + line for line in added], ["-" + line for line in removed])
-    symbols = symbols_in("\n".join(removed + added))
-    for name in symbols_in(old + "\n" + new):
+    symbols = symbols_in("\n".join(removed + added), suffix=suffix)
+    for name in symbols_in(old + "\n" + new, suffix=suffix):
         if name not in symbols and len(symbols) < MAX_SYMBOLS:
             symbols.append(name)
     out.symbols = symbols

@@ -99,7 +99,8 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
             text += f" lines {start}-{start + count - 1}"
         if total is not None:
             text += f" of {total}"
-        symbols = symbols_in(as_text(file_info.get("content"), 400_000), limit=15)
+        content = as_text(file_info.get("content"), 400_000)
+        symbols = symbols_in(content, limit=15, suffix=os.path.splitext(path)[1])
         if symbols:
             text += "; defines " + ", ".join(symbols)
     tags = ["read", *paths.file_tags(path)]
@@ -190,7 +191,8 @@ def _edit(
         return None
     path = paths.absolute(raw)
     shown = paths.display(path)
-    summary: DiffSummary | None = summarize_patch(resp.get("structuredPatch"))
+    suffix = os.path.splitext(path)[1]
+    summary: DiffSummary | None = summarize_patch(resp.get("structuredPatch"), suffix)
     verb = "Edited"
     if tool == "Write":
         kind = as_text(resp.get("type"))
@@ -202,7 +204,7 @@ def _edit(
             summary = DiffSummary()
             summary.added = len(body.splitlines())
             summary.hunks = 1
-            summary.symbols = symbols_in(body)
+            summary.symbols = symbols_in(body, suffix=suffix)
         elif summary is None:
             verb = "Rewrote"
     if summary is None:
@@ -211,6 +213,7 @@ def _edit(
             summary = summarize_strings(
                 "\n".join(as_text(p.get("old_string")) for p in parts),
                 "\n".join(as_text(p.get("new_string")) for p in parts),
+                suffix,
             )
             summary.hunks = len(parts)
         else:
@@ -218,7 +221,7 @@ def _edit(
             new = as_text(tool_in.get("new_string")) or as_text(resp.get("newString"))
             if tool == "NotebookEdit":
                 new = as_text(tool_in.get("new_source"))
-            summary = summarize_strings(old, new)
+            summary = summarize_strings(old, new, suffix)
     text = f"{verb} {shown}: {summary.headline()}"
     if summary.excerpt and verb == "Edited":
         text += "\n" + "\n".join(summary.excerpt)

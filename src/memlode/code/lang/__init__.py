@@ -1,7 +1,8 @@
 """Which files are code and in which language: the registry of per-language rules.
 
 One module per grammar family (``python``, ``ecma``, ``rust``, ``go``, ``java``,
-``c_family``), each exporting ``SPECS``, subclasses of :class:`memlode.code.lang.spec.LanguageSpec`.
+``c_family``, ``swift``, ``elixir``, ``bash``), each exporting ``SPECS``, subclasses of
+:class:`memlode.code.lang.spec.LanguageSpec`.
 A new language is a spec in one of them (or a new module added to ``_FAMILIES``) plus its
 ``queries/<name>.scm``. Grammars and queries load lazily on first use, so importing this
 package costs nothing.
@@ -35,9 +36,9 @@ _SPECS: dict[str, LanguageSpec] = {}  # filled on first use
 
 
 def _register() -> None:
-    from memlode.code.lang import c_family, ecma, go, java, python, rust
+    from memlode.code.lang import bash, c_family, ecma, elixir, go, java, python, rust, swift
 
-    for module in (python, ecma, rust, go, java, c_family):
+    for module in (python, ecma, rust, go, java, c_family, swift, elixir, bash):
         for spec in module.SPECS:
             _SPECS[spec.name] = spec
 

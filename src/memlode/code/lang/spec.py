@@ -30,9 +30,9 @@ __all__ = [
 
 # A path is a test file when a folder says so or the file name follows a test runner's rule.
 TEST_PATH = re.compile(
-    r"(^|/)(tests?|testing|__tests__|spec|specs)/"
-    r"|(^|/)test_[^/]*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$"
-    r"|(^|/)(Test[A-Z][^/]*|[^/]*Tests?)\.java$"
+    r"(^|/)(tests?|testing|__tests__|spec|specs|Tests)/"
+    r"|(^|/)test_[^/]*\.py$|_test\.(py|go|exs)$|\.(test|spec)\.[jt]sx?$"
+    r"|(^|/)(Test[A-Z][^/]*|[^/]*Tests?)\.java$|[^/]Tests?\.swift$"
 )
 
 _UPPER = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
@@ -135,6 +135,14 @@ class LanguageSpec:
     # an unknown receiver with such a name is not guessed to be the project's only method of
     # that name.
     builtin_methods: ClassVar[frozenset[str]] = frozenset()
+    # Whether a call through a receiver of unknown type may be guessed to be the project's
+    # only method of that name. Not in Elixir: a receiver there is a module, and a module the
+    # project does not define is another package's.
+    guess_receivers: ClassVar[bool] = True
+    # Whether a type scope (``@scope.type``) owns what it holds when the type is defined in
+    # another file: Swift, where an extension's methods belong to the extended type and every
+    # file of a module shares one prefix, so the type's qualified name is known.
+    scope_owns_members: ClassVar[bool] = False
     comment_types: ClassVar[frozenset[str]] = frozenset({"comment"})
     # Nodes that wrap a definition (export, decorators, templates): doc comments sit before them.
     wrapper_types: ClassVar[frozenset[str]] = frozenset()
