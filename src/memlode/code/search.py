@@ -50,18 +50,19 @@ CANDIDATES = 300
 # Ranking weights (score units): the word weights were tuned on the older requests/flask
 # questions; W_WORDS, W_VECTOR, VECTOR_FLOOR and W_BODY on the tune half of
 # bench/code_search_heldout.json (bench/code_search_eval.py --half tune), with the older
-# questions held at 47 of 47 found.
-W_EXACT = 8.0  # the query is the symbol's name
-W_PREFIX = 3.0  # the symbol's name starts with the query
+# questions held at 47 of 47 found; W_EXACT and W_PREFIX were raised so that a name typed in
+# full comes first (neither set moved with them).
+W_EXACT = 24.0  # the query is the symbol's name (above any sum of the other signals)
+W_PREFIX = 6.0  # the symbol's name starts with the query
 W_NAME_TERMS = 4.0  # share of query terms among the name's parts
 W_QUALIFIED_TERMS = 1.5  # share of query terms in the qualified name
 W_DOC_TERMS = 2.0  # share of query terms in doc or signature
 W_BM25 = 2.0  # bm25 relative to the best candidate
 W_PAGERANK = 1.0  # log-scaled PageRank relative to the best candidate
 W_WORDS = 0.5  # scales the five word signals above against the body and vector signals
-W_VECTOR = 32.0  # cosine similarity, rescaled from VECTOR_FLOOR..1 to 0..1
+W_VECTOR = 16.0  # cosine similarity, rescaled from VECTOR_FLOOR..1 to 0..1
 W_HEAT = 2.0  # the symbol's file was edited recently (heat capped at 1): a tie-breaker
-W_BODY = 8.0  # BM25 over the symbol's embedded text (body words included), relative to the best
+W_BODY = 4.0  # BM25 over the symbol's embedded text (body words included), relative to the best
 # Symbols whose text (body included) matches the query's words that join the candidates.
 BODY_CANDIDATES = 100
 # Cosines below this say nothing (unrelated texts of all-MiniLM-L6-v2 sit around 0.1-0.2).
