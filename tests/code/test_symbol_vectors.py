@@ -168,3 +168,17 @@ def test_impact_of_a_function_described_in_words(project: Path, memlode_home: Pa
     assert "resolved to app.remote_surcharge" in text.stdout
     missing = run_memlode("impact", "no such words zzz qqq", "--namespace", "shop")
     assert missing.returncode != 0 and "no symbol matches" in missing.stderr
+
+
+def test_a_long_lived_process_sees_new_vectors(engine: Engine, project: Path) -> None:
+    """The vectors kept in memory between searches are reloaded when the store's change in."""
+    codeintel.index(engine, project, namespace="shop")
+    first = codeintel.search_symbols(engine, "glaciers fjords", namespace="shop")
+    assert "app.remote_surcharge" not in [h["qualified_name"] for h in first[:1]]
+    (project / "app.py").write_text(
+        APP.replace('("islands", "mountains")', '("islands", "mountains", "glaciers fjords")')
+    )
+    codeintel.index(engine, project, namespace="shop")
+    again = codeintel.search_symbols(engine, "glaciers fjords", namespace="shop", explain=True)
+    assert again[0]["qualified_name"] == "app.remote_surcharge"
+    assert again[0]["signals"]["vector"] > 0

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +31,12 @@ from typing import Any
 from memlode.code.lang.spec import is_test_path, word_set
 from memlode.code.model import CodeHit, SymbolHit
 from memlode.storage.code_symbol_search import symbol_candidates
-from memlode.storage.code_symbol_vectors import symbol_rows, text_matches, vector_matrix_rows
+from memlode.storage.code_symbol_vectors import (
+    symbol_rows,
+    text_matches,
+    vector_matrix_rows,
+    vectors_stamp,
+)
 from memlode.storage.db import Database
 from memlode.textutil import identifier_parts
 
@@ -260,16 +266,39 @@ def _or_terms(terms: list[str]) -> str:
     return " OR ".join(f'"{t}"' for t in terms)
 
 
+# The symbol vectors of the last few (database, namespace, model) searched, kept while the
+# store's vector stamp stays the same: a long-lived process (MCP server, resident) reads them
+# once, not on every query (the stdlib's 20k vectors are 30 MB).
+_MATRICES: OrderedDict[tuple[str, str | None, str], tuple[str, list[str], Any]] = OrderedDict()
+_MATRICES_KEPT = 4
+
+
+def _matrix(db: Database, model: str, namespace: str | None) -> tuple[list[str], Any]:
+    import numpy as np
+
+    key = (str(db.path), namespace, model)
+    stamp = vectors_stamp(db.conn)
+    cached = _MATRICES.get(key)
+    if cached is not None and cached[0] == stamp:
+        _MATRICES.move_to_end(key)
+        return cached[1], cached[2]
+    stored = vector_matrix_rows(db.conn, model, namespace)
+    ids = [node for node, _ in stored]
+    dim = len(stored[0][1]) // 4 if stored else 0
+    matrix = np.frombuffer(b"".join(v for _, v in stored), dtype="<f4").reshape(len(ids), dim)
+    _MATRICES[key] = (stamp, ids, matrix)
+    while len(_MATRICES) > _MATRICES_KEPT:
+        _MATRICES.popitem(last=False)
+    return ids, matrix
+
+
 def _cosines(db: Database, semantic: SemanticQuery, namespace: str | None) -> dict[str, float]:
     """node id -> cosine with the question, for every embedded symbol of the namespace."""
     import numpy as np
 
-    stored = vector_matrix_rows(db.conn, semantic.model, namespace)
-    if not stored:
-        return {}
+    ids, matrix = _matrix(db, semantic.model, namespace)
     query = np.asarray(semantic.vector, dtype=np.float32)
-    matrix = np.frombuffer(b"".join(v for _, v in stored), dtype="<f4").reshape(len(stored), -1)
-    if matrix.shape[1] != query.shape[0]:
+    if not ids or matrix.shape[1] != query.shape[0]:
         return {}
     sims = matrix @ query
-    return {node: float(sim) for (node, _), sim in zip(stored, sims, strict=True)}
+    return dict(zip(ids, sims.tolist(), strict=True))

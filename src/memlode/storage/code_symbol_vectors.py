@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from memlode.storage.code_symbol_search import SYMBOL_COLUMNS, SYMBOL_JOINS
+from memlode.storage.store_settings import get_setting
 
 __all__ = [
     "StoredVector",
@@ -25,6 +26,7 @@ __all__ = [
     "text_matches",
     "vector_matrix_rows",
     "vectors_by_text_hash",
+    "vectors_stamp",
     "write_vectors",
 ]
 
@@ -119,9 +121,30 @@ def vectors_by_text_hash(
 VectorRow = tuple[str, str, str, str, str, str, str, int, bytes]
 
 
+# A counter in store_settings, raised by every write that changes vectors: a process that keeps
+# the vectors in memory (memlode.code.search) reloads them when it moved.
+STAMP_KEY = "code_symbol_vectors.stamp"
+
+
+def vectors_stamp(conn: sqlite3.Connection) -> str:
+    """The current value of the vectors' change counter ('' before the first write)."""
+    return get_setting(conn, STAMP_KEY) or ""
+
+
+def _bump(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "INSERT INTO store_settings (key, value) VALUES (?, '1') ON CONFLICT (key)"
+        " DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)",
+        (STAMP_KEY,),
+    )
+
+
 def write_vectors(conn: sqlite3.Connection, rows: Sequence[VectorRow]) -> None:
     """(node_id, model, namespace, text, text_hash, file_hash, context_hash, dim, vector) rows;
     an upsert, so that the text index's triggers see every change."""
+    if not rows:
+        return
+    _bump(conn)
     conn.executemany(
         "INSERT INTO code_symbol_vectors (node_id, model, namespace, text, text_hash,"
         " file_hash, context_hash, dim, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -141,6 +164,8 @@ def delete_vanished(conn: sqlite3.Connection, model: str, namespace: str | None)
         f" {where} AND NOT EXISTS (SELECT 1 FROM code_symbols s WHERE s.node_id = v.node_id)",
         params,
     )
+    if cursor.rowcount:
+        _bump(conn)
     return cursor.rowcount
 
 
