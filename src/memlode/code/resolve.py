@@ -35,6 +35,8 @@ _CALLABLE = frozenset(
 _TYPES = frozenset({NodeKind.CLASS, NodeKind.INTERFACE, NodeKind.TYPE, NodeKind.CONSTANT})
 _FREE = frozenset({NodeKind.FUNCTION, NodeKind.CLASS, NodeKind.ENDPOINT, NodeKind.TYPE})
 _METHODS = frozenset({NodeKind.METHOD, NodeKind.FUNCTION})
+# What a qualifier may name when a member is reached through it (a Ruby module has methods).
+_OWNERS = _CLASS_LIKE | {NodeKind.MODULE}
 # Members read once: an attribute of an enum class costs about 0.3 us in Python 3.11, five
 # times a comparison, and these are compared for every reference of a project.
 _IMPORT, _CALL, _USE = RefKind.IMPORT, RefKind.CALL, RefKind.USE
@@ -128,7 +130,7 @@ class Resolver:
         for key in spec.import_keys(qualifier, importer, self.hints):
             if key in self.modules:
                 return self.modules[key]
-        if spec.name in ("c", "cpp") and qualifier:
+        if spec.suffix_imports and qualifier:
             tail = qualifier.rsplit("/", 1)[-1]
             for key in self.by_tail.get(tail, ()):
                 if key == qualifier or key.endswith("/" + qualifier):
@@ -300,6 +302,12 @@ class Resolver:
             found = self._lookup_in(files, name)
             if found is not None:
                 return found
+        # a type or module named from where the call is (`Task.x` inside `module Rake`)
+        owner = self._enclosing(spec, path, qualifier, source, _OWNERS)
+        if owner is not None:
+            member = self._member(owner.qualified, name)
+            if member is not None:
+                return member
         # a class of this file or module named by the qualifier (`Foo.create()`, `Foo::new()`)
         owner = self._unqualified(spec, path, qualifier, source, _CLASS_LIKE)
         if owner is not None:
@@ -331,6 +339,9 @@ class Resolver:
                 member = self._member(cls, name)
                 if member is not None and member.kind in kinds | _METHODS:
                     return member
+        nested = self._enclosing(spec, path, name, source, kinds)
+        if nested is not None:
+            return nested
         own = self.members.get(self._prefix(path), {}).get(name)
         if own is not None and own.kind in kinds:
             return own
@@ -355,6 +366,23 @@ class Resolver:
             return None
         allowed = kinds if spec.implicit_members else (kinds & _FREE) | (kinds & _TYPES)
         return self._unique(name, allowed, path)
+
+    def _enclosing(
+        self,
+        spec: LanguageSpec,
+        path: str,
+        written: str,
+        source: SymbolInfo | None,
+        kinds: frozenset[NodeKind],
+    ) -> SymbolInfo | None:
+        """What ``written`` names from inside ``source``, by the language's nesting rules
+        (:meth:`LanguageSpec.enclosing_names`), innermost scope first."""
+        around = source.qualified if source is not None else ""
+        for candidate in spec.enclosing_names(written, around, self._prefix(path)):
+            found = self.by_qualified.get(candidate)
+            if found is not None and found.kind in kinds:
+                return found
+        return None
 
     def _unique(self, name: str, kinds: frozenset[NodeKind], caller: str = "") -> SymbolInfo | None:
         """The one symbol of that name and kind; test code only counts for test callers."""
