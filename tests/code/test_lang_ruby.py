@@ -150,6 +150,11 @@ PROJECT = {
         "module Shop\n  class Base\n    def save(force)\n      validate(force)\n    end\n\n"
         "    def validate(strict); end\n  end\nend\n"
     ),
+    # methods named like the shop's: a call resolves by its names, not by guessing
+    "lib/other.rb": (
+        "class Other\n  def self.build(x); end\n  def self.checkout(x); end\n"
+        "  def save(x); end\n  def sum_prices(x); end\nend\n"
+    ),
     "Rakefile": 'require "shop"\n\ntask :default do\n  Shop.checkout([1])\nend\n',
     "spec/cart_spec.rb": (
         'describe "cart" do\n  it "totals" do\n    Shop::Cart.build([]).total\n  end\nend\n'
@@ -160,7 +165,7 @@ PROJECT = {
 def test_ruby_resolves_across_files(tmp_path, db, write):
     root = write(tmp_path / "shop", PROJECT)
     stats = index_project(db, root, "shop", workers=1)
-    assert (stats.files, stats.parsed) == (5, 5)
+    assert (stats.files, stats.parsed) == (6, 6)
     base = f"file:{root.resolve().as_posix()}/"
     rows = db.conn.execute(
         "SELECT source_id, target_id, relationship FROM graph_edges"
