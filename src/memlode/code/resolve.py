@@ -302,8 +302,11 @@ class Resolver:
             found = self._lookup_in(files, name)
             if found is not None:
                 return found
-        # a type or module named from where the call is (`Task.x` inside `module Rake`)
-        owner = self._enclosing(spec, path, qualifier, source, _OWNERS)
+        # a type or module named from where the call is (`Task.x` inside `module Rake`), or
+        # a path of types whose head is a name the file sees (`Store.Options.Default()`)
+        owner = self._enclosing(spec, path, qualifier, source, _OWNERS) or self._type_path(
+            spec, path, qualifier, source
+        )
         if owner is not None:
             member = self._member(owner.qualified, name)
             if member is not None:
@@ -383,6 +386,21 @@ class Resolver:
             if found is not None and found.kind in kinds:
                 return found
         return None
+
+    def _type_path(
+        self, spec: LanguageSpec, path: str, qualifier: str, source: SymbolInfo | None
+    ) -> SymbolInfo | None:
+        """The type a qualifier like ``Outer.Inner`` names: its head looked up as a bare name
+        (the file's, imported, nested), then each part as a member of the one before."""
+        parts = qualifier.split(spec.member_sep)
+        if len(parts) < 2:
+            return None
+        owner = self._unqualified(spec, path, parts[0], source, _OWNERS)
+        for part in parts[1:]:
+            if owner is None:
+                return None
+            owner = self._member(owner.qualified, part)
+        return owner if owner is not None and owner.kind in _OWNERS else None
 
     def _unique(self, name: str, kinds: frozenset[NodeKind], caller: str = "") -> SymbolInfo | None:
         """The one symbol of that name and kind; test code only counts for test callers."""
