@@ -41,7 +41,7 @@ _OWNERS = _CLASS_LIKE | {NodeKind.MODULE}
 # times a comparison, and these are compared for every reference of a project.
 _IMPORT, _CALL, _USE = RefKind.IMPORT, RefKind.CALL, RefKind.USE
 _BASE_REFS = frozenset({RefKind.INHERIT, RefKind.EXTEND, RefKind.IMPLEMENT})
-_METHOD = NodeKind.METHOD
+_METHOD, _FUNCTION = NodeKind.METHOD, NodeKind.FUNCTION
 # How many re-export hops an import is followed through (``__init__.py`` chains, barrels).
 _REEXPORT_HOPS = 3
 # Unresolved receivers fall back to a project-wide name only when it is this unambiguous.
@@ -324,6 +324,14 @@ class Resolver:
     def _guess_method(self, spec: LanguageSpec, name: str, caller: str) -> SymbolInfo | None:
         """A call through a receiver of unknown type: the project's only method of that name,
         unless the name is a standard type's method or a dunder (`x.append`, `x.__eq__`)."""
+        if spec.extension_functions:
+            # `q.normalized()`: a function the file imports or its package defines
+            binding = self.bindings(caller).get(name)
+            found = binding.symbol if binding is not None else None
+            if found is None:
+                found = self.members.get(self._prefix(caller), {}).get(name)
+            if found is not None and found.kind == _FUNCTION:
+                return found
         if name in spec.builtin_methods or (name.startswith("__") and name.endswith("__")):
             return None
         return self._unique(name, _METHODS, caller)

@@ -35,9 +35,9 @@ _SPECS: dict[str, LanguageSpec] = {}  # filled on first use
 
 
 def _register() -> None:
-    from memlode.code.lang import c_family, csharp, ecma, go, java, php, python, ruby, rust
+    from memlode.code.lang import c_family, csharp, ecma, go, java, kotlin, php, python, ruby, rust
 
-    for module in (python, ecma, rust, go, java, c_family, ruby, php, csharp):
+    for module in (python, ecma, rust, go, java, c_family, ruby, php, csharp, kotlin):
         for spec in module.SPECS:
             _SPECS[spec.name] = spec
 

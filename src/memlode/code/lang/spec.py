@@ -161,6 +161,9 @@ class LanguageSpec:
     body_fields: ClassVar[tuple[str, ...]] = ("body",)
     # Whether a file's module key depends on other files (Python: which folders are packages)
     layout_modules: ClassVar[bool] = False
+    # Whether a call through a receiver may be an extension function (Kotlin's
+    # `fun String.x()`): the function of that name the file imports or its package defines.
+    extension_functions: ClassVar[bool] = False
     # Whether an import names a file by the tail of its path from some search root (a C
     # include, a Ruby require): the resolver then accepts any module key ending in it.
     suffix_imports: ClassVar[bool] = False
