@@ -37,6 +37,7 @@ _FREE = frozenset({NodeKind.FUNCTION, NodeKind.CLASS, NodeKind.ENDPOINT, NodeKin
 _METHODS = frozenset({NodeKind.METHOD, NodeKind.FUNCTION})
 # What a qualifier may name when a member is reached through it (a Ruby module has methods).
 _OWNERS = _CLASS_LIKE | {NodeKind.MODULE}
+_Kinds = frozenset[NodeKind]
 # Members read once: an attribute of an enum class costs about 0.3 us in Python 3.11, five
 # times a comparison, and these are compared for every reference of a project.
 _IMPORT, _CALL, _USE = RefKind.IMPORT, RefKind.CALL, RefKind.USE
@@ -302,17 +303,14 @@ class Resolver:
             found = self._lookup_in(files, name)
             if found is not None:
                 return found
-        # a type or module named from where the call is (`Task.x` inside `module Rake`), or
-        # a path of types whose head is a name the file sees (`Store.Options.Default()`)
-        owner = self._enclosing(spec, path, qualifier, source, _OWNERS) or self._type_path(
-            spec, path, qualifier, source
+        # a type or module named from where the call is (`Task.x` inside `module Rake`), a
+        # path of types from a name the file sees (`Store.Options.Default()`), a class of this
+        # file or module (`Foo.create()`, `Foo::new()`)
+        owner = (
+            self._enclosing(spec, path, qualifier, source, _OWNERS)
+            or self._type_path(spec, path, qualifier, source)
+            or self._unqualified(spec, path, qualifier, source, _CLASS_LIKE)
         )
-        if owner is not None:
-            member = self._member(owner.qualified, name)
-            if member is not None:
-                return member
-        # a class of this file or module named by the qualifier (`Foo.create()`, `Foo::new()`)
-        owner = self._unqualified(spec, path, qualifier, source, _CLASS_LIKE)
         if owner is not None:
             member = self._member(owner.qualified, name)
             if member is not None:
@@ -324,12 +322,10 @@ class Resolver:
     def _guess_method(self, spec: LanguageSpec, name: str, caller: str) -> SymbolInfo | None:
         """A call through a receiver of unknown type: the project's only method of that name,
         unless the name is a standard type's method or a dunder (`x.append`, `x.__eq__`)."""
-        if spec.extension_functions:
-            # `q.normalized()`: a function the file imports or its package defines
+        if spec.extension_functions:  # `q.normalized()`: a function imported or the package's
             binding = self.bindings(caller).get(name)
             found = binding.symbol if binding is not None else None
-            if found is None:
-                found = self.members.get(self._prefix(caller), {}).get(name)
+            found = found or self.members.get(self._prefix(caller), {}).get(name)
             if found is not None and found.kind == _FUNCTION:
                 return found
         if name in spec.builtin_methods or (name.startswith("__") and name.endswith("__")):
@@ -379,15 +375,9 @@ class Resolver:
         return self._unique(name, allowed, path)
 
     def _enclosing(
-        self,
-        spec: LanguageSpec,
-        path: str,
-        written: str,
-        source: SymbolInfo | None,
-        kinds: frozenset[NodeKind],
+        self, spec: LanguageSpec, path: str, written: str, source: SymbolInfo | None, kinds: _Kinds
     ) -> SymbolInfo | None:
-        """What ``written`` names from inside ``source``, by the language's nesting rules
-        (:meth:`LanguageSpec.enclosing_names`), innermost scope first."""
+        """What ``written`` names from inside ``source`` (``LanguageSpec.enclosing_names``)."""
         around = source.qualified if source is not None else ""
         for candidate in spec.enclosing_names(written, around, self._prefix(path)):
             found = self.by_qualified.get(candidate)
@@ -398,16 +388,11 @@ class Resolver:
     def _type_path(
         self, spec: LanguageSpec, path: str, qualifier: str, source: SymbolInfo | None
     ) -> SymbolInfo | None:
-        """The type a qualifier like ``Outer.Inner`` names: its head looked up as a bare name
-        (the file's, imported, nested), then each part as a member of the one before."""
-        parts = qualifier.split(spec.member_sep)
-        if len(parts) < 2:
-            return None
-        owner = self._unqualified(spec, path, parts[0], source, _OWNERS)
-        for part in parts[1:]:
-            if owner is None:
-                return None
-            owner = self._member(owner.qualified, part)
+        """The type ``Outer.Inner`` names: the head as a bare name, then member by member."""
+        head, *rest = qualifier.split(spec.member_sep)
+        owner = self._unqualified(spec, path, head, source, _OWNERS) if rest else None
+        for part in rest:
+            owner = self._member(owner.qualified, part) if owner is not None else None
         return owner if owner is not None and owner.kind in _OWNERS else None
 
     def _unique(self, name: str, kinds: frozenset[NodeKind], caller: str = "") -> SymbolInfo | None:
