@@ -38,7 +38,8 @@ _CLASS_LIKE = frozenset({NodeKind.CLASS, NodeKind.INTERFACE, NodeKind.TYPE})
 # Members read once (an attribute of an enum class costs about 0.3 us in Python 3.11).
 _FUNCTION, _METHOD, _TEST = NodeKind.FUNCTION, NodeKind.METHOD, NodeKind.TEST
 _BARE_USES = frozenset({RefKind.CALL, RefKind.USE})
-_SIMPLE_RECEIVER = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*$")
+# a receiver written as names: `a.b`, `a::b`, `$this->repo`, PHP's `\App\Models\User`
+_SIMPLE_RECEIVER = re.compile(r"^\\?[A-Za-z_$][\w$]*(?:(?:\.|::|->|\\)[A-Za-z_$][\w$]*)*$")
 # A member access written as plain ASCII names and dots (`self.x`, `os.path.join`): its text
 # alone gives receiver and name, without asking the tree for its parts (four times the cost).
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+", re.ASCII)
@@ -101,6 +102,8 @@ _ROLES: dict[str, tuple[str, str]] = {
     "ignore": ("ignore", ""),
 }
 # A member access captured whole: (field holding the name, fields that may hold the receiver).
+# No fields (Kotlin's navigation, a PHP name): the name is the last named child, the
+# receiver the one before it.
 _MEMBERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "attribute": ("attribute", ("object",)),
     "member_expression": ("property", ("object",)),
@@ -110,7 +113,13 @@ _MEMBERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "qualified_type": ("name", ("package",)),
     "method_invocation": ("name", ("object",)),
     "field_access": ("field", ("object",)),
-    "navigation_expression": ("suffix", ("target",)),  # Swift; the suffix holds the name
+    "navigation_expression": ("suffix", ("target",)),  # Swift; Kotlin's has no fields
+    "call": ("method", ("receiver",)),  # Ruby
+    "member_call_expression": ("name", ("object",)),  # PHP
+    "nullsafe_member_call_expression": ("name", ("object",)),
+    "scoped_call_expression": ("name", ("scope",)),
+    "qualified_name": ("", ()),  # PHP `\\Countable`, `Foo\\bar`; C# `A.B<T>`
+    "member_access_expression": ("name", ("expression",)),  # C#
 }
 
 
@@ -145,15 +154,25 @@ def _qualified_name(node: Node, spec: LanguageSpec, source: bytes) -> tuple[str,
         if _DOTTED.fullmatch(text):
             qualifier, _, tail = text.rpartition(".")
             return qualifier, tail, node.end_byte - len(tail)
-        name = node.child_by_field_name(member[0])
-        if name is not None and name.type == "navigation_suffix":
-            name = name.child_by_field_name("suffix")
+        field, receivers = member
+        name = node.child_by_field_name(field) if field else None
+        if name is not None and name.type == "navigation_suffix":  # Swift: it holds the name
+            name = name.child_by_field_name("suffix") or name
+        elif name is None and (not field or node.type == "navigation_expression"):
+            # no fields (Kotlin's navigation, PHP names): the last child, after its receiver
+            name = node.named_child(node.named_child_count - 1)
+            receivers = ()
         if name is None:
             return "", "", 0
+        if name.type == "generic_name":  # C# `r.Load<User>()`: the name without type arguments
+            name = name.named_child(0) or name
         if name.named_child_count:  # `a::b::c` nests: fall back to the text
             qualifier, text = _split(node_text(node), spec)
             return qualifier, text, name.start_byte
-        for field_name in member[1]:
+        if not receivers:
+            recv = name.prev_named_sibling
+            return (_receiver(recv) if recv else ""), node_text(name), name.start_byte
+        for field_name in receivers:
             recv = node.child_by_field_name(field_name)
             if recv is not None:
                 return _receiver(recv), node_text(name), name.start_byte

@@ -51,10 +51,11 @@ def find_symbols(db: Database, namespace: str, ref: str, limit: int = 20) -> lis
     if exact:
         return list(exact.values())
     ids = code_navigation.symbols_ending(db.conn, namespace, text, limit)
-    # a tail must end on a separator boundary: "Session.request", not "ession.request"
-    ids = [i for i in ids if i.endswith(tuple(f"{sep}{text}" for sep in (".", ":", "/")))]
+    # a tail must end on a separator boundary: "Session.request", not "ession.request" (PHP
+    # namespaces: "Http\Kernel")
+    ids = [i for i in ids if i.endswith(tuple(f"{sep}{text}" for sep in (".", ":", "/", "\\")))]
     if not ids:
-        name = text.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
+        name = text.rsplit(".", 1)[-1].rsplit(":", 1)[-1].rsplit("\\", 1)[-1]
         ids = code_navigation.symbols_named(db.conn, namespace, name, limit)
     if ids:
         found = repo.symbols_by_node(ids)

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from memlode.code.lang import spec_for
 from memlode.code.lang.spec import LanguageSpec, is_test_path
-from memlode.code.model import FileExtract, Reference, RefKind, Symbol
+from memlode.code.model import FileExtract, Reference, RefKind
+from memlode.code.resolve_types import FileInfo, SymbolInfo, Target, container_of, symbol_info
 from memlode.types import NodeKind
 
 __all__ = [
@@ -36,48 +37,21 @@ _TYPES = frozenset({NodeKind.CLASS, NodeKind.INTERFACE, NodeKind.TYPE, NodeKind.
 _FREE = frozenset({NodeKind.FUNCTION, NodeKind.CLASS, NodeKind.ENDPOINT, NodeKind.TYPE})
 _METHODS = frozenset({NodeKind.METHOD, NodeKind.FUNCTION})
 # What a qualifier may name to reach a member: a class, or a module that is a symbol (Elixir's
-# `MyApp.Repo.get`, a Rust `mod` of the same file)
+# `MyApp.Repo.get`, a Ruby module with methods, a Rust `mod` of the same file)
 _OWNERS = _CLASS_LIKE | {NodeKind.MODULE}
+_Kinds = frozenset[NodeKind]
 # Members read once: an attribute of an enum class costs about 0.3 us in Python 3.11, five
 # times a comparison, and these are compared for every reference of a project.
 _IMPORT, _CALL, _USE = RefKind.IMPORT, RefKind.CALL, RefKind.USE
 _BASE_REFS = frozenset({RefKind.INHERIT, RefKind.EXTEND, RefKind.IMPLEMENT})
-_METHOD = NodeKind.METHOD
+_METHOD, _FUNCTION = NodeKind.METHOD, NodeKind.FUNCTION
 # How many re-export hops an import is followed through (``__init__.py`` chains, barrels).
 _REEXPORT_HOPS = 3
 # Unresolved receivers fall back to a project-wide name only when it is this unambiguous.
 _UNIQUE = 1
 
 
-@dataclass(slots=True)
-class SymbolInfo:
-    node_id: str
-    name: str
-    qualified: str
-    kind: NodeKind
-    path: str
-    parent: str | None = None
-    properties: Mapping[str, str] = field(default_factory=dict)
-    container: str = ""  # qualified name of what holds it (class, module, package, file)
-
-
 _NOT_YET = SymbolInfo("", "", "", NodeKind.MODULE, "")  # a cache miss (None is a result)
-
-
-@dataclass(slots=True)
-class FileInfo:
-    path: str
-    language: str
-    module: str
-    node_id: str
-    prefix: str  # the qualified-name prefix of the file's top-level symbols, without separator
-    imports: list[Reference] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    node_id: str
-    path: str  # the file the target lives in
 
 
 @dataclass(slots=True)
@@ -138,7 +112,7 @@ class Resolver:
         for key in spec.import_keys(qualifier, importer, self.hints):
             if key in self.modules:
                 return self.modules[key]
-        if spec.name in ("c", "cpp", "bash") and qualifier:
+        if spec.suffix_imports and qualifier:
             tail = qualifier.rsplit("/", 1)[-1]
             for key in self.by_tail.get(tail, ()):
                 if key == qualifier or key.endswith("/" + qualifier):
@@ -328,8 +302,14 @@ class Resolver:
             member = self._member(named.qualified, name)
             if member is not None:
                 return member
-        # a class of this file or module named by the qualifier (`Foo.create()`, `Foo::new()`)
-        owner = self._unqualified(spec, path, qualifier, source, _OWNERS)
+        # a type or module named from where the call is (`Task.x` inside `module Rake`), a
+        # path of types from a name the file sees (`Store.Options.Default()`), a class or
+        # module of this file or module (`Foo.create()`, `Foo::new()`)
+        owner = (
+            self._enclosing(spec, path, qualifier, source, _OWNERS)
+            or self._type_path(spec, path, qualifier, source)
+            or self._unqualified(spec, path, qualifier, source, _OWNERS)
+        )
         if owner is not None:
             member = self._member(owner.qualified, name)
             if member is not None:
@@ -341,6 +321,12 @@ class Resolver:
     def _guess_method(self, spec: LanguageSpec, name: str, caller: str) -> SymbolInfo | None:
         """A call through a receiver of unknown type: the project's only method of that name,
         unless the name is a standard type's method or a dunder (`x.append`, `x.__eq__`)."""
+        if spec.extension_functions:  # `q.normalized()`: a function imported or the package's
+            binding = self.bindings(caller).get(name)
+            found = binding.symbol if binding is not None else None
+            found = found or self.members.get(self._prefix(caller), {}).get(name)
+            if found is not None and found.kind == _FUNCTION:
+                return found
         if not spec.guess_receivers:
             return None
         if name in spec.builtin_methods or (name.startswith("__") and name.endswith("__")):
@@ -361,6 +347,9 @@ class Resolver:
                 member = self._member(cls, name)
                 if member is not None and member.kind in kinds | _METHODS:
                     return member
+        nested = self._enclosing(spec, path, name, source, kinds)
+        if nested is not None:
+            return nested
         own = self.members.get(self._prefix(path), {}).get(name)
         if own is not None and own.kind in kinds:
             return own
@@ -389,6 +378,27 @@ class Resolver:
             return None
         allowed = kinds if spec.implicit_members else (kinds & _FREE) | (kinds & _TYPES)
         return self._unique(name, allowed, path)
+
+    def _enclosing(
+        self, spec: LanguageSpec, path: str, written: str, source: SymbolInfo | None, kinds: _Kinds
+    ) -> SymbolInfo | None:
+        """What ``written`` names from inside ``source`` (``LanguageSpec.enclosing_names``)."""
+        around = source.qualified if source is not None else ""
+        for candidate in spec.enclosing_names(written, around, self._prefix(path)):
+            found = self.by_qualified.get(candidate)
+            if found is not None and found.kind in kinds:
+                return found
+        return None
+
+    def _type_path(
+        self, spec: LanguageSpec, path: str, qualifier: str, source: SymbolInfo | None
+    ) -> SymbolInfo | None:
+        """The type ``Outer.Inner`` names: the head as a bare name, then member by member."""
+        head, *rest = qualifier.split(spec.member_sep)
+        owner = self._unqualified(spec, path, head, source, _OWNERS) if rest else None
+        for part in rest:
+            owner = self._member(owner.qualified, part) if owner is not None else None
+        return owner if owner is not None and owner.kind in _OWNERS else None
 
     def _unique(self, name: str, kinds: frozenset[NodeKind], caller: str = "") -> SymbolInfo | None:
         """The one symbol of that name and kind; test code only counts for test callers."""
@@ -436,30 +446,6 @@ class Resolver:
                     )
                     if base is not None and base not in self.bases[ref.source]:
                         self.bases[ref.source].append(base)
-
-
-def container_of(qualified: str, name: str, prefix: str, sep: str) -> str:
-    """What holds a symbol: its class (or other parent), else its file's module prefix."""
-    if qualified == prefix + name:
-        return prefix.rstrip(".:")
-    tail = sep + name
-    if qualified.endswith(tail):
-        return qualified[: -len(tail)]
-    return prefix.rstrip(".:")
-
-
-def symbol_info(sym: Symbol, path: str, prefix: str, language: str, node_id: str) -> SymbolInfo:
-    sep = spec_for(language).member_sep
-    return SymbolInfo(
-        node_id=node_id,
-        name=sym.name,
-        qualified=sym.qualified,
-        kind=sym.kind,
-        path=path,
-        parent=sym.parent,
-        properties=sym.properties,
-        container=container_of(sym.qualified, sym.name, prefix, sep),
-    )
 
 
 def build_resolver(

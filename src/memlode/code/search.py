@@ -154,6 +154,20 @@ class SemanticQuery:
     model: str
 
 
+@dataclass(slots=True)
+class _Candidates:
+    """The rows to rank, with what full-text and vector search said of them."""
+
+    rows: list[Any]
+    bodies: dict[str, float]  # node id -> BM25 rank of its enriched text (lower is better)
+    cosines: dict[str, float]  # node id -> cosine with the question
+
+    def add(self, db: Database, node_ids: list[str], kind: str | None) -> None:
+        have = {r[0] for r in self.rows}
+        fresh = symbol_rows(db.conn, [n for n in node_ids if n not in have])
+        self.rows.extend(r for r in fresh if kind is None or r[3] == kind)
+
+
 def search_symbols(
     db: Database,
     query: str,
@@ -169,97 +183,130 @@ def search_symbols(
 
     ``heat`` maps a file path (as stored, relative to its root) to how recently and often it
     was edited (memlode.engine.code_map.edit_heat)."""
-    ident = query.strip()
     terms = query_terms(describe(query))
-    rows: list[Any] = []
+    found = _candidates(db, query.strip(), terms, namespace, kind, semantic)
+    if not found.rows:
+        return []
+    rank = _Ranking(query.strip(), terms, found, semantic is not None, heat or {})
+    scored: list[tuple[float, SymbolHit]] = []
+    for r in found.rows:
+        signals = rank.signals(r)
+        factor = _factor(r)
+        score = sum(signals.values()) * factor
+        if explain:
+            signals = {k: round(v, 4) for k, v in signals.items()}
+            signals["factor"] = round(factor, 4)
+        scored.append((score, _hit(r, score, signals if explain else None)))
+    scored.sort(key=lambda item: (-item[0], item[1].qualified_name))
+    return [hit for _, hit in scored[:limit]]
+
+
+def _candidates(
+    db: Database,
+    ident: str,
+    terms: list[str],
+    namespace: str | None,
+    kind: str | None,
+    semantic: SemanticQuery | None,
+) -> _Candidates:
+    """Symbols whose names, docs or signatures match, then those whose enriched text does,
+    then the nearest by vector."""
+    found = _Candidates([], {}, {})
     if terms:
         match = _or_terms(terms)
         if re.fullmatch(r"[A-Za-z_][\w.:]*", ident):
             match += f' OR "{ident.rsplit(".", 1)[-1].rsplit(":", 1)[-1].lower()}"*'
-        rows = symbol_candidates(
+        found.rows = symbol_candidates(
             db.conn, match, namespace=namespace, kind=kind, weights=BM25_WEIGHTS, limit=CANDIDATES
         )
-    bodies: dict[str, float] = {}
-    if terms:
-        found = text_matches(db.conn, _or_terms(terms), semantic.model if semantic else None,
-                             namespace, BODY_CANDIDATES)  # fmt: skip
-        for node, rank in found:
-            bodies[node] = min(bodies.get(node, 0.0), rank)
-        have = {r[0] for r in rows}
-        rows.extend(
-            r
-            for r in symbol_rows(db.conn, [n for n in bodies if n not in have])
-            if kind is None or r[3] == kind
-        )
-    cosines: dict[str, float] = {}
+        model = semantic.model if semantic else None
+        for node, rank in text_matches(db.conn, _or_terms(terms), model, namespace,
+                                       BODY_CANDIDATES):  # fmt: skip
+            found.bodies[node] = min(found.bodies.get(node, 0.0), rank)
+        found.add(db, list(found.bodies), kind)
     if semantic is not None:
-        cosines = _cosines(db, semantic, namespace)
-        have = {r[0] for r in rows}
+        found.cosines = cosines = _cosines(db, semantic, namespace)
         near = [n for n, c in cosines.items() if c > VECTOR_FLOOR]
-        nearest = sorted(near, key=cosines.__getitem__, reverse=True)[:VECTOR_CANDIDATES]
-        extra = symbol_rows(db.conn, [n for n in nearest if n not in have])
-        rows.extend(r for r in extra if kind is None or r[3] == kind)
-    if not rows:
-        return []
-    best_bm25 = max(-r[10] for r in rows) or 1.0
-    best_body = max((-v for v in bodies.values()), default=0.0) or 1.0
-    best_pr = max(r[11] for r in rows)
-    lowered = ident.lower()
-    tail = re.split(r"[.:]+", lowered)[-1]
-    scored: list[tuple[float, SymbolHit]] = []
-    for r in rows:
-        name = r[1]
+        found.add(db, sorted(near, key=cosines.__getitem__, reverse=True)[:VECTOR_CANDIDATES], kind)
+    return found
+
+
+class _Ranking:
+    """Each signal of a candidate row, relative to the best of the candidates where it says."""
+
+    def __init__(
+        self,
+        ident: str,
+        terms: list[str],
+        found: _Candidates,
+        semantic: bool,
+        heat: Mapping[str, float],
+    ) -> None:
+        self.terms = terms
+        self.found = found
+        self.semantic = semantic
+        self.heat = heat
+        self.lowered = ident.lower()
+        self.tail = re.split(r"[.:]+", self.lowered)[-1]
+        self.best_bm25 = max(-r[10] for r in found.rows) or 1.0
+        self.best_body = max((-v for v in found.bodies.values()), default=0.0) or 1.0
+        self.best_pr = max(r[11] for r in found.rows)
+
+    def signals(self, r: Any) -> dict[str, float]:
+        name, terms = r[1], self.terms
         name_l = name.lower()
         named = 0.0
-        if name_l in (lowered, tail) or r[2].lower() == lowered:
+        if name_l in (self.lowered, self.tail) or r[2].lower() == self.lowered:
             named = W_EXACT
-        elif len(tail) >= 3 and name_l.startswith(tail):
+        elif len(self.tail) >= 3 and name_l.startswith(self.tail):
             named = W_PREFIX
-        words = W_BM25 * (-r[10] / best_bm25) if r[10] else 0.0
+        words = W_BM25 * (-r[10] / self.best_bm25) if r[10] else 0.0
         if terms:
             name_words = _words(name) | {_stem(p) for p in r[12].split()}
             words += W_NAME_TERMS * _share(terms, name_words)
             words += W_QUALIFIED_TERMS * _share(terms, _words(r[2]))
             words += W_DOC_TERMS * _share(terms, _words(r[8]) | _words(r[7]))
-        signals = {"name": named, "words": W_WORDS * words}
-        if bodies:
-            signals["body"] = W_BODY * (-bodies.get(r[0], 0.0) / best_body)
-        if semantic is not None:
-            cosine = cosines.get(r[0], 0.0)
-            signals["vector"] = W_VECTOR * max(0.0, cosine - VECTOR_FLOOR) / (1 - VECTOR_FLOOR)
-        if best_pr > 0 and r[11] > 0:
-            signals["pagerank"] = W_PAGERANK * max(0.0, 1 + math.log10(r[11] / best_pr) / 4)
-        if heat:
-            signals["recent_edit"] = W_HEAT * min(1.0, heat.get(r[4], 0.0))
-        factor = 1.0
-        if r[3] == "test" or is_test_path(r[4]):
-            factor *= TEST_FACTOR
-        if r[3] == "constant":
-            factor *= CONSTANT_FACTOR
-        if r[9] == "private":
-            factor *= PRIVATE_FACTOR
-        score = sum(signals.values()) * factor
-        if explain:
-            signals = {k: round(v, 4) for k, v in signals.items()}
-            signals["factor"] = round(factor, 4)
-        hit = SymbolHit(
-            node_id=r[0],
-            name=name,
-            qualified_name=r[2],
-            kind=r[3],
-            path=r[4],
-            line=r[5],
-            end_line=r[6],
-            signature=r[7],
-            doc=r[8].split("\n\n", 1)[0][:300],
-            visibility=r[9],
-            score=round(score, 6),
-            pagerank=r[11],
-            signals=signals if explain else None,
-        )
-        scored.append((score, hit))
-    scored.sort(key=lambda item: (-item[0], item[1].qualified_name))
-    return [hit for _, hit in scored[:limit]]
+        out = {"name": named, "words": W_WORDS * words}
+        if self.found.bodies:
+            out["body"] = W_BODY * (-self.found.bodies.get(r[0], 0.0) / self.best_body)
+        if self.semantic:
+            cosine = self.found.cosines.get(r[0], 0.0)
+            out["vector"] = W_VECTOR * max(0.0, cosine - VECTOR_FLOOR) / (1 - VECTOR_FLOOR)
+        if self.best_pr > 0 and r[11] > 0:
+            out["pagerank"] = W_PAGERANK * max(0.0, 1 + math.log10(r[11] / self.best_pr) / 4)
+        if self.heat:
+            out["recent_edit"] = W_HEAT * min(1.0, self.heat.get(r[4], 0.0))
+        return out
+
+
+def _factor(r: Any) -> float:
+    """What a developer rarely means unless they say so, scaled down."""
+    factor = 1.0
+    if r[3] == "test" or is_test_path(r[4]):
+        factor *= TEST_FACTOR
+    if r[3] == "constant":
+        factor *= CONSTANT_FACTOR
+    if r[9] == "private":
+        factor *= PRIVATE_FACTOR
+    return factor
+
+
+def _hit(r: Any, score: float, signals: dict[str, float] | None) -> SymbolHit:
+    return SymbolHit(
+        node_id=r[0],
+        name=r[1],
+        qualified_name=r[2],
+        kind=r[3],
+        path=r[4],
+        line=r[5],
+        end_line=r[6],
+        signature=r[7],
+        doc=r[8].split("\n\n", 1)[0][:300],
+        visibility=r[9],
+        score=round(score, 6),
+        pagerank=r[11],
+        signals=signals,
+    )
 
 
 def _or_terms(terms: list[str]) -> str:

@@ -85,61 +85,16 @@ def embed_symbols(
     if embedder is None:
         return stats
     model = embedder.name
-    conn = engine.conn
-    sources = repo.symbol_sources(conn, namespace)
-    stored = repo.stored_vectors(conn, model, namespace)
-    callees, callers = _neighbours(repo.call_pairs(conn, namespace))
-    members: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for src in sources:
-        if src.parent:
-            members[(src.namespace, src.parent)].append(src.name)
-    stats.symbols = len(sources)
-    files = _Files()
-    keep: list[tuple[str, str, str, str]] = []  # (file_hash, context_hash, node_id, model)
-    skipped: list[repo.VectorRow] = []
-    todo: list[tuple[repo.SymbolSource, str, str, str]] = []  # (source, text, hash, context)
-    for src in sources:
-        out_of = sorted(callees.get(src.node_id, ()))
-        into = sorted(callers.get(src.node_id, ()))
-        held = members.get((src.namespace, src.qualified_name), [])
-        context = content_hash("\x1f".join([*out_of, "\x1e", *into, "\x1e", *held]))
-        old = stored.get(src.node_id)
-        if old is not None and old.file_hash == src.file_hash and old.context_hash == context:
-            stats.unchanged += 1
-            continue
-        if src.kind == "test" or is_test_path(src.path):
-            stats.skipped += 1
-            skipped.append(
-                (src.node_id, model, src.namespace, "", "", src.file_hash, context, 0, b"")
-            )
-            continue
-        text = symbol_text(
-            kind=src.kind,
-            qualified_name=src.qualified_name,
-            signature=src.signature,
-            doc=src.doc,
-            path=src.path,
-            module=src.module,
-            callees=out_of,
-            callers=into,
-            members=held,
-            body=body_slice(files.lines(src), src.line_start, src.line_end),
-        )
-        text_hash = content_hash(text)
-        if old is not None and old.dim > 0 and old.text_hash == text_hash:
-            stats.unchanged += 1
-            keep.append((src.file_hash, context, src.node_id, model))
-            continue
-        todo.append((src, text, text_hash, context))
-    lent = repo.vectors_by_text_hash(conn, model, (h for _, _, h, _ in todo))
-    reuse = [item for item in todo if item[2] in lent]
-    todo = [item for item in todo if item[2] not in lent]
+    plan = _plan(engine, namespace, model, stats)
+    lent = repo.vectors_by_text_hash(engine.conn, model, (h for _, _, h, _ in plan.todo))
+    reuse = [item for item in plan.todo if item[2] in lent]
+    todo = [item for item in plan.todo if item[2] not in lent]
     if limit is not None and len(todo) > limit:
         stats.left = len(todo) - limit
         todo = todo[:limit]
     with engine.db.write() as wconn:
-        repo.write_vectors(wconn, skipped)
-        repo.keep_vectors(wconn, keep)
+        repo.write_vectors(wconn, plan.skipped)
+        repo.keep_vectors(wconn, plan.keep)
         repo.write_vectors(
             wconn,
             [
@@ -170,6 +125,63 @@ def embed_symbols(
             progress(stats.embedded, len(todo))
     stats.seconds = time.perf_counter() - started
     return stats
+
+
+@dataclass(slots=True)
+class _Plan:
+    keep: list[tuple[str, str, str, str]]  # (file_hash, context_hash, node_id, model)
+    skipped: list[repo.VectorRow]  # test code
+    todo: list[tuple[repo.SymbolSource, str, str, str]]  # (source, text, text hash, context)
+
+
+def _plan(engine: Engine, namespace: str | None, model: str, stats: SymbolEmbedStats) -> _Plan:
+    """What each symbol needs: nothing (file and neighbours unchanged), a new record of the
+    file it stands for (same text), a placeholder (test code) or a vector for its new text."""
+    conn = engine.conn
+    sources = repo.symbol_sources(conn, namespace)
+    stored = repo.stored_vectors(conn, model, namespace)
+    callees, callers = _neighbours(repo.call_pairs(conn, namespace))
+    members: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for src in sources:
+        if src.parent:
+            members[(src.namespace, src.parent)].append(src.name)
+    stats.symbols = len(sources)
+    files = _Files()
+    plan = _Plan([], [], [])
+    for src in sources:
+        out_of = sorted(callees.get(src.node_id, ()))
+        into = sorted(callers.get(src.node_id, ()))
+        held = members.get((src.namespace, src.qualified_name), [])
+        context = content_hash("\x1f".join([*out_of, "\x1e", *into, "\x1e", *held]))
+        old = stored.get(src.node_id)
+        if old is not None and old.file_hash == src.file_hash and old.context_hash == context:
+            stats.unchanged += 1
+            continue
+        if src.kind == "test" or is_test_path(src.path):
+            stats.skipped += 1
+            plan.skipped.append(
+                (src.node_id, model, src.namespace, "", "", src.file_hash, context, 0, b"")
+            )
+            continue
+        text = symbol_text(
+            kind=src.kind,
+            qualified_name=src.qualified_name,
+            signature=src.signature,
+            doc=src.doc,
+            path=src.path,
+            module=src.module,
+            callees=out_of,
+            callers=into,
+            members=held,
+            body=body_slice(files.lines(src), src.line_start, src.line_end),
+        )
+        text_hash = content_hash(text)
+        if old is not None and old.dim > 0 and old.text_hash == text_hash:
+            stats.unchanged += 1
+            plan.keep.append((src.file_hash, context, src.node_id, model))
+            continue
+        plan.todo.append((src, text, text_hash, context))
+    return plan
 
 
 def semantic_query(engine: Engine, query: str, namespace: str | None) -> SemanticQuery | None:

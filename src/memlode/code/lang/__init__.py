@@ -1,9 +1,8 @@
 """Which files are code and in which language: the registry of per-language rules.
 
-One module per grammar family (``python``, ``ecma``, ``rust``, ``go``, ``java``,
-``c_family``, ``swift``, ``elixir``, ``bash``), each exporting ``SPECS``, subclasses of
-:class:`memlode.code.lang.spec.LanguageSpec`.
-A new language is a spec in one of them (or a new module added to ``_FAMILIES``) plus its
+One module per grammar family (``python``, ``ecma``, ``rust``, ...: the ones ``_register``
+imports), each exporting ``SPECS``, subclasses of :class:`memlode.code.lang.spec.LanguageSpec`.
+A new language is a spec in one of them (or a new module imported by ``_register``) plus its
 ``queries/<name>.scm``. Grammars and queries load lazily on first use, so importing this
 package costs nothing.
 """
@@ -36,9 +35,24 @@ _SPECS: dict[str, LanguageSpec] = {}  # filled on first use
 
 
 def _register() -> None:
-    from memlode.code.lang import bash, c_family, ecma, elixir, go, java, python, rust, swift
+    from memlode.code.lang import (
+        bash,
+        c_family,
+        csharp,
+        ecma,
+        elixir,
+        go,
+        java,
+        kotlin,
+        php,
+        python,
+        ruby,
+        rust,
+        swift,
+    )
 
-    for module in (python, ecma, rust, go, java, c_family, swift, elixir, bash):
+    families = (python, ecma, rust, go, java, c_family, ruby, php, csharp, kotlin, swift, elixir)
+    for module in (*families, bash):
         for spec in module.SPECS:
             _SPECS[spec.name] = spec
 
@@ -62,10 +76,13 @@ def spec_for(language: str) -> LanguageSpec:
 
 @lru_cache(maxsize=1)
 def _extension_map() -> dict[str, str]:
+    """Extension -> language, and a whole lower-cased file name -> language (``rakefile``)."""
     out: dict[str, str] = {}
     for spec in all_languages().values():
         for ext in spec.extensions:
             out.setdefault(ext, spec.name)
+        for file_name in spec.file_names:
+            out.setdefault(file_name.lower(), spec.name)
     return out
 
 
@@ -74,7 +91,8 @@ def language_for_path(path: str) -> str | None:
     name = posixpath.basename(path).lower()
     if name.endswith(".d.ts"):
         return "typescript"
-    return _extension_map().get(posixpath.splitext(name)[1])
+    ext = posixpath.splitext(name)[1]
+    return _extension_map().get(ext or name)
 
 
 @cache

@@ -50,6 +50,7 @@ class BashSpec(LanguageSpec):
     query_name = "bash"
     extensions: ClassVar[tuple[str, ...]] = (".sh", ".bash")
     global_names = True
+    suffix_imports = True  # `source lib/util.sh`: a file found by its path tail
     builtins: ClassVar[frozenset[str]] = _BUILTINS
 
     def module_key(self, path: str, paths: frozenset[str]) -> str:

@@ -70,6 +70,7 @@ class CSpec(LanguageSpec):
     extensions: ClassVar[tuple[str, ...]] = (".c", ".h")
     builtins: ClassVar[frozenset[str]] = _LIBC
     global_names = True
+    suffix_imports = True
 
     def module_key(self, path: str, paths: frozenset[str]) -> str:
         return path

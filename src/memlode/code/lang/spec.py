@@ -25,14 +25,16 @@ __all__ = [
     "LanguageSpec",
     "RawDef",
     "is_test_path",
+    "outward_names",
     "word_set",
 ]
 
-# A path is a test file when a folder says so or the file name follows a test runner's rule.
+# A path is a test file when a folder says so or the file name follows a test runner's rule
+# (pytest, go test, Jest, RSpec and minitest, JUnit, PHPUnit, xUnit/NUnit, XCTest, ExUnit).
 TEST_PATH = re.compile(
     r"(^|/)(tests?|testing|__tests__|spec|specs|Tests)/"
-    r"|(^|/)test_[^/]*\.py$|_test\.(py|go|exs)$|\.(test|spec)\.[jt]sx?$"
-    r"|(^|/)(Test[A-Z][^/]*|[^/]*Tests?)\.java$|[^/]Tests?\.swift$"
+    r"|(^|/)test_[^/]*\.py$|_test\.(py|go|rb|exs)$|_spec\.rb$|\.(test|spec)\.[jt]sx?$"
+    r"|(^|/)(Test[A-Z][^/]*|[^/]*Tests?)\.(java|kt|kts|cs|php)$|[^/]Tests?\.swift$"
 )
 
 _UPPER = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
@@ -46,6 +48,20 @@ def word_set(text: str) -> frozenset[str]:
 @lru_cache(maxsize=65536)
 def is_test_path(path: str) -> bool:
     return TEST_PATH.search(path) is not None
+
+
+def outward_names(written: str, around: str, sep: str) -> list[str]:
+    """``written`` inside each scope of ``around``, innermost first, then on its own:
+    ``Task`` from ``Rake::Application::run`` -> ``Rake::Application::run::Task``,
+    ``Rake::Application::Task``, ``Rake::Task``, ``Task``."""
+    out: list[str] = []
+    scope = around
+    while scope:
+        out.append(f"{scope}{sep}{written}")
+        head, found, _ = scope.rpartition(sep)
+        scope = head if found else ""
+    out.append(written)
+    return out
 
 
 def is_constant_name(name: str) -> bool:
@@ -120,6 +136,8 @@ class LanguageSpec:
     grammar_function: ClassVar[str] = "language"
     query_name: ClassVar[str] = ""
     extensions: ClassVar[tuple[str, ...]] = ()
+    # Whole file names (no extension) that are this language: Rakefile, Gemfile.
+    file_names: ClassVar[tuple[str, ...]] = ()
     member_sep: ClassVar[str] = "."
     # The receivers that mean "this object": calls through them resolve within the class.
     self_names: ClassVar[frozenset[str]] = frozenset()
@@ -151,6 +169,12 @@ class LanguageSpec:
     body_fields: ClassVar[tuple[str, ...]] = ("body",)
     # Whether a file's module key depends on other files (Python: which folders are packages)
     layout_modules: ClassVar[bool] = False
+    # Whether a call through a receiver may be an extension function (Kotlin's
+    # `fun String.x()`): the function of that name the file imports or its package defines.
+    extension_functions: ClassVar[bool] = False
+    # Whether an import names a file by the tail of its path from some search root (a C
+    # include, a Ruby require): the resolver then accepts any module key ending in it.
+    suffix_imports: ClassVar[bool] = False
 
     # --- naming -------------------------------------------------------------------------
     def module_key(self, path: str, paths: frozenset[str]) -> str:
@@ -174,6 +198,13 @@ class LanguageSpec:
     def external_package(self, qualifier: str) -> str | None:
         """The third-party package an unresolved import names, for cross-repo links."""
         return None
+
+    def enclosing_names(self, written: str, around: str, prefix: str) -> list[str]:
+        """Qualified names a type or namespace ``written`` at a use may stand for, innermost
+        first, from inside the symbol ``around`` ("" at file level) in a file whose symbols
+        start with ``prefix``: how Ruby constants, C# and Kotlin nested types and PHP names
+        relative to the namespace are found. Empty: the language has no such lookup."""
+        return []
 
     # --- definitions ----------------------------------------------------------------------
     def def_name(self, node: Node) -> tuple[str, str | None, int] | None:
