@@ -31,7 +31,14 @@ from memlode.storage.code_repo import CodeRepo, FileRow
 from memlode.storage.db import Database
 from memlode.types import NodeKind
 
-__all__ = ["IndexStats", "ProgressCallback", "index_project", "remove_index"]
+__all__ = [
+    "IndexStats",
+    "ProgressCallback",
+    "bulk_work",
+    "file_unchanged",
+    "index_project",
+    "remove_index",
+]
 
 log = logging.getLogger(__name__)
 
@@ -72,12 +79,12 @@ def index_project(
     centrality: bool = True,
 ) -> IndexStats:
     """Index (or re-index) the code under ``root`` into ``namespace``; see the module doc."""
-    with _bulk_work(db):
+    with bulk_work(db):
         return _index_project(db, root, namespace, exclude, workers, progress, centrality)
 
 
 @contextmanager
-def _bulk_work(db: Database) -> Iterator[None]:
+def bulk_work(db: Database) -> Iterator[None]:
     """No cyclic garbage collection for the length of one index run: a run allocates about a
     million objects that hold no cycles (on the stdlib, collecting them again and again cost
     0.7 s of 11); reference counting frees them all the same."""
@@ -117,7 +124,7 @@ def _index_project(
     for source in sources:
         old = existing.get(source.path)
         module = modules.get(source.path, "")
-        if old is not None and _unchanged(old, source, module):
+        if old is not None and file_unchanged(old, source, module):
             continue
         # same content under the same module name needs no parse; a renamed module does
         same_module = old is not None and (old.module == module or old.status != "ok")
@@ -183,7 +190,9 @@ def remove_index(db: Database, namespace: str, root: Path | str | None = None) -
     return len(files)
 
 
-def _unchanged(old: FileRow, source: SourceFile, module: str) -> bool:
+def file_unchanged(old: FileRow, source: SourceFile, module: str) -> bool:
+    """Whether a walked file needs no look at its content: same size and mtime (and, in a
+    language whose module names follow the folders, the same module name)."""
     if old.size != source.size or old.mtime_ns != source.mtime_ns:
         return False
     if source.language.startswith("manifest:") or old.status != "ok":

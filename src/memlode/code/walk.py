@@ -6,13 +6,18 @@ files over :data:`MAX_FILE_BYTES`, minified bundles and generated code (by name 
 content in :func:`skip_reason` once a changed file is read). A file without a suffix is code
 only when it is executable and its ``#!`` line names a shell (``bin/deploy``): one read of
 its first bytes, for executable files only.
+
+:func:`walk_project` walks a whole root; :func:`sources_at` answers the same question for a
+few given paths (an edited file) by the same rules, reading only the ignore files of the
+folders above them.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+import stat
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +30,8 @@ __all__ = [
     "SKIP_DIRS",
     "SourceFile",
     "skip_reason",
+    "skipped_folder",
+    "sources_at",
     "walk_project",
 ]
 
@@ -112,11 +119,27 @@ class _Ignores:
         return 0
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
-        for prefix, spec in self.specs:
-            sub = rel[len(prefix) :] if prefix else rel
-            if spec.match_file(sub + "/" if is_dir else sub):
-                return True
-        return False
+        return _ignored(self.specs, rel, is_dir)
+
+
+def _ignored(specs: Sequence[tuple[str, Any]], rel: str, is_dir: bool) -> bool:
+    for prefix, spec in specs:
+        sub = rel[len(prefix) :] if prefix else rel
+        if spec.match_file(sub + "/" if is_dir else sub):
+            return True
+    return False
+
+
+def skipped_folder(name: str) -> bool:
+    """A folder skipped by its name alone: hidden, vendored, dependencies, build output."""
+    return name.startswith(".") or name in SKIP_DIRS or name.endswith(".egg-info")
+
+
+def _name_language(name: str) -> str | None:
+    """The language (or ``manifest:<kind>``) a file's name says; None for no suffix we know
+    (a file without a suffix may still be a shell script: :func:`_script_language`)."""
+    kind = MANIFEST_NAMES.get(name)
+    return f"manifest:{kind}" if kind else language_for_path(name)
 
 
 def _read_lines(path: Path) -> list[str]:
@@ -173,7 +196,7 @@ def _walk(folder: Path, rel: str, ignores: _Ignores, max_bytes: int) -> Iterator
                 if entry.is_symlink():
                     continue
                 if entry.is_dir():
-                    if name.startswith(".") or name in SKIP_DIRS or name.endswith(".egg-info"):
+                    if skipped_folder(name):
                         continue
                     if ignores.ignored(child, True):
                         continue
@@ -183,25 +206,102 @@ def _walk(folder: Path, rel: str, ignores: _Ignores, max_bytes: int) -> Iterator
                     continue
             except OSError:
                 continue
-            kind = MANIFEST_NAMES.get(name)
-            language = f"manifest:{kind}" if kind else language_for_path(name)
-            stat = None
+            language = _name_language(name)
+            info = None
             if language is None and "." not in name:
                 try:
-                    stat = entry.stat()
+                    info = entry.stat()
                 except OSError:
                     continue
-                language = _script_language(entry.path, stat.st_mode)
+                language = _script_language(entry.path, info.st_mode)
             if language is None or _GENERATED_NAME.search(name):
                 continue
             if ignores.ignored(child, False):
                 continue
             try:
-                stat = stat or entry.stat()
+                info = info or entry.stat()
             except OSError:
                 continue
-            if stat.st_size > max_bytes:
+            if info.st_size > max_bytes:
                 continue
-            yield SourceFile(child, entry.path, stat.st_size, stat.st_mtime_ns, language)
+            yield SourceFile(child, entry.path, info.st_size, info.st_mtime_ns, language)
     finally:
         del ignores.specs[len(ignores.specs) - pushed :]
+
+
+def sources_at(
+    root: Path | str,
+    paths: Iterable[str],
+    exclude: Sequence[str] = (),
+    max_bytes: int = MAX_FILE_BYTES,
+) -> dict[str, SourceFile | None]:
+    """Each of ``paths`` (relative to ``root``, '/' separated) as :func:`walk_project` would
+    list it, or None where the walk would not (gone, not a file, skipped, ignored, too big).
+
+    The ignore files are read once per folder on the way down, as the walk reads them.
+    """
+    base = Path(root).resolve()
+    top = _Ignores(base, exclude)
+    folders: dict[str, list[tuple[str, Any]] | None] = {}
+
+    def specs_of(folder: str) -> list[tuple[str, Any]] | None:
+        """The ignore specs in force inside ``folder`` ('' or 'a/b/'); None: not walked."""
+        if folder in folders:
+            return folders[folder]
+        found: list[tuple[str, Any]] | None
+        if not folder:
+            found = list(top.specs)
+            lines = _read_lines(base / ".gitignore")
+            if lines:
+                found.append(("", _compile(lines)))
+        else:
+            parent, _, name = folder[:-1].rpartition("/")
+            outer = specs_of(parent + "/" if parent else "")
+            path = base / folder
+            if (
+                outer is None
+                or skipped_folder(name)
+                or path.is_symlink()
+                or _ignored(outer, folder[:-1], True)
+            ):
+                found = None
+            else:
+                found = outer
+                lines = _read_lines(path / ".gitignore")
+                if lines:
+                    found = [*outer, (folder, _compile(lines))]
+        folders[folder] = found
+        return found
+
+    out: dict[str, SourceFile | None] = {}
+    for rel in paths:
+        out[rel] = _source_at(base, rel, specs_of, max_bytes)
+    return out
+
+
+def _source_at(
+    base: Path,
+    rel: str,
+    specs_of: Callable[[str], list[tuple[str, Any]] | None],
+    max_bytes: int,
+) -> SourceFile | None:
+    parts = rel.split("/")
+    if not rel or any(p in ("", ".", "..") for p in parts):
+        return None
+    folder, _, name = rel.rpartition("/")
+    specs = specs_of(folder + "/" if folder else "")
+    if specs is None or _ignored(specs, rel, False):
+        return None
+    path = base / rel
+    try:
+        info = path.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+        return None
+    language = _name_language(name)
+    if language is None and "." not in name:
+        language = _script_language(str(path), info.st_mode)
+    if language is None or _GENERATED_NAME.search(name):
+        return None
+    return SourceFile(rel, os.path.join(base, rel), info.st_size, info.st_mtime_ns, language)

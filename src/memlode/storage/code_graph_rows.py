@@ -21,6 +21,7 @@ __all__ = [
     "has_graph",
     "indexed_file_paths",
     "indexed_namespaces",
+    "indexed_roots",
     "map_files",
     "map_references",
     "map_symbols",
@@ -78,6 +79,12 @@ def signatures(conn: sqlite3.Connection, nodes: Sequence[str]) -> Iterator[tuple
 
 def indexed_namespaces(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in conn.execute("SELECT DISTINCT namespace FROM code_files")]
+
+
+def indexed_roots(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(namespace, root) of every indexed project folder of the store."""
+    rows = conn.execute("SELECT DISTINCT namespace, root FROM code_files ORDER BY 1, 2")
+    return [(r[0], r[1]) for r in rows]
 
 
 def unresolved_imports(conn: sqlite3.Connection, namespace: str) -> sqlite3.Cursor:
