@@ -5,7 +5,8 @@ print (only SessionStart and UserPromptSubmit ever return any).
   metadata); prints the project's context block.
 - UserPromptSubmit (``memlode.hooks.prompt``): prints the recalled memories that pass the
   relevance gate, if any; stores the prompt (an instruction, or a question kept as a prompt).
-- PostToolUse: one observation per tool call, file nodes, RELATES_TO and EVOLVED_INTO edges.
+- PostToolUse: one observation per tool call, file nodes, RELATES_TO and EVOLVED_INTO edges;
+  an edited file is marked for the resident to re-index (``storage.code_dirty``).
 - PostToolUseFailure: one ``failure`` observation (what was tried, the error's first lines).
 - Stop: stores the session summary (an Insight), then ends the session.
 - PreCompact: stores the session summary (a checkpoint).
@@ -127,6 +128,10 @@ def _store_observation(run: HookRun, obs: Observation) -> None:
             sessions.remember_seen(conn, run.session_id, memory_id)
         if obs.file_path:
             _link_file(conn, run, memory_id, content, obs)
+            if obs.action == "edit":  # the resident re-indexes it (memlode.resident.code_refresh)
+                from memlode.storage import code_dirty
+
+                code_dirty.mark(conn, obs.file_path)
 
 
 def _link_file(

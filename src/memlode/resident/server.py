@@ -4,7 +4,8 @@ One ``ResidentServer`` serves one store. It runs in two hosts:
 
 - ``memlode resident --foreground`` (started detached by the SessionStart hook or by
   ``memlode resident``): it opens its own engine, embeds pending rows on a background thread
-  (``memlode.engine.embed_worker.BackgroundEmbedder``, the MCP server's worker), and exits after
+  (``memlode.engine.embed_worker.BackgroundEmbedder``, the MCP server's worker), re-indexes the
+  files the hooks saw edited on another (``memlode.resident.code_refresh``), and exits after
   ``idle_seconds`` without a request, when asked to stop, when its database file is removed
   or replaced (a deleted test folder, a file copied over it): a new one serves the new file,
   or when ``config.toml`` changes (a new embedder or weights): a new one reads it.
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from memlode.embed import Embedder
     from memlode.engine import Engine
     from memlode.engine.embed_worker import BackgroundEmbedder
+    from memlode.resident.code_refresh import CodeRefresher
 
 __all__ = ["EMBED_BATCH", "QUIET_AFTER_REQUEST", "ResidentServer"]
 
@@ -123,6 +125,7 @@ class ResidentServer:
         self._shared: Embedder | None = None
         self._shared_made = False
         self._worker: BackgroundEmbedder | None = None
+        self._code: CodeRefresher | None = None
         self._thread: threading.Thread | None = None
         self._consolidating: threading.Thread | None = None
         self._on_request = on_request
@@ -159,7 +162,10 @@ class ResidentServer:
         }
 
     def _status_extra(self) -> dict[str, Any]:
-        return {"background_embedder": self._worker.status() if self._worker else None}
+        return {
+            "background_embedder": self._worker.status() if self._worker else None,
+            "code_refresher": self._code.status() if self._code else None,
+        }
 
     # ---- the engine -------------------------------------------------------------------------
 
@@ -225,6 +231,7 @@ class ResidentServer:
             log.info("resident for %s listening on %s", self.database, self.socket_path)
             if self._embed_in_background:
                 self._start_worker()
+            self._start_code_refresher()
             warm = threading.Thread(target=self._warm_up, name="memlode-warm-up", daemon=True)
             warm.start()
             self._serve()
@@ -290,6 +297,14 @@ class ResidentServer:
             defer=self._embed_later,
         )
         self._worker.start()
+
+    def _start_code_refresher(self) -> None:
+        from memlode.engine import Engine
+        from memlode.resident.code_refresh import CodeRefresher
+
+        # its own engine: a re-index never holds the requests' one (no embedder needed)
+        self._code = CodeRefresher(lambda: Engine(self.settings, cwd=Path(self.home)))
+        self._code.start()
 
     def _embed_later(self) -> float:
         """Seconds the background embedder should wait: requests come first."""
@@ -437,6 +452,8 @@ class ResidentServer:
                     os.unlink(self.socket_path)
         if self._worker is not None:
             self._worker.stop()
+        if self._code is not None:
+            self._code.stop()
         with self._engine_lock:
             if self._engine is not None:
                 self._engine.close()

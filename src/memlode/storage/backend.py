@@ -19,6 +19,7 @@ from memlode.storage import (
     briefing,
     capture,
     capture_session,
+    code_dirty,
     code_graph_rows,
     code_navigation,
     code_symbol_search,
@@ -53,6 +54,7 @@ from memlode.storage import (
 from memlode.storage.code_repo import CodeRepo
 from memlode.storage.protocols.archive import ArchiveRows
 from memlode.storage.protocols.code import (
+    CodeDirtyRows,
     CodeGraphRows,
     CodeNavigationRows,
     CodeRepository,
@@ -98,6 +100,7 @@ class Backend(Protocol):
     """The repositories of one storage backend."""
 
     name: str
+    code_dirty: CodeDirtyRows
     code_graph_rows: CodeGraphRows
     code_navigation: CodeNavigationRows
     code_symbol_search: CodeSymbolSearchRows
@@ -144,6 +147,7 @@ class SqliteBackend:
     """The embedded SQLite backend: each repository is a module of ``memlode.storage``."""
 
     name: str = "sqlite"
+    code_dirty: CodeDirtyRows = code_dirty
     code_graph_rows: CodeGraphRows = code_graph_rows
     code_navigation: CodeNavigationRows = code_navigation
     code_symbol_search: CodeSymbolSearchRows = code_symbol_search

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from memlode.storage.code_rows import FileRow, NodeRow, PackageRow, RefRow, SymbolRow
 
 __all__ = [
+    "CodeDirtyRows",
     "CodeGraphRows",
     "CodeNavigationRows",
     "CodeRepository",
@@ -118,6 +119,20 @@ class CodeRepository(Protocol):
         ...
 
 
+class CodeDirtyRows(Protocol):
+    """Files edited through the assistant and not yet re-indexed (the hooks mark, the resident
+    clears).
+
+    SQLite: ``memlode.storage.code_dirty``.
+    """
+
+    def mark(self, conn: Connection, path: str) -> None: ...
+
+    def pending(self, conn: Connection) -> list[tuple[str, str, int]]: ...
+
+    def clear(self, conn: Connection, marks: Sequence[tuple[str, str, int]]) -> None: ...
+
+
 class CodeGraphRows(Protocol):
     """Code rows read and written around the code graph.
 
@@ -149,6 +164,10 @@ class CodeGraphRows(Protocol):
         ...
 
     def indexed_namespaces(self, conn: Connection) -> list[str]: ...
+
+    def indexed_roots(self, conn: Connection) -> list[tuple[str, str]]:
+        """(namespace, root) of every indexed project folder of the store."""
+        ...
 
     def unresolved_imports(self, conn: Connection, namespace: str) -> Any:
         """(language, qualifier) of the namespace's imports that no indexed symbol resolves."""
