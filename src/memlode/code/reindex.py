@@ -9,10 +9,10 @@ writes changed files: one transaction per root, through the same :class:`IndexRu
 again and the affected code edges rebuilt. A file that is gone (or now ignored) is removed.
 
 The result equals a full incremental run over the same tree, with two cases handed to one:
-a named folder that exists (a folder moved in: its files are unknown without a walk), and an
-ignore file (what it hides may have changed anywhere below it). A Python file that appears or
-vanishes can rename other modules (a new ``__init__.py``); those files are re-parsed too, as
-the full run would.
+a named folder the walk enters (a folder moved in: its files are unknown without a walk), and
+an ignore file in one (what it hides may have changed anywhere below it). A Python file that
+appears or vanishes can rename other modules (a new ``__init__.py``); those files are re-parsed
+too, as the full run would.
 
 Centrality is not computed here: the caller refreshes the graph state when it likes
 (``memlode.engine.index_state.refresh``; the code index's generation tells it that it is
@@ -34,7 +34,7 @@ from memlode.code.indexer import bulk_work, file_unchanged, index_project
 from memlode.code.lang import spec_for
 from memlode.code.linking import link_project
 from memlode.code.scan import UNCHANGED, ScanItem, scan_files
-from memlode.code.walk import SourceFile, sources_at
+from memlode.code.walk import SourceFile, folders_walked, sources_at
 from memlode.storage import code_graph_rows
 from memlode.storage.code_repo import CodeRepo, FileRow
 from memlode.storage.db import Database
@@ -116,7 +116,7 @@ def _reindex_root(
     started = time.perf_counter()
     stats = ReindexStats(namespace, root, sorted(rels))
     base = Path(root)
-    if any(_needs_walk(base, rel) for rel in rels):
+    if _needs_walk(base, rels, exclude):
         run = index_project(db, base, namespace, exclude=exclude, workers=1, centrality=False)
         stats.walked = True
         stats.parsed, stats.deleted, stats.skipped = run.parsed, run.deleted, run.skipped
@@ -155,9 +155,12 @@ def _reindex_root(
     return stats
 
 
-def _needs_walk(base: Path, rel: str) -> bool:
-    """A folder that exists (its files are unknown without a walk), or an ignore file."""
-    return rel.rsplit("/", 1)[-1] in IGNORE_FILES or (base / rel).is_dir()
+def _needs_walk(base: Path, rels: Sequence[str], exclude: Sequence[str]) -> bool:
+    """A folder the walk enters (its files are unknown without a walk), or an ignore file in
+    one (what it hides may have changed anywhere below it)."""
+    folders = [r for r in rels if (base / r).is_dir()]
+    folders += [r.rpartition("/")[0] for r in rels if r.rsplit("/", 1)[-1] in IGNORE_FILES]
+    return bool(folders_walked(base, folders, exclude))
 
 
 def _expand_folders(rels: Sequence[str], existing: dict[str, FileRow]) -> list[str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "SKIP_DIRS",
     "SourceFile",
+    "folders_walked",
     "skip_reason",
     "skipped_folder",
     "sources_at",
@@ -240,24 +241,41 @@ def sources_at(
 
     The ignore files are read once per folder on the way down, as the walk reads them.
     """
-    base = Path(root).resolve()
-    top = _Ignores(base, exclude)
-    folders: dict[str, list[tuple[str, Any]] | None] = {}
+    tree = _Tree(Path(root).resolve(), exclude)
+    return {rel: tree.source(rel, max_bytes) for rel in paths}
 
-    def specs_of(folder: str) -> list[tuple[str, Any]] | None:
+
+def folders_walked(
+    root: Path | str, paths: Iterable[str], exclude: Sequence[str] = ()
+) -> list[str]:
+    """Those of ``paths`` (relative, '/' separated; '' is the root) that are folders
+    :func:`walk_project` walks into (not skipped by name, not ignored, not symlinks)."""
+    tree = _Tree(Path(root).resolve(), exclude)
+    return [rel for rel in paths if tree.walked(rel)]
+
+
+class _Tree:
+    """The walk's rules for single paths of one root: ignore specs per folder, read lazily."""
+
+    def __init__(self, base: Path, exclude: Sequence[str]) -> None:
+        self.base = base
+        self.top = _Ignores(base, exclude)
+        self.folders: dict[str, list[tuple[str, Any]] | None] = {}
+
+    def specs_of(self, folder: str) -> list[tuple[str, Any]] | None:
         """The ignore specs in force inside ``folder`` ('' or 'a/b/'); None: not walked."""
-        if folder in folders:
-            return folders[folder]
+        if folder in self.folders:
+            return self.folders[folder]
         found: list[tuple[str, Any]] | None
         if not folder:
-            found = list(top.specs)
-            lines = _read_lines(base / ".gitignore")
+            found = list(self.top.specs)
+            lines = _read_lines(self.base / ".gitignore")
             if lines:
                 found.append(("", _compile(lines)))
         else:
             parent, _, name = folder[:-1].rpartition("/")
-            outer = specs_of(parent + "/" if parent else "")
-            path = base / folder
+            outer = self.specs_of(parent + "/" if parent else "")
+            path = self.base / folder
             if (
                 outer is None
                 or skipped_folder(name)
@@ -270,38 +288,40 @@ def sources_at(
                 lines = _read_lines(path / ".gitignore")
                 if lines:
                     found = [*outer, (folder, _compile(lines))]
-        folders[folder] = found
+        self.folders[folder] = found
         return found
 
-    out: dict[str, SourceFile | None] = {}
-    for rel in paths:
-        out[rel] = _source_at(base, rel, specs_of, max_bytes)
-    return out
+    def walked(self, rel: str) -> bool:
+        if not rel:
+            return True
+        if not _clean(rel) or not (self.base / rel).is_dir():
+            return False
+        return self.specs_of(rel + "/") is not None
+
+    def source(self, rel: str, max_bytes: int) -> SourceFile | None:
+        if not _clean(rel):
+            return None
+        folder, _, name = rel.rpartition("/")
+        specs = self.specs_of(folder + "/" if folder else "")
+        if specs is None or _ignored(specs, rel, False):
+            return None
+        path = self.base / rel
+        try:
+            info = path.lstat()
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+            return None
+        language = _name_language(name)
+        if language is None and "." not in name:
+            language = _script_language(str(path), info.st_mode)
+        if language is None or _GENERATED_NAME.search(name):
+            return None
+        return SourceFile(
+            rel, os.path.join(self.base, rel), info.st_size, info.st_mtime_ns, language
+        )
 
 
-def _source_at(
-    base: Path,
-    rel: str,
-    specs_of: Callable[[str], list[tuple[str, Any]] | None],
-    max_bytes: int,
-) -> SourceFile | None:
-    parts = rel.split("/")
-    if not rel or any(p in ("", ".", "..") for p in parts):
-        return None
-    folder, _, name = rel.rpartition("/")
-    specs = specs_of(folder + "/" if folder else "")
-    if specs is None or _ignored(specs, rel, False):
-        return None
-    path = base / rel
-    try:
-        info = path.lstat()
-    except OSError:
-        return None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
-        return None
-    language = _name_language(name)
-    if language is None and "." not in name:
-        language = _script_language(str(path), info.st_mode)
-    if language is None or _GENERATED_NAME.search(name):
-        return None
-    return SourceFile(rel, os.path.join(base, rel), info.st_size, info.st_mtime_ns, language)
+def _clean(rel: str) -> bool:
+    """A relative path without empty, '.' or '..' parts."""
+    return bool(rel) and not any(p in ("", ".", "..") for p in rel.split("/"))
