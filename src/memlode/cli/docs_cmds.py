@@ -214,9 +214,18 @@ def memory_store_cmd(
     help="Milliseconds to let a burst of changes settle.",
 )
 @click.option("--no-initial", is_flag=True, help="Do not index everything before watching.")
+@click.option(
+    "--code",
+    is_flag=True,
+    help="Also re-index the project's indexed code as files change (see `memlode index`).",
+)
 @click.pass_context
-def watch(ctx: click.Context, debounce_ms: int, no_initial: bool) -> None:
-    """Watch memory files and docs and re-index them as they change (Ctrl-C stops)."""
+def watch(ctx: click.Context, debounce_ms: int, no_initial: bool, code: bool) -> None:
+    """Watch memory files and docs and re-index them as they change (Ctrl-C stops).
+
+    With --code, the code indexed for this project is watched too: a changed file's symbols
+    and the repo map follow within the debounce, without `memlode index`.
+    """
     from memlode.engine.watch import watch_docs
 
     def report(event: dict[str, Any]) -> None:
@@ -227,8 +236,10 @@ def watch(ctx: click.Context, debounce_ms: int, no_initial: bool) -> None:
         elif event.get("paths"):
             click.echo(f"changed: {', '.join(Path(p).name for p in event['paths'])}")
             _echo_report(event)
+        sys.stdout.flush()  # a long-running command: its lines go out as they happen
 
     stop = threading.Event()
+    code_thread = _start_code_watch(ctx, stop, debounce_ms) if code else None
     with open_engine(ctx) as engine:
         try:
             watch_docs(
@@ -241,3 +252,38 @@ def watch(ctx: click.Context, debounce_ms: int, no_initial: bool) -> None:
         except KeyboardInterrupt:
             stop.set()
             click.echo("stopped watching", err=True)
+        finally:
+            stop.set()
+            if code_thread is not None:
+                code_thread.join(timeout=10)
+
+
+def _start_code_watch(
+    ctx: click.Context, stop: threading.Event, debounce_ms: int
+) -> threading.Thread:
+    """``engine.code_watch`` on a thread with its own engine (its own SQLite connection)."""
+    from memlode.engine.code_watch import watch_code
+    from memlode.errors import MemlodeError
+
+    def report(event: dict[str, Any]) -> None:
+        if event.get("initial"):
+            click.echo(f"watching code in {', '.join(event['roots'])}")
+            sys.stdout.flush()
+            return
+        files = [f for root in event["roots"] for f in root["changed_files"]]
+        if files:
+            click.echo(f"code re-indexed: {', '.join(files)} ({event['seconds']:.2f} s)")
+        elif any(root["walked"] for root in event["roots"]):
+            click.echo(f"code re-indexed: {', '.join(r['root'] for r in event['roots'])}")
+        sys.stdout.flush()
+
+    def run() -> None:
+        try:
+            with open_engine(ctx) as engine:
+                watch_code(engine, stop_event=stop, debounce_ms=debounce_ms, on_index=report)
+        except MemlodeError as exc:
+            click.echo(f"not watching code: {exc}", err=True)
+
+    thread = threading.Thread(target=run, name="memlode-watch-code", daemon=True)
+    thread.start()
+    return thread
