@@ -17,12 +17,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlode.types import parse_ts, utcnow
 
 if TYPE_CHECKING:
+    from memlode.config import Settings
     from memlode.engine import Engine
 
 __all__ = ["DEBOUNCE_SECONDS", "POLL_SECONDS", "CodeRefresher"]
@@ -44,12 +45,14 @@ class CodeRefresher:
 
     def __init__(
         self,
-        open_engine: Callable[[], Engine],
+        settings: Settings,
         *,
+        cwd: Path | None = None,
         debounce: float = DEBOUNCE_SECONDS,
         poll: float = POLL_SECONDS,
     ) -> None:
-        self.open_engine = open_engine
+        self.settings = settings
+        self.cwd = cwd
         self.debounce = debounce
         self.poll = poll
         self._stop = threading.Event()
@@ -82,8 +85,10 @@ class CodeRefresher:
             }
 
     def _run(self) -> None:
-        try:
-            engine = self.open_engine()
+        from memlode.engine import Engine
+
+        try:  # its own engine: a re-index never holds the requests' one (and needs no model)
+            engine = Engine(self.settings, cwd=self.cwd)
         except Exception as exc:
             log.warning("code refresher: cannot open the store: %s", exc)
             return

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from memlode import __version__
 from memlode.config import Settings
 from memlode.errors import MemlodeError
+from memlode.resident.code_refresh import CodeRefresher
 from memlode.resident.protocol import MAX_REQUEST_BYTES, QUERY_OPS, Answerer, EngineSession
 from memlode.resident_client.lock import ResidentLock
 from memlode.resident_client.paths import (
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
     from memlode.embed import Embedder
     from memlode.engine import Engine
     from memlode.engine.embed_worker import BackgroundEmbedder
-    from memlode.resident.code_refresh import CodeRefresher
 
 __all__ = ["EMBED_BATCH", "QUIET_AFTER_REQUEST", "ResidentServer"]
 
@@ -231,7 +231,8 @@ class ResidentServer:
             log.info("resident for %s listening on %s", self.database, self.socket_path)
             if self._embed_in_background:
                 self._start_worker()
-            self._start_code_refresher()
+            self._code = CodeRefresher(self.settings, cwd=Path(self.home))
+            self._code.start()
             warm = threading.Thread(target=self._warm_up, name="memlode-warm-up", daemon=True)
             warm.start()
             self._serve()
@@ -297,14 +298,6 @@ class ResidentServer:
             defer=self._embed_later,
         )
         self._worker.start()
-
-    def _start_code_refresher(self) -> None:
-        from memlode.engine import Engine
-        from memlode.resident.code_refresh import CodeRefresher
-
-        # its own engine: a re-index never holds the requests' one (no embedder needed)
-        self._code = CodeRefresher(lambda: Engine(self.settings, cwd=Path(self.home)))
-        self._code.start()
 
     def _embed_later(self) -> float:
         """Seconds the background embedder should wait: requests come first."""

@@ -164,6 +164,7 @@ NOT_USER_TEXT: dict[str, dict[str, str]] = {
     },
     "doc_chunks": {"memory_id": _ID},
     "doc_folders": {"path": _PATH, "namespace": _NS, "added_at": _TS},
+    "code_dirty": {"path": _PATH, "marked_at": _TS},
     "code_files": {
         "namespace": _NS,
         "root": _PATH,
