@@ -1,6 +1,6 @@
 """An edit the PostToolUse hook sees reaches the code index through the resident, with no
-`memlode index`: the new name is found, the old one is gone, the SessionStart map follows;
-files outside every indexed root and ignored files are left alone."""
+`memlode index`: the new name is found, the old one is gone, the SessionStart map and the
+symbol vectors follow; files outside every indexed root and ignored files are left alone."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from tests.resident.support import memlode, wait_ready, wait_until
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.engine.code_map import session_map
+from memlode.engine.code_vectors import pending_symbols
 from memlode.storage import code_dirty
 
 # Generous: the resident re-indexes ~0.3 s after the hook (bench/bench_reindex.py measures it).
@@ -114,6 +115,13 @@ def test_an_edit_seen_by_the_hook_is_findable_by_its_new_name(
         return "summed_total" in text and "compute_total" not in text
 
     assert wait_until(map_renamed, TIMEOUT)
+
+    # the renamed symbol's vector for semantic code search is made by the resident too
+    def embedded() -> bool:
+        with Engine(Settings.load(), cwd=workdir) as engine:
+            return pending_symbols(engine) == 0
+
+    assert wait_until(embedded, TIMEOUT)
 
 
 def test_edits_outside_indexed_roots_and_ignored_files_are_left_alone(

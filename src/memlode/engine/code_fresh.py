@@ -72,8 +72,10 @@ def symbols_changed(engine: Engine, run: ReindexStats) -> None:
     """The symbols of ``run.changed_files`` (relative to ``run.root``, in ``run.namespace``)
     were just replaced or removed; a whole root when ``run.walked``.
 
-    The single place a re-index reports changed symbols: state derived per symbol off the hot
-    path (symbol embeddings for semantic code search) hangs its update here.
+    The single place a re-index reports changed symbols, for state derived per symbol off the
+    hot path. Symbol vectors (``engine.code_vectors``) need nothing here: a re-indexed file's
+    symbols are pending by their file hash, and the resident's background embedder (woken by
+    its code refresher) embeds them.
     """
     log.debug(
         "code of %s changed in %s: %s",

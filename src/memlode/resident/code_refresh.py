@@ -9,7 +9,9 @@ that changed (centrality and the session map the SessionStart hook prints), once
 while newer marks wait, they are re-indexed first.
 
 It runs on its own thread with its own engine (its own SQLite connection), so hook recall and
-background embedding never wait for it, nor it for them.
+background embedding never wait for it, nor it for them. After a round that changed code it
+calls ``on_change`` (the resident wakes its background embedder: the re-indexed symbols'
+vectors are pending now, ``engine.code_vectors``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,11 +51,13 @@ class CodeRefresher:
         settings: Settings,
         *,
         cwd: Path | None = None,
+        on_change: Callable[[], None] | None = None,
         debounce: float = DEBOUNCE_SECONDS,
         poll: float = POLL_SECONDS,
     ) -> None:
         self.settings = settings
         self.cwd = cwd
+        self.on_change = on_change
         self.debounce = debounce
         self.poll = poll
         self._stop = threading.Event()
@@ -63,12 +68,13 @@ class CodeRefresher:
         self._last_error: str | None = None
         self._last_seconds: float | None = None
 
-    def start(self) -> None:
+    def start(self) -> CodeRefresher:
         if self._thread is None:
             self._thread = threading.Thread(
                 target=self._run, name="memlode-code-refresh", daemon=True
             )
             self._thread.start()
+        return self
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
@@ -128,4 +134,6 @@ class CodeRefresher:
             self._last_error = None
         if changed:
             log.info("code refresher: re-indexed %d edited files in %.3f s", changed, seconds)
+        if report["namespaces"] and self.on_change is not None:
+            self.on_change()
         return stale | set(report["namespaces"])

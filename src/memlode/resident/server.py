@@ -231,8 +231,8 @@ class ResidentServer:
             log.info("resident for %s listening on %s", self.database, self.socket_path)
             if self._embed_in_background:
                 self._start_worker()
-            self._code = CodeRefresher(self.settings, cwd=Path(self.home))
-            self._code.start()
+            wake = self._worker.wake if self._worker is not None else None  # symbols to embed
+            self._code = CodeRefresher(self.settings, cwd=Path(self.home), on_change=wake).start()
             warm = threading.Thread(target=self._warm_up, name="memlode-warm-up", daemon=True)
             warm.start()
             self._serve()
