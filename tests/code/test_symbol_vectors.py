@@ -182,3 +182,11 @@ def test_a_long_lived_process_sees_new_vectors(engine: Engine, project: Path) ->
     again = codeintel.search_symbols(engine, "glaciers fjords", namespace="shop", explain=True)
     assert again[0]["qualified_name"] == "app.remote_surcharge"
     assert again[0]["signals"]["vector"] > 0
+
+
+def test_memlode_embed_fills_symbols_indexed_without_vectors(project: Path) -> None:
+    assert run_memlode("index", str(project), "-n", "shop", "--no-embed").returncode == 0
+    first = run_memlode("embed", "--json")
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["symbols_embedded"] == 4
+    assert json.loads(run_memlode("embed", "--json").stdout)["symbols_embedded"] == 0

@@ -30,6 +30,7 @@ def test_embed_reembed_and_explained_search(cli, workdir: Path) -> None:
     embedded = cli("embed", "--json", cwd=workdir).json()
     assert embedded == {
         "embedded": 1,
+        "symbols_embedded": 0,  # no code indexed
         "pending": 0,
         "pending_token_states": 0,
         "model": "hash:v1-256",

@@ -37,11 +37,12 @@ def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool)
             raise InvalidInput(
                 f"no embedder: {engine.embeddings.error or 'embeddings are turned off'}"
             )
+        symbols_pending = pending_symbols(engine)  # reads the code tables before any output
         done = engine.embed_pending(limit, batch_size, _progress_printer("embedding"))
         if done:
             click.echo("", err=True)
         symbols = 0
-        if (limit is None or done < limit) and pending_symbols(engine):
+        if (limit is None or done < limit) and symbols_pending:
             symbols = embed_symbols(
                 engine,
                 limit=None if limit is None else limit - done,

@@ -23,6 +23,7 @@ from memlode.storage import (
     code_graph_rows,
     code_navigation,
     code_symbol_search,
+    code_symbol_vectors,
     compression,
     consolidation,
     derived,
@@ -59,6 +60,7 @@ from memlode.storage.protocols.code import (
     CodeNavigationRows,
     CodeRepository,
     CodeSymbolSearchRows,
+    CodeSymbolVectorRows,
 )
 from memlode.storage.protocols.compression import CompressionRows
 from memlode.storage.protocols.consolidation import (
@@ -104,6 +106,7 @@ class Backend(Protocol):
     code_graph_rows: CodeGraphRows
     code_navigation: CodeNavigationRows
     code_symbol_search: CodeSymbolSearchRows
+    code_symbol_vectors: CodeSymbolVectorRows
     compression: CompressionRows
     consolidation: ConsolidationRows
     archive: ArchiveRows
@@ -151,6 +154,7 @@ class SqliteBackend:
     code_graph_rows: CodeGraphRows = code_graph_rows
     code_navigation: CodeNavigationRows = code_navigation
     code_symbol_search: CodeSymbolSearchRows = code_symbol_search
+    code_symbol_vectors: CodeSymbolVectorRows = code_symbol_vectors
     compression: CompressionRows = compression
     consolidation: ConsolidationRows = consolidation
     archive: ArchiveRows = archive

@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
+from memlode.storage import scrub
 from memlode.storage.code_symbol_search import SYMBOL_COLUMNS, SYMBOL_JOINS
 from memlode.storage.store_settings import get_setting
 
@@ -19,6 +20,8 @@ __all__ = [
     "delete_vanished",
     "has_vectors",
     "keep_vectors",
+    "members_of",
+    "parents_of",
     "pending_count",
     "stored_vectors",
     "symbol_rows",
@@ -145,6 +148,8 @@ def write_vectors(conn: sqlite3.Connection, rows: Sequence[VectorRow]) -> None:
     if not rows:
         return
     _bump(conn)
+    # the text holds a slice of the symbol's body, read from the file: redacted like any text
+    rows = [(r[0], r[1], r[2], scrub.text(r[3]), *r[4:]) for r in rows]
     conn.executemany(
         "INSERT INTO code_symbol_vectors (node_id, model, namespace, text, text_hash,"
         " file_hash, context_hash, dim, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -247,3 +252,38 @@ def text_matches(
         params,
     ).fetchall()
     return [(str(node), float(rank)) for node, rank in rows]
+
+
+def parents_of(conn: sqlite3.Connection, node_ids: Sequence[str]) -> list[str]:
+    """Node ids of the classes, modules and types that hold the given symbols."""
+    out: list[str] = []
+    for i in range(0, len(node_ids), _CHUNK):
+        chunk = list(node_ids[i : i + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        out.extend(
+            row[0]
+            for row in conn.execute(
+                "SELECT DISTINCT p.node_id FROM code_symbols c JOIN code_symbols p"
+                " ON p.node_id = 'sym:' || c.namespace || ':' || c.parent"
+                f" WHERE c.node_id IN ({marks}) AND c.parent IS NOT NULL",
+                chunk,
+            )
+        )
+    return out
+
+
+def members_of(conn: sqlite3.Connection, node_ids: Sequence[str]) -> list[tuple[str, str]]:
+    """(holder's node id, member's node id) of what the given symbols hold."""
+    out: list[tuple[str, str]] = []
+    for i in range(0, len(node_ids), _CHUNK):
+        chunk = list(node_ids[i : i + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        out.extend(
+            conn.execute(
+                "SELECT p.node_id, c.node_id FROM code_symbols p JOIN code_symbols c"
+                " ON c.namespace = p.namespace AND c.parent = p.qualified_name"
+                f" WHERE p.node_id IN ({marks})",
+                chunk,
+            )
+        )
+    return out

@@ -61,6 +61,7 @@ USER_TEXT: dict[str, dict[str, str]] = {
         "properties": "json",
     },
     "code_packages": {"version": "text"},
+    "code_symbol_vectors": {"text": "text"},
 }
 
 # Every other TEXT column, with why it holds no secret: identifiers the program makes, hashes,
@@ -165,6 +166,14 @@ NOT_USER_TEXT: dict[str, dict[str, str]] = {
     "doc_chunks": {"memory_id": _ID},
     "doc_folders": {"path": _PATH, "namespace": _NS, "added_at": _TS},
     "code_dirty": {"path": _PATH, "marked_at": _TS},
+    "code_symbol_vectors": {
+        "node_id": _ID,
+        "model": "an embedding model's name",
+        "namespace": _NS,
+        "text_hash": _HASH,
+        "file_hash": _HASH,
+        "context_hash": _HASH,
+    },
     "code_files": {
         "namespace": _NS,
         "root": _PATH,
@@ -239,6 +248,7 @@ WRITERS = frozenset(
         "memlode/storage/capture_session.py",
         "memlode/storage/consolidation.py",
         "memlode/storage/archive.py",
+        "memlode/storage/code_symbol_vectors.py",
     }
 )
 

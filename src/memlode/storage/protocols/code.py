@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from memlode.storage.protocols import Connection
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from memlode.storage.code_rows import FileRow, NodeRow, PackageRow, RefRow, SymbolRow
+    from memlode.storage.code_symbol_vectors import StoredVector, SymbolSource, VectorRow
 
 __all__ = [
     "CodeDirtyRows",
@@ -326,3 +327,49 @@ class CodeSymbolSearchRows(Protocol):
         visibility, bm25 rank, pagerank, name_parts) of the best ``limit`` matches,
         best first."""
         ...
+
+
+class CodeSymbolVectorRows(Protocol):
+    """Symbol vectors and texts for semantic code search (migration 0016): what the embedding
+    pass reads and writes, and what symbol search reads back.
+
+    SQLite: ``memlode.storage.code_symbol_vectors``.
+    """
+
+    def symbol_sources(self, conn: Connection, namespace: str | None) -> list[SymbolSource]: ...
+
+    def call_pairs(self, conn: Connection, namespace: str | None) -> list[tuple[str, str]]: ...
+
+    def stored_vectors(
+        self, conn: Connection, model: str, namespace: str | None
+    ) -> dict[str, StoredVector]: ...
+
+    def vectors_by_text_hash(
+        self, conn: Connection, model: str, hashes: Iterable[str]
+    ) -> dict[str, tuple[int, bytes]]: ...
+
+    def vectors_stamp(self, conn: Connection) -> str: ...
+
+    def write_vectors(self, conn: Connection, rows: Sequence[VectorRow]) -> None: ...
+
+    def keep_vectors(self, conn: Connection, rows: Sequence[tuple[str, str, str, str]]) -> None: ...
+
+    def delete_vanished(self, conn: Connection, model: str, namespace: str | None) -> int: ...
+
+    def pending_count(self, conn: Connection, model: str) -> int: ...
+
+    def has_vectors(self, conn: Connection, namespace: str | None) -> bool: ...
+
+    def vector_matrix_rows(
+        self, conn: Connection, model: str, namespace: str | None
+    ) -> list[tuple[str, bytes]]: ...
+
+    def symbol_rows(self, conn: Connection, node_ids: Sequence[str]) -> list[Any]: ...
+
+    def text_matches(
+        self, conn: Connection, match: str, model: str | None, namespace: str | None, limit: int
+    ) -> list[tuple[str, float]]: ...
+
+    def parents_of(self, conn: Connection, node_ids: Sequence[str]) -> list[str]: ...
+
+    def members_of(self, conn: Connection, node_ids: Sequence[str]) -> list[tuple[str, str]]: ...
