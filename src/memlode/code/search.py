@@ -9,8 +9,6 @@ Three signals, fused linearly:
 - body: BM25 over each symbol's enriched text (the words of its body, callers and callees
   too), once the symbol has been embedded, so that a question's words found only in the code
   count.
-- members: a class, module or type is as near as its nearest member (scaled down), so that
-  "the class that ..." finds the class whose methods do it.
 - vector: with a :class:`SemanticQuery`, the cosine between the question and each symbol's
   embedded text (``memlode.code.symbol_text``: name, signature, doc, callers and callees, body),
   so that a question about behaviour finds the code that does it; the nearest symbols join the
@@ -27,15 +25,13 @@ import math
 import re
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from memlode.code.lang.spec import is_test_path, word_set
 from memlode.code.model import CodeHit, SymbolHit
 from memlode.storage.code_symbol_search import symbol_candidates
 from memlode.storage.code_symbol_vectors import (
-    members_of,
-    parents_of,
     symbol_rows,
     text_matches,
     vector_matrix_rows,
@@ -73,9 +69,6 @@ W_WORDS = 0.5  # scales the five word signals above against the body and vector 
 W_VECTOR = 16.0  # cosine similarity, rescaled from VECTOR_FLOOR..1 to 0..1
 W_HEAT = 2.0  # the symbol's file was edited recently (heat capped at 1): a tie-breaker
 W_BODY = 4.0  # BM25 over the symbol's embedded text (body words included), relative to the best
-W_MEMBERS = 3.2  # a class, module or type: the cosine of its best member, rescaled as W_VECTOR
-# What holds members (the members signal applies to these kinds).
-_HOLDERS = frozenset({"class", "interface", "type", "module"})
 # Symbols whose text (body included) matches the query's words that join the candidates.
 BODY_CANDIDATES = 100
 # Cosines below this say nothing (unrelated texts of all-MiniLM-L6-v2 sit around 0.1-0.2).
@@ -168,7 +161,6 @@ class _Candidates:
     rows: list[Any]
     bodies: dict[str, float]  # node id -> BM25 rank of its enriched text (lower is better)
     cosines: dict[str, float]  # node id -> cosine with the question
-    members: dict[str, float] = field(default_factory=dict)  # holder -> its best member's cosine
 
     def add(self, db: Database, node_ids: list[str], kind: str | None) -> None:
         have = {r[0] for r in self.rows}
@@ -237,14 +229,6 @@ def _candidates(
         near = [n for n, c in cosines.items() if c > VECTOR_FLOOR]
         nearest = sorted(near, key=cosines.__getitem__, reverse=True)[:VECTOR_CANDIDATES]
         found.add(db, nearest, kind)
-        found.add(db, parents_of(db.conn, nearest), kind)  # what holds the nearest
-        held: dict[str, float] = {}
-        holders = [r[0] for r in found.rows if r[3] in _HOLDERS]
-        for holder, member in members_of(db.conn, holders):
-            cosine = cosines.get(member)
-            if cosine is not None and cosine > held.get(holder, -1.0):
-                held[holder] = cosine
-        found.members = held
     return found
 
 
@@ -289,9 +273,6 @@ class _Ranking:
         if self.semantic:
             cosine = self.found.cosines.get(r[0], 0.0)
             out["vector"] = W_VECTOR * max(0.0, cosine - VECTOR_FLOOR) / (1 - VECTOR_FLOOR)
-            best = self.found.members.get(r[0])
-            if best is not None:
-                out["members"] = W_MEMBERS * max(0.0, best - VECTOR_FLOOR) / (1 - VECTOR_FLOOR)
         if self.best_pr > 0 and r[11] > 0:
             out["pagerank"] = W_PAGERANK * max(0.0, 1 + math.log10(r[11] / self.best_pr) / 4)
         if self.heat:

@@ -20,8 +20,6 @@ __all__ = [
     "delete_vanished",
     "has_vectors",
     "keep_vectors",
-    "members_of",
-    "parents_of",
     "pending_count",
     "stored_vectors",
     "symbol_rows",
@@ -252,38 +250,3 @@ def text_matches(
         params,
     ).fetchall()
     return [(str(node), float(rank)) for node, rank in rows]
-
-
-def parents_of(conn: sqlite3.Connection, node_ids: Sequence[str]) -> list[str]:
-    """Node ids of the classes, modules and types that hold the given symbols."""
-    out: list[str] = []
-    for i in range(0, len(node_ids), _CHUNK):
-        chunk = list(node_ids[i : i + _CHUNK])
-        marks = ",".join("?" * len(chunk))
-        out.extend(
-            row[0]
-            for row in conn.execute(
-                "SELECT DISTINCT p.node_id FROM code_symbols c JOIN code_symbols p"
-                " ON p.node_id = 'sym:' || c.namespace || ':' || c.parent"
-                f" WHERE c.node_id IN ({marks}) AND c.parent IS NOT NULL",
-                chunk,
-            )
-        )
-    return out
-
-
-def members_of(conn: sqlite3.Connection, node_ids: Sequence[str]) -> list[tuple[str, str]]:
-    """(holder's node id, member's node id) of what the given symbols hold."""
-    out: list[tuple[str, str]] = []
-    for i in range(0, len(node_ids), _CHUNK):
-        chunk = list(node_ids[i : i + _CHUNK])
-        marks = ",".join("?" * len(chunk))
-        out.extend(
-            conn.execute(
-                "SELECT p.node_id, c.node_id FROM code_symbols p JOIN code_symbols c"
-                " ON c.namespace = p.namespace AND c.parent = p.qualified_name"
-                f" WHERE p.node_id IN ({marks})",
-                chunk,
-            )
-        )
-    return out
