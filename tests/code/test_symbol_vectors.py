@@ -161,9 +161,11 @@ def test_impact_of_a_function_described_in_words(project: Path, memlode_home: Pa
     result = json.loads(got.stdout)
     assert result["symbol"]["qualified_name"] == "app.remote_surcharge"
     assert result["resolved"]["candidates"][0]["qualified_name"] == "app.remote_surcharge"
-    assert [h["node_id"] for h in result["hits"] if h["relationship"] == "CALLS"][:1] == [
-        "sym:shop:app.quote"
-    ]
+    # the dependants of the best three matches in turn, each naming its match
+    assert result["hits"][0]["node_id"] == "sym:shop:app.quote"
+    assert result["hits"][0]["via"] == "app.remote_surcharge"
+    vias = [h["via"] for h in result["hits"]]
+    assert set(vias) <= {c["qualified_name"] for c in result["resolved"]["candidates"][:3]}
     text = run_memlode("impact", "the extra cost for remote islands", "--namespace", "shop")
     assert "resolved to app.remote_surcharge" in text.stdout
     missing = run_memlode("impact", "no such words zzz qqq", "--namespace", "shop")

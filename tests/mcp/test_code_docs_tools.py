@@ -150,6 +150,29 @@ async def test_code_tools(harness, project: Path, cli: Any) -> None:
         hit_names = {h["name"] for h in impact["hits"]}
         assert {"add_tax", "subtotal", "total", "checkout"} <= hit_names
 
+        # a function described in words: resolved by symbol search, its dependants first
+        described = harness.ok(
+            await session.call_tool(
+                "get_impact", {"symbol": "round an amount to whole cents", "depth": 1}
+            )
+        )
+        assert described["symbol"]["qualified_name"] == "shop.money.round_cents"
+        assert described["resolved"]["candidates"][0]["qualified_name"] == (
+            "shop.money.round_cents"
+        )
+        first = described["hits"][0]
+        assert first["via"] == "shop.money.round_cents"
+        assert first["name"] in {"add_tax", "subtotal"}
+
+        explained = harness.ok(
+            await session.call_tool("search_symbols", {"query": "whole cents", "explain": True})
+        )
+        top = explained["hits"][0]
+        assert top["name"] == "round_cents"
+        assert {"name", "words", "body", "vector", "factor"} <= set(top["signals"])
+        shown = cli("symbols", "whole cents", "--explain", "--json", cwd=project).json()
+        assert shown[0]["signals"] == top["signals"]
+
         ranked = harness.ok(await session.call_tool("get_pagerank", {"kind": "function"}))
         assert ranked["nodes"][0]["name"] == "round_cents"
         assert {n["kind"] for n in ranked["nodes"]} == {"function"}

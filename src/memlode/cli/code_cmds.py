@@ -236,9 +236,10 @@ def impact(
         click.echo("  nothing depends on it")
     for hit in result["hits"]:
         indent = "  " * hit["depth"]
+        via = f"  (via {hit['via']})" if hit.get("via") else ""
         click.echo(
             f"{indent}{hit['relationship']:<10} {hit['name']} ({hit['kind']}) "
-            f"{hit['path']}:{hit['line']}  pagerank={hit['pagerank']:.5f}"
+            f"{hit['path']}:{hit['line']}  pagerank={hit['pagerank']:.5f}{via}"
         )
     if result["truncated"]:
         click.echo("  (truncated)")

@@ -59,6 +59,8 @@ __all__ = [
 # A description given to impact is resolved to the best of this many search hits (all are
 # shown in the result's "resolved").
 RESOLVE_CANDIDATES = 5
+# ... and its dependants are those of the best this many, taken in turn (each says via which).
+RESOLVE_ANSWERS = 3
 # search_code shows at most this many lines of a definition's source (enough for a function,
 # short enough that ten hits stay readable).
 MAX_CODE_LINES = 40
@@ -293,8 +295,9 @@ def impact(
     """What depends on ``symbol`` (reverse CALLS/IMPORTS/INHERITS/...), nearest first.
 
     ``symbol`` is a name, a qualified name, a node id, or a description in words ("the
-    function that parses durations"): a description is resolved by symbol search to its best
-    hit, and ``resolved`` in the result shows the search's top candidates."""
+    function that parses durations"): a description is resolved by symbol search, and the
+    answer takes the dependants of its best RESOLVE_ANSWERS matches in turn, each hit naming
+    the match it depends on (``via``); ``resolved`` shows the search's top candidates."""
     from memlode.code import impact as _impact
     from memlode.code import impact_of_nodes
 
@@ -309,8 +312,17 @@ def impact(
     if not candidates:
         raise NotFound(f"no symbol matches {symbol!r} in namespace {ns!r}; try `memlode symbols`")
     best = candidates[0]
-    result = impact_of_nodes(engine.db, [best["node_id"]], depth=depth)
-    out = _walk_result(result)
+    # what depends on each of the best few matches, taken in turn (a description rarely picks
+    # one symbol for sure: on the tune half of the code-search evaluation, the dependants of
+    # the best match alone held an expected caller in their first ten for 8 of 17 questions,
+    # those of the best three taken in turn for 12)
+    walks = [
+        (c, impact_of_nodes(engine.db, [c["node_id"]], depth=depth))
+        for c in candidates[:RESOLVE_ANSWERS]
+    ]
+    out = _walk_result(walks[0][1])
+    out["hits"] = _interleave(walks)
+    out["truncated"] = any(walk.truncated for _, walk in walks)
     out["symbol"] = {
         k: best[k] for k in ("node_id", "name", "qualified_name", "kind", "path", "line")
     }
@@ -321,6 +333,19 @@ def impact(
         ],
     }
     out["depth"] = depth
+    return out
+
+
+def _interleave(walks: list[tuple[dict[str, Any], Any]]) -> list[dict[str, Any]]:
+    """The walks' hits taken in turn, each once, each saying which match it depends on."""
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    longest = max((len(walk.hits) for _, walk in walks), default=0)
+    for i in range(longest):
+        for candidate, walk in walks:
+            if i < len(walk.hits) and walk.hits[i].node_id not in seen:
+                seen.add(walk.hits[i].node_id)
+                out.append({**walk.hits[i].to_dict(), "via": candidate["qualified_name"]})
     return out
 
 

@@ -164,6 +164,9 @@ class WalkHitOut(BaseModel):
     depth: int = Field(description="Hops from the symbol")
     relationship: str = Field(description="How it is linked to the level before (CALLS, ...)")
     pagerank: float
+    via: str | None = Field(
+        default=None, description="For a symbol described in words: the match it depends on"
+    )
 
 
 class ResolvedCandidateOut(BaseModel):

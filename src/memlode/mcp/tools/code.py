@@ -241,6 +241,7 @@ def _walk_text(title: str, empty: str) -> Any:
             lines.append(
                 f"{'  ' * hit.depth}{hit.relationship} {hit.name} ({hit.kind}) "
                 f"{hit.path}:{hit.line} pagerank={hit.pagerank:.5f} [{hit.node_id}]"
+                + (f" via {hit.via}" if hit.via else "")
             )
         if out.truncated:
             lines.append("(truncated)")
