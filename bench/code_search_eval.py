@@ -9,8 +9,9 @@ Question files: bench/code_search_heldout.json (166 questions over five projects
 never tuned on, written blind, split into a tune and a held-out half) and, with
 ``--questions bench/code_search_questions.json``, the older 51 over requests and flask.
 Question types: behaviour and symbol (a hit is an expected qualified name among the first
-``--limit`` symbols) and impact (the question describes a function; a hit is one of its
-expected callers among the first ``--limit`` dependants that ``impact`` lists).
+``--limit`` symbols) and impact: in the held-out set the question describes a function (its
+"target") and a hit is one of its expected callers among the first ``--limit`` dependants that
+``impact`` lists; the older set's impact questions (no "target") are searches like the others.
 
 The baseline, computed in the same run on the same questions with the same embedder: one text
 per symbol (kind, the qualified name with identifiers split, signature, doc, the first lines of
@@ -169,7 +170,7 @@ def main() -> None:
             started = time.perf_counter()
             for item in (q for q in questions if q["project"] == name):
                 expected = set(item["expected"])
-                if item["type"] == "impact":
+                if "target" in item:  # an impact question: its answers are the callers
                     result = codeintel.impact(engine, item["q"], namespace=name)
                     names = [_qualified(h["node_id"]) for h in result["hits"]][: args.limit]
                     top = result["symbol"]["qualified_name"]
@@ -183,7 +184,7 @@ def main() -> None:
                 base_rank = None
                 if baseline is not None:
                     found = baseline.search(item["q"], args.limit)
-                    if item["type"] == "impact":
+                    if "target" in item:  # an impact question: its answers are the callers
                         walk = impact_of_nodes(engine.db, found[:1])
                         found = [h.node_id for h in walk.hits][: args.limit]
                     base_rank = _rank([_qualified(n) for n in found], expected)
