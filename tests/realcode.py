@@ -68,7 +68,12 @@ def fetch(name: str) -> Path:
             _run(["npm", "pack", "--silent", "--pack-destination", str(work), source["npm"]])
             _untar(next(work.glob("*.tgz")), unpacked)
         elif "deb" in source:
-            _run(["apt-get", "download", "-q", source["deb"]], cwd=work)
+            try:
+                _run(["apt-get", "download", "-q", source["deb"]], cwd=work)
+            except subprocess.CalledProcessError:
+                # a fresh machine may have no package lists yet: read them once, then retry
+                _run(["apt-get", "update", "-q"])
+                _run(["apt-get", "download", "-q", source["deb"]], cwd=work)
             _run(["dpkg-deb", "-x", str(next(work.glob("*.deb"))), str(unpacked)])
         else:
             raise ValueError(f"{name}: no known registry in {source}")
