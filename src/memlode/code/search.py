@@ -1,6 +1,6 @@
 """Symbol search: ranked lookup of definitions by name, by dotted path or by what they do.
 
-Three signals, fused linearly:
+Signals, fused linearly:
 
 - name and words: candidates from the symbols' own FTS5 index (porter stemming; identifier parts
   indexed so that ``user name`` finds ``getUserName``); the query is reduced to plain word terms

@@ -170,10 +170,13 @@ def roots_of_symbols(conn: sqlite3.Connection, node_ids: Sequence[str]) -> dict[
 def edited_files_since(
     conn: sqlite3.Connection, namespace: str, capture_source: str, since: str
 ) -> list[Any]:
-    """(file, created_at) of the captured edits (decisions naming a ``file``) since ``since``."""
+    """(file, created_at) of the captured edits since ``since``: observations of an editing
+    tool naming a ``file`` (and, from stores of earlier versions, decisions naming one)."""
     return conn.execute(
         "SELECT json_extract(metadata, '$.file'), created_at FROM memories"
-        " WHERE namespace = ? AND source = ? AND memory_type = 'decision' AND created_at >= ?"
+        " WHERE namespace = ? AND source = ? AND created_at >= ?"
+        " AND (json_extract(metadata, '$.tool') IN ('Edit', 'MultiEdit', 'Write', 'NotebookEdit')"
+        " OR memory_type = 'decision')"
         " AND json_extract(metadata, '$.file') IS NOT NULL",
         (namespace, capture_source, since),
     ).fetchall()
