@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "list": "memlode.cli.memory_cmds:list_",
     "search": "memlode.cli.memory_cmds:search",
     "stats": "memlode.cli.admin_cmds:stats",
+    "demo": "memlode.cli.admin_cmds:demo",
     "namespaces": "memlode.cli.namespace_cmds:namespaces",
     "sessions": "memlode.cli.admin_cmds:sessions",
     "associate": "memlode.cli.memory_cmds:associate",

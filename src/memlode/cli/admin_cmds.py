@@ -142,3 +142,20 @@ def import_(ctx: click.Context, path: str, as_json: bool) -> None:
 
 # Conflicting ids named in the text summary (--json lists all of them).
 _CONFLICTS_SHOWN = 10
+
+
+@click.command()
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Build the demo in this new or empty folder and keep it (default: a temporary one).",
+)
+def demo(keep: Path | None) -> None:
+    """Show memlode at work: a coding session replayed through the real hooks, then what the
+    assistant gets (SessionStart, a prompt's injection, search --explain, the repo map, stats).
+
+    Runs in a temporary home; your own store is not touched."""
+    from memlode.engine.demo import demo as run_demo
+
+    run_demo(keep)

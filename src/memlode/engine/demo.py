@@ -1,160 +1,225 @@
-"""``python -m memlode.engine.demo`` (what ``make run`` runs): a short tour of the embedded store.
+"""``memlode demo`` (and ``make run``): the product at work on one coding session.
 
-It stores a handful of real decisions about this repository (taken from its design notes),
-links two of them, stores one twice to show deduplication, searches, and prints the counts.
-Everything goes into a dedicated database, ``$MEMLODE_HOME/demo.db`` (default
-``~/.memlode/demo.db``), which is deleted and recreated on every run, so the demo never touches
-the real store (``memlode.db``) and always prints the same story. No network is needed: recall
-is BM25 only unless ``MEMLODE_EMBED_PROVIDER`` chooses an embedder.
+The demo builds a store in a temporary home (nothing touches the user's store), replays a small
+synthetic coding session through the real hooks (``memlode.engine.demo_session``: a bug report,
+a read, a failing test, the fix, the passing test, the user's decision; one hook process per
+event, fed the payloads Claude Code sends), indexes the session's project and this package's own
+code, fills the vectors, then shows what the user's assistant would get:
+
+1. what SessionStart hands the assistant the next morning,
+2. what the prompt hook injects for a follow-up question,
+3. a hybrid ``memlode search --explain``,
+4. the repo map of memlode's own code,
+5. ``memlode stats``.
+
+Every step says how long it took. Embeddings use the configured provider (the local model by
+default); without one, recall runs on text alone and the demo says so.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import textwrap
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TextIO
 
 from memlode.config import Settings
 from memlode.engine import Engine
-from memlode.errors import MemlodeError
+from memlode.engine.demo_session import (
+    AUTH_AFTER,
+    NEXT_SESSION_ID,
+    SESSION_ID,
+    session_steps,
+    write_project,
+    write_transcript,
+)
+from memlode.errors import InvalidInput, MemlodeError
 
-__all__ = ["DEMO_MEMORIES", "demo_database", "main", "run_demo"]
+__all__ = ["FOLLOW_UP", "SEARCH", "main", "run_demo"]
 
-NAMESPACE = "memlode-demo"
-
-# (content, memory type, importance, tags): decisions and habits from DESIGN.md and STYLE.md.
-DEMO_MEMORIES: list[tuple[str, str, float, list[str]]] = [
-    (
-        "One SQLite file is the source of truth ($MEMLODE_HOME/memlode.db): no service to run "
-        "and no network needed; teams that outgrow one machine move to PostgreSQL + pgvector.",
-        "decision",
-        0.9,
-        ["storage", "sqlite"],
-    ),
-    (
-        "Every connection sets busy_timeout before switching journal_mode to WAL, then "
-        "synchronous=NORMAL and foreign_keys=ON, because parallel hooks write at the same time "
-        "and must never lose a write.",
-        "decision",
-        0.9,
-        ["sqlite", "concurrency"],
-    ),
-    (
-        "Hooks never block the assistant: a hook is a fresh process that imports only what it "
-        "needs, writes its observation, always exits 0; embeddings are filled in later batches.",
-        "decision",
-        0.8,
-        ["hooks", "performance"],
-    ),
-    (
-        "Full-text search uses an FTS5 external-content index over the memories table, kept in "
-        "sync by triggers; camelCase identifiers such as getUserName are also indexed as parts.",
-        "pattern",
-        0.7,
-        ["search", "fts5"],
-    ),
-    (
-        "The schema evolves by numbered migrations, each applied in one transaction together "
-        "with its record, so a database from any earlier version upgrades in place.",
-        "insight",
-        0.6,
-        ["storage", "migrations"],
-    ),
-    (
-        "Layers import only from their own layer or below; the CLI, MCP server, hooks and "
-        "dashboard are thin interfaces over one engine, so they rank results identically.",
-        "style",
-        0.6,
-        ["architecture"],
-    ),
-    (
-        "Ranking changes are judged by the LoCoMo evaluation (recall@k, MRR, nDCG), never assumed.",
-        "preference",
-        0.5,
-        ["evaluation", "search"],
-    ),
-]
-
-SEARCHES = [
-    "why is busy_timeout set before WAL?",
-    "how does full text search stay in sync",
-    "get user name",
-]
+FOLLOW_UP = "Why do we normalise passwords before hashing them?"
+SEARCH = "password hashing with accents"
+MAP_TOKENS = 600
+WIDTH = 96
 
 
-def demo_database(settings: Settings) -> Path:
-    return settings.home / "demo.db"
+class _Out:
+    """Sections and timed steps on ``stream``."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def line(self, text: str = "") -> None:
+        print(text, file=self.stream, flush=True)
+
+    def section(self, title: str) -> None:
+        self.line()
+        self.line(f"== {title} " + "=" * max(0, WIDTH - len(title) - 4))
+
+    def block(self, text: str, indent: str = "  ") -> None:
+        for raw in text.rstrip().splitlines():
+            self.line(indent + textwrap.shorten(raw, WIDTH * 2, placeholder=" …") if raw else "")
+
+    @contextmanager
+    def step(self, what: str) -> Iterator[None]:
+        print(f"{what} ...", end="", file=self.stream, flush=True)
+        started = time.perf_counter()
+        yield
+        print(f" {time.perf_counter() - started:.1f} s", file=self.stream, flush=True)
 
 
-def _fresh(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
+def _environment(home: Path) -> dict[str, str]:
+    """The hooks' environment: the demo's home, no resident left behind, no consolidation;
+    the user's embedding provider choice is kept."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLODE_")}
+    if "MEMLODE_EMBED_PROVIDER" in os.environ:
+        env["MEMLODE_EMBED_PROVIDER"] = os.environ["MEMLODE_EMBED_PROVIDER"]
+    env.update(
+        MEMLODE_HOME=str(home),
+        MEMLODE_RESIDENT_AUTOSTART="0",
+        MEMLODE_CONSOLIDATE_EVERY="0",
+    )
+    return env
 
 
-def _wrap(text: str, indent: str = "      ") -> str:
-    return textwrap.fill(text, width=96, initial_indent=indent, subsequent_indent=indent)
+def _hook(event: str, payload: dict[str, Any], env: dict[str, str], cwd: Path) -> str:
+    """Run one hook process as Claude Code does; its stdout (a hook prints only JSON)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "memlode.hooks", event],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
+    return done.stdout
 
 
-def run_demo(settings: Settings) -> None:
-    """Run the tour against ``demo.db`` in ``settings.home`` and print it to stdout."""
-    db_path = demo_database(settings)
-    _fresh(db_path)
-    # BM25 only unless the environment asks for an embedder: the demo must work offline.
-    provider = settings.embed_provider if os.environ.get("MEMLODE_EMBED_PROVIDER") else "none"
-    demo_settings = settings.with_(db_path=db_path, namespace=NAMESPACE, embed_provider=provider)
-    started = time.perf_counter()
-    print(f"memlode demo: a fresh store at {db_path} (recreated on every run)\n")
-    with Engine(demo_settings) as engine:
-        print(f"1. Storing {len(DEMO_MEMORIES)} decisions about this repository")
-        ids: list[str] = []
-        for content, memory_type, importance, tags in DEMO_MEMORIES:
-            result = engine.store(content, memory_type, importance, tags=tags)
-            ids.append(result.id)
-            print(f"   {result.id[:8]}  {memory_type:<10} {content[:70]}…")
-
-        again = engine.store(DEMO_MEMORIES[0][0], "decision")
-        print(f"\n2. Storing the first one again returns the same id: {again.id[:8]}")
-        print(f"   (created={again.created}: content is deduplicated by its SHA-256)")
-
-        engine.associate(ids[2], ids[1], "LEADS_TO", properties={"why": "parallel writers"})
-        print("\n3. Linking two memories: hooks never block  -LEADS_TO->  busy_timeout before WAL")
-        for item in engine.neighbors(ids[1]):
-            print(
-                f"   neighbors of {ids[1][:8]}: {item['direction']} {item['relationship']} "
-                f"{item['node_id'][:8]}"
-            )
-
-        engine.catch_up()  # vectors for what was just stored (a long-lived process would)
-        print(f"\n4. Searching ({'BM25 only' if provider == 'none' else provider + ' + BM25'})")
-        for query in SEARCHES:
-            print(f'   memlode search "{query}"')
-            hits = engine.search(query, 3)
-            if not hits:
-                print("      no matches")
-            for rank, hit in enumerate(hits, 1):
-                memory = hit.memory
-                print(
-                    f"    {rank}. score {hit.score:.3f}  [{memory.memory_type}] "
-                    f"tags: {', '.join(memory.tags)}"
-                )
-                print(_wrap(memory.content))
-            print()
-
-        stats = engine.stats(NAMESPACE)
-        by_type = ", ".join(f"{name} {count}" for name, count in stats["by_type"].items())
-        print("5. Stats")
-        print(f"   memories {stats['memories']} ({by_type})")
-        print(f"   graph    {stats['graph_nodes']} nodes, {stats['graph_edges']} edges")
-        print(f"   database {stats['database_bytes'] / 1024:.0f} KiB")
-    elapsed = time.perf_counter() - started
-    print(f"\nDone in {elapsed * 1000:.0f} ms. Try: memlode --db {db_path} search 'FTS5 triggers'")
-
-
-def main() -> int:
+def _injected(stdout: str) -> str:
+    """The additionalContext a SessionStart or UserPromptSubmit hook printed, or ''."""
     try:
-        run_demo(Settings.load())
+        data = json.loads(stdout) if stdout.strip() else {}
+    except json.JSONDecodeError:
+        return ""
+    return str(data.get("hookSpecificOutput", {}).get("additionalContext", ""))
+
+
+def _package_root() -> Path:
+    """This repository's root when run from a clone, else the installed package's folder."""
+    package = Path(__file__).resolve().parents[1]
+    repo = package.parents[1]
+    return repo if (repo / "pyproject.toml").is_file() and (repo / "src").is_dir() else package
+
+
+def run_demo(work: Path, out: _Out) -> None:
+    """The whole demo in ``work`` (an empty folder the caller owns)."""
+    started = time.perf_counter()
+    home, project = work / "memlode-home", work / "shop"
+    transcript = work / "claude" / "projects" / "shop" / f"{SESSION_ID}.jsonl"
+    env = _environment(home)
+    write_project(project)
+    out.line("memlode demo: one coding session replayed through the real hooks, in a")
+    out.line(f"temporary home ({work}); your own store is not touched.")
+    out.line()
+    steps = list(session_steps(project, transcript))
+    with out.step(f"[1/4] {len(steps)} hook events of one session, one process each"):
+        for step in steps:
+            if step.what.startswith("Edit"):
+                (project / "shop" / "auth.py").write_text(AUTH_AFTER)
+            if step.event == "stop":
+                write_transcript(transcript, project)
+            _hook(step.event, step.payload, env, project)
+    settings = Settings.load(environ=env)
+    with Engine(settings, cwd=project) as engine:
+        _index_and_embed(engine, project, out)
+        _show(engine, env, project, transcript, out)
+    out.line()
+    out.line(f"Done in {time.perf_counter() - started:.1f} s.")
+
+
+def _index_and_embed(engine: Engine, project: Path, out: _Out) -> None:
+    from memlode.engine import codeintel
+
+    own = _package_root()
+    with out.step(f"[2/4] code index: the session's project and memlode's own code ({own.name})"):
+        codeintel.index(engine, project, embed=False)
+        stats = codeintel.index(engine, own, namespace="memlode-demo-code", embed=False)
+    out.line(f"      {stats['files']} files, {stats['symbols']} symbols of memlode indexed")
+    with out.step("[3/4] vectors for the captured memories"):
+        done = engine.embed_pending()
+    model = engine.embeddings.model_name()
+    mode = f"hybrid: {model} + BM25" if model else f"text only ({engine.embeddings.error})"
+    out.line(f"      {done} memories embedded; search mode {mode}")
+
+
+def _show(engine: Engine, env: dict[str, str], project: Path, transcript: Path, out: _Out) -> None:
+    from memlode.engine import codeintel
+
+    base = {"session_id": NEXT_SESSION_ID, "transcript_path": str(transcript),
+            "cwd": str(project)}  # fmt: skip
+    with out.step("[4/4] the next morning: SessionStart and a follow-up prompt"):
+        start = _hook("session-start", {**base, "hook_event_name": "SessionStart",
+                                        "source": "startup"}, env, project)  # fmt: skip
+        prompt = _hook("prompt", {**base, "hook_event_name": "UserPromptSubmit",
+                                  "prompt": FOLLOW_UP}, env, project)  # fmt: skip
+    out.section("1. What SessionStart hands the assistant the next morning")
+    out.block(_injected(start) or "(nothing)")
+    out.section(f"2. The prompt hook, for the follow-up {FOLLOW_UP!r}")
+    out.block(_injected(prompt) or "(nothing injected)")
+    out.section(f'3. memlode search "{SEARCH}" --explain')
+    for rank, hit in enumerate(engine.search(SEARCH, 3), 1):
+        data = hit.to_dict(explain=True)
+        signals = data.get("signals") or {}
+        parts = ", ".join(f"{k} {v:.3f}" for k, v in signals.items() if v)
+        out.line(f"  {rank}. {hit.score:.3f} [{hit.memory.memory_type}, {hit.memory.source}]")
+        out.block(textwrap.shorten(hit.memory.content, 180, placeholder=" …"), "     ")
+        if parts:
+            out.line(f"     {parts}")
+    out.section(f"4. The repo map of memlode's own code ({MAP_TOKENS} tokens)")
+    the_map = codeintel.repo_map(engine, tokens=MAP_TOKENS, namespace="memlode-demo-code")
+    out.block(str(the_map["text"]))
+    out.section("5. memlode stats")
+    stats = engine.stats()
+    by_type = ", ".join(f"{name} {count}" for name, count in stats["by_type"].items())
+    by_source = ", ".join(f"{name} {count}" for name, count in stats["by_source"].items())
+    out.line(f"  memories {stats['memories']} ({by_type})")
+    out.line(f"  sources  {by_source}")
+    out.line(f"  graph    {stats['graph_nodes']} nodes, {stats['graph_edges']} edges")
+    out.line(f"  database {stats['database_bytes'] / 1024:.0f} KiB")
+
+
+def demo(keep: Path | None = None, stream: TextIO | None = None) -> None:
+    """Run the demo in ``keep`` (created, must be empty) or in a temporary folder removed after."""
+    out = _Out(stream or sys.stdout)
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        if any(keep.iterdir()):
+            raise InvalidInput(f"{keep} is not empty; give a new or empty folder to keep")
+        run_demo(keep, out)
+        out.line(f"The demo's home is kept in {keep}: MEMLODE_HOME={keep / 'memlode-home'}")
+        return
+    work = Path(tempfile.mkdtemp(prefix="memlode-demo-"))
+    try:
+        run_demo(work, out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m memlode.engine.demo [--keep DIR]``."""
+    args = sys.argv[1:] if argv is None else argv
+    keep = Path(args[1]) if len(args) == 2 and args[0] == "--keep" else None
+    try:
+        demo(keep)
     except MemlodeError as exc:
         print(f"memlode: error: {exc}", file=sys.stderr)
         return 1
