@@ -37,7 +37,7 @@ def _run(
             paths,
             label="ingesting transcripts",
             file=sys.stderr,
-            hidden=not sys.stderr.isatty(),  # a log or a pipe gets the summary only
+            hidden=as_json or not sys.stderr.isatty(),  # a pipe or --json: the summary only
             show_pos=True,
             item_show_func=lambda p: p.name if p is not None else None,
         ) as bar,

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import click
 
 from memlode.cli.common import Count, echo_json, json_option, open_engine
+from memlode.cli.progress import TtyProgress
 from memlode.errors import InvalidInput
 
 # Rows embedded in one call: far above what helps any model (64 is the default), low enough
 # that a batch always fits in memory.
 MAX_BATCH = 4096
-
-
-def _progress_printer(label: str) -> Callable[[int, int], None]:
-    def show(done: int, total: int) -> None:
-        click.echo(f"\r{label}: {done}/{total}", err=True, nl=False)
-
-    return show
 
 
 @click.command()
@@ -38,18 +30,17 @@ def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool)
                 f"no embedder: {engine.embeddings.error or 'embeddings are turned off'}"
             )
         symbols_pending = pending_symbols(engine)  # reads the code tables before any output
-        done = engine.embed_pending(limit, batch_size, _progress_printer("embedding"))
-        if done:
-            click.echo("", err=True)
+        with TtyProgress("embedding memories", quiet=as_json) as bar:
+            done = engine.embed_pending(limit, batch_size, bar)
         symbols = 0
         if (limit is None or done < limit) and symbols_pending:
-            symbols = embed_symbols(
-                engine,
-                limit=None if limit is None else limit - done,
-                batch_size=batch_size,
-                progress=_progress_printer("embedding symbols"),
-            ).embedded
-            click.echo("", err=True)
+            with TtyProgress("embedding symbols", quiet=as_json) as bar:
+                symbols = embed_symbols(
+                    engine,
+                    limit=None if limit is None else limit - done,
+                    batch_size=batch_size,
+                    progress=bar,
+                ).embedded
         pending = engine.pending_embeddings()
         pending_states = engine.pending_token_states()
         model = engine.embeddings.model_name()
@@ -94,9 +85,8 @@ def reembed(ctx: click.Context, yes: bool, stale_only: bool, as_json: bool) -> N
             if not click.confirm(f"Replace vectors from {listing} with {model}?"):
                 raise click.exceptions.Abort()
         dropped = engine.embeddings.drop_other_models(including_current=not stale_only)
-        done = engine.embed_pending(None, 64, _progress_printer("re-embedding"))
-        if done:
-            click.echo("", err=True)
+        with TtyProgress("re-embedding", quiet=as_json) as bar:
+            done = engine.embed_pending(None, 64, bar)
     if as_json:
         echo_json({"model": model, "dropped": dropped, "embedded": done})
     else:
