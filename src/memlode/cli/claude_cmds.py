@@ -31,6 +31,7 @@ from memlode.errors import InvalidInput, StorageError
 __all__ = [
     "HOOK_SPECS",
     "MCP_NAME",
+    "HookSpec",
     "disable",
     "hook",
     "hook_command",
@@ -115,15 +116,23 @@ def _handler(spec: HookSpec, command: str) -> dict[str, Any]:
 
 
 def merge_hooks(
-    settings: dict[str, Any], python: str, env: dict[str, str] | None = None
+    settings: dict[str, Any],
+    python: str,
+    env: dict[str, str] | None = None,
+    specs: tuple[HookSpec, ...] = HOOK_SPECS,
+    handler: Any = None,
 ) -> dict[str, Any]:
-    """``settings`` with memlode's hooks in place (a new dict; other entries untouched)."""
+    """``settings`` with memlode's hooks in place (a new dict; other entries untouched).
+
+    ``specs`` and ``handler(spec, command) -> dict`` default to Claude Code's; clients with the
+    same ``hooks`` layout (Codex CLI, Gemini CLI: ``memlode.cli.clients``) pass their own."""
+    make_handler = handler or _handler
     out = json.loads(json.dumps(settings))
     hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InvalidInput('"hooks" in the settings file is not an object; fix it by hand first')
-    for spec in HOOK_SPECS:
-        wanted = _handler(spec, hook_command(python, spec.name, env))
+    for spec in specs:
+        wanted = make_handler(spec, hook_command(python, spec.name, env))
         groups = hooks.get(spec.event)
         if not isinstance(groups, list):
             groups = []
@@ -314,13 +323,35 @@ def _scope_option(fn: Any) -> Any:
         default=None,
         help="Claude Code settings file to edit (default: the scope's settings.json).",
     )(fn)
-    return click.option(
+    fn = click.option(
         "--scope",
         type=click.Choice(["project", "user"]),
-        default="project",
-        show_default=True,
-        help="project: .claude/settings.json and .mcp.json; user: ~/.claude/settings.json.",
+        default=None,
+        help="project (the default; Windsurf: user only): the project's config files;"
+        " user: the ones in your home folder (Claude Code: ~/.claude/settings.json).",
     )(fn)
+    return click.option(
+        "--client",
+        type=click.Choice(CLIENT_NAMES),
+        default="claude",
+        show_default=True,
+        help="The assistant to wire (README, 'Other assistants': where each one's config goes).",
+    )(fn)
+
+
+# The assistants `--client` knows; all but Claude Code are in memlode.cli.clients (imported only
+# when one is asked for).
+CLIENT_NAMES = ["claude", "codex", "cursor", "gemini", "opencode", "windsurf"]
+
+
+def _other_client(ctx: click.Context, client: str, **claude_only: object) -> bool:
+    """True if ``client`` is not Claude Code (then the Claude-only options must be unset)."""
+    if client == "claude":
+        return False
+    given = [f"--{k.replace('_', '-')}" for k, v in claude_only.items() if v]
+    if given:
+        raise InvalidInput(f"{', '.join(given)}: only with --client claude")
+    return True
 
 
 # ---- commands --------------------------------------------------------------------------------
@@ -352,7 +383,8 @@ def _scope_option(fn: Any) -> Any:
 @click.pass_context
 def init(
     ctx: click.Context,
-    scope: str,
+    client: str,
+    scope: str | None,
     settings_file: str | None,
     mcp_file: str | None,
     no_mcp: bool,
@@ -365,9 +397,21 @@ def init(
     Merges into the existing settings (other hooks are kept) and is safe to run again.
     Restart Claude Code (or review /hooks) afterwards. With --http the MCP entry points at
     `memlode mcp --http` and carries its bearer token; start that server yourself.
+
+    --client codex|cursor|gemini|opencode|windsurf writes that assistant's own MCP config (and
+    the Codex CLI and Gemini CLI hooks) instead.
     """
     python = str(Path(sys.executable).absolute())
     env = _explicit_env(ctx)
+    if _other_client(
+        ctx, client, settings_file=settings_file, mcp_file=mcp_file, no_mcp=no_mcp, http=use_http
+    ):
+        from memlode.cli.clients import init_client
+
+        for line in init_client(client, scope, project_root(), python, env):
+            click.echo(line)
+        return
+    scope = scope or "project"
     settings_path, mcp_path, user_mcp = _paths(scope, settings_file, mcp_file)
     changed = update_json(settings_path, lambda data: merge_hooks(data, python, env))
     click.echo(f"hooks: {'installed in' if changed else 'already up to date in'} {settings_path}")
@@ -415,9 +459,20 @@ def _register_http(
 @_scope_option
 @click.pass_context
 def disable(
-    ctx: click.Context, scope: str, settings_file: str | None, mcp_file: str | None
+    ctx: click.Context,
+    client: str,
+    scope: str | None,
+    settings_file: str | None,
+    mcp_file: str | None,
 ) -> None:
     """Remove memlode's hooks and MCP registration; the stored memories are kept."""
+    if _other_client(ctx, client, settings_file=settings_file, mcp_file=mcp_file):
+        from memlode.cli.clients import disable_client
+
+        for line in disable_client(client, scope, project_root()):
+            click.echo(line)
+        return
+    scope = scope or "project"
     settings_path, mcp_path, _ = _paths(scope, settings_file, mcp_file)
     removed = 0
 
