@@ -1,5 +1,5 @@
-"""Claude Code integration commands: ``init``, ``disable`` and ``hook`` (``doctor`` is in
-``memlode.cli.doctor_cmd``).
+"""Claude Code integration: its hook entries and settings files, and the ``hook`` command
+(``init``/``disable`` are in ``memlode.cli.init_cmds``, ``doctor`` in ``memlode.cli.doctor_cmd``).
 
 ``init`` merges memlode's hook entries into a Claude Code settings file and registers the MCP
 server; it never touches anyone else's entries, and running it twice changes nothing. memlode's
@@ -24,19 +24,18 @@ from typing import Any
 
 import click
 
-from memlode.cli import claude_mcp
 from memlode.cli.claude_mcp import MCP_NAME
-from memlode.errors import InvalidInput, StorageError
+from memlode.errors import InvalidInput
 
 __all__ = [
     "HOOK_SPECS",
     "MCP_NAME",
-    "disable",
+    "HookSpec",
     "hook",
     "hook_command",
-    "init",
     "is_memlode_command",
     "merge_hooks",
+    "project_root",
     "read_json",
     "remove_hooks",
     "update_json",
@@ -115,15 +114,23 @@ def _handler(spec: HookSpec, command: str) -> dict[str, Any]:
 
 
 def merge_hooks(
-    settings: dict[str, Any], python: str, env: dict[str, str] | None = None
+    settings: dict[str, Any],
+    python: str,
+    env: dict[str, str] | None = None,
+    specs: tuple[HookSpec, ...] = HOOK_SPECS,
+    handler: Any = None,
 ) -> dict[str, Any]:
-    """``settings`` with memlode's hooks in place (a new dict; other entries untouched)."""
+    """``settings`` with memlode's hooks in place (a new dict; other entries untouched).
+
+    ``specs`` and ``handler(spec, command) -> dict`` default to Claude Code's; clients with the
+    same ``hooks`` layout (Codex CLI, Gemini CLI: ``memlode.cli.clients``) pass their own."""
+    make_handler = handler or _handler
     out = json.loads(json.dumps(settings))
     hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InvalidInput('"hooks" in the settings file is not an object; fix it by hand first')
-    for spec in HOOK_SPECS:
-        wanted = _handler(spec, hook_command(python, spec.name, env))
+    for spec in specs:
+        wanted = make_handler(spec, hook_command(python, spec.name, env))
         groups = hooks.get(spec.event)
         if not isinstance(groups, list):
             groups = []
@@ -301,155 +308,7 @@ def _explicit_env(ctx: click.Context) -> dict[str, str]:
     return env
 
 
-def _scope_option(fn: Any) -> Any:
-    fn = click.option(
-        "--mcp-file",
-        type=click.Path(dir_okay=False),
-        default=None,
-        help="MCP registration file (default: .mcp.json, or ~/.claude.json for --scope user).",
-    )(fn)
-    fn = click.option(
-        "--settings-file",
-        type=click.Path(dir_okay=False),
-        default=None,
-        help="Claude Code settings file to edit (default: the scope's settings.json).",
-    )(fn)
-    return click.option(
-        "--scope",
-        type=click.Choice(["project", "user"]),
-        default="project",
-        show_default=True,
-        help="project: .claude/settings.json and .mcp.json; user: ~/.claude/settings.json.",
-    )(fn)
-
-
 # ---- commands --------------------------------------------------------------------------------
-
-
-@click.command()
-@_scope_option
-@click.option("--no-mcp", is_flag=True, help="Install the hooks only; do not register MCP.")
-@click.option(
-    "--http",
-    "use_http",
-    is_flag=True,
-    help="Register memlode's HTTP server (`memlode mcp --http`) with its bearer token, in "
-    "Claude Code's local scope (~/.claude.json) unless --mcp-file says where.",
-)
-@click.option(
-    "--host",
-    default=claude_mcp.DEFAULT_HOST,
-    show_default=True,
-    help="With --http: the address `memlode mcp --http` serves on.",
-)
-@click.option(
-    "--port",
-    default=claude_mcp.DEFAULT_PORT,
-    show_default=True,
-    type=click.IntRange(1, 65535),
-    help="With --http: the port `memlode mcp --http` serves on.",
-)
-@click.pass_context
-def init(
-    ctx: click.Context,
-    scope: str,
-    settings_file: str | None,
-    mcp_file: str | None,
-    no_mcp: bool,
-    use_http: bool,
-    host: str,
-    port: int,
-) -> None:
-    """Install memlode's Claude Code hooks and register its MCP server.
-
-    Merges into the existing settings (other hooks are kept) and is safe to run again.
-    Restart Claude Code (or review /hooks) afterwards. With --http the MCP entry points at
-    `memlode mcp --http` and carries its bearer token; start that server yourself.
-    """
-    python = str(Path(sys.executable).absolute())
-    env = _explicit_env(ctx)
-    settings_path, mcp_path, user_mcp = _paths(scope, settings_file, mcp_file)
-    changed = update_json(settings_path, lambda data: merge_hooks(data, python, env))
-    click.echo(f"hooks: {'installed in' if changed else 'already up to date in'} {settings_path}")
-    if not no_mcp and use_http:
-        _register_http(ctx, scope, mcp_file, host, port)
-    elif not no_mcp:
-        changed = update_json(mcp_path, claude_mcp.register(claude_mcp.stdio_entry(python, env)))
-        where = f"{mcp_path}" + (" (user scope)" if user_mcp else "")
-        click.echo(f"mcp: {'registered in' if changed else 'already registered in'} {where}")
-    click.echo(f"interpreter: {python}")
-    click.echo("Restart Claude Code (or open /hooks) so it picks up the new hooks.")
-
-
-def _register_http(
-    ctx: click.Context, scope: str, mcp_file: str | None, host: str, port: int
-) -> None:
-    """The HTTP entry with the token: in ``--mcp-file``, the user scope, or the local scope."""
-    from memlode.cli.common import settings_from
-    from memlode.owner_only import http_token
-
-    settings = settings_from(ctx)
-    try:
-        token = http_token(settings.home)
-    except OSError as exc:
-        raise StorageError(f"cannot read or create the HTTP token: {exc}") from None
-    url = claude_mcp.http_url(host, port)
-    change = claude_mcp.register(claude_mcp.http_entry(url, token))
-    if mcp_file or scope == "user":
-        path = Path(mcp_file).expanduser().resolve() if mcp_file else Path.home() / ".claude.json"
-        changed = update_json(path, change, private=True)
-        where = f"{path}" + ("" if mcp_file else " (user scope)")
-    else:
-        root = project_root()
-        path = Path.home() / ".claude.json"
-        changed = update_json(
-            path, lambda data: claude_mcp.in_local_scope(data, root, change), private=True
-        )
-        where = f"{path} for {root} (local scope: the token stays out of the repository)"
-    state = "registered in" if changed else "already registered in"
-    click.echo(f"mcp: {state} {where} as {url} with its bearer token")
-    click.echo(f"start the server with: memlode mcp --http --host {host} --port {port}")
-
-
-@click.command()
-@_scope_option
-@click.pass_context
-def disable(
-    ctx: click.Context, scope: str, settings_file: str | None, mcp_file: str | None
-) -> None:
-    """Remove memlode's hooks and MCP registration; the stored memories are kept."""
-    settings_path, mcp_path, _ = _paths(scope, settings_file, mcp_file)
-    removed = 0
-
-    def strip_hooks(data: dict[str, Any]) -> dict[str, Any]:
-        nonlocal removed
-        out, removed = remove_hooks(data)
-        return out
-
-    if settings_path.exists():
-        update_json(settings_path, strip_hooks)
-    click.echo(f"hooks: removed {removed} memlode handler(s) from {settings_path}")
-    dropped = False
-
-    def unregister(data: dict[str, Any]) -> dict[str, Any]:
-        nonlocal dropped
-        out = json.loads(json.dumps(data))
-        servers = out.get("mcpServers")
-        if isinstance(servers, dict) and claude_mcp.is_our_entry(servers.get(MCP_NAME)):
-            del servers[MCP_NAME]
-            dropped = True
-        return dict(out)
-
-    if mcp_path.exists():
-        update_json(mcp_path, unregister)
-    click.echo(f"mcp: {'unregistered from' if dropped else 'not registered in'} {mcp_path}")
-    local = Path.home() / ".claude.json"
-    if scope == "project" and not mcp_file and local.exists():
-        dropped = False
-        update_json(local, lambda data: claude_mcp.drop_local(data, project_root(), unregister))
-        if dropped:
-            click.echo(f"mcp: unregistered from {local} (local scope of {project_root()})")
-    click.echo("Your memories are kept; run `memlode init` to turn capture back on.")
 
 
 @click.command()

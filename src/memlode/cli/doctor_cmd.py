@@ -224,6 +224,22 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
         problems.append("sqlite: FTS5 is not available in this Python's SQLite")
     embedder = _embedder_report(settings)
     problems += _embedder_problems(embedder)
+    from memlode.cli.clients import clients_report
+
+    clients, client_problems = clients_report(root)
+    if (Path.home() / ".claude").is_dir():  # Claude Code: the hooks and mcp sections above
+        registered = any(m["registered"] for m in mcp)
+        clients.insert(
+            0,
+            {
+                "client": "claude",
+                "folder": str(Path.home() / ".claude"),
+                "registered": registered,
+                "mcp": mcp,
+                "hooks": hooks,
+            },
+        )
+    problems += client_problems
     from memlode.hook_settings import HookSettings
 
     hook_settings = HookSettings()
@@ -240,6 +256,7 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
         },
         "hooks_log": _log_report(settings.home),
         "mcp": mcp,
+        "clients": clients,
         "database": database,
         "embedder": embedder,
         "sqlite": {"version": sqlite3.sqlite_version, "fts5": fts5},
@@ -349,6 +366,16 @@ def _print_repair(report: dict[str, Any]) -> None:
         click.echo(f"repaired in {report['seconds']:.2f} s")
 
 
+def _client_state(found: dict[str, Any]) -> str:
+    """One line: where memlode is registered for a client, and its hooks where it has them."""
+    where = [m["file"] for m in found["mcp"] if m["registered"]]
+    state = f"registered in {', '.join(where)}" if where else "memlode not registered"
+    if found["client"] != "claude" and found["hooks"] is not None:
+        events = sorted({e for h in found["hooks"] for e in h["events"]})
+        state += f"; hooks: {', '.join(events) if events else 'none'}"
+    return state
+
+
 def _print_doctor(result: dict[str, Any]) -> None:
     click.echo(f"memlode {result['version']} ({result['python']})")
     for report in result["hooks"]:
@@ -358,6 +385,8 @@ def _print_doctor(result: dict[str, Any]) -> None:
     for report in result["mcp"]:
         state = "registered" if report["registered"] else "not registered"
         click.echo(f"mcp     {report['file']}: {state}")
+    for found in result["clients"]:
+        click.echo(f"client  {found['client']}: {_client_state(found)}")
     db = result["database"]
     if db["exists"]:
         click.echo(
