@@ -51,6 +51,10 @@ HTTP_PATH = "/mcp"
 # those should not compete with a model load or the engine's imports.
 WARM_UP_DELAY = 0.5
 
+# memlode.engine.embed_worker.DEFAULT_BATCH_SIZE (not imported before the server starts: it
+# imports the engine); shown by the embedder's status until it starts.
+_EMBED_BATCH_SIZE = 32
+
 INSTRUCTIONS = """\
 memlode is this project's long-term memory: decisions and their reasons, patterns, preferences,
 insights, kept across sessions. Before deciding something, call recall_memory (or
@@ -66,7 +70,7 @@ class MemlodeServer:
 
     server: MCPServer[Any]
     context: ToolContext
-    embedder: BackgroundEmbedder | None
+    embedder: _LaterEmbedder | None
     tool_modules: list[str]
 
     def close(self) -> None:
@@ -91,18 +95,15 @@ def build_server(
     """
     # Anything printed while the SDK and the tool modules import must not reach stdout.
     with contextlib.redirect_stdout(sys.stderr):
-        from memlode.engine.embed_worker import BackgroundEmbedder
         from memlode.mcp.context import ToolContext
         from memlode.mcp.listing import ListedServer, Listing
         from memlode.mcp.resident import ResidentVectors
 
         ctx = ToolContext(settings, cwd=cwd)
         # Every engine below comes from ctx.open_engine: one embedder (one model) per process.
-        embedder = (
-            BackgroundEmbedder(settings, cwd=ctx.cwd, open_engine=ctx.open_engine)
-            if embed_in_background
-            else None
-        )
+        # The background embedder is made when the server starts its workers (its module
+        # imports the engine, which the first tools/list does not need).
+        embedder = _LaterEmbedder(settings, ctx) if embed_in_background else None
         if embedder is not None:
             ctx.set_write_listener(embedder.wake)
             ctx.extras["background_embedder"] = embedder.status
@@ -143,12 +144,54 @@ def build_server(
     return MemlodeServer(server, ctx, embedder, done)
 
 
+class _LaterEmbedder:
+    """The server's ``BackgroundEmbedder``, made when it starts (``start``): until then writes
+    are remembered (its first round embeds them anyway) and its status says "not started"."""
+
+    def __init__(self, settings: Settings, ctx: ToolContext) -> None:
+        self.settings = settings
+        self.ctx = ctx
+        self.worker: BackgroundEmbedder | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        from memlode.engine.embed_worker import BackgroundEmbedder
+
+        with self._lock:
+            if self.worker is None:
+                self.worker = BackgroundEmbedder(
+                    self.settings, cwd=self.ctx.cwd, open_engine=self.ctx.open_engine
+                )
+            self.worker.start()
+
+    def wake(self) -> None:
+        if self.worker is not None:
+            self.worker.wake()
+
+    def stop(self) -> None:
+        with self._lock:
+            if self.worker is not None:
+                self.worker.stop()
+
+    def status(self) -> dict[str, Any]:
+        if self.worker is not None:
+            return self.worker.status()
+        return {
+            "state": "not started",
+            "embedded_since_start": 0,
+            "rounds": 0,
+            "last_error": None,
+            "seconds_since_last_round": None,
+            "batch_size": _EMBED_BATCH_SIZE,
+        }
+
+
 @dataclass
 class _Workers:
     """What runs beside the tools for the server's lifetime (its lifespan)."""
 
     ctx: ToolContext
-    embedder: BackgroundEmbedder | None
+    embedder: _LaterEmbedder | None
     resident: ResidentVectors
     watcher: DocsWatcher | None = None
     save_lists: Callable[[], Awaitable[None]] | None = None
