@@ -198,7 +198,8 @@ def bench_start(runs: int, embed: str) -> dict[str, Any]:
 
 
 def bench_imports(runs: int) -> dict[str, Any]:
-    """A process that imports what ``memlode mcp`` needs before it serves, then exits."""
+    """A process that imports what ``memlode mcp`` needs before it serves, then exits (on a
+    home whose lists an untimed first run has kept)."""
     code = (
         "import memlode.cli, memlode.cli.mcp_cmds\n"
         "from memlode.config import Settings\n"
@@ -207,11 +208,14 @@ def bench_imports(runs: int) -> dict[str, Any]:
     )
     bare: list[float] = []
     full: list[float] = []
-    for _ in range(runs):
-        for target, script in ((bare, "pass"), (full, code)):
-            started = time.perf_counter()
-            subprocess.run([sys.executable, "-c", script], check=True)
-            target.append(time.perf_counter() - started)
+    with tempfile.TemporaryDirectory(prefix="memlode-bench-mcp-") as tmp:
+        env = {**os.environ, "MEMLODE_HOME": tmp}
+        subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=tmp)
+        for _ in range(runs):
+            for target, script in ((bare, "pass"), (full, code)):
+                started = time.perf_counter()
+                subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=tmp)
+                target.append(time.perf_counter() - started)
     return {"bare_interpreter": _summary(bare), "build_server": _summary(full)}
 
 
