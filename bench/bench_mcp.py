@@ -3,8 +3,17 @@
 Start-up is what a client waits for when it launches ``memlode mcp`` (Claude Code does on every
 session): the time from spawning the process to the answer of the first ``tools/list``, through
 the SDK's real stdio client (so it includes ``initialize``). Each run is a fresh process on a
-fresh home. The import share is measured separately: a process that only imports and builds
-what ``memlode mcp`` does before it serves, next to a bare interpreter.
+home an earlier start has used (as an assistant restarts it; the first start on a fresh home
+is shown apart), and each is paired with a start of a minimal one-tool server written with the
+same SDK (``MINIMAL_SERVER``), alternating which goes first, so the ratio of the two compares
+like with like on a machine whose speed drifts. The import share is measured separately: a process
+that only imports and builds what ``memlode mcp`` does before it serves, next to a bare
+interpreter.
+
+The first ``recall_memory`` after ``tools/list`` is what an assistant's first question waits
+for: a fresh server over a store of N memories, timed from the ``tools/list`` answer to the
+recall's answer (the client sends the call at once), without and with the store's resident
+already up in another process (``memlode resident``, as the SessionStart hook starts it).
 
 Round trips are ``recall_memory`` calls on one warm server over a store of N memories, with the
 deterministic embedder by default (``--embed local`` for the real model), after the background
@@ -15,6 +24,7 @@ model the process holds.
 
     python bench/bench_mcp.py                  # 10 starts, 200 recalls over 2,000 memories
     python bench/bench_mcp.py --starts 20 --memories 10000 --json
+    python bench/bench_mcp.py --starts 30 --first-recall-memories 10000 --only start
 """
 
 from __future__ import annotations
@@ -45,6 +55,24 @@ flag staging traffic balancer retry timeout queue worker cron backup restore log
 tracing alert budget latency pool lock
 """
 WORDS = _VOCABULARY.split()
+# A one-tool server on the same SDK: the floor memlode's start is compared with.
+MINIMAL_SERVER = """
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("minimal")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    \"\"\"Return the text.\"\"\"
+    return text
+
+
+server.run()
+"""
+# Seconds given to a resident after its first ping to open its engine and load its embedder
+# (it warms up on a thread once it serves; ~1-2 s with the local model on this machine).
+RESIDENT_WARM_UP = 5.0
 QUERIES = [
     "how do we refresh auth tokens",
     "postgres migration rollback",
@@ -65,17 +93,31 @@ def _summary(values: list[float]) -> dict[str, float]:
         "n": len(values),
         "p50_ms": round(statistics.median(values) * 1000, 1),
         "p90_ms": round(_percentile(values, 0.9) * 1000, 1),
+        "p95_ms": round(_percentile(values, 0.95) * 1000, 1),
         "min_ms": round(min(values) * 1000, 1),
         "max_ms": round(max(values) * 1000, 1),
     }
 
 
-def _params(home: Path, project: Path, embed: str) -> StdioServerParameters:
-    env = {"MEMLODE_HOME": str(home), "MEMLODE_EMBED_PROVIDER": embed}
+def _env(home: Path, embed: str, **extra: str) -> dict[str, str]:
+    env = {"MEMLODE_HOME": str(home), "MEMLODE_EMBED_PROVIDER": embed, **extra}
     if "PYTHONPATH" in os.environ:  # to measure another checkout's code with this venv
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
+
+
+def _params(home: Path, project: Path, embed: str, **env: str) -> StdioServerParameters:
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "memlode", "mcp"], env=env, cwd=str(project)
+        command=sys.executable,
+        args=["-m", "memlode", "mcp"],
+        env=_env(home, embed, **env),
+        cwd=str(project),
+    )
+
+
+def _minimal_params(project: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-c", MINIMAL_SERVER], env={}, cwd=str(project)
     )
 
 
@@ -119,11 +161,11 @@ def _project(root: Path) -> Path:
     return project
 
 
-async def _one_start(home: Path, project: Path, embed: str) -> float:
+async def _one_start(params: StdioServerParameters) -> float:
     with open(os.devnull, "w") as devnull:
         started = time.perf_counter()
         async with (
-            stdio_client(_params(home, project, embed), errlog=devnull) as (read, write),
+            stdio_client(params, errlog=devnull) as (read, write),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
@@ -132,16 +174,33 @@ async def _one_start(home: Path, project: Path, embed: str) -> float:
 
 
 def bench_start(runs: int, embed: str) -> dict[str, Any]:
-    times: list[float] = []
-    for _ in range(runs):
-        with tempfile.TemporaryDirectory(prefix="memlode-bench-mcp-") as tmp:
-            root = Path(tmp)
-            times.append(anyio.run(_one_start, root / "home", _project(root), embed))
-    return _summary(times)
+    """``memlode mcp`` and the minimal server, started in pairs (the order alternates), on one
+    home whose lists an untimed first start has kept, as an assistant restarts it."""
+    memlode: list[float] = []
+    minimal: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="memlode-bench-mcp-") as tmp:
+        root = Path(tmp)
+        project = _project(root)
+        ours_params = _params(root / "home", project, embed)
+        cold = anyio.run(_one_start, ours_params)
+        pair = [(memlode, ours_params), (minimal, _minimal_params(project))]
+        for run in range(runs):
+            for target, params in pair if run % 2 == 0 else pair[::-1]:
+                target.append(anyio.run(_one_start, params))
+    ours, floor = _summary(memlode), _summary(minimal)
+    return {
+        "memlode": ours,
+        "minimal_server": floor,
+        "ratio_p50": round(ours["p50_ms"] / floor["p50_ms"], 3),
+        "ratio_p95": round(ours["p95_ms"] / floor["p95_ms"], 3),
+        "first_start_on_a_fresh_home_ms": round(cold * 1000, 1),
+    }
 
 
 def bench_imports(runs: int) -> dict[str, Any]:
-    """A process that imports what ``memlode mcp`` needs before it serves, then exits."""
+    """A process that imports what ``memlode mcp`` needs before it serves and builds the server,
+    then exits, on a temporary home. ``build_server`` alone never serves, so it never keeps the
+    lists (``memlode.mcp.listing``): this is the cost of a first start, tools built."""
     code = (
         "import memlode.cli, memlode.cli.mcp_cmds\n"
         "from memlode.config import Settings\n"
@@ -150,11 +209,13 @@ def bench_imports(runs: int) -> dict[str, Any]:
     )
     bare: list[float] = []
     full: list[float] = []
-    for _ in range(runs):
-        for target, script in ((bare, "pass"), (full, code)):
-            started = time.perf_counter()
-            subprocess.run([sys.executable, "-c", script], check=True)
-            target.append(time.perf_counter() - started)
+    with tempfile.TemporaryDirectory(prefix="memlode-bench-mcp-") as tmp:
+        env = {**os.environ, "MEMLODE_HOME": tmp}
+        for _ in range(runs):
+            for target, script in ((bare, "pass"), (full, code)):
+                started = time.perf_counter()
+                subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=tmp)
+                target.append(time.perf_counter() - started)
     return {"bare_interpreter": _summary(bare), "build_server": _summary(full)}
 
 
@@ -197,6 +258,78 @@ async def _recalls(home: Path, project: Path, embed: str, calls: int) -> dict[st
             }
 
 
+async def _first_recall(params: StdioServerParameters) -> tuple[float, float]:
+    """Seconds from spawn to the ``tools/list`` answer, and from it to the first recall's."""
+    with open(os.devnull, "w") as devnull:
+        started = time.perf_counter()
+        async with (
+            stdio_client(params, errlog=devnull) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await session.list_tools()
+            listed = time.perf_counter()
+            result = await session.call_tool("recall_memory", {"query": QUERIES[0], "k": 10})
+            answered = time.perf_counter()
+            assert not result.is_error, result.content
+            assert result.structured_content and result.structured_content["hits"]
+            return listed - started, answered - listed
+
+
+def _resident(home: Path, project: Path, embed: str) -> subprocess.Popen[bytes]:
+    """``memlode resident`` in the foreground, once its socket answers and it has warmed up."""
+    from memlode.resident_client.client import ping
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memlode", "resident", "--foreground"],
+        env={**os.environ, **_env(home, embed)},
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    settings = Settings.load({"home": str(home), "embed_provider": embed})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if ping(settings) is not None:
+            time.sleep(RESIDENT_WARM_UP)
+            return process
+        time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("the resident did not answer within 60 s")
+
+
+def bench_first_recall(memories: int, runs: int, embed: str) -> dict[str, Any]:
+    """The first ``recall_memory`` after ``tools/list``, fresh server each run, without and
+    with a resident already serving the store."""
+    out: dict[str, Any] = {"memories": memories, "embed": embed}
+    with tempfile.TemporaryDirectory(prefix="memlode-bench-mcp-") as tmp:
+        root = Path(tmp)
+        project = _project(root)
+        home = root / "home"
+        _fill(home, project, memories, embed)
+        for label, resident_up in (("no_resident", False), ("resident_up", True)):
+            resident = _resident(home, project, embed) if resident_up else None
+            try:
+                starts: list[float] = []
+                recalls: list[float] = []
+                for _ in range(runs):
+                    # Without a resident: the server must not start one of its own either, or
+                    # the next run would find it up.
+                    env = {} if resident_up else {"MEMLODE_RESIDENT_AUTOSTART": "0"}
+                    start, recall = anyio.run(_first_recall, _params(home, project, embed, **env))
+                    starts.append(start)
+                    recalls.append(recall)
+            finally:
+                if resident is not None:
+                    resident.terminate()
+                    resident.wait(30)
+            out[label] = {
+                "start_to_tools_list": _summary(starts),
+                "first_recall": _summary(recalls),
+            }
+    return out
+
+
 def bench_recall(memories: int, calls: int, embed: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memlode-bench-mcp-") as tmp:
         root = Path(tmp)
@@ -213,6 +346,18 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=2000, help="store size for recall")
     parser.add_argument("--calls", type=int, default=200, help="recall_memory calls to time")
     parser.add_argument("--embed", default="hash", help="embed provider (hash, local, none)")
+    parser.add_argument(
+        "--first-recall-memories",
+        type=int,
+        default=10_000,
+        help="store size for the first recall after tools/list",
+    )
+    parser.add_argument(
+        "--first-recall-runs", type=int, default=5, help="fresh servers per first-recall case"
+    )
+    parser.add_argument(
+        "--only", choices=["start", "all"], default="all", help="start: skip the warm recalls"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args()
 
@@ -224,24 +369,48 @@ def main() -> None:
         "embed": args.embed,
         "start_to_tools_list": bench_start(args.starts, args.embed),
         "imports": bench_imports(max(3, args.starts // 2)),
-        "recall_memory": bench_recall(args.memories, args.calls, args.embed),
+        "first_recall": bench_first_recall(
+            args.first_recall_memories, args.first_recall_runs, args.embed
+        ),
     }
+    if args.only == "all":
+        results["recall_memory"] = bench_recall(args.memories, args.calls, args.embed)
     if args.json:
         print(json.dumps(results, indent=2))
         return
+    _print(results)
+
+
+def _print(results: dict[str, Any]) -> None:
     start = results["start_to_tools_list"]
     imports = results["imports"]
-    recall = results["recall_memory"]
     print(f"memlode {results['memlode']}  python {results['python']}  {results['platform']}")
-    print(f"embedder: {args.embed}")
+    print(f"embedder: {results['embed']}")
+    for label, key in (("memlode mcp", "memlode"), ("minimal server", "minimal_server")):
+        one = start[key]
+        print(
+            f"start -> first tools/list answered, {label}: p50 {one['p50_ms']} ms, "
+            f"p95 {one['p95_ms']} ms (n={one['n']}, min {one['min_ms']} ms)"
+        )
+    print(f"  ratio memlode / minimal: p50 {start['ratio_p50']}x, p95 {start['ratio_p95']}x")
+    print(f"  (untimed first start on a fresh home: {start['first_start_on_a_fresh_home_ms']} ms)")
     print(
-        f"start -> first tools/list answered: p50 {start['p50_ms']} ms, "
-        f"p90 {start['p90_ms']} ms (n={start['n']}, min {start['min_ms']} ms)"
+        f"  imports: bare interpreter p50 {imports['bare_interpreter']['p50_ms']} ms, "
+        f"imports + build_server, tools built (a first start) p50 "
+        f"{imports['build_server']['p50_ms']} ms"
     )
-    print(
-        f"  of which: bare interpreter p50 {imports['bare_interpreter']['p50_ms']} ms, "
-        f"imports + build_server p50 {imports['build_server']['p50_ms']} ms"
-    )
+    first = results["first_recall"]
+    for label in ("no_resident", "resident_up"):
+        case = first[label]
+        print(
+            f"first recall_memory after tools/list, {first['memories']} memories, {label}: "
+            f"p50 {case['first_recall']['p50_ms']} ms, p95 {case['first_recall']['p95_ms']} ms "
+            f"(n={case['first_recall']['n']}; start -> tools/list p50 "
+            f"{case['start_to_tools_list']['p50_ms']} ms)"
+        )
+    if "recall_memory" not in results:
+        return
+    recall = results["recall_memory"]
     warm = recall["warm"]
     print(
         f"recall_memory round trip over {recall['memories']} memories (k=10): "

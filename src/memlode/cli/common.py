@@ -185,8 +185,6 @@ def _silence_stdout() -> None:
 
 
 def run_cli(group: click.Group, argv: list[str] | None) -> None:
-    from memlode.storage.db import explain
-
     try:
         result = group.main(args=argv, prog_name="memlode", standalone_mode=False)
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not at interpreter exit
@@ -205,6 +203,9 @@ def run_cli(group: click.Group, argv: list[str] | None) -> None:
     except (MemlodeError, InvalidInput) as exc:
         _error(str(exc))
     except sqlite3.Error as exc:
+        # imported here: it reads the migrations, ~10 ms of every command's start
+        from memlode.storage.db import explain
+
         _error(explain(exc, "the database"))
     except BrokenPipeError:  # the reader went away (`memlode list | head`): nothing to say
         _silence_stdout()

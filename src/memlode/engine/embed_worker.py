@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
-from memlode.engine.code_vectors import embed_symbols, pending_symbols
 from memlode.errors import MissingDependency
 
 if TYPE_CHECKING:
@@ -144,6 +143,10 @@ class BackgroundEmbedder:
                 self._set_state("stopped")
 
     def _loop(self, engine: Engine) -> None:
+        # imported here: constructing the worker stays cheap (``memlode mcp`` builds one before
+        # it answers its first ``tools/list``; this pulls in the engine)
+        from memlode.engine.code_vectors import embed_symbols, pending_symbols
+
         backoff = _FAILURE_BACKOFF
         while not self._stop.is_set():
             wait = self.defer() if self.defer is not None else 0.0

@@ -14,8 +14,8 @@ import contextlib
 import logging
 import sys
 import threading
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,9 +46,14 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 HTTP_PATH = "/mcp"
-# Seconds after start before the engine and its embedder are loaded in the background: clients
-# send initialize and tools/list at once, and those should not compete with a model load.
+# Seconds after start before the engine, its embedder, the background embedder and the hosted
+# resident are started in the background: clients send initialize and tools/list at once, and
+# those should not compete with a model load or the engine's imports.
 WARM_UP_DELAY = 0.5
+
+# memlode.engine.embed_worker.DEFAULT_BATCH_SIZE (not imported before the server starts: it
+# imports the engine); shown by the embedder's status until it starts.
+_EMBED_BATCH_SIZE = 32
 
 INSTRUCTIONS = """\
 memlode is this project's long-term memory: decisions and their reasons, patterns, preferences,
@@ -65,7 +70,7 @@ class MemlodeServer:
 
     server: MCPServer[Any]
     context: ToolContext
-    embedder: BackgroundEmbedder | None
+    embedder: _LaterEmbedder | None
     tool_modules: list[str]
 
     def close(self) -> None:
@@ -82,26 +87,28 @@ def build_server(
     modules: list[str] | None = None,
     watch_docs: bool = False,
 ) -> MemlodeServer:
-    """The configured server (nothing is opened until the first tool call or the lifespan)."""
+    """The configured server (nothing is opened until the first tool call or the lifespan).
+
+    With every module (``modules`` None) and the lists of an earlier start in the home, the
+    tools are not built here: the lists are answered from there and each tool is bound on its
+    first call (``memlode.mcp.listing``).
+    """
     # Anything printed while the SDK and the tool modules import must not reach stdout.
     with contextlib.redirect_stdout(sys.stderr):
-        from mcp.server.mcpserver import MCPServer
-
-        from memlode.engine.embed_worker import BackgroundEmbedder
         from memlode.mcp.context import ToolContext
-        from memlode.mcp.registry import register_all
+        from memlode.mcp.listing import ListedServer, Listing
         from memlode.mcp.resident import ResidentVectors
 
         ctx = ToolContext(settings, cwd=cwd)
         # Every engine below comes from ctx.open_engine: one embedder (one model) per process.
-        embedder = (
-            BackgroundEmbedder(settings, cwd=ctx.cwd, open_engine=ctx.open_engine)
-            if embed_in_background
-            else None
-        )
+        # The background embedder is made when the server starts its workers (its module
+        # imports the engine, which the first tools/list does not need).
+        embedder = _LaterEmbedder(settings, ctx) if embed_in_background else None
         if embedder is not None:
             ctx.set_write_listener(embedder.wake)
             ctx.extras["background_embedder"] = embedder.status
+        listing = Listing.for_context(ctx)
+        listed = modules is None and listing.load()
         # The store's resident (hooks' recall, memlode search): hosted here unless another
         # process serves it, or autostart is off (memlode.mcp.resident).
         workers = _Workers(ctx, embedder, ResidentVectors(settings, ctx.cwd, ctx.open_engine))
@@ -114,7 +121,7 @@ def build_server(
                 embedder.wake if embedder is not None else None,
                 open_engine=ctx.open_engine,
             )
-        server: MCPServer[Any] = MCPServer(
+        server = ListedServer(
             "memlode",
             title="memlode",
             description="Persistent, local-first memory for AI coding assistants",
@@ -123,8 +130,60 @@ def build_server(
             lifespan=workers.lifespan,
             log_level=_sdk_log_level(),
         )
-        done = register_all(server, ctx, modules)
+        server.listing = listing
+        listing.attach(server)
+        if listed:
+            done = list(listing.modules)
+        else:
+            from memlode.mcp.registry import register_all
+
+            done = register_all(server, ctx, modules)
+            listing.mark_all_bound()
+            if modules is None:
+                workers.save_lists = lambda: listing.save(server, done)
     return MemlodeServer(server, ctx, embedder, done)
+
+
+class _LaterEmbedder:
+    """The server's ``BackgroundEmbedder``, made when it starts (``start``): until then writes
+    are remembered (its first round embeds them anyway) and its status says "not started"."""
+
+    def __init__(self, settings: Settings, ctx: ToolContext) -> None:
+        self.settings = settings
+        self.ctx = ctx
+        self.worker: BackgroundEmbedder | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        from memlode.engine.embed_worker import BackgroundEmbedder
+
+        with self._lock:
+            if self.worker is None:
+                self.worker = BackgroundEmbedder(
+                    self.settings, cwd=self.ctx.cwd, open_engine=self.ctx.open_engine
+                )
+            self.worker.start()
+
+    def wake(self) -> None:
+        if self.worker is not None:
+            self.worker.wake()
+
+    def stop(self) -> None:
+        with self._lock:
+            if self.worker is not None:
+                self.worker.stop()
+
+    def status(self) -> dict[str, Any]:
+        if self.worker is not None:
+            return self.worker.status()
+        return {
+            "state": "not started",
+            "embedded_since_start": 0,
+            "rounds": 0,
+            "last_error": None,
+            "seconds_since_last_round": None,
+            "batch_size": _EMBED_BATCH_SIZE,
+        }
 
 
 @dataclass
@@ -132,28 +191,43 @@ class _Workers:
     """What runs beside the tools for the server's lifetime (its lifespan)."""
 
     ctx: ToolContext
-    embedder: BackgroundEmbedder | None
+    embedder: _LaterEmbedder | None
     resident: ResidentVectors
     watcher: DocsWatcher | None = None
+    save_lists: Callable[[], Awaitable[None]] | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stopped: bool = False
+
+    def _start_later(self) -> None:
+        """Start the embedder, the watcher and the resident, then open the engine: after the
+        client's opening requests (initialize, tools/list) have been answered, so none of it
+        (the engine's imports, numpy, the resident's) delays them."""
+        with self._lock:
+            if self._stopped:
+                return
+            if self.embedder is not None:
+                self.embedder.start()
+            if self.watcher is not None:
+                self.watcher.start()
+            try:
+                self.resident.start()
+            except OSError as exc:  # no socket: the hooks use BM25 alone
+                log.info("resident vector socket not started: %s", exc)
+        self.ctx.warm_up()
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _: MCPServer[Any]) -> AsyncIterator[dict[str, Any]]:
-        # After the client's opening requests (initialize, tools/list) have been answered.
-        warm_up = threading.Timer(WARM_UP_DELAY, self.ctx.warm_up)
-        warm_up.daemon = True
-        warm_up.start()
-        if self.embedder is not None:
-            self.embedder.start()
-        if self.watcher is not None:
-            self.watcher.start()
-        try:
-            self.resident.start()
-        except OSError as exc:  # no socket: the hooks use BM25 alone
-            log.info("resident vector socket not started: %s", exc)
+        later = threading.Timer(WARM_UP_DELAY, self._start_later)
+        later.daemon = True
+        later.start()
+        if self.save_lists is not None:
+            await self.save_lists()
         try:
             yield {}
         finally:
-            warm_up.cancel()
+            later.cancel()
+            with self._lock:
+                self._stopped = True
             self.resident.stop()
             if self.watcher is not None:
                 self.watcher.stop()
