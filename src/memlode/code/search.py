@@ -269,7 +269,8 @@ class _Ranking:
             words += W_DOC_TERMS * _share(terms, _words(r[8]) | _words(r[7]))
         out = {"name": named, "words": W_WORDS * words}
         if self.found.bodies:
-            out["body"] = W_BODY * (-self.found.bodies.get(r[0], 0.0) / self.best_body)
+            rank = self.found.bodies.get(r[0])
+            out["body"] = W_BODY * (-rank / self.best_body) if rank else 0.0
         if self.semantic:
             cosine = self.found.cosines.get(r[0], 0.0)
             out["vector"] = W_VECTOR * max(0.0, cosine - VECTOR_FLOOR) / (1 - VECTOR_FLOOR)

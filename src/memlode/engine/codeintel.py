@@ -337,15 +337,25 @@ def impact(
 
 
 def _interleave(walks: list[tuple[dict[str, Any], Any]]) -> list[dict[str, Any]]:
-    """The walks' hits taken in turn, each once, each saying which match it depends on."""
+    """The walks' hits taken in turn, each once, each saying which match it depends on (the
+    best match whose walk has it, nearest first: a direct caller of the best match and of the
+    second is the best match's)."""
+    via: dict[str, tuple[int, int, str]] = {}
+    for rank, (candidate, walk) in enumerate(walks):
+        for hit in walk.hits:
+            claim = (hit.depth, rank, str(candidate["qualified_name"]))
+            if hit.node_id not in via or claim < via[hit.node_id]:
+                via[hit.node_id] = claim
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     longest = max((len(walk.hits) for _, walk in walks), default=0)
     for i in range(longest):
-        for candidate, walk in walks:
+        for _, walk in walks:
             if i < len(walk.hits) and walk.hits[i].node_id not in seen:
-                seen.add(walk.hits[i].node_id)
-                out.append({**walk.hits[i].to_dict(), "via": candidate["qualified_name"]})
+                hit = walk.hits[i]
+                seen.add(hit.node_id)
+                depth, _, name = via[hit.node_id]
+                out.append({**hit.to_dict(), "depth": depth, "via": name})
     return out
 
 
