@@ -68,3 +68,34 @@ def db(tmp_path: Path) -> Iterator[Database]:
     database = Database(tmp_path / "memlode.db")
     yield database
     database.close()
+
+
+def graph_edges(
+    db: Database,
+    root: Path,
+    namespace: str,
+    relationships: tuple[str, ...],
+    strip: tuple[str, ...] = (),
+) -> set[tuple[str, str, str]]:
+    """(source, target, relationship) of the code edges, node ids shortened: symbols without
+    ``sym:<namespace>:``, files relative to ``root``, then without any prefix in ``strip``."""
+    base = f"file:{root.resolve().as_posix()}/"
+
+    def cut(node: str) -> str:
+        node = node.replace(f"sym:{namespace}:", "").replace(base, "")
+        for prefix in strip:
+            node = node.removeprefix(prefix)
+        return node
+
+    marks = ",".join("?" * len(relationships))
+    rows = db.conn.execute(
+        "SELECT source_id, target_id, relationship FROM graph_edges"
+        f" WHERE relationship IN ({marks})",
+        relationships,
+    )
+    return {(cut(a), cut(b), r) for a, b, r in rows}
+
+
+@pytest.fixture
+def edges() -> Callable[..., set[tuple[str, str, str]]]:
+    return graph_edges

@@ -137,20 +137,11 @@ PROJECT = {
 }
 
 
-def test_csharp_resolves_across_files(tmp_path, db, write):
+def test_csharp_resolves_across_files(tmp_path, db, write, edges):
     root = write(tmp_path / "acme", PROJECT)
     stats = index_project(db, root, "acme", workers=1)
     assert (stats.files, stats.parsed) == (4, 4)
-    base = f"file:{root.resolve().as_posix()}/"
-
-    def cut(node: str) -> str:
-        return node.replace("sym:acme:", "").replace(base, "")
-
-    rows = db.conn.execute(
-        "SELECT source_id, target_id, relationship FROM graph_edges"
-        " WHERE relationship IN ('CALLS', 'INHERITS', 'IMPLEMENTS', 'IMPORTS')"
-    )
-    got = {(cut(a), cut(b), r) for a, b, r in rows}
+    got = edges(db, root, "acme", ("CALLS", "INHERITS", "IMPLEMENTS", "IMPORTS"))
     assert {
         ("Acme.Web.Controller.Get", "Acme.Core.Repo.Open", "CALLS"),  # using Acme.Core
         ("Acme.Web.Controller.Get", "Acme.Core.Store.Options.Default", "CALLS"),  # nested

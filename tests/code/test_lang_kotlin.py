@@ -143,20 +143,12 @@ PROJECT = {
 }
 
 
-def test_kotlin_resolves_across_packages(tmp_path, db, write):
+def test_kotlin_resolves_across_packages(tmp_path, db, write, edges):
     root = write(tmp_path / "acme", PROJECT)
     stats = index_project(db, root, "acme", workers=1)
     assert (stats.files, stats.parsed) == (4, 4)
-    base = f"file:{root.resolve().as_posix()}/src/main/kotlin/com/acme/"
-
-    def cut(node: str) -> str:
-        return node.replace("sym:acme:com.acme.", "").replace(base, "")
-
-    rows = db.conn.execute(
-        "SELECT source_id, target_id, relationship FROM graph_edges"
-        " WHERE relationship IN ('CALLS', 'EXTENDS', 'IMPORTS')"
-    )
-    got = {(cut(a), cut(b), r) for a, b, r in rows}
+    strip = ("com.acme.", "src/main/kotlin/com/acme/")
+    got = edges(db, root, "acme", ("CALLS", "EXTENDS", "IMPORTS"), strip)
     assert {
         ("web.Controller.get", "core.Repo.open", "CALLS"),  # the companion's, by import
         ("web.Controller.get", "core.Store.Options.defaults", "CALLS"),  # a nested object

@@ -145,20 +145,11 @@ PROJECT = {
 }
 
 
-def test_php_resolves_across_namespaces(tmp_path, db, write):
+def test_php_resolves_across_namespaces(tmp_path, db, write, edges):
     root = write(tmp_path / "app", PROJECT)
     stats = index_project(db, root, "app", workers=1)
     assert (stats.files, stats.parsed) == (4, 4)
-    base = f"file:{root.resolve().as_posix()}/"
-
-    def cut(node: str) -> str:
-        return node.replace("sym:app:", "").replace(base, "")
-
-    rows = db.conn.execute(
-        "SELECT source_id, target_id, relationship FROM graph_edges"
-        " WHERE relationship IN ('CALLS', 'EXTENDS', 'IMPORTS')"
-    )
-    got = {(cut(a), cut(b), r) for a, b, r in rows}
+    got = edges(db, root, "app", ("CALLS", "EXTENDS", "IMPORTS"))
     assert {
         ("App\\Http\\Controller::index", "App\\Models\\User::all", "CALLS"),  # use ...\User
         ("App\\Http\\Controller::index", "App\\Models\\User", "CALLS"),  # new User()

@@ -162,17 +162,11 @@ PROJECT = {
 }
 
 
-def test_ruby_resolves_across_files(tmp_path, db, write):
+def test_ruby_resolves_across_files(tmp_path, db, write, edges):
     root = write(tmp_path / "shop", PROJECT)
     stats = index_project(db, root, "shop", workers=1)
     assert (stats.files, stats.parsed) == (6, 6)
-    base = f"file:{root.resolve().as_posix()}/"
-    rows = db.conn.execute(
-        "SELECT source_id, target_id, relationship FROM graph_edges"
-        " WHERE relationship IN ('CALLS', 'INHERITS', 'IMPORTS')"
-    )
-    got = {(a.replace("sym:shop:", "").replace(base, ""), b, r) for a, b, r in rows}
-    got = {(a, b.replace("sym:shop:", "").replace(base, ""), r) for a, b, r in got}
+    got = edges(db, root, "shop", ("CALLS", "INHERITS", "IMPORTS"))
     assert {
         ("Shop::checkout", "Shop::Cart::build", "CALLS"),  # `Cart` inside `module Shop`
         ("Shop::Cart::total", "Shop::Cart::sum_prices", "CALLS"),
