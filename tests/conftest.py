@@ -167,3 +167,31 @@ def killed_runs(args: Sequence[str], *, cwd: Path, delays: Sequence[float]) -> I
 def cli() -> object:
     """``cli("store", "text", input=..., cwd=...)`` runs the real entry point; a CliResult."""
     return run_memlode
+
+
+def edit_payload(
+    path: Path, old: str, new: str, cwd: Path, session: str = "s-code"
+) -> dict[str, Any]:
+    """A PostToolUse Edit payload as Claude Code sends it (INTEGRATION.md 1.2)."""
+    return {
+        "session_id": session,
+        "transcript_path": str(cwd / "t.jsonl"),
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_use_id": "toolu_01",
+        "tool_input": {"file_path": str(path), "old_string": old, "new_string": new},
+        "tool_response": {
+            "filePath": str(path),
+            "oldString": old,
+            "newString": new,
+            "originalFile": "",
+            "structuredPatch": [
+                {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1,
+                 "lines": [f"-{old}", f"+{new}"]}
+            ],
+            "userModified": False,
+            "replaceAll": False,
+        },
+    }  # fmt: skip

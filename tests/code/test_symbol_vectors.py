@@ -195,21 +195,12 @@ def test_memlode_embed_fills_symbols_indexed_without_vectors(project: Path) -> N
 
 
 def test_a_file_edited_through_the_assistant_lifts_its_symbols(project: Path) -> None:
-    from tests.conftest import run_hook
+    from tests.conftest import edit_payload, run_hook
 
     assert run_memlode("index", "--json", cwd=project).returncode == 0
     before = json.loads(run_memlode("symbols", "parcel", "--explain", "--json", cwd=project).stdout)
     assert all("recent_edit" not in h["signals"] for h in before)  # no edits seen yet
-    app = project / "app.py"
-    payload = {
-        "session_id": "edit-session",
-        "cwd": str(project),
-        "hook_event_name": "PostToolUse",
-        "tool_name": "Edit",
-        "tool_input": {"file_path": str(app), "old_string": "else 0", "new_string": "else 1"},
-        "tool_response": {"filePath": str(app), "oldString": "else 0", "newString": "else 1",
-                          "structuredPatch": []},
-    }  # fmt: skip
+    payload = edit_payload(project / "app.py", "else 0", "else 1", project, "edit-session")
     assert run_hook("post-tool", payload, cwd=project).returncode == 0
     after = json.loads(run_memlode("symbols", "parcel", "--explain", "--json", cwd=project).stdout)
     lifted = {h["qualified_name"]: h["signals"].get("recent_edit", 0) for h in after}

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import edit_payload
+
 from memlode.engine import Engine
 from memlode.storage import code_dirty
 
@@ -21,15 +23,6 @@ def _post_tool(project: Path, tool: str, tool_input: dict[str, Any], response: d
     }
 
 
-def _edit(project: Path, path: Path, old: str, new: str) -> dict[str, Any]:
-    return _post_tool(
-        project,
-        "Edit",
-        {"file_path": str(path), "old_string": old, "new_string": new},
-        {"filePath": str(path), "oldString": old, "newString": new, "structuredPatch": []},
-    )
-
-
 def test_edits_mark_their_files_and_reads_do_not(hook, project: Path, proj_engine: Engine):
     code = project / "src" / "app.py"
     other = project / "src" / "util.py"
@@ -41,8 +34,8 @@ def test_edits_mark_their_files_and_reads_do_not(hook, project: Path, proj_engin
     )
     assert hook("post-tool", read).returncode == 0
     assert code_dirty.pending(proj_engine.conn) == []
-    assert hook("post-tool", _edit(project, code, "a = 1", "a = 2")).returncode == 0
-    assert hook("post-tool", _edit(project, code, "b = 1", "b = 2")).returncode == 0
+    assert hook("post-tool", edit_payload(code, "a = 1", "a = 2", project)).returncode == 0
+    assert hook("post-tool", edit_payload(code, "b = 1", "b = 2", project)).returncode == 0
     multi = _post_tool(
         project,
         "MultiEdit",

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import run_hook_ok
+from tests.conftest import edit_payload, run_hook_ok
 from tests.resident.support import memlode, wait_ready, wait_until
 
 from memlode.config import Settings
@@ -23,32 +23,6 @@ TIMEOUT = 60.0
 CORE = "def compute_total(items):\n    return sum(items)\n\n\ndef report(items):\n" + (
     "    return compute_total(items)\n"
 )
-
-
-def _edit(path: Path, old: str, new: str, cwd: Path) -> dict[str, Any]:
-    """A PostToolUse Edit payload as Claude Code sends it (INTEGRATION.md 1.2)."""
-    return {
-        "session_id": "s-code",
-        "transcript_path": str(cwd / "t.jsonl"),
-        "cwd": str(cwd),
-        "permission_mode": "default",
-        "hook_event_name": "PostToolUse",
-        "tool_name": "Edit",
-        "tool_use_id": "toolu_01",
-        "tool_input": {"file_path": str(path), "old_string": old, "new_string": new},
-        "tool_response": {
-            "filePath": str(path),
-            "oldString": old,
-            "newString": new,
-            "originalFile": "",
-            "structuredPatch": [
-                {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1,
-                 "lines": [f"-{old}", f"+{new}"]}
-            ],
-            "userModified": False,
-            "replaceAll": False,
-        },
-    }  # fmt: skip
 
 
 def _write(path: Path, content: str, cwd: Path) -> dict[str, Any]:
@@ -96,7 +70,7 @@ def test_an_edit_seen_by_the_hook_is_findable_by_its_new_name(
 ) -> None:
     core = _indexed_with_resident(workdir, memlode_home)
     core.write_text(CORE.replace("compute_total", "summed_total"))
-    edit = _edit(core, "def compute_total(", "def summed_total(", workdir)
+    edit = edit_payload(core, "def compute_total(", "def summed_total(", workdir)
     run_hook_ok("post-tool", edit, workdir)
 
     assert wait_until(lambda: _named(workdir, "summed_total"), TIMEOUT)
@@ -134,7 +108,7 @@ def test_edits_outside_indexed_roots_and_ignored_files_are_left_alone(
     run_hook_ok("post-tool", outside, workdir)
     # a later edit of an indexed file: once it is found, the earlier marks were handled too
     core.write_text(CORE + "\n\ndef sentinel_fn():\n    pass\n")
-    run_hook_ok("post-tool", _edit(core, "", "def sentinel_fn():", workdir), workdir)
+    run_hook_ok("post-tool", edit_payload(core, "", "def sentinel_fn():", workdir), workdir)
     assert wait_until(lambda: _named(workdir, "sentinel_fn"), TIMEOUT)
 
     def marks_cleared() -> bool:
