@@ -206,3 +206,17 @@ def test_a_file_edited_through_the_assistant_lifts_its_symbols(project: Path) ->
     lifted = {h["qualified_name"]: h["signals"].get("recent_edit", 0) for h in after}
     assert lifted["app.weigh_parcel"] > 0  # in the edited file
     assert lifted.get("tests.test_app.test_quote", 0) == 0
+
+
+def test_batches_embed_what_is_left_and_read_no_further(engine: Engine, project: Path) -> None:
+    """The background embedder goes a batch at a time: each pass stops planning at its limit."""
+    recording = Recording()
+    engine.embeddings.use_embedder(recording)
+    codeintel.index(engine, project, namespace="shop", embed=False)
+    first = embed_symbols(engine, "shop", limit=3)
+    assert (first.embedded, len(recording.texts)) == (3, 3)
+    assert first.left >= 1 and first.removed == 0
+    assert pending_symbols(engine) == 2  # app.RATES, and the test not looked at yet
+    second = embed_symbols(engine, "shop", limit=3)
+    assert (second.embedded, second.left) == (1, 0)
+    assert pending_symbols(engine) == 0 and len(recording.texts) == 4

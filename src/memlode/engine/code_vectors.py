@@ -85,13 +85,15 @@ def embed_symbols(
     if embedder is None:
         return stats
     model = embedder.name
-    plan = _plan(engine, namespace, model, stats)
+    plan = _plan(engine, namespace, model, stats, limit)
     lent = repo.vectors_by_text_hash(engine.conn, model, (h for _, _, h, _ in plan.todo))
     reuse = [item for item in plan.todo if item[2] in lent]
     todo = [item for item in plan.todo if item[2] not in lent]
     if limit is not None and len(todo) > limit:
         stats.left = len(todo) - limit
         todo = todo[:limit]
+    if plan.stopped:
+        stats.left = max(stats.left, 1)  # more symbols wait beyond the ones planned
     with engine.db.write() as wconn:
         repo.write_vectors(wconn, plan.skipped)
         repo.keep_vectors(wconn, plan.keep)
@@ -132,11 +134,21 @@ class _Plan:
     keep: list[tuple[str, str, str, str]]  # (file_hash, context_hash, node_id, model)
     skipped: list[repo.VectorRow]  # test code
     todo: list[tuple[repo.SymbolSource, str, str, str]]  # (source, text, text hash, context)
+    stopped: bool = False  # planning stopped at the limit: symbols after it were not looked at
 
 
-def _plan(engine: Engine, namespace: str | None, model: str, stats: SymbolEmbedStats) -> _Plan:
+def _plan(
+    engine: Engine,
+    namespace: str | None,
+    model: str,
+    stats: SymbolEmbedStats,
+    limit: int | None = None,
+) -> _Plan:
     """What each symbol needs: nothing (file and neighbours unchanged), a new record of the
-    file it stands for (same text), a placeholder (test code) or a vector for its new text."""
+    file it stands for (same text), a placeholder (test code) or a vector for its new text.
+    With ``limit``, planning stops once that many texts are to be embedded, so that a caller
+    going batch by batch (the background embedder) does not read every changed file for each
+    batch."""
     conn = engine.conn
     sources = repo.symbol_sources(conn, namespace)
     stored = repo.stored_vectors(conn, model, namespace)
@@ -181,6 +193,9 @@ def _plan(engine: Engine, namespace: str | None, model: str, stats: SymbolEmbedS
             plan.keep.append((src.file_hash, context, src.node_id, model))
             continue
         plan.todo.append((src, text, text_hash, context))
+        if limit is not None and len(plan.todo) >= limit:
+            plan.stopped = True
+            break
     return plan
 
 
