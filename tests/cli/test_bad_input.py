@@ -313,3 +313,19 @@ def test_an_import_never_silently_drops_a_memory_whose_id_is_taken(
     assert text.returncode == 0, text.stderr
     assert "kept the stored version of 2 memories" in text.stdout
     assert seeded[0] in text.stdout
+
+
+def test_memlode_mcp_bad_settings_get_the_full_command_lines_errors(
+    cli: Any, tmp_path: Path, memlode_home: Path, clean_error: Any
+) -> None:
+    # `memlode mcp` with no options starts without click; what click or the settings refuse
+    # is still refused before anything serves, with the command line's own message
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    result = cli("mcp", env={"MEMLODE_DB": str(folder)})
+    assert result.returncode == 2 and "is a directory" in result.stderr, result.stderr
+    memlode_home.mkdir(parents=True, exist_ok=True)
+    (memlode_home / "config.toml").write_text("[embed\nprovider = 1\n")
+    result = cli("mcp")
+    clean_error(result, 1)
+    assert "config.toml" in result.stderr

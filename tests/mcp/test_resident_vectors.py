@@ -10,6 +10,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from tests.mcp.conftest import ok
 
 from memlode.config import Settings
 from memlode.engine import Engine
@@ -67,10 +68,11 @@ async def test_the_running_server_answers_the_hooks(
     assert not held(lock_path(str(memlode_home), db))
 
 
-async def test_the_server_leaves_a_running_resident_alone(
+async def test_the_server_leaves_a_running_resident_alone_and_asks_it(
     harness, store: Engine, memlode_home: Path, workdir: Path
 ) -> None:
-    store.store("redis holds the session cache", "decision")
+    memory = store.store("redis holds the session cache", "decision")
+    store.store("the deploy runs on fridays", "decision", namespace="other")
     env = {**os.environ, **ON}
     started = subprocess.run(
         [sys.executable, "-m", "memlode", "resident"],
@@ -89,6 +91,24 @@ async def test_the_server_leaves_a_running_resident_alone(
             await anyio.sleep(1.0)
             info = _ping(memlode_home)
             assert info is not None and info["pid"] == first["pid"]  # still the same one
+
+            # recall_memory is the resident's search: its warm engine answers, counted there
+            result = ok(
+                await session.call_tool(
+                    "recall_memory", {"query": "redis session cache", "explain": True}
+                )
+            )
+            after = _ping(memlode_home)
+            assert after is not None and after["answered"] == info["answered"] + 1
+            assert [hit["id"] for hit in result["hits"]] == [memory.id]
+            assert result["namespace"] == store.namespace
+            assert result["hits"][0]["signals"]
+            everywhere = ok(
+                await session.call_tool("recall_memory", {"query": "deploy", "namespace": "*"})
+            )
+            assert everywhere["namespace"] == "*" and len(everywhere["hits"]) == 1
+            missing = await session.call_tool("recall_memory", {"query": "   "})
+            assert missing.is_error  # refused there, then answered here with the engine's error
     finally:
         subprocess.run(
             [sys.executable, "-m", "memlode", "resident", "stop"], env=env, timeout=60, check=True

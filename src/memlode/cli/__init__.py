@@ -1,111 +1,62 @@
-"""The ``memlode`` command line.
+"""The ``memlode`` command line: its entry point.
 
-Subcommands live in their own modules and are imported only when invoked, so that a quick
-command (or a hook) does not pay for the imports of the heavy ones. A capability adds its
-commands with one line in ``COMMANDS``.
+The command group and its subcommands are in ``memlode.cli.root``. One invocation skips them:
+``memlode mcp`` with no options - the line every assistant's configuration runs at each launch
+(``memlode init``) - starts the server without click's parsing, ~20 ms of a start that an
+assistant waits for. Any option, or a settings error, takes the full command line.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import sys
 from typing import Any
 
-import click
+__all__ = ["LOG_FORMAT", "main"]
 
-from memlode import __version__
-
-__all__ = ["COMMANDS", "main"]
-
-# command name -> "module:attribute" (a click.Command)
-COMMANDS: dict[str, str] = {
-    "store": "memlode.cli.memory_cmds:store",
-    "get": "memlode.cli.memory_cmds:get",
-    "update": "memlode.cli.memory_cmds:update",
-    "delete": "memlode.cli.memory_cmds:delete",
-    "list": "memlode.cli.memory_cmds:list_",
-    "search": "memlode.cli.memory_cmds:search",
-    "stats": "memlode.cli.admin_cmds:stats",
-    "demo": "memlode.cli.admin_cmds:demo",
-    "namespaces": "memlode.cli.namespace_cmds:namespaces",
-    "sessions": "memlode.cli.admin_cmds:sessions",
-    "associate": "memlode.cli.memory_cmds:associate",
-    "neighbors": "memlode.cli.memory_cmds:neighbors",
-    "export": "memlode.cli.admin_cmds:export",
-    "import": "memlode.cli.admin_cmds:import_",
-    "docs": "memlode.cli.docs_cmds:docs",
-    "memory": "memlode.cli.docs_cmds:memory",
-    "watch": "memlode.cli.docs_cmds:watch",
-    "ingest": "memlode.cli.ingest_cmds:ingest",
-    "embed": "memlode.cli.recall_cmds:embed",
-    "reembed": "memlode.cli.recall_cmds:reembed",
-    "config": "memlode.cli.recall_cmds:config",
-    "eval": "memlode.cli.eval_cmds:eval_",
-    "mcp": "memlode.cli.mcp_cmds:mcp",
-    "resident": "memlode.cli.resident_cmds:resident",
-    "init": "memlode.cli.init_cmds:init",
-    "disable": "memlode.cli.init_cmds:disable",
-    "doctor": "memlode.cli.doctor_cmd:doctor",
-    "setup": "memlode.cli.setup_cmd:setup",
-    "hook": "memlode.cli.claude_cmds:hook",
-    "index": "memlode.cli.code_cmds:index",
-    "symbols": "memlode.cli.code_cmds:symbols",
-    "map": "memlode.cli.code_cmds:map_",
-    "impact": "memlode.cli.code_cmds:impact",
-    "graph": "memlode.cli.code_cmds:graph",
-    "backup": "memlode.cli.backup_cmds:backup",
-    "restore": "memlode.cli.backup_cmds:restore",
-    "consolidate": "memlode.cli.consolidate_cmds:consolidate",
-    "patterns": "memlode.cli.patterns_cmds:patterns",
-}
-
-
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(COMMANDS) | set(super().list_commands(ctx)))
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
-            return super().get_command(ctx, cmd_name)
-        module_name, attr = target.split(":")
-        command = getattr(importlib.import_module(module_name), attr)
-        assert isinstance(command, click.Command)
-        return command
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="memlode")
-@click.option(
-    "--db",
-    "db_path",
-    type=click.Path(dir_okay=False),
-    envvar="MEMLODE_DB",
-    help="Database file (default: $MEMLODE_HOME/memlode.db).",
-)
-@click.option(
-    "--home",
-    type=click.Path(file_okay=False),
-    envvar="MEMLODE_HOME",
-    help="memlode's home folder (default: ~/.memlode).",
-)
-@click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
-@click.pass_context
-def cli(ctx: click.Context, db_path: str | None, home: str | None, verbose: int) -> None:
-    """memlode: persistent, local-first memory for AI coding assistants.
-
-    Memories live in one SQLite file. The namespace defaults to the current project (git top
-    level or nearest project marker); pass --namespace '*' to a read command for all of them.
-    """
-    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
-    logging.basicConfig(stream=sys.stderr, level=level, format="memlode: %(levelname)s %(message)s")
-    overrides: dict[str, Any] = {"db_path": db_path, "home": home}
-    ctx.obj = overrides
+LOG_FORMAT = "memlode: %(levelname)s %(message)s"
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, turning expected errors into one line on stderr."""
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["mcp"] and _serve_mcp():
+        return
     from memlode.cli.common import run_cli
+    from memlode.cli.root import cli
 
     run_cli(cli, argv)
+
+
+def _serve_mcp() -> bool:
+    """``memlode mcp`` as its click command runs it, with the same settings (the group's
+    ``--db``/``--home`` options read the same environment); False, before anything started,
+    when the settings cannot be read, so the full command line reports it."""
+    import os
+
+    from memlode import interfaces
+    from memlode.config import Settings
+    from memlode.errors import MemlodeError
+
+    # what the group's click.Path options refuse, they refuse with their own message
+    for name, kind in (("MEMLODE_DB", os.path.isdir), ("MEMLODE_HOME", os.path.isfile)):
+        value = os.environ.get(name)
+        if value and kind(value):
+            return False
+    try:
+        settings = Settings.load()
+    except (MemlodeError, OSError, ValueError):
+        return False
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format=LOG_FORMAT)
+    serve_stdio: Any = interfaces.load("mcp-stdio")
+    serve_stdio(settings, embed_in_background=True, watch_docs=False)
+    return True
+
+
+def __getattr__(name: str) -> Any:
+    # `from memlode.cli import cli`: the group, built on first use (it imports click)
+    if name in ("cli", "COMMANDS"):
+        from memlode.cli import root
+
+        return getattr(root, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -35,6 +35,7 @@ from memlode.project import detect_namespace
 if TYPE_CHECKING:
     from memlode.embed import Embedder
     from memlode.engine import Engine
+    from memlode.types import SearchHit
 
 __all__ = ["ToolContext", "tool_error"]
 
@@ -89,6 +90,9 @@ class ToolContext:
         self._embedder: Embedder | None = None
         self._embedder_made = False
         self.extras: dict[str, Callable[[], object]] = {}  # status reporters (e.g. the embedder)
+        # True while this server hosts the store's resident (memlode.mcp.resident): then the
+        # warm engine is this process's own and nothing is asked of another one
+        self.hosts_resident: Callable[[], bool] = lambda: False
 
     @property
     def namespace_label(self) -> str:
@@ -132,6 +136,36 @@ class ToolContext:
                 except MemlodeError as exc:
                     log.info("no shared embedder; each engine reports why: %s", exc)
             return self._embedder
+
+    def search_elsewhere(
+        self,
+        query: str,
+        k: int,
+        *,
+        namespace: str | None,
+        memory_types: Sequence[str] | None,
+        tags: Sequence[str] | None,
+        sources: Sequence[str],
+    ) -> tuple[list[SearchHit], str] | None:
+        """``Engine.search`` answered by the store's resident when another process serves it
+        (one the SessionStart hook started, another server): its model and indexes are warm,
+        so a first recall does not open an engine and load a model here. None (then search
+        here) when this server hosts the resident, none runs, or it cannot answer in time."""
+        if self.hosts_resident():
+            return None
+        from memlode.resident_client.client import search_scoped
+
+        return search_scoped(
+            self.settings,
+            query,
+            k,
+            scope=namespace,
+            memory_types=memory_types,
+            tags=tags,
+            sources=sources,
+            namespace=self.namespace,
+            catch_up=True,
+        )
 
     def run(self, fn: Callable[[Engine], T], *, writes: bool = False) -> T:
         """``fn(engine)`` with engine errors turned into tool errors the model can act on."""

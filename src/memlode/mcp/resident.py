@@ -43,6 +43,11 @@ class ResidentVectors:
     def path(self) -> Path | None:
         return Path(self.server.socket_path) if self.server is not None else None
 
+    @property
+    def hosting(self) -> bool:
+        """This process serves the store's resident now (not in standby, not stopped)."""
+        return self.server is not None and bool(self.server.lock.locked)
+
     def start(self) -> bool:
         """Serve the store's resident socket (now, or once its lock is free); False when
         hosting is off."""

@@ -112,6 +112,7 @@ def build_server(
         # The store's resident (hooks' recall, memlode search): hosted here unless another
         # process serves it, or autostart is off (memlode.mcp.resident).
         workers = _Workers(ctx, embedder, ResidentVectors(settings, ctx.cwd, ctx.open_engine))
+        ctx.hosts_resident = lambda: workers.resident.hosting
         if watch_docs:
             from memlode.mcp.docs_watcher import DocsWatcher
 

@@ -78,6 +78,8 @@ class McpTool:
     description: str
     writes: bool
     not_found: str | None
+    # the answer from another process before this one opens its engine (None: answer here)
+    elsewhere: Callable[[ToolContext, dict[str, Any]], Any] | None = None
 
     @property
     def name(self) -> str:
@@ -109,11 +111,13 @@ def mcp_tool(
     text: Callable[[Any], str],
     writes: bool = False,
     not_found: str | None = None,
+    elsewhere: Callable[[ToolContext, dict[str, Any]], Any] | None = None,
 ) -> Callable[[Callable[..., Any]], McpTool]:
-    """Declare a tool (see the module doc); ``writes``: it changes the store."""
+    """Declare a tool (see the module doc); ``writes``: it changes the store; ``elsewhere``:
+    its result from another process given the call's arguments, or None to run it here."""
 
     def declare(fn: Callable[..., Any]) -> McpTool:
-        return McpTool(fn, text, annotations, description, writes, not_found)
+        return McpTool(fn, text, annotations, description, writes, not_found, elsewhere)
 
     return declare
 
@@ -157,15 +161,20 @@ def bind(
             title=declared.title,
             description=declared.description,
             mime_type=declared.mime_type,
-        )(_handler(declared.fn, ctx, ctx.read_resource))
+        )(_handler(declared.fn, ctx, lambda call, _: ctx.read_resource(call)))
     else:
         server.prompt(name=declared.name, title=declared.title, description=declared.description)(
-            _handler(declared.fn, ctx, ctx.run)
+            _handler(declared.fn, ctx, lambda call, _: ctx.run(call))
         )
 
 
 def _bind_tool(server: MCPServer[Any], ctx: ToolContext, tool: McpTool) -> None:
-    def run(call: Callable[[Engine], Any]) -> CallToolResult:
+    def run(call: Callable[[Engine], Any], arguments: dict[str, Any]) -> CallToolResult:
+        if tool.elsewhere is not None:
+            answered = tool.elsewhere(ctx, arguments)
+            if answered is not None:
+                return respond(answered, tool.text(answered))
+
         def guarded(engine: Engine) -> Any:
             try:
                 return call(engine)
@@ -188,12 +197,13 @@ def _bind_tool(server: MCPServer[Any], ctx: ToolContext, tool: McpTool) -> None:
 def _handler(
     fn: Callable[..., Any],
     ctx: ToolContext,
-    run: Callable[[Callable[[Engine], Any]], Any],
+    run: Callable[[Callable[[Engine], Any], dict[str, Any]], Any],
     *,
     returns: type | None = None,
 ) -> Callable[..., Any]:
     """A function with ``fn``'s signature minus its ``ToolCall``, calling ``fn`` through ``run``
-    (the SDK reads the signature: the arguments' annotations are the input schema)."""
+    (given the call's arguments too; the SDK reads the signature: the arguments' annotations
+    are the input schema)."""
     hints = typing.get_type_hints(fn, include_extras=True)
     params = [
         p.replace(annotation=hints.get(p.name, p.annotation))
@@ -207,7 +217,7 @@ def _handler(
         def call(engine: Engine) -> Any:
             return fn(ToolCall(engine, ctx.cwd, ctx.namespace_label, ctx.extras), **kwargs)
 
-        return run(call)
+        return run(call, kwargs)
 
     handler.__name__ = handler.__qualname__ = fn.__name__
     handler.__doc__ = fn.__doc__

@@ -14,8 +14,9 @@ gets another store's memories even if paths were mixed up.
                       "session_id", "importance", "score", "signals": {...}}]}
     {"op": "search", "db": ..., "query": "...", "k": 10, "namespace": "<project key>",
      "scope": null | "*" | "<name>", "memory_types": ..., "tags": ..., "sources": [...],
-     "settings": {...}}
-        -> {"hits": [<SearchHit.to_dict(explain=True) with the unrounded score and signals>]}
+     "settings": {...}, "catch_up": false}
+        -> {"hits": [<SearchHit.to_dict(explain=True) with the unrounded score and signals>],
+            "scope": "<the namespace read>" | "*"}
     {"op": "vector_search", "db": ..., "query": "...", "namespace": "...", "k": 8}
         -> {"hits": [{"id", "score"}]}   (cosine; the old MCP socket's request, kept)
     {"op": "stop", "db": ...} -> {"ok": true}   (a resident hosted by ``memlode mcp`` refuses)
@@ -30,7 +31,9 @@ for a model. ``signals`` are the explain figures (each signal's share of the
 score) plus ``cosine``, the raw cosine of the query and the memory (0.0 without a vector).
 
 ``search`` is ``memlode search`` itself: the same engine call with the same arguments, and the
-CLI prints the answer as it prints its own hits. ``namespace`` is what the CLI's own engine
+CLI prints the answer as it prints its own hits; the MCP server's ``recall_memory`` asks it too
+when another process serves the store, with ``catch_up`` (embed a few rows stored without a
+vector first, as the tool does in-process). ``namespace`` is what the CLI's own engine
 would take as the current project (``Settings.namespace`` or the project of its working
 directory) and ``scope`` is its ``--namespace`` option. ``settings`` are the settings that decide
 a ranking (``ranking_settings``); when they differ from the resident's (another embedder in the
@@ -216,6 +219,8 @@ class Answerer:
         if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
             raise _Refusal("bad-request", "sources must be a list of strings")
         with self.engine_session() as engine, _project(engine, namespace):
+            if request.get("catch_up") is True:
+                engine.catch_up()
             hits = engine.search(
                 query,
                 k,
@@ -224,7 +229,8 @@ class Answerer:
                 tags=_optional(request.get("tags")),
                 sources=sources,
             )
-        return {"hits": [_search_hit(h) for h in hits]}
+            read = engine.resolve_namespace(scope)
+        return {"hits": [_search_hit(h) for h in hits], "scope": "*" if read is None else read}
 
     def _vector_search(self, request: dict[str, Any]) -> dict[str, Any]:
         query = _query(request)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from memlode.config import Settings
@@ -26,6 +27,7 @@ __all__ = [
     "ping",
     "ranking_settings",
     "search",
+    "search_scoped",
     "start",
     "stop",
 ]
@@ -84,9 +86,9 @@ def search(
     k: int,
     *,
     scope: str | None,
-    memory_types: str | None,
-    tags: str | None,
-    sources: tuple[str, ...] | list[str],
+    memory_types: str | Sequence[str] | None,
+    tags: str | Sequence[str] | None,
+    sources: Sequence[str],
     namespace: str | None = None,
     timeout: float = SEARCH_TIMEOUT,
 ) -> list[SearchHit] | None:
@@ -95,6 +97,35 @@ def search(
     ``scope`` is the ``--namespace`` option; ``namespace`` the current project (default: what
     an engine opened here would take, ``Settings.namespace`` or this directory's project).
     """
+    found = search_scoped(
+        settings,
+        query,
+        k,
+        scope=scope,
+        memory_types=memory_types,
+        tags=tags,
+        sources=sources,
+        namespace=namespace,
+        timeout=timeout,
+    )
+    return None if found is None else found[0]
+
+
+def search_scoped(
+    settings: Settings,
+    query: str,
+    k: int,
+    *,
+    scope: str | None,
+    memory_types: str | Sequence[str] | None,
+    tags: str | Sequence[str] | None,
+    sources: Sequence[str],
+    namespace: str | None = None,
+    catch_up: bool = False,
+    timeout: float = SEARCH_TIMEOUT,
+) -> tuple[list[SearchHit], str] | None:
+    """``search``'s hits and the namespace they were read from (``'*'`` for all); with
+    ``catch_up`` the resident first embeds a few rows stored without a vector."""
     if not os.path.exists(socket_path(str(settings.home), database_of(settings))):
         return None  # none runs: not even the protocol's imports
     if namespace is None:
@@ -105,19 +136,20 @@ def search(
         "k": k,
         "namespace": namespace,
         "scope": scope,
-        "memory_types": memory_types,
-        "tags": tags,
+        "memory_types": memory_types if isinstance(memory_types, str | None) else [*memory_types],
+        "tags": tags if isinstance(tags, str | None) else [*tags],
         "sources": list(sources),
         "settings": ranking_settings(settings),
+        "catch_up": catch_up,
     }
     answer = ask(settings, request, timeout)
     if answer is None or "error" in answer:
         return None
-    hits = answer.get("hits")
-    if not isinstance(hits, list):
+    hits, read = answer.get("hits"), answer.get("scope")
+    if not isinstance(hits, list) or not isinstance(read, str):
         return None
     try:
-        return [_hit(item) for item in hits]
+        return [_hit(item) for item in hits], read
     except (KeyError, TypeError, ValueError):
         return None
 

@@ -5,7 +5,7 @@ Plus the ``memory://{id}`` resource, which reads one memory like ``get_memory``.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
@@ -40,6 +40,9 @@ from memlode.mcp.params import (
 )
 from memlode.mcp.render import memory_text
 from memlode.mcp.tooling import ToolCall, mcp_resource, mcp_tool
+
+if TYPE_CHECKING:
+    from memlode.mcp.context import ToolContext
 
 __all__ = [
     "delete_memory",
@@ -110,12 +113,35 @@ def _recall_text(out: RecallOut) -> str:
     return f"{len(out.hits)} memories for {out.query!r}:\n" + "\n".join(blocks)
 
 
+def _recall_elsewhere(ctx: ToolContext, args: dict[str, Any]) -> RecallOut | None:
+    """``recall_memory`` answered by the store's resident in another process (the same
+    ``Engine.search``, warm); None to answer here."""
+    found = ctx.search_elsewhere(
+        args["query"],
+        args.get("k", 10),
+        namespace=args.get("namespace"),
+        memory_types=args.get("memory_types"),
+        tags=args.get("tags"),
+        sources=args.get("sources") or (),
+    )
+    if found is None:
+        return None
+    hits, read = found
+    explain = bool(args.get("explain", False))
+    return RecallOut(
+        query=args["query"],
+        namespace=read,
+        hits=[HitOut.model_validate(hit.to_dict(explain)) for hit in hits],
+    )
+
+
 @mcp_tool(
     READ_ONLY,
     "Search memories, best first (hybrid: full text, vectors, graph, recency, tags, "
     "importance). Use it before deciding something the project may already have "
     "decided. Default namespace: this project ({project}); '*' searches all.",
     text=_recall_text,
+    elsewhere=_recall_elsewhere,
 )
 def recall_memory(
     call: ToolCall,
