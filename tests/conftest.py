@@ -121,6 +121,37 @@ def run_memlode(
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 
+def run_with_terminal_stderr(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
+    """The CLI with stderr on a pseudo-terminal and stdout a pipe: (exit code, stdout, what the
+    terminal showed)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memlode", *args],
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        cwd=cwd,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    os.close(follower)
+    chunks: list[bytes] = []
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closes when the process ends
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    out, _ = proc.communicate(timeout=120)
+    os.close(leader)
+    return proc.returncode, out, b"".join(chunks).decode("utf-8", "replace")
+
+
 def run_hook(
     event: str, payload: dict[str, Any], *, cwd: Path, env: dict[str, str] | None = None
 ) -> CliResult:

@@ -2,40 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import pty
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import run_memlode
-
-
-def _with_terminal_stderr(*args: str, cwd: Path) -> tuple[int, str, str]:
-    """Run the CLI with stderr on a pseudo-terminal (stdout stays a pipe)."""
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memlode", *args],
-        stdout=subprocess.PIPE,
-        stderr=follower,
-        cwd=cwd,
-        text=True,
-        env=dict(os.environ),
-    )
-    os.close(follower)
-    chunks: list[bytes] = []
-    while True:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:  # the terminal closes when the process ends
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    out, _ = proc.communicate(timeout=120)
-    os.close(leader)
-    return proc.returncode, out, b"".join(chunks).decode("utf-8", "replace")
+from tests.conftest import run_memlode, run_with_terminal_stderr
 
 
 def test_embed_draws_a_bar_on_a_terminal_only(
@@ -44,7 +14,7 @@ def test_embed_draws_a_bar_on_a_terminal_only(
     monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "hash")  # this folder's tests turn it off
     for i in range(3):
         assert run_memlode("store", f"fact number {i} about caching", cwd=workdir).returncode == 0
-    code, out, terminal = _with_terminal_stderr("embed", cwd=workdir)
+    code, out, terminal = run_with_terminal_stderr("embed", cwd=workdir)
     assert code == 0, terminal
     assert "embedding memories" in terminal and "3/3" in terminal
     assert "embedded 3 memories" in out
@@ -55,6 +25,26 @@ def test_embed_draws_a_bar_on_a_terminal_only(
     assert piped.returncode == 0 and piped.stderr == ""
     # --json on a terminal: no bar either
     run_memlode("store", "one more fact about caching", cwd=workdir)
-    code, out, terminal = _with_terminal_stderr("embed", "--json", cwd=workdir)
+    code, out, terminal = run_with_terminal_stderr("embed", "--json", cwd=workdir)
     assert code == 0 and '"embedded": 1' in out
     assert "embedding" not in terminal
+
+
+def test_import_draws_a_bar_on_a_terminal_only(workdir: Path, tmp_path: Path) -> None:
+    for i in range(3):
+        assert run_memlode("store", f"fact number {i} about queues", cwd=workdir).returncode == 0
+    export = tmp_path / "out.jsonl"
+    assert run_memlode("export", str(export), cwd=workdir).returncode == 0
+    env = {"MEMLODE_HOME": str(tmp_path / "other-home")}
+    code, out, terminal = run_with_terminal_stderr("import", str(export), cwd=workdir, env=env)
+    assert code == 0, terminal
+    assert "importing" in terminal and "3/3" in terminal  # three memories, no edges or sessions
+    assert "imported 3 memories" in out
+    env = {"MEMLODE_HOME": str(tmp_path / "third-home")}
+    code, out, terminal = run_with_terminal_stderr(
+        "import", str(export), "--json", cwd=workdir, env=env
+    )
+    assert code == 0 and '"memories_added": 3' in out
+    assert "importing" not in terminal
+    piped = run_memlode("import", str(export), cwd=workdir, env=env)
+    assert piped.returncode == 0 and piped.stderr == ""

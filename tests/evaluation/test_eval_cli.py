@@ -138,3 +138,20 @@ def test_a_file_that_is_not_locomo_is_refused_without_traceback(cli: Any, tmp_pa
     assert result.returncode != 0
     assert "JSON list" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_progress_on_a_terminal_unless_json(locomo_file: Path, tmp_path: Path) -> None:
+    from tests.conftest import run_with_terminal_stderr
+
+    env = {"MEMLODE_EMBED_PROVIDER": "none"}
+    code, out, terminal = run_with_terminal_stderr(
+        "eval", "locomo", str(locomo_file), cwd=tmp_path, env=env
+    )
+    assert code == 0, terminal
+    assert "[1/1] conv-tiny: 12 turns stored" in terminal
+    assert "[1/1]" not in out
+    code, out, terminal = run_with_terminal_stderr(
+        "eval", "locomo", str(locomo_file), "--json", cwd=tmp_path, env=env
+    )
+    assert code == 0 and json.loads(out)["questions"] == 4
+    assert "[1/1]" not in terminal

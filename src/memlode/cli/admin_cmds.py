@@ -15,6 +15,7 @@ from memlode.cli.common import (
     open_engine,
     read_stdin_text,
 )
+from memlode.cli.progress import TtyProgress
 from memlode.errors import InvalidInput
 
 
@@ -117,8 +118,8 @@ def import_(ctx: click.Context, path: str, as_json: bool) -> None:
         raise InvalidInput("the import path is empty; give a JSONL file, or - for stdin")
     else:
         lines = read_import_file(Path(path))
-    with open_engine(ctx) as engine:
-        report = import_lines(engine.db, lines)
+    with open_engine(ctx) as engine, TtyProgress("importing", quiet=as_json) as bar:
+        report = import_lines(engine.db, lines, progress=bar)
     if as_json:
         echo_json(report.to_dict())
         return

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from memlode.cli.common import echo_json, json_option, settings_from
+from memlode.cli.progress import step_lines
 
 EMBED_CHOICES = ("local", "hash", "none", "ollama", "openai")
 
@@ -51,7 +52,11 @@ def eval_() -> None:
     is_flag=True,
     help="Consolidate each conversation's store (memlode consolidate) before its questions.",
 )
-@click.option("--progress", is_flag=True, help="Report each conversation on stderr.")
+@click.option(
+    "--progress",
+    is_flag=True,
+    help="Report each conversation on stderr (on a terminal this is the default without --json).",
+)
 @json_option
 @click.pass_context
 def locomo(
@@ -87,16 +92,13 @@ def locomo(
     if limit_conversations is not None:
         conversations = conversations[:limit_conversations]
 
-    def report_progress(line: str) -> None:
-        click.echo(line, err=True)
-
     report = run_locomo(
         conversations,
         questions,
         settings,
         k=k,
         consolidate=consolidate,
-        progress=report_progress if progress else None,
+        progress=step_lines(progress, quiet=as_json),
     )
     if as_json:
         echo_json(report)
@@ -134,7 +136,11 @@ def locomo(
     is_flag=True,
     help="Consolidate the store overnight, before the next-day prompts (memlode consolidate).",
 )
-@click.option("--progress", is_flag=True, help="Report each session on stderr.")
+@click.option(
+    "--progress",
+    is_flag=True,
+    help="Report each session on stderr (on a terminal this is the default without --json).",
+)
 @json_option
 def replay(
     questions: Path,
@@ -162,7 +168,7 @@ def replay(
         spec,
         keep=keep,
         env_extra=extra,
-        progress=(lambda line: click.echo(line, err=True)) if progress else None,
+        progress=step_lines(progress, quiet=as_json),
         consolidate=consolidate,
     )
     if as_json:

@@ -1,15 +1,17 @@
-"""Progress of long work on a terminal: a bar on stderr for ``(done, total)`` callbacks, and
-nothing at all in a pipe, a log or with ``--json`` (stdout stays the command's output)."""
+"""Progress of long work on a terminal: a bar on stderr for ``(done, total)`` callbacks, a line
+on stderr per step for work that reports steps, and nothing at all in a pipe, a log or with
+``--json`` unless asked (stdout stays the command's output)."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
 import click
 
-__all__ = ["TtyProgress"]
+__all__ = ["TtyProgress", "step_lines"]
 
 
 class TtyProgress:
@@ -48,3 +50,11 @@ class TtyProgress:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def step_lines(asked: bool, *, quiet: bool = False) -> Callable[[str], None] | None:
+    """Where a long run reports each step (an evaluation's conversations or sessions): stderr
+    when asked (``--progress``, in a pipe too) or on a terminal unless ``quiet``; else nowhere."""
+    if asked or (not quiet and sys.stderr.isatty()):
+        return lambda line: click.echo(line, err=True)
+    return None

@@ -19,7 +19,7 @@ import json
 import math
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -237,17 +237,38 @@ def parse_lines(lines: Iterable[str]) -> tuple[list[Session], list[Memory], list
     return sessions, memories, edges
 
 
-def import_lines(db: Database, lines: Iterable[str] | IO[str]) -> ImportReport:
+# Records between two progress reports of an import.
+_PROGRESS_EVERY = 250
+
+
+def import_lines(
+    db: Database,
+    lines: Iterable[str] | IO[str],
+    progress: Callable[[int, int], None] | None = None,
+) -> ImportReport:
+    """Apply an export's records in one transaction; ``progress(done, total)`` is told of the
+    records applied as it goes (sessions, then memories, then edges)."""
     sessions, memories, edges = parse_lines(lines)
     report = ImportReport()
+    total = len(sessions) + len(memories) + len(edges)
+    done = 0
+
+    def step() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None and (done % _PROGRESS_EVERY == 0 or done == total):
+            progress(done, total)
+
     with db.write() as conn:
         for session in sessions:
+            step()
             added = int(session_repo.insert_exact(conn, session))  # redacts, like every write
             report.sessions_added += added
             report.sessions_skipped += 1 - added
         # An imported memory whose content already exists under another id maps onto it.
         id_map: dict[str, str] = {}
         for memory in memories:
+            step()
             dup = memory_repo.find_duplicate(conn, memory.namespace, memory.source, memory.content)
             if dup is not None:
                 id_map[memory.id] = dup
@@ -267,6 +288,7 @@ def import_lines(db: Database, lines: Iterable[str] | IO[str]) -> ImportReport:
             else:
                 report.memories_skipped += 1
         for edge in edges:
+            step()
             src = id_map.get(edge.source_id, edge.source_id)
             dst = id_map.get(edge.target_id, edge.target_id)
             ends = memory_repo.fetch_many(conn, [src, dst])
