@@ -258,8 +258,9 @@ async def _recalls(home: Path, project: Path, embed: str, calls: int) -> dict[st
             }
 
 
-async def _first_recall(params: StdioServerParameters) -> tuple[float, float]:
-    """Seconds from spawn to the ``tools/list`` answer, and from it to the first recall's."""
+async def _first_recall(params: StdioServerParameters, after: float) -> tuple[float, float]:
+    """Seconds from spawn to the ``tools/list`` answer, and from the first recall (sent
+    ``after`` seconds later, as a client whose model answers first would) to its answer."""
     with open(os.devnull, "w") as devnull:
         started = time.perf_counter()
         async with (
@@ -269,11 +270,13 @@ async def _first_recall(params: StdioServerParameters) -> tuple[float, float]:
             await session.initialize()
             await session.list_tools()
             listed = time.perf_counter()
+            await anyio.sleep(after)
+            asked = time.perf_counter()
             result = await session.call_tool("recall_memory", {"query": QUERIES[0], "k": 10})
             answered = time.perf_counter()
             assert not result.is_error, result.content
             assert result.structured_content and result.structured_content["hits"]
-            return listed - started, answered - listed
+            return listed - started, answered - asked
 
 
 def _resident(home: Path, project: Path, embed: str) -> subprocess.Popen[bytes]:
@@ -298,9 +301,11 @@ def _resident(home: Path, project: Path, embed: str) -> subprocess.Popen[bytes]:
     raise RuntimeError("the resident did not answer within 60 s")
 
 
-def bench_first_recall(memories: int, runs: int, embed: str) -> dict[str, Any]:
+def bench_first_recall(
+    memories: int, runs: int, embed: str, afters: tuple[float, ...] = (0.0, 1.0)
+) -> dict[str, Any]:
     """The first ``recall_memory`` after ``tools/list``, fresh server each run, without and
-    with a resident already serving the store."""
+    with a resident already serving the store; sent at once, and a second later."""
     out: dict[str, Any] = {"memories": memories, "embed": embed}
     with tempfile.TemporaryDirectory(prefix="memlode-bench-mcp-") as tmp:
         root = Path(tmp)
@@ -310,23 +315,25 @@ def bench_first_recall(memories: int, runs: int, embed: str) -> dict[str, Any]:
         for label, resident_up in (("no_resident", False), ("resident_up", True)):
             resident = _resident(home, project, embed) if resident_up else None
             try:
-                starts: list[float] = []
-                recalls: list[float] = []
-                for _ in range(runs):
-                    # Without a resident: the server must not start one of its own either, or
-                    # the next run would find it up.
-                    env = {} if resident_up else {"MEMLODE_RESIDENT_AUTOSTART": "0"}
-                    start, recall = anyio.run(_first_recall, _params(home, project, embed, **env))
-                    starts.append(start)
-                    recalls.append(recall)
+                for after in afters:
+                    starts: list[float] = []
+                    recalls: list[float] = []
+                    for _ in range(runs):
+                        # Without a resident: the server must not start one of its own either,
+                        # or the next run would find it up.
+                        env = {} if resident_up else {"MEMLODE_RESIDENT_AUTOSTART": "0"}
+                        params = _params(home, project, embed, **env)
+                        start, recall = anyio.run(_first_recall, params, after)
+                        starts.append(start)
+                        recalls.append(recall)
+                    out[label if after == 0 else f"{label}_after_{after:g}s"] = {
+                        "start_to_tools_list": _summary(starts),
+                        "first_recall": _summary(recalls),
+                    }
             finally:
                 if resident is not None:
                     resident.terminate()
                     resident.wait(30)
-            out[label] = {
-                "start_to_tools_list": _summary(starts),
-                "first_recall": _summary(recalls),
-            }
     return out
 
 
@@ -400,7 +407,7 @@ def _print(results: dict[str, Any]) -> None:
         f"{imports['build_server']['p50_ms']} ms"
     )
     first = results["first_recall"]
-    for label in ("no_resident", "resident_up"):
+    for label in [name for name in first if name not in ("memories", "embed")]:
         case = first[label]
         print(
             f"first recall_memory after tools/list, {first['memories']} memories, {label}: "

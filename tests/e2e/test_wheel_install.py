@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from memlode import __version__
 from memlode.embed._model_files import MODEL_WHEEL
@@ -59,12 +62,11 @@ def _clean_env(home: Path) -> dict[str, str]:
     return env
 
 
-def test_wheel_installs_into_a_fresh_venv_and_setup_makes_local_embeddings_work(
-    tmp_path: Path,
-) -> None:
+def _installed(tmp_path: Path, env: dict[str, str], interpreter: str) -> tuple[Path, Path]:
+    """memlode's wheel built from this tree and installed into a fresh venv of
+    ``interpreter``: the venv's python and memlode."""
     work = tmp_path / "work"
     work.mkdir()
-    env = _clean_env(tmp_path / "home")
     dist = tmp_path / "dist"
     _ok(
         _run(
@@ -76,9 +78,19 @@ def test_wheel_installs_into_a_fresh_venv_and_setup_makes_local_embeddings_work(
     )
     (wheel,) = dist.glob("memlode-*.whl")
     venv = tmp_path / "venv"
-    _ok(_run([sys.executable, "-m", "venv", str(venv)], env, work))
-    python, memlode = str(venv / "bin" / "python"), str(venv / "bin" / "memlode")
-    _ok(_run([python, "-m", "pip", "install", "-q", str(wheel)], env, work, PIP_TIMEOUT_S))
+    _ok(_run([interpreter, "-m", "venv", str(venv)], env, work))
+    python = venv / "bin" / "python"
+    _ok(_run([str(python), "-m", "pip", "install", "-q", str(wheel)], env, work, PIP_TIMEOUT_S))
+    return python, venv / "bin" / "memlode"
+
+
+def test_wheel_installs_into_a_fresh_venv_and_setup_makes_local_embeddings_work(
+    tmp_path: Path,
+) -> None:
+    env = _clean_env(tmp_path / "home")
+    installed = _installed(tmp_path, env, sys.executable)
+    python, memlode = str(installed[0]), str(installed[1])
+    venv, work = installed[0].parents[1], tmp_path / "work"
 
     assert _ok(_run([memlode, "--version"], env, work)).strip().endswith(__version__)
     where = _ok(_run([python, "-c", "import memlode; print(memlode.__file__)"], env, work))
@@ -118,3 +130,76 @@ def test_wheel_installs_into_a_fresh_venv_and_setup_makes_local_embeddings_work(
     assert hits, "a memory sharing no word with the query is found only through its vector"
     assert hits[0]["signals"]["bm25"] == 0.0
     assert hits[0]["signals"]["vector"] > 0.0
+
+
+def _interpreter(version: str) -> str | None:
+    """A CPython ``version`` on this machine: on PATH, or one pyenv installed."""
+    found = shutil.which(f"python{version}")
+    if found is not None and _runs(found):
+        return found
+    for candidate in sorted(Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}")):
+        if _runs(str(candidate)):
+            return str(candidate)
+    return None
+
+
+def _runs(python: str) -> bool:
+    probe = subprocess.run([python, "-c", "pass"], capture_output=True, timeout=60, check=False)
+    return probe.returncode == 0  # a pyenv shim of a version not selected exits 127
+
+
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+def test_the_wheel_works_on_newer_pythons(tmp_path: Path, version: str) -> None:
+    interpreter = _interpreter(version)
+    if interpreter is None:
+        pytest.skip(f"no Python {version} on this machine (pyenv install {version} adds one)")
+    env = _clean_env(tmp_path / "home")
+    python, installed = _installed(tmp_path, env, interpreter)
+    memlode, work = str(installed), tmp_path / "work"
+    said = _ok(_run([str(python), "-c", "import sys; print(sys.version_info[:2])"], env, work))
+    assert said.strip() == str(tuple(int(n) for n in version.split(".")))
+    assert (
+        json.loads(_ok(_run([memlode, "setup", "--json"], env, work, PIP_TIMEOUT_S)))["check"][
+            "dim"
+        ]
+        == 384
+    )
+
+    # vectors: a memory sharing no word with the query
+    _ok(_run([memlode, "store", "the parser uses a recursive descent over tokens"], env, work))
+    hits = json.loads(
+        _ok(_run([memlode, "search", "--json", "--explain", "how does parsing work"], env, work))
+    )
+    assert hits and hits[0]["signals"]["vector"] > 0.0
+
+    # tree-sitter grammars, the graph library and the symbol vectors, in a project
+    (work / "pyproject.toml").write_text('[project]\nname = "lexer"\n')
+    (work / "lexer.py").write_text(
+        "def parse_tokens(tokens):\n    return list(tokens)\n\n\n"
+        "class Lexer:\n    def run(self):\n        return parse_tokens([])\n"
+    )
+    report = json.loads(_ok(_run([memlode, "index", str(work), "--json"], env, work)))
+    assert report["parsed"] == 2  # lexer.py and the manifest
+    callers = json.loads(_ok(_run([memlode, "impact", "parse_tokens", "--json"], env, work)))
+    assert "Lexer.run" in json.dumps(callers)
+
+    # the MCP server answers its first tools/list through the SDK's client
+    listed = _ok(_run([sys.executable, "-c", _LIST_TOOLS, memlode], env, work))
+    assert "recall_memory" in listed.split()
+
+
+# A stdio client (this interpreter's SDK) listing the tools of `memlode mcp` (argv[1]).
+_LIST_TOOLS = """
+import sys, anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+import os
+
+async def main():
+    params = StdioServerParameters(command=sys.argv[1], args=["mcp"], env=dict(os.environ))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        print(" ".join(tool.name for tool in (await session.list_tools()).tools))
+
+anyio.run(main)
+"""

@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+WARM_UP_QUERY = "memlode server warm up"
+
 
 def tool_error(exc: BaseException) -> ToolError:
     """The ``ToolError`` a model can act on for an exception raised by the engine."""
@@ -199,14 +201,16 @@ class ToolContext:
             raise ResourceError(str(tool_error(exc))) from exc
 
     def warm_up(self) -> None:
-        """Open the engine and load its embedder now, so the first recall does not wait for it.
+        """Open the engine and search once now - the embedder's model, the vector and text
+        indexes, the search modules' imports - so the first recall does not wait for them.
 
         Runs on a background thread; a tool call that arrives meanwhile waits on the lock, as it
-        would have waited for the same loading anyway. Failures are left for the tools to report.
+        would have waited for the same loading anyway. A search writes nothing. Failures are
+        left for the tools to report.
         """
         try:
             with self.engine() as engine:
-                engine.pending_embeddings()  # loads the embedder (or records why it cannot)
+                engine.search(WARM_UP_QUERY, 1)
         except Exception as exc:
             log.info("warm-up failed (the tools will report it): %s", exc)
 
