@@ -210,7 +210,10 @@ class ToolContext:
         """
         try:
             with self.engine() as engine:
-                engine.search(WARM_UP_QUERY, 1)
+                for _ in range(2):  # the second search starts the in-memory text index's build
+                    engine.search(WARM_UP_QUERY, 1)
+                text_index = engine.text_index
+            text_index.wait()  # outside the lock: a tool call need not wait for the build
         except Exception as exc:
             log.info("warm-up failed (the tools will report it): %s", exc)
 

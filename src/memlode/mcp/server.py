@@ -51,6 +51,10 @@ HTTP_PATH = "/mcp"
 # those should not compete with a model load or the engine's imports.
 WARM_UP_DELAY = 0.5
 
+# Bound with the warm-up when the tools are listed from the home: the tool an assistant's
+# session calls first (INSTRUCTIONS), so that its first call does not build it.
+FIRST_TOOL = "recall_memory"
+
 # memlode.engine.embed_worker.DEFAULT_BATCH_SIZE (not imported before the server starts: it
 # imports the engine); shown by the embedder's status until it starts.
 _EMBED_BATCH_SIZE = 32
@@ -135,6 +139,7 @@ def build_server(
         listing.attach(server)
         if listed:
             done = list(listing.modules)
+            workers.bind_first = lambda: listing.bind_tool(FIRST_TOOL)
         else:
             from memlode.mcp.registry import register_all
 
@@ -196,6 +201,7 @@ class _Workers:
     resident: ResidentVectors
     watcher: DocsWatcher | None = None
     save_lists: Callable[[], Awaitable[None]] | None = None
+    bind_first: Callable[[], None] | None = None  # the tools a session calls first
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _stopped: bool = False
 
@@ -214,6 +220,8 @@ class _Workers:
                 self.resident.start()
             except OSError as exc:  # no socket: the hooks use BM25 alone
                 log.info("resident vector socket not started: %s", exc)
+        if self.bind_first is not None:
+            self.bind_first()
         self.ctx.warm_up()
 
     @contextlib.asynccontextmanager
