@@ -4,12 +4,14 @@ one builds, and binds each tool, prompt and resource when it is first used
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
 from mcp.client.session import ClientSession
 
 from memlode.config import Settings
+from memlode.mcp.listing import KEEP_LISTS
 
 pytestmark = pytest.mark.anyio
 
@@ -65,3 +67,25 @@ async def test_an_unreadable_cache_falls_back_to_building_the_tools(harness) -> 
         rebuilt = await _lists(session)
         harness.ok(await session.call_tool("memlode_stats", {}))
     assert rebuilt == cold
+
+
+async def test_old_cached_lists_are_pruned_when_new_ones_are_kept(harness) -> None:
+    cache = Settings.load({}).home / "cache"
+    cache.mkdir(parents=True)
+    for i in range(KEEP_LISTS + 4):  # lists of other projects and earlier versions
+        old = cache / f"mcp-lists-{i:024x}.json"
+        old.write_text("{}", encoding="utf-8")
+        os.utime(old, (1_000_000 + i, 1_000_000 + i))
+    other = cache / "notes.txt"  # not the server's
+    other.write_text("kept", encoding="utf-8")
+    async with harness.session() as session:
+        await session.list_tools()
+    kept = _cached()
+    assert len(kept) == KEEP_LISTS
+    oldest_kept = KEEP_LISTS + 4 - (KEEP_LISTS - 1)  # the new one plus the newest old ones
+    assert f"mcp-lists-{oldest_kept:024x}.json" in kept
+    assert f"mcp-lists-{oldest_kept - 1:024x}.json" not in kept
+    assert other.read_text(encoding="utf-8") == "kept"
+    async with harness.session() as session:  # the new lists are among those kept
+        harness.ok(await session.call_tool("memlode_stats", {}))
+    assert _cached() == kept

@@ -30,11 +30,14 @@ from mcp.types import Prompt, Resource, ResourceTemplate, Tool
 import memlode
 from memlode.mcp.context import ToolContext
 
-__all__ = ["ListedServer", "Listing", "lists_key"]
+__all__ = ["ListedServer", "Listing", "lists_key", "prune_lists"]
 
 log = logging.getLogger(__name__)
 
 CACHE_FORMAT = 2  # bump when the file's layout changes
+# Cached lists kept in the home: one per project and memlode version in use, so a few projects
+# across an upgrade fit; older ones are rebuilt (a quarter of a second) if they are needed again.
+KEEP_LISTS = 16
 
 
 def lists_key(label: str) -> str:
@@ -170,6 +173,28 @@ class Listing:
             os.replace(partial, self.path)
         except OSError as exc:
             log.info("MCP lists not cached (%s): %s", self.path, exc)
+            return
+        prune_lists(self.path.parent)
+
+
+def prune_lists(cache: Path, keep: int = KEEP_LISTS) -> list[Path]:
+    """Remove all but the ``keep`` newest cached lists (each memlode upgrade or edit, and each
+    project, writes its own); the ones removed."""
+    found: list[tuple[float, Path]] = []
+    for path in cache.glob("mcp-lists-*"):
+        try:
+            found.append((path.stat().st_mtime, path))
+        except OSError:
+            continue  # removed meanwhile by another server
+    found.sort(reverse=True)
+    removed = []
+    for _, path in found[keep:]:
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
 
 
 class ListedServer(MCPServer[Any]):
