@@ -1,0 +1,191 @@
+// memlode viz: the router (#/page/arg), the namespace selector, the search-mode badge, and the
+// pages that draw (graph, embeddings) or report (sessions, code, health).
+"use strict";
+
+M.POLL_MS = 3000;
+let current = null;
+
+function drawingPage(view, title, controls, canvasId, side) {
+  const canvas = h("canvas", {id: canvasId});
+  const legend = h("div", {class: "legend", id: canvasId + "-legend"});
+  view.replaceChildren(h("h2", {}, title), h("div", {class: "toolbar"}, controls),
+    legend, h("div", {class: "split"}, h("div", {class: "canvas-wrap"}, canvas), side || []));
+  return {canvas, legend};
+}
+
+M.pages.graph = async function (view) {
+  const colourBy = h("select", {id: "graph-colour"}, h("option", {value: "community"}, "community"),
+    h("option", {value: "kind"}, "kind"));
+  const limit = h("select", {id: "graph-limit"}, [500, 2000, 5000].map((n) =>
+    h("option", {value: n, selected: n === 2000}, n + " nodes")));
+  const info = h("span", {class: "muted", id: "graph-info"});
+  const side = h("div", {class: "side card", id: "node-detail"}, h("p", {class: "muted"}, "Click a node."));
+  const {canvas, legend} = drawingPage(view, "Graph", [h("label", {}, "colour", colourBy),
+    h("label", {}, "show", limit), info], "graph-canvas", side);
+  let graph = null;
+  const select = async (node) => {
+    const parts = [h("h3", {}, node.name), h("div", {class: "meta"}, node.kind + " · PageRank " +
+      (node.pagerank || 0).toFixed(3) + " · community " + node.community)];
+    side.replaceChildren(...parts, h("p", {class: "muted"}, "loading…"));
+    try {
+      const neighbours = await M.api("/api/graph/neighbors", {id: node.id});
+      const added = graph.expand(node, neighbours);
+      parts.push(h("p", {class: "muted"}, neighbours.length + " neighbours (" + added + " added)"));
+      if (node.memory_id) {
+        const d = await M.api("/api/memories/" + encodeURIComponent(node.memory_id));
+        parts.push(h("div", {class: "content", id: "node-memory", dataset: {id: d.memory.id}}, d.memory.content),
+          h("p", {}, h("a", {href: "#/memory/" + d.memory.id}, "open memory")));
+      }
+      parts.push(h("ul", {}, neighbours.slice(0, 40).map((n) =>
+        h("li", {}, (n.direction === "out" ? "→ " : "← ") + n.relationship + " ", n.memory_id ?
+          h("a", {href: "#/memory/" + n.memory_id}, n.name) : n.kind + " " + n.name))));
+    } catch (err) { parts.push(M.error(err)); }
+    side.replaceChildren(...parts);
+    side.dataset.node = node.id;
+  };
+  const load = async () => {
+    const started = performance.now();
+    try {
+      const data = await M.api("/api/graph", {namespace: M.namespace(), limit: limit.value});
+      info.textContent = data.nodes.length + " nodes · " + data.edges.length + " edges";
+      graph = new M.GraphView(canvas, data, {colourBy: colourBy.value, onSelect: select});
+      window.memlodeGraph = graph;
+      window.memlodeGraphDrawMs = performance.now() - started;
+      legend.replaceWith(legend); legend.replaceChildren(...M.legend(graph.legendMap).childNodes);
+    } catch (err) { info.replaceChildren(M.error(err)); }
+    M.ready("graph");
+  };
+  colourBy.addEventListener("change", () => {
+    if (!graph) return;
+    graph.colourBy = colourBy.value; graph.draw();
+    legend.replaceChildren(...M.legend(graph.legendMap).childNodes);
+  });
+  limit.addEventListener("change", load);
+  await load();
+};
+
+M.pages.embeddings = async function (view) {
+  const colourBy = h("select", {id: "embed-colour"}, h("option", {value: "type"}, "type"),
+    h("option", {value: "source"}, "source"));
+  const info = h("span", {class: "muted", id: "embed-info"});
+  const {canvas, legend} = drawingPage(view, "Embeddings", [h("label", {}, "colour", colourBy), info], "embed-canvas");
+  try {
+    const data = await M.api("/api/embeddings", {namespace: M.namespace()});
+    info.textContent = data.points.length + " memories · PCA, " +
+      (data.explained.length ? (100 * (data.explained[0] + (data.explained[1] || 0))).toFixed(1) + "% of variance" : "no vectors");
+    const scatter = new M.Scatter(canvas, data.points, {colourBy: colourBy.value,
+      onOpen: (id) => { location.hash = "#/memory/" + id; }});
+    window.memlodeScatter = scatter;
+    legend.replaceChildren(...M.legend(scatter.legendMap).childNodes);
+    colourBy.addEventListener("change", () => {
+      scatter.colourBy = colourBy.value; scatter.draw();
+      legend.replaceChildren(...M.legend(scatter.legendMap).childNodes);
+    });
+  } catch (err) { info.replaceChildren(M.error(err)); }
+  M.ready("embeddings");
+};
+
+M.pages.sessions = async function (view) {
+  view.replaceChildren(h("h2", {}, "Sessions"));
+  try {
+    const sessions = await M.api("/api/sessions", {namespace: M.namespace(), limit: 100});
+    if (!sessions.length) view.appendChild(h("p", {class: "muted"}, "no sessions in this namespace"));
+    view.appendChild(h("div", {class: "timeline", id: "session-list"}, sessions.map((s) => h("div", {class: "card", dataset: {id: s.id}},
+      h("div", {class: "meta"}, M.when(s.started_at) + " → " + (s.ended_at ? M.when(s.ended_at) : "open") + " · " + s.source +
+        " · " + s.id + " · " + Object.entries(s.memories).map(([k, v]) => v + " " + k).join(", ")),
+      h("p", {}, s.summary || h("span", {class: "muted"}, "no summary")),
+      s.prompts.length ? [h("b", {}, "Prompts"), h("ol", {}, s.prompts.map((p) => h("li", {}, h("a", {href: "#/memory/" + p.id}, p.text.slice(0, 240)))))] : [],
+      s.files.length ? [h("b", {}, "Files"), h("ul", {}, s.files.map((f) => h("li", {}, f.path + " ", h("span", {class: "muted"}, M.when(f.at)))))] : [],
+      h("div", {class: "muted"}, "Injected at start: the SessionStart hook does not record its injection" +
+        (s.start_source ? " (start: " + s.start_source + ")" : ""))))));
+  } catch (err) { view.appendChild(M.error(err)); }
+  M.ready("sessions");
+};
+
+function table(id, head, rows) {
+  return h("table", {id}, h("tr", {}, head.map((c) => h("th", {}, c))), rows.map((r) => h("tr", {}, r.map((c, i) =>
+    h("td", {class: typeof c === "number" ? "num" : null}, typeof c === "number" && i > 0 ? c.toFixed(4).replace(/\.?0+$/, "") : c)))));
+}
+
+M.pages.code = async function (view) {
+  view.replaceChildren(h("h2", {}, "Code"));
+  try {
+    const d = await M.api("/api/code", {namespace: M.namespace()});
+    if (!d.indexed) {
+      view.appendChild(h("p", {class: "muted", id: "code-missing"}, d.message));
+    } else {
+      const heat = Object.entries(d.heat);
+      view.append(h("div", {class: "split"},
+        h("div", {style: "flex:1;min-width:0"}, h("h3", {}, "Repo map (PageRank, heated by recent edits)"), h("pre", {id: "repo-map"}, d.map)),
+        h("div", {class: "side"},
+          h("h3", {}, "Hotspots (recent edits)"),
+          heat.length ? table("hotspots", ["file", "heat"], heat.slice(0, 20)) : h("p", {class: "muted"}, "no recent edits"),
+          h("h3", {}, "Central files"),
+          table("central", ["file", "PageRank"], d.central.map((n) => [n.name || n.id, n.pagerank || 0])))),
+        h("h3", {}, "Communities"),
+        h("div", {class: "grid", id: "communities"}, d.communities.map((c) => h("div", {class: "card"},
+          h("b", {}, "#" + c.cluster + " · " + c.size + " nodes"),
+          h("ul", {}, c.members.map((n) => h("li", {}, n.kind + " " + n.name)))))));
+    }
+  } catch (err) { view.appendChild(M.error(err)); }
+  M.ready("code");
+};
+
+M.pages.health = async function (view) {
+  view.replaceChildren(h("h2", {}, "Health"));
+  try {
+    const d = await M.api("/api/health");
+    const s = d.stats, hl = d.health;
+    const stat = (k, v) => h("div", {class: "card stat"}, h("div", {class: "v"}, String(v)), h("div", {class: "k"}, k));
+    view.append(
+      h("div", {class: "grid", id: "health-stats"},
+        stat("search mode", d.search_mode), stat("memories", s.memories), stat("embedded", s.embedded),
+        stat("embedding backlog", hl.pending_embeddings), stat("token states pending", hl.pending_token_states),
+        stat("graph nodes / edges", s.graph_nodes + " / " + s.graph_edges), stat("sessions", s.sessions),
+        stat("database", M.bytes(d.database_bytes)),
+        stat("embedder", (hl.embedder.provider || "") + (hl.embedder.model ? " · " + hl.embedder.model : "")),
+        stat("storage", hl.storage.ok ? "ok · " + hl.storage.journal_mode : "check failed")),
+      h("h3", {}, "By type"), table("by-type", ["type", "memories"], Object.entries(s.by_type)),
+      h("h3", {}, "By source"), table("by-source", ["source", "memories"], Object.entries(s.by_source)),
+      h("h3", {}, "Namespaces"), table("namespaces", ["namespace", "name", "memories"],
+        d.namespaces.map((n) => [n.namespace, n.name || "", n.memories])),
+      h("h3", {}, "Recall weights"), table("weights", ["signal", "weight"], Object.entries(d.weights)),
+      h("h3", {}, "Consolidation runs"), d.consolidation.length ? table("consolidation", ["cycle", "namespace", "started", "state"],
+        d.consolidation.map((r) => [r.cycle, r.namespace, M.when(r.started_at), r.state])) : h("p", {class: "muted"}, "none yet"),
+      h("h3", {}, "Hook log (errors)"), d.hook_log.length ? h("pre", {id: "hook-log"}, d.hook_log.join("\n")) : h("p", {class: "muted"}, "empty"));
+  } catch (err) { view.appendChild(M.error(err)); }
+  M.ready("health");
+};
+
+M.route = function () {
+  const [, page = "search", arg] = (location.hash || "#/search").split("/");
+  if (current && current.stop) current.stop();
+  delete document.body.dataset.ready;
+  document.querySelectorAll("#nav a").forEach((a) => a.classList.toggle("active", a.dataset.page === page ||
+    (page === "memory" && a.dataset.page === "memories")));
+  const render = M.pages[page] || M.pages.search;
+  M.tooltip(null);
+  const result = render(document.getElementById("view"), arg && decodeURIComponent(arg));
+  current = result && !(result instanceof Promise) ? result : null;
+};
+
+async function start() {
+  try { M.meta = await M.api("/api/meta"); } catch (err) {
+    document.getElementById("view").replaceChildren(M.error(err)); return;
+  }
+  const select = document.getElementById("namespace");
+  const wanted = new URLSearchParams(location.search).get("namespace") || "";
+  select.replaceChildren(h("option", {value: ""}, "this project (" + (M.meta.namespace || "none") + ")"),
+    h("option", {value: "*"}, "* all"),
+    M.meta.namespaces.map((n) => h("option", {value: n.namespace}, n.name || n.namespace)));
+  select.value = wanted;
+  select.addEventListener("change", M.route);
+  M.api("/api/health").then((d) => {
+    const badge = document.getElementById("mode");
+    badge.textContent = d.search_mode; badge.className = "badge " + d.search_mode;
+  }).catch(() => {});
+  window.addEventListener("hashchange", M.route);
+  M.route();
+}
+
+start();
