@@ -19,7 +19,6 @@ from memlode.engine import reports
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 from memlode.storage import dashboard as rows
 from memlode.storage import graph as graph_repo
-from memlode.storage import memories as memory_repo
 from memlode.storage.graph_state import fingerprint_rows
 from memlode.storage.memories import PROMPT_TAG
 from memlode.types import Relationship
@@ -56,6 +55,8 @@ HISTORY_RELATIONSHIPS = (
     Relationship.PRECEDED_BY,
 )
 HOOK_LOG_LINES = 20
+# Tags of the prompts the UserPromptSubmit hook stores (a prompt, or an instruction it holds).
+PROMPT_TAGS = (PROMPT_TAG, "instruction")
 
 
 def browse(
@@ -221,14 +222,17 @@ def session_timeline(
     counts = rows.session_memory_counts(engine.conn, [s.id for s in found])
     out = []
     for session in found:
-        prompts = memory_repo.select(
-            engine.conn,
-            memory_repo.MemoryFilter(session_id=session.id, tags=[PROMPT_TAG]),
-            limit=50,
-            newest_first=False,
-        )
+        prompts = rows.session_prompts(engine.conn, session.id, PROMPT_TAGS, 100)
         item = session.to_dict()
-        item["prompts"] = [{"id": p.id, "at": p.created_at, "text": p.content} for p in prompts]
+        item["prompts"] = [
+            {
+                "id": p.id,
+                "at": p.created_at,
+                "text": p.content,
+                "recall": p.metadata.get("recall"),
+            }
+            for p in prompts
+        ]
         item["files"] = [
             {"path": path, "at": at} for path, at in rows.session_files(engine.conn, session.id)
         ]

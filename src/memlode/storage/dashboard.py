@@ -23,6 +23,7 @@ __all__ = [
     "select_sorted",
     "session_files",
     "session_memory_counts",
+    "session_prompts",
     "top_nodes",
 ]
 
@@ -152,3 +153,17 @@ def session_memory_counts(
     for sid, source, n in rows:
         out.setdefault(str(sid), {})[str(source)] = int(n)
     return out
+
+
+def session_prompts(
+    conn: sqlite3.Connection, session_id: str, tags: Sequence[str], limit: int
+) -> list[Memory]:
+    """The session's memories carrying any of ``tags`` (the prompts the hooks stored), oldest
+    first."""
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.session_id = ? AND EXISTS"
+        " (SELECT 1 FROM json_each(m.tags) WHERE value IN (SELECT value FROM json_each(?)))"
+        " ORDER BY m.created_at, m.id LIMIT ?",
+        (session_id, json.dumps(list(tags)), limit),
+    )
+    return [row_to_memory(r) for r in rows]

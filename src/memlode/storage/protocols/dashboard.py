@@ -42,3 +42,7 @@ class DashboardRows(Protocol):
     def session_memory_counts(
         self, conn: Connection, session_ids: Sequence[str]
     ) -> dict[str, dict[str, int]]: ...
+
+    def session_prompts(
+        self, conn: Connection, session_id: str, tags: Sequence[str], limit: int
+    ) -> list[Memory]: ...

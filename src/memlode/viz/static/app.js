@@ -93,8 +93,9 @@ M.pages.sessions = async function (view) {
     view.appendChild(h("div", {class: "timeline", id: "session-list"}, sessions.map((s) => h("div", {class: "card", dataset: {id: s.id}},
       h("div", {class: "meta"}, M.when(s.started_at) + " → " + (s.ended_at ? M.when(s.ended_at) : "open") + " · " + s.source +
         " · " + s.id + " · " + Object.entries(s.memories).map(([k, v]) => v + " " + k).join(", ")),
-      h("p", {}, s.summary || h("span", {class: "muted"}, "no summary")),
-      s.prompts.length ? [h("b", {}, "Prompts"), h("ol", {}, s.prompts.map((p) => h("li", {}, h("a", {href: "#/memory/" + p.id}, p.text.slice(0, 240)))))] : [],
+      h("p", {class: "summary"}, s.summary || h("span", {class: "muted"}, "no summary")),
+      s.prompts.length ? [h("b", {}, "Prompts"), h("ol", {}, s.prompts.map((p) => h("li", {}, h("a", {href: "#/memory/" + p.id}, p.text.slice(0, 240)),
+        p.recall ? h("span", {class: "muted"}, " · recall: " + p.recall) : null)))] : [],
       s.files.length ? [h("b", {}, "Files"), h("ul", {}, s.files.map((f) => h("li", {}, f.path + " ", h("span", {class: "muted"}, M.when(f.at)))))] : [],
       h("div", {class: "muted"}, "Injected at start: the SessionStart hook does not record its injection" +
         (s.start_source ? " (start: " + s.start_source + ")" : ""))))));
@@ -177,7 +178,7 @@ async function start() {
   const wanted = new URLSearchParams(location.search).get("namespace") || "";
   select.replaceChildren(h("option", {value: ""}, "this project (" + (M.meta.namespace || "none") + ")"),
     h("option", {value: "*"}, "* all"),
-    M.meta.namespaces.map((n) => h("option", {value: n.namespace}, n.name || n.namespace)));
+    ...M.meta.namespaces.map((n) => h("option", {value: n.namespace}, n.name || n.namespace)));
   select.value = wanted;
   select.addEventListener("change", M.route);
   M.api("/api/health").then((d) => {

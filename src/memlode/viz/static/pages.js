@@ -61,8 +61,8 @@ M.pages.search = function (view) {
     results.dataset.state = "loading";
     try {
       const hits = await M.api("/api/search", v);
-      results.replaceChildren(hits.length ? hits.map((hit, i) => hitCard(hit, i + 1)) :
-        h("p", {class: "muted"}, "no matches"));
+      results.replaceChildren(...(hits.length ? hits.map((hit, i) => hitCard(hit, i + 1)) :
+        [h("p", {class: "muted"}, "no matches")]));
     } catch (err) { results.replaceChildren(M.error(err)); }
     results.dataset.state = "done";
     M.ready("search");
