@@ -38,6 +38,7 @@ __all__ = [
     "memory_detail",
     "node_neighbors",
     "projection",
+    "search_mode",
     "session_timeline",
 ]
 
@@ -208,7 +209,15 @@ def projection(
         explained = [round(float(v) / total, 4) for v in values[::-1][:2]]
         for r, (x, y) in zip(found, xy.tolist(), strict=True):
             points.append(
-                {"id": r[0], "type": r[1], "source": r[2], "at": r[3], "text": r[4], "x": x, "y": y}
+                {
+                    "id": r[0],
+                    "type": r[1],
+                    "source": r[2],
+                    "at": r[3],
+                    "text": r[4],
+                    "x": round(x, 4),
+                    "y": round(y, 4),
+                }
             )
     return {"namespace": "*" if ns is None else ns, "points": points, "explained": explained}
 
@@ -269,13 +278,13 @@ def code_overview(engine: Engine, *, namespace: str | None = None) -> dict[str, 
     }
 
 
-def _search_mode(health: dict[str, Any], stats: dict[str, Any]) -> str:
+def search_mode(engine: Engine, stats: dict[str, Any]) -> str:
     """semantic (vectors searched), text-only (BM25 and the cheap signals) or docs-only (only
     memory-file chunks stored)."""
     by_source = stats.get("by_source") or {}
     if by_source and set(by_source) == {"doc"}:
         return "docs-only"
-    if health["embedder"]["available"] and health["vectors"]["indexed"] > 0:
+    if engine.embeddings.embedder is not None and stats.get("embedded", 0) > 0:
         return "semantic"
     return "text-only"
 
@@ -290,15 +299,23 @@ def _hook_log(home: os.PathLike[str] | str) -> list[str]:
 
 
 def health_report(engine: Engine) -> dict[str, Any]:
-    """Health, counts of every namespace, the search mode, consolidation runs, hook errors."""
+    """Counts, the embedding backlog, the embedder, the search mode, consolidation runs and
+    the hooks' error log; fast (the storage check is ``Engine.health``, apart: SQLite's
+    quick_check reads the whole file)."""
     from memlode.engine.consolidation import status
 
-    health = engine.health()
     stats = engine.stats()
+    embedder = engine.embeddings.embedder
     return {
-        "health": health,
         "stats": stats,
-        "search_mode": _search_mode(health, stats),
+        "search_mode": search_mode(engine, stats),
+        "embedder": {
+            "provider": engine.settings.embed_provider,
+            "model": embedder.name if embedder is not None else None,
+            "error": engine.embeddings.error,
+        },
+        "pending_embeddings": engine.pending_embeddings(),
+        "pending_token_states": engine.pending_token_states(),
         "weights": engine.get_weights(),
         "consolidation": status(engine, limit=20),
         "hook_log": _hook_log(engine.settings.home),

@@ -98,30 +98,39 @@ def top_nodes(
 
 def edges_among(conn: sqlite3.Connection, node_ids: Sequence[str]) -> list[tuple[Any, ...]]:
     """(source, target, relationship, weight) of the edges with both ends in ``node_ids``."""
-    if not node_ids:
-        return []
-    ids = json.dumps(list(node_ids))
+    # By source through the (source, target, relationship) index, 500 ids a query; the target
+    # is checked here: SQLite's plan for two IN (json_each) lists took 9 s on 5,000 nodes.
+    wanted = set(node_ids)
+    ids = list(wanted)
     cur = conn.cursor()
     cur.row_factory = None
-    return cur.execute(
-        "WITH ids AS (SELECT value AS id FROM json_each(?))"
-        " SELECT e.source_id, e.target_id, e.relationship, e.weight FROM graph_edges e"
-        " WHERE e.source_id IN (SELECT id FROM ids) AND e.target_id IN (SELECT id FROM ids)",
-        (ids,),
-    ).fetchall()
+    out: list[tuple[Any, ...]] = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        out.extend(
+            row
+            for row in cur.execute(
+                "SELECT source_id, target_id, relationship, weight FROM graph_edges"
+                f" WHERE source_id IN ({marks})",
+                chunk,
+            )
+            if row[1] in wanted
+        )
+    return out
 
 
 def memory_vectors(
     conn: sqlite3.Connection, namespace: str | None, limit: int
 ) -> list[tuple[Any, ...]]:
-    """(id, memory_type, source, created_at, first 160 characters, dim, float32 vector bytes)
+    """(id, memory_type, source, created_at, first 120 characters, dim, float32 vector bytes)
     of the newest ``limit`` embedded memories (of one namespace, None: all)."""
     where = "m.namespace = ?" if namespace is not None else "1"
     params: list[object] = [namespace] if namespace is not None else []
     cur = conn.cursor()
     cur.row_factory = None
     return cur.execute(
-        "SELECT m.id, m.memory_type, m.source, m.created_at, substr(m.content, 1, 160),"
+        "SELECT m.id, m.memory_type, m.source, m.created_at, substr(m.content, 1, 120),"
         " e.dim, e.vector FROM memories m JOIN memory_embeddings e ON e.memory_id = m.id"
         f" WHERE {where} ORDER BY m.created_at DESC, m.id LIMIT ?",
         [*params, limit],

@@ -76,9 +76,21 @@ class Api:
         self.engine = engine
         self.allow_edit = allow_edit
         self.lock = threading.Lock()
-        # (namespace, kinds, limit) -> (graph fingerprint, drawing): a layout is recomputed
-        # only when the graph changed
-        self._drawings: dict[tuple[str | None, str, int], tuple[str, dict[str, Any]]] = {}
+        # what -> (the store's mark when computed, answer): the graph's layout, the code
+        # overview and the projection are recomputed only when what they read changed
+        self._cache: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+
+    def _cached(self, key: tuple[Any, ...], mark: Any, compute: Callable[[], Any]) -> Any:
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] == mark:
+            return hit[1]
+        value = compute()
+        self._cache[key] = (mark, value)
+        return value
+
+    def _memory_mark(self, namespace: str | None) -> tuple[Any, ...]:
+        mark = dashboard.change_mark(self.engine, namespace)
+        return (mark["count"], mark["latest"], self.engine.pending_embeddings())
 
     def routes(self) -> list[Route]:
         get, post = ["GET"], ["POST"]
@@ -95,19 +107,22 @@ class Api:
             Route("/api/sessions", self._wrap(self.sessions), methods=get),
             Route("/api/code", self._wrap(self.code), methods=get),
             Route("/api/health", self._wrap(self.health), methods=get),
+            Route("/api/health/check", self._wrap(self.check), methods=get),
             Route("/api/changes", self._wrap(self.changes), methods=get),
         ]
 
+    def locked(self, handler: Handler, request: Request) -> Any:
+        """``handler(request)`` holding the engine's lock."""
+        with self.lock:
+            return handler(request)
+
     def _wrap(self, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-        def locked(request: Request) -> Any:
-            with self.lock:
-                return handler(request)
 
         async def endpoint(request: Request) -> Response:
             try:
                 if request.method == "POST":
                     request.state.body = await _json_body(request)
-                result = await run_in_threadpool(locked, request)
+                result = await run_in_threadpool(self.locked, handler, request)
             except NotFound as exc:
                 return JSONResponse({"error": str(exc)}, 404)
             except InvalidInput as exc:
@@ -127,6 +142,7 @@ class Api:
     # ---- reads ------------------------------------------------------------------------------
 
     def meta(self, request: Request) -> dict[str, Any]:
+        stats = self.engine.stats()
         return {
             "version": __version__,
             "allow_edit": self.allow_edit,
@@ -134,7 +150,8 @@ class Api:
             "namespaces": self.engine.namespaces(),
             "types": [t.value for t in MemoryType],
             "kinds": [k.value for k in NodeKind],
-            "sources": sorted(self.engine.stats()["by_source"]),
+            "sources": sorted(stats["by_source"]),
+            "search_mode": dashboard.search_mode(self.engine, stats),
         }
 
     def search(self, request: Request) -> list[dict[str, Any]]:
@@ -176,14 +193,13 @@ class Api:
         namespace = _text(request, "namespace")
         kinds = _list(request, "kinds")
         limit = _int(request, "limit", dashboard.GRAPH_LIMIT)
-        key = (namespace, ",".join(kinds), limit)
-        mark = dashboard.graph_fingerprint(self.engine, namespace)
-        cached = self._drawings.get(key)
-        if cached is not None and cached[0] == mark:
-            return cached[1]
-        drawing = dashboard.graph_view(self.engine, namespace=namespace, kinds=kinds, limit=limit)
-        self._drawings[key] = (mark, drawing)
-        return drawing
+        return self._cached(  # type: ignore[no-any-return]
+            ("graph", namespace, ",".join(kinds), limit),
+            dashboard.graph_fingerprint(self.engine, namespace),
+            lambda: dashboard.graph_view(
+                self.engine, namespace=namespace, kinds=kinds, limit=limit
+            ),
+        )
 
     def neighbors(self, request: Request) -> list[dict[str, Any]]:
         node_id = _text(request, "id")
@@ -192,10 +208,12 @@ class Api:
         return dashboard.node_neighbors(self.engine, node_id)
 
     def embeddings(self, request: Request) -> dict[str, Any]:
-        return dashboard.projection(
-            self.engine,
-            namespace=_text(request, "namespace"),
-            limit=_int(request, "limit", dashboard.PROJECTION_LIMIT),
+        namespace = _text(request, "namespace")
+        limit = _int(request, "limit", dashboard.PROJECTION_LIMIT)
+        return self._cached(  # type: ignore[no-any-return]
+            ("embeddings", namespace, limit),
+            self._memory_mark(namespace),
+            lambda: dashboard.projection(self.engine, namespace=namespace, limit=limit),
         )
 
     def sessions(self, request: Request) -> list[dict[str, Any]]:
@@ -204,10 +222,20 @@ class Api:
         )
 
     def code(self, request: Request) -> dict[str, Any]:
-        return dashboard.code_overview(self.engine, namespace=_text(request, "namespace"))
+        namespace = _text(request, "namespace")
+        # the heat comes from the hooks' edits (memories): both marks
+        mark = (dashboard.graph_fingerprint(self.engine, namespace), self._memory_mark(None))
+        return self._cached(  # type: ignore[no-any-return]
+            ("code", namespace),
+            mark,
+            lambda: dashboard.code_overview(self.engine, namespace=namespace),
+        )
 
     def health(self, request: Request) -> dict[str, Any]:
         return dashboard.health_report(self.engine)
+
+    def check(self, request: Request) -> dict[str, Any]:
+        return self.engine.health()  # with SQLite's quick_check: a second request
 
     def changes(self, request: Request) -> dict[str, Any]:
         return dashboard.change_mark(self.engine, _text(request, "namespace"))

@@ -10,6 +10,7 @@ make a write (no cross-site request forgery), and writes need ``--allow-edit`` a
 from __future__ import annotations
 
 import html
+import json
 import secrets
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
@@ -98,7 +100,11 @@ def build_app(engine: Engine, *, token: str, allow_edit: bool) -> ASGIApp:
     page = _page(token, allow_edit)
 
     async def index(request: Request) -> Response:
-        return HTMLResponse(page, headers={"cache-control": "no-store"})
+        # what every page needs first (namespaces, vocabularies, search mode), in the page
+        # itself: one round trip less before a page can ask for its data
+        meta = json.dumps(await run_in_threadpool(api.locked, api.meta, request))
+        body = page.replace("{{meta}}", meta.replace("</", "<\\/"))
+        return HTMLResponse(body, headers={"cache-control": "no-store"})
 
     routes: list[Any] = [
         Route("/", index),

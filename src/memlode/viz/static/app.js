@@ -13,11 +13,13 @@ function drawingPage(view, title, controls, canvasId, side) {
   return {canvas, legend};
 }
 
-M.pages.graph = async function (view) {
+M.pages.graph = async function (view, arg) {
   const colourBy = h("select", {id: "graph-colour"}, h("option", {value: "community"}, "community"),
     h("option", {value: "kind"}, "kind"));
-  const limit = h("select", {id: "graph-limit"}, [500, 2000, 5000].map((n) =>
-    h("option", {value: n, selected: n === 2000}, n + " nodes")));
+  const shown = parseInt(arg, 10) || 2000;  // #/graph/5000
+  const sizes = [...new Set([500, 2000, 5000, shown])].sort((a, b) => a - b);
+  const limit = h("select", {id: "graph-limit"}, sizes.map((n) =>
+    h("option", {value: n, selected: n === shown}, n + " nodes")));
   const info = h("span", {class: "muted", id: "graph-info"});
   const side = h("div", {class: "side card", id: "node-detail"}, h("p", {class: "muted"}, "Click a node."));
   const {canvas, legend} = drawingPage(view, "Graph", [h("label", {}, "colour", colourBy),
@@ -88,7 +90,7 @@ M.pages.embeddings = async function (view) {
 M.pages.sessions = async function (view) {
   view.replaceChildren(h("h2", {}, "Sessions"));
   try {
-    const sessions = await M.api("/api/sessions", {namespace: M.namespace(), limit: 100});
+    const sessions = await M.api("/api/sessions", {namespace: M.namespace(), limit: 30});
     if (!sessions.length) view.appendChild(h("p", {class: "muted"}, "no sessions in this namespace"));
     view.appendChild(h("div", {class: "timeline", id: "session-list"}, sessions.map((s) => h("div", {class: "card", dataset: {id: s.id}},
       h("div", {class: "meta"}, M.when(s.started_at) + " → " + (s.ended_at ? M.when(s.ended_at) : "open") + " · " + s.source +
@@ -136,16 +138,18 @@ M.pages.health = async function (view) {
   view.replaceChildren(h("h2", {}, "Health"));
   try {
     const d = await M.api("/api/health");
-    const s = d.stats, hl = d.health;
-    const stat = (k, v) => h("div", {class: "card stat"}, h("div", {class: "v"}, String(v)), h("div", {class: "k"}, k));
+    const s = d.stats;
+    const stat = (k, v, id) => h("div", {class: "card stat", id}, h("div", {class: "v"}, String(v)), h("div", {class: "k"}, k));
+    const check = stat("storage check", "checking…", "storage-check");
     view.append(
       h("div", {class: "grid", id: "health-stats"},
         stat("search mode", d.search_mode), stat("memories", s.memories), stat("embedded", s.embedded),
-        stat("embedding backlog", hl.pending_embeddings), stat("token states pending", hl.pending_token_states),
+        stat("embedding backlog", d.pending_embeddings), stat("token states pending", d.pending_token_states),
         stat("graph nodes / edges", s.graph_nodes + " / " + s.graph_edges), stat("sessions", s.sessions),
         stat("database", M.bytes(d.database_bytes)),
-        stat("embedder", (hl.embedder.provider || "") + (hl.embedder.model ? " · " + hl.embedder.model : "")),
-        stat("storage", hl.storage.ok ? "ok · " + hl.storage.journal_mode : "check failed")),
+        stat("embedder", (d.embedder.provider || "") + (d.embedder.model ? " · " + d.embedder.model : "") +
+          (d.embedder.error ? " · " + d.embedder.error : "")),
+        check),
       h("h3", {}, "By type"), table("by-type", ["type", "memories"], Object.entries(s.by_type)),
       h("h3", {}, "By source"), table("by-source", ["source", "memories"], Object.entries(s.by_source)),
       h("h3", {}, "Namespaces"), table("namespaces", ["namespace", "name", "memories"],
@@ -154,6 +158,13 @@ M.pages.health = async function (view) {
       h("h3", {}, "Consolidation runs"), d.consolidation.length ? table("consolidation", ["cycle", "namespace", "started", "state"],
         d.consolidation.map((r) => [r.cycle, r.namespace, M.when(r.started_at), r.state])) : h("p", {class: "muted"}, "none yet"),
       h("h3", {}, "Hook log (errors)"), d.hook_log.length ? h("pre", {id: "hook-log"}, d.hook_log.join("\n")) : h("p", {class: "muted"}, "empty"));
+    // SQLite's quick_check reads the whole file: after the page is drawn
+    M.api("/api/health/check").then((c) => {
+      check.querySelector(".v").textContent = c.storage.ok ? "ok" : "FAILED";
+      check.querySelector(".k").textContent = "storage check · " + c.storage.journal_mode + " · schema " +
+        c.storage.schema_version + " · " + c.vectors.indexed + " vectors indexed";
+      check.dataset.state = "done";
+    }).catch((err) => { check.querySelector(".v").textContent = err.message; });
   } catch (err) { view.appendChild(M.error(err)); }
   M.ready("health");
 };
@@ -170,10 +181,8 @@ M.route = function () {
   current = result && !(result instanceof Promise) ? result : null;
 };
 
-async function start() {
-  try { M.meta = await M.api("/api/meta"); } catch (err) {
-    document.getElementById("view").replaceChildren(M.error(err)); return;
-  }
+function start() {
+  M.meta = JSON.parse(document.getElementById("meta").textContent);
   const select = document.getElementById("namespace");
   const wanted = new URLSearchParams(location.search).get("namespace") || "";
   select.replaceChildren(h("option", {value: ""}, "this project (" + (M.meta.namespace || "none") + ")"),
@@ -181,10 +190,9 @@ async function start() {
     ...M.meta.namespaces.map((n) => h("option", {value: n.namespace}, n.name || n.namespace)));
   select.value = wanted;
   select.addEventListener("change", M.route);
-  M.api("/api/health").then((d) => {
-    const badge = document.getElementById("mode");
-    badge.textContent = d.search_mode; badge.className = "badge " + d.search_mode;
-  }).catch(() => {});
+  const badge = document.getElementById("mode");
+  badge.textContent = M.meta.search_mode;
+  badge.className = "badge " + M.meta.search_mode;
   window.addEventListener("hashchange", M.route);
   M.route();
 }

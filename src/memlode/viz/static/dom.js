@@ -84,7 +84,7 @@ M.colourOf = function (labels) {
 M.SIGNAL_COLOURS = {
   vector: "#2f6fdf", bm25: "#e0702b", graph: "#2e9d5a", temporal: "#8153c7", tags: "#d35fb7",
   importance: "#b5a22a", confidence: "#1fa5b8", recency: "#8c5a3c", late: "#c8384a",
-  context: "#4a5fa8", failure: "#a6423a",
+  session: "#4a5fa8", failure: "#a6423a",
 };
 
 M.legend = function (map) {
@@ -106,4 +106,7 @@ M.tooltip = function (text, x, y) {
 };
 
 // Marks the page as drawn (the tests and the benchmark wait for it).
-M.ready = function (page) { document.body.dataset.ready = page; };
+M.ready = function (page) {
+  window.memlodeReadyAt = performance.now();
+  document.body.dataset.ready = page;
+};

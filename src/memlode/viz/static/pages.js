@@ -29,24 +29,27 @@ function formValues(form) {
 
 // ---- Search -------------------------------------------------------------------------------
 
-function signalBar(signals, score) {
+// The score's parts stacked, the bar as long as the score against the best hit's.
+function signalBar(signals, score, top) {
   const entries = Object.entries(signals || {}).filter(([, v]) => v > 0);
   const total = entries.reduce((a, [, v]) => a + v, 0) || 1;
-  return h("div", {class: "bar", title: entries.map(([k, v]) => k + " " + v.toFixed(3)).join(", ")},
+  const width = top > 0 ? Math.max(2, 100 * score / top) : 100;
+  return h("div", {class: "bar", style: "width:" + width.toFixed(1) + "%",
+    title: entries.map(([k, v]) => k + " " + v.toFixed(3)).join(", ")},
     entries.map(([k, v]) => h("span", {
       dataset: {signal: k},
       style: "width:" + (100 * v / total).toFixed(2) + "%;background:" + (M.SIGNAL_COLOURS[k] || "#999"),
     })));
 }
 
-function hitCard(hit, rank) {
+function hitCard(hit, rank, top) {
   return h("div", {class: "card hit", dataset: {id: hit.id}},
     h("div", {class: "meta"}, "#" + rank + " · score " + hit.score.toFixed(3) + " · " + hit.memory_type +
       " · " + hit.source + " · " + M.when(hit.created_at) + " ",
       h("a", {href: "#/memory/" + hit.id}, "open")),
     h("div", {class: "content clip"}, hit.content),
     M.tags(hit.tags),
-    signalBar(hit.signals, hit.score));
+    signalBar(hit.signals, hit.score, top));
 }
 
 M.pages.search = function (view) {
@@ -61,7 +64,7 @@ M.pages.search = function (view) {
     results.dataset.state = "loading";
     try {
       const hits = await M.api("/api/search", v);
-      results.replaceChildren(...(hits.length ? hits.map((hit, i) => hitCard(hit, i + 1)) :
+      results.replaceChildren(...(hits.length ? hits.map((hit, i) => hitCard(hit, i + 1, hits[0].score)) :
         [h("p", {class: "muted"}, "no matches")]));
     } catch (err) { results.replaceChildren(M.error(err)); }
     results.dataset.state = "done";
