@@ -186,3 +186,28 @@ def test_a_port_in_use_is_one_clear_error(viz_store: Store) -> None:
     assert proc.returncode == 1
     assert proc.stderr.startswith(f"memlode: error: cannot listen on 127.0.0.1:{port}")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_cached_graph_follows_new_links(server: Server, viz_store: Store) -> None:
+    cookie = {"cookie": f"memlode_viz={server.token}"}
+    before = json.loads(http(f"{server.base}/api/graph", headers=cookie)[1])
+    again = json.loads(http(f"{server.base}/api/graph", headers=cookie)[1])
+    assert again == before  # served from the cache
+    a = viz_store.cli("store", "Cache keys follow the graph's fingerprint").stdout.split()[0]
+    b = viz_store.cli("store", "A layout is recomputed when an edge is added").stdout.split()[0]
+    assert viz_store.cli("associate", a, b, "-r", "LEADS_TO").returncode == 0
+    after = json.loads(http(f"{server.base}/api/graph", headers=cookie)[1])
+    assert len(after["edges"]) == len(before["edges"]) + 1
+    assert {a, b} <= {n["id"] for n in after["nodes"]}
+
+
+def test_a_click_in_the_embeddings_opens_the_memory(page: Any, server: Server) -> None:
+    open_page(page, server, "embeddings")
+    target = page.evaluate(
+        "() => { const s = window.memlodeScatter; const p = s.points[0];"
+        " return {id: p.id, at: s.screenPosition(p.id)}; }"
+    )
+    page.locator("#embed-canvas").click(position=target["at"])
+    page.wait_for_selector("body[data-ready=memory]")
+    assert page.locator("#memory-detail").get_attribute("data-id") is not None
+    assert page.console_log.errors == []

@@ -32,6 +32,7 @@ __all__ = [
     "browse",
     "change_mark",
     "code_overview",
+    "data_version",
     "graph_fingerprint",
     "graph_view",
     "health_report",
@@ -110,6 +111,12 @@ def memory_detail(engine: Engine, memory_id: str) -> dict[str, Any]:
             )
     history.sort(key=lambda h: str(h["at"]))
     return {"memory": memory.to_dict(), "neighbors": links, "history": history}
+
+
+def data_version(engine: Engine) -> int:
+    """Changes when another process commits to the store (this engine's own writes do not
+    change it): a cache holds while it stays."""
+    return rows.data_version(engine.conn)
 
 
 def change_mark(engine: Engine, namespace: str | None) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from memlode.types import Memory
 __all__ = [
     "SORT_COLUMNS",
     "change_mark",
+    "data_version",
     "edges_among",
     "memory_vectors",
     "select_sorted",
@@ -52,6 +53,12 @@ def select_sorted(
         [*params, limit, offset],
     )
     return total, [row_to_memory(r) for r in rows]
+
+
+def data_version(conn: sqlite3.Connection) -> int:
+    """SQLite's data version: changes when another connection commits (not on this one's
+    own commits), read without touching a table."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
 
 def change_mark(conn: sqlite3.Connection, namespace: str | None) -> tuple[int, str | None]:

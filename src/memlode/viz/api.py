@@ -65,6 +65,10 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return body
 
 
+def _json(body: bytes) -> Response:
+    return Response(body, media_type="application/json", headers={"cache-control": "no-store"})
+
+
 def _in_range(created: str, since: str | None, until: str | None) -> bool:
     return (since is None or created >= since) and (until is None or created < until)
 
@@ -76,17 +80,29 @@ class Api:
         self.engine = engine
         self.allow_edit = allow_edit
         self.lock = threading.Lock()
-        # what -> (the store's mark when computed, answer): the graph's layout, the code
-        # overview and the projection are recomputed only when what they read changed
-        self._cache: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+        # what -> (store version, mark, JSON): the graph's layout, the code overview and the
+        # projection are recomputed only when what they read changed (``mark``), and the
+        # mark is read again only when the store changed at all (``_version``)
+        self._cache: dict[tuple[Any, ...], tuple[tuple[int, int], Any, bytes]] = {}
+        self._writes = 0  # this engine's own commits, which SQLite's data version does not count
 
-    def _cached(self, key: tuple[Any, ...], mark: Any, compute: Callable[[], Any]) -> Any:
+    def _version(self) -> tuple[int, int]:
+        return (dashboard.data_version(self.engine), self._writes)
+
+    def _cached(
+        self, key: tuple[Any, ...], mark: Callable[[], Any], compute: Callable[[], Any]
+    ) -> Response:
+        version = self._version()
         hit = self._cache.get(key)
-        if hit is not None and hit[0] == mark:
-            return hit[1]
-        value = compute()
-        self._cache[key] = (mark, value)
-        return value
+        if hit is not None and hit[0] == version:
+            return _json(hit[2])
+        now = mark()
+        if hit is not None and hit[1] == now:
+            body = hit[2]
+        else:
+            body = json.dumps(compute(), ensure_ascii=False, default=str).encode()
+        self._cache[key] = (version, now, body)
+        return _json(body)
 
     def _memory_mark(self, namespace: str | None) -> tuple[Any, ...]:
         mark = dashboard.change_mark(self.engine, namespace)
@@ -131,11 +147,9 @@ class Api:
                 return JSONResponse({"error": str(exc)}, 403)
             except MemlodeError as exc:
                 return JSONResponse({"error": str(exc)}, 500)
-            return Response(
-                json.dumps(result, ensure_ascii=False, default=str),
-                media_type="application/json",
-                headers={"cache-control": "no-store"},
-            )
+            if isinstance(result, Response):
+                return result
+            return _json(json.dumps(result, ensure_ascii=False, default=str).encode())
 
         return endpoint
 
@@ -157,7 +171,8 @@ class Api:
     def search(self, request: Request) -> list[dict[str, Any]]:
         query = request.query_params.get("q", "")
         since, until = _text(request, "since"), _text(request, "until")
-        self.engine.catch_up()  # as `memlode search` does without a resident
+        if self.engine.catch_up():  # as `memlode search` does without a resident
+            self._writes += 1
         hits = self.engine.search(
             query,
             _int(request, "k", 10),
@@ -189,13 +204,13 @@ class Api:
     def memory(self, request: Request) -> dict[str, Any]:
         return dashboard.memory_detail(self.engine, request.path_params["id"])
 
-    def graph(self, request: Request) -> dict[str, Any]:
+    def graph(self, request: Request) -> Response:
         namespace = _text(request, "namespace")
         kinds = _list(request, "kinds")
         limit = _int(request, "limit", dashboard.GRAPH_LIMIT)
-        return self._cached(  # type: ignore[no-any-return]
+        return self._cached(
             ("graph", namespace, ",".join(kinds), limit),
-            dashboard.graph_fingerprint(self.engine, namespace),
+            lambda: dashboard.graph_fingerprint(self.engine, namespace),
             lambda: dashboard.graph_view(
                 self.engine, namespace=namespace, kinds=kinds, limit=limit
             ),
@@ -207,12 +222,12 @@ class Api:
             raise InvalidInput("id is required")
         return dashboard.node_neighbors(self.engine, node_id)
 
-    def embeddings(self, request: Request) -> dict[str, Any]:
+    def embeddings(self, request: Request) -> Response:
         namespace = _text(request, "namespace")
         limit = _int(request, "limit", dashboard.PROJECTION_LIMIT)
-        return self._cached(  # type: ignore[no-any-return]
+        return self._cached(
             ("embeddings", namespace, limit),
-            self._memory_mark(namespace),
+            lambda: self._memory_mark(namespace),
             lambda: dashboard.projection(self.engine, namespace=namespace, limit=limit),
         )
 
@@ -221,13 +236,15 @@ class Api:
             self.engine, namespace=_text(request, "namespace"), limit=_int(request, "limit", 50)
         )
 
-    def code(self, request: Request) -> dict[str, Any]:
+    def code(self, request: Request) -> Response:
         namespace = _text(request, "namespace")
-        # the heat comes from the hooks' edits (memories): both marks
-        mark = (dashboard.graph_fingerprint(self.engine, namespace), self._memory_mark(None))
-        return self._cached(  # type: ignore[no-any-return]
+        return self._cached(
             ("code", namespace),
-            mark,
+            # the heat comes from the hooks' edits (memories): both marks
+            lambda: (
+                dashboard.graph_fingerprint(self.engine, namespace),
+                self._memory_mark(None),
+            ),
             lambda: dashboard.code_overview(self.engine, namespace=namespace),
         )
 
@@ -252,10 +269,12 @@ class Api:
         changes = {k: body[k] for k in ("importance", "tags") if k in body}
         if not changes:
             raise InvalidInput("nothing to change: send importance and/or tags")
+        self._writes += 1
         return self.engine.update(request.path_params["id"], **changes).to_dict()
 
     def delete(self, request: Request) -> dict[str, Any]:
         self._check_edit()
         memory_id = request.path_params["id"]
+        self._writes += 1
         self.engine.delete(memory_id)
         return {"deleted": memory_id}
