@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from memlode.config import Settings
+from memlode.engine import Engine, codeintel
 from memlode.evaluation.replay_hooks import InstalledHooks, replay_transcript
 
 SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -88,24 +90,16 @@ def build(folder: Path) -> tuple[Path, Path, dict[str, str]]:
     memlode(env, project, "init", "--settings-file", str(settings_file), "--no-mcp")
     hooks = InstalledHooks(settings_file, env, project)
     replay_transcript(SESSION, folder / "transcripts" / SESSION.name, hooks, project)
-    ids = []
-    for content, kind, importance, tags in MEMORIES:
-        out = memlode(
-            env,
-            project,
-            "store",
-            content,
-            "--type",
-            kind,
-            "--importance",
-            str(importance),
-            "--tags",
-            tags,
-        )
-        ids.append(out.strip().split()[0])
-    memlode(env, project, "associate", ids[0], ids[4], "-r", "LEADS_TO")
-    memlode(env, project, "associate", ids[1], ids[3], "-r", "EXPLAINS")
-    memlode(env, project, "associate", ids[3], ids[1], "-r", "EVOLVED_INTO")
-    memlode(env, project, "index", str(project))
-    memlode(env, project, "embed")
+    # in this process (each CLI run would cost a second of the suite): the same engine calls
+    settings = Settings.load({"home": str(home)}, environ=env)
+    with Engine(settings, cwd=project) as engine:
+        ids = [
+            engine.store(content, kind, importance, tags=tags).id
+            for content, kind, importance, tags in MEMORIES
+        ]
+        engine.associate(ids[0], ids[4], "LEADS_TO")
+        engine.associate(ids[1], ids[3], "EXPLAINS")
+        engine.associate(ids[3], ids[1], "EVOLVED_INTO")
+        codeintel.index(engine, project, cwd=project)
+        engine.embed_pending()
     return home, project, env

@@ -15,8 +15,6 @@ from typing import Any
 import pytest
 from tests.viz.conftest import ARTIFACTS, Server, Store
 
-pytestmark = pytest.mark.xdist_group("viz")  # one store, server and browser per worker
-
 PAGES = ("search", "memories", "graph", "embeddings", "sessions", "code", "health")
 
 
