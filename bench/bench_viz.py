@@ -41,6 +41,8 @@ from memlode.types import Edge, Relationship
 SEED = 20261128
 CHROMIUM = "/usr/bin/chromium"
 PAGES = ("search", "memories", "graph", "embeddings", "sessions", "code", "health")
+# The search page is loaded with a query in its URL: its load includes the search.
+ROUTES = {"search": "search/sqlite%20wal%20timeout%20checkpoint"}
 TYPES = ["decision", "pattern", "preference", "style", "habit", "insight", "context"]
 SOURCES = ["memory", "hook", "transcript", "doc"]
 WORDS = (
@@ -187,7 +189,7 @@ def main() -> None:
                 cold = load(page, url, "graph/5000")
                 results["graph5000_cold"] = cold
                 for route in PAGES:
-                    runs = [load(page, url, route) for _ in range(args.loads)]
+                    runs = [load(page, url, ROUTES.get(route, route)) for _ in range(args.loads)]
                     ready = [r["ready"] for r in runs]
                     results[route] = {
                         "ready_p50": pct(ready, 0.5),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["Api"]
 
 Handler = Callable[[Request], Any]
+CHECK_EVERY_S = 60.0  # the storage check's answer is kept this long
 
 
 def _text(request: Request, name: str) -> str | None:
@@ -83,25 +85,34 @@ class Api:
         # what -> (store version, mark, JSON): the graph's layout, the code overview and the
         # projection are recomputed only when what they read changed (``mark``), and the
         # mark is read again only when the store changed at all (``_version``)
-        self._cache: dict[tuple[Any, ...], tuple[tuple[int, int], Any, bytes]] = {}
+        self._cache: dict[tuple[Any, ...], tuple[tuple[int, int], Any, Any]] = {}
+        self._checked: tuple[float, dict[str, Any]] | None = None
         self._writes = 0  # this engine's own commits, which SQLite's data version does not count
 
     def _version(self) -> tuple[int, int]:
         return (dashboard.data_version(self.engine), self._writes)
 
-    def _cached(
+    def _remember(
         self, key: tuple[Any, ...], mark: Callable[[], Any], compute: Callable[[], Any]
-    ) -> Response:
+    ) -> Any:
+        """``compute()``, or what it gave last time if ``mark()`` has not changed since (and
+        ``mark`` is not even read while the store's version stays)."""
         version = self._version()
         hit = self._cache.get(key)
         if hit is not None and hit[0] == version:
-            return _json(hit[2])
+            return hit[2]
         now = mark()
-        if hit is not None and hit[1] == now:
-            body = hit[2]
-        else:
-            body = json.dumps(compute(), ensure_ascii=False, default=str).encode()
-        self._cache[key] = (version, now, body)
+        value = hit[2] if hit is not None and hit[1] == now else compute()
+        self._cache[key] = (version, now, value)
+        return value
+
+    def _cached(
+        self, key: tuple[Any, ...], mark: Callable[[], Any], compute: Callable[[], Any]
+    ) -> Response:
+        """``_remember`` for an answer kept as encoded JSON."""
+        body = self._remember(
+            key, mark, lambda: json.dumps(compute(), ensure_ascii=False, default=str).encode()
+        )
         return _json(body)
 
     def _memory_mark(self, namespace: str | None) -> tuple[Any, ...]:
@@ -156,6 +167,11 @@ class Api:
     # ---- reads ------------------------------------------------------------------------------
 
     def meta(self, request: Request) -> dict[str, Any]:
+        return self._remember(  # type: ignore[no-any-return]
+            ("meta",), lambda: self._memory_mark(None), self._meta
+        )
+
+    def _meta(self) -> dict[str, Any]:
         stats = self.engine.stats()
         return {
             "version": __version__,
@@ -252,7 +268,12 @@ class Api:
         return dashboard.health_report(self.engine)
 
     def check(self, request: Request) -> dict[str, Any]:
-        return self.engine.health()  # with SQLite's quick_check: a second request
+        """``Engine.health``, with SQLite's quick_check (it reads the whole file): run at most
+        once a minute, and the Health page asks for it after it is drawn."""
+        now = time.time()
+        if self._checked is None or now - self._checked[0] > CHECK_EVERY_S:
+            self._checked = (now, self.engine.health())
+        return {**self._checked[1], "checked_at": self._checked[0]}
 
     def changes(self, request: Request) -> dict[str, Any]:
         return dashboard.change_mark(self.engine, _text(request, "namespace"))

@@ -161,8 +161,8 @@ M.pages.health = async function (view) {
     // SQLite's quick_check reads the whole file: after the page is drawn
     M.api("/api/health/check").then((c) => {
       check.querySelector(".v").textContent = c.storage.ok ? "ok" : "FAILED";
-      check.querySelector(".k").textContent = "storage check · " + c.storage.journal_mode + " · schema " +
-        c.storage.schema_version + " · " + c.vectors.indexed + " vectors indexed";
+      check.querySelector(".k").textContent = "storage check at " + new Date(c.checked_at * 1000).toLocaleTimeString() +
+        " · " + c.storage.journal_mode + " · schema " + c.storage.schema_version + " · " + c.vectors.indexed + " vectors indexed";
       check.dataset.state = "done";
     }).catch((err) => { check.querySelector(".v").textContent = err.message; });
   } catch (err) { view.appendChild(M.error(err)); }

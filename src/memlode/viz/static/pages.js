@@ -52,8 +52,9 @@ function hitCard(hit, rank, top) {
     signalBar(hit.signals, hit.score, top));
 }
 
-M.pages.search = function (view) {
-  const q = h("input", {id: "q", name: "q", placeholder: "search memories (same ranking as memlode search)", autofocus: true});
+M.pages.search = function (view, arg) {
+  const q = h("input", {id: "q", name: "q", value: arg || "", autofocus: true,
+    placeholder: "search memories (same ranking as memlode search)"});
   const k = h("input", {name: "k", type: "number", value: 10, min: 1, max: 100, style: "width:60px"});
   const results = h("div", {id: "results"});
   const legend = h("div", {class: "legend"}, Object.entries(M.SIGNAL_COLOURS).map(([name, c]) =>
@@ -62,6 +63,7 @@ M.pages.search = function (view) {
     const v = formValues(form);
     if (!v.q.trim()) { results.replaceChildren(h("p", {class: "muted"}, "Type a query.")); M.ready("search"); return; }
     results.dataset.state = "loading";
+    history.replaceState(null, "", "#/search/" + encodeURIComponent(v.q));  // a link to this search
     try {
       const hits = await M.api("/api/search", v);
       results.replaceChildren(...(hits.length ? hits.map((hit, i) => hitCard(hit, i + 1, hits[0].score)) :
