@@ -20,10 +20,13 @@ M.pages.graph = async function (view, arg) {
   const sizes = [...new Set([500, 2000, 5000, shown])].sort((a, b) => a - b);
   const limit = h("select", {id: "graph-limit"}, sizes.map((n) =>
     h("option", {value: n, selected: n === shown}, n + " nodes")));
+  const code = M.meta.kinds.filter((k) => k !== "memory").join(",");
+  const kinds = h("select", {id: "graph-kinds"}, h("option", {value: ""}, "memories and code"),
+    h("option", {value: "memory"}, "memories"), h("option", {value: code}, "code"));
   const info = h("span", {class: "muted", id: "graph-info"});
   const side = h("div", {class: "side card", id: "node-detail"}, h("p", {class: "muted"}, "Click a node."));
-  const {canvas, legend} = drawingPage(view, "Graph", [h("label", {}, "colour", colourBy),
-    h("label", {}, "show", limit), info], "graph-canvas", side);
+  let {canvas, legend} = drawingPage(view, "Graph", [h("label", {}, "colour", colourBy),
+    h("label", {}, "nodes", kinds), h("label", {}, "show", limit), info], "graph-canvas", side);
   let graph = null;
   const select = async (node) => {
     const parts = [h("h3", {}, node.name), h("div", {class: "meta"}, node.kind + " · PageRank " +
@@ -48,12 +51,19 @@ M.pages.graph = async function (view, arg) {
   const load = async () => {
     const started = performance.now();
     try {
-      const data = await M.api("/api/graph", {namespace: M.namespace(), limit: limit.value});
+      const data = await M.api("/api/graph", {namespace: M.namespace(), limit: limit.value, kinds: kinds.value});
       info.textContent = data.nodes.length + " nodes · " + data.edges.length + " edges";
+      if (graph) {  // a fresh canvas: the last view's listeners go with the old one
+        const fresh = h("canvas", {id: "graph-canvas"});
+        canvas.replaceWith(fresh);
+        canvas = fresh;
+        side.replaceChildren(h("p", {class: "muted"}, "Click a node."));
+        delete side.dataset.node;
+      }
       graph = new M.GraphView(canvas, data, {colourBy: colourBy.value, onSelect: select});
       window.memlodeGraph = graph;
       window.memlodeGraphDrawMs = performance.now() - started;
-      legend.replaceWith(legend); legend.replaceChildren(...M.legend(graph.legendMap).childNodes);
+      legend.replaceChildren(...M.legend(graph.legendMap).childNodes);
     } catch (err) { info.replaceChildren(M.error(err)); }
     M.ready("graph");
   };
@@ -63,6 +73,7 @@ M.pages.graph = async function (view, arg) {
     legend.replaceChildren(...M.legend(graph.legendMap).childNodes);
   });
   limit.addEventListener("change", load);
+  kinds.addEventListener("change", load);
   await load();
 };
 

@@ -87,9 +87,12 @@ M.SIGNAL_COLOURS = {
   session: "#4a5fa8", failure: "#a6423a",
 };
 
-M.legend = function (map) {
+// The first ``max`` labels of a colour map (the largest communities come first), then a count.
+M.legend = function (map, max) {
+  const shown = [...map].slice(0, max || 16);
   return M.h("div", {class: "legend"},
-    [...map].map(([label, colour]) => M.h("span", {}, M.h("i", {style: "background:" + colour}), label)));
+    shown.map(([label, colour]) => M.h("span", {}, M.h("i", {style: "background:" + colour}), label)),
+    map.size > shown.length ? M.h("span", {}, "… " + (map.size - shown.length) + " more") : null);
 };
 
 M.tags = function (tags) { return (tags || []).map((t) => M.h("span", {class: "tag"}, t)); };

@@ -15,6 +15,9 @@ M.GraphView = class {
     this.edges = data.edges.map((e) => ({s: e[0], t: e[1], rel: e[2]}));
     this.index = new Map(this.nodes.map((n, i) => [n.id, i]));
     this.selected = -1;
+    const many = this.nodes.length > 1000;
+    this.base = many ? 1.5 : 2.5;
+    this.spread = many ? 7 : 10;
     this.scale = 1; this.ox = 0; this.oy = 0;
     this.drawn = false;
     this.resize();
@@ -32,13 +35,23 @@ M.GraphView = class {
     this.ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   }
 
+  // Fits the box holding 98% of the nodes to the canvas: the few a force layout pushes far
+  // out (nodes with no edge among those drawn) would otherwise squeeze the rest into a dot.
   fit() {
-    const pad = 20, size = Math.max(1, Math.min(this.w, this.h) - 2 * pad);
-    this.scale = size;
-    this.ox = (this.w - size) / 2; this.oy = (this.h - size) / 2;
+    const q = (values, f) => values[Math.min(values.length - 1, Math.floor(f * values.length))];
+    const xs = this.nodes.map((n) => n.x).sort((a, b) => a - b);
+    const ys = this.nodes.map((n) => n.y).sort((a, b) => a - b);
+    const x0 = q(xs, 0.01) || 0, x1 = q(xs, 0.99) || 1, y0 = q(ys, 0.01) || 0, y1 = q(ys, 0.99) || 1;
+    const pad = 24;
+    this.scale = Math.max(1e-6, Math.min((this.w - 2 * pad) / Math.max(x1 - x0, 1e-6),
+      (this.h - 2 * pad) / Math.max(y1 - y0, 1e-6)));
+    this.ox = this.w / 2 - ((x0 + x1) / 2) * this.scale;
+    this.oy = this.h / 2 - ((y0 + y1) / 2) * this.scale;
   }
 
-  radius(n) { return 2 + 10 * Math.sqrt(n.pagerank || 0); }
+  // PageRank is max-normalised on the server; a large graph gets smaller dots so that the
+  // central ones stand out instead of covering each other.
+  radius(n) { return this.base + this.spread * Math.pow(n.pagerank || 0, 0.75); }
   sx(n) { return this.ox + n.x * this.scale; }
   sy(n) { return this.oy + n.y * this.scale; }
 
