@@ -56,12 +56,16 @@ def test_graph_view_draws_the_nodes_and_their_edges(engine: Engine) -> None:
 
 def test_projection_places_every_embedded_memory(engine: Engine) -> None:
     ids = _store(engine)
-    assert dashboard.projection(engine)["points"] == []  # nothing embedded yet
+    assert dashboard.projection(engine)["id"] == []  # nothing embedded yet
     engine.embed_pending()
     result = dashboard.projection(engine)
-    assert {p["id"] for p in result["points"]} == set(ids)
-    assert all(-1 <= p["x"] <= 1 and -1 <= p["y"] <= 1 for p in result["points"])
+    assert set(result["id"]) == set(ids)
+    assert all(-1 <= v <= 1 for v in result["x"] + result["y"])
+    assert max(abs(v) for v in result["x"]) == 1.0  # scaled to the square
     assert 0 < sum(result["explained"]) <= 1
+    first = result["id"].index(ids[0])
+    assert result["types"][result["type"][first]] == "decision"
+    assert result["sources"][result["source"][first]] == "memory"
 
 
 def test_session_timeline_lists_prompts_and_counts(engine: Engine) -> None:

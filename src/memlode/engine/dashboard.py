@@ -190,7 +190,11 @@ def projection(
     engine: Engine, *, namespace: str | None = None, limit: int = PROJECTION_LIMIT
 ) -> dict[str, Any]:
     """The newest ``limit`` embedded memories projected on their two principal components
-    (PCA by an eigen-decomposition of the covariance: a d x d problem, fast at 10k rows)."""
+    (PCA by an eigen-decomposition of the covariance: a d x d problem, fast at 10k rows).
+
+    Columns, not one object a point (10k points: half the bytes to send and parse): ``id``,
+    ``x``, ``y`` (in [-1, 1]), ``type`` and ``source`` (indexes into ``types`` and
+    ``sources``), ``text`` (the first characters)."""
     import numpy as np
 
     limit = validate.whole_number(limit, "limit", 1, 100_000)
@@ -202,31 +206,33 @@ def projection(
             dims[int(r[5])] = dims.get(int(r[5]), 0) + 1
         dim = max(dims, key=lambda d: dims[d])
         found = [r for r in found if int(r[5]) == dim]
-    points: list[dict[str, Any]] = []
-    explained: list[float] = []
-    if len(found) >= 2:
-        matrix = np.stack([np.frombuffer(r[6], dtype="<f4") for r in found]).astype(np.float64)
-        centred = matrix - matrix.mean(axis=0)
-        values, vectors = np.linalg.eigh(centred.T @ centred)
-        top = vectors[:, ::-1][:, :2]
-        xy = centred @ top
-        span = np.abs(xy).max(axis=0)
-        xy = xy / np.where(span > 0, span, 1.0)
-        total = float(values.sum()) or 1.0
-        explained = [round(float(v) / total, 4) for v in values[::-1][:2]]
-        for r, (x, y) in zip(found, xy.tolist(), strict=True):
-            points.append(
-                {
-                    "id": r[0],
-                    "type": r[1],
-                    "source": r[2],
-                    "at": r[3],
-                    "text": r[4],
-                    "x": round(x, 4),
-                    "y": round(y, 4),
-                }
-            )
-    return {"namespace": "*" if ns is None else ns, "points": points, "explained": explained}
+    if len(found) < 2:
+        found = []
+    out: dict[str, Any] = {"namespace": "*" if ns is None else ns, "explained": []}
+    types = sorted({str(r[1]) for r in found})
+    sources = sorted({str(r[2]) for r in found})
+    out.update(types=types, sources=sources, id=[], x=[], y=[], type=[], source=[], text=[])
+    if not found:
+        return out
+    matrix = np.stack([np.frombuffer(r[6], dtype="<f4") for r in found]).astype(np.float64)
+    centred = matrix - matrix.mean(axis=0)
+    values, vectors = np.linalg.eigh(centred.T @ centred)
+    xy = centred @ vectors[:, ::-1][:, :2]
+    span = np.abs(xy).max(axis=0)
+    xy = np.round(xy / np.where(span > 0, span, 1.0), 4)
+    total = float(values.sum()) or 1.0
+    type_at = {t: i for i, t in enumerate(types)}
+    source_at = {t: i for i, t in enumerate(sources)}
+    out.update(
+        explained=[round(float(v) / total, 4) for v in values[::-1][:2]],
+        id=[r[0] for r in found],
+        x=xy[:, 0].tolist(),
+        y=xy[:, 1].tolist(),
+        type=[type_at[str(r[1])] for r in found],
+        source=[source_at[str(r[2])] for r in found],
+        text=[r[4] for r in found],
+    )
+    return out
 
 
 def session_timeline(

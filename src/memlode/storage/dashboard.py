@@ -130,14 +130,14 @@ def edges_among(conn: sqlite3.Connection, node_ids: Sequence[str]) -> list[tuple
 def memory_vectors(
     conn: sqlite3.Connection, namespace: str | None, limit: int
 ) -> list[tuple[Any, ...]]:
-    """(id, memory_type, source, created_at, first 120 characters, dim, float32 vector bytes)
+    """(id, memory_type, source, created_at, first 100 characters, dim, float32 vector bytes)
     of the newest ``limit`` embedded memories (of one namespace, None: all)."""
     where = "m.namespace = ?" if namespace is not None else "1"
     params: list[object] = [namespace] if namespace is not None else []
     cur = conn.cursor()
     cur.row_factory = None
     return cur.execute(
-        "SELECT m.id, m.memory_type, m.source, m.created_at, substr(m.content, 1, 120),"
+        "SELECT m.id, m.memory_type, m.source, m.created_at, substr(m.content, 1, 100),"
         " e.dim, e.vector FROM memories m JOIN memory_embeddings e ON e.memory_id = m.id"
         f" WHERE {where} ORDER BY m.created_at DESC, m.id LIMIT ?",
         [*params, limit],

@@ -84,6 +84,9 @@ M.pages.embeddings = async function (view) {
   const {canvas, legend} = drawingPage(view, "Embeddings", [h("label", {}, "colour", colourBy), info], "embed-canvas");
   try {
     const data = await M.api("/api/embeddings", {namespace: M.namespace()});
+    // columns to points: {id, x, y, type, source, text}
+    data.points = data.id.map((id, i) => ({id, x: data.x[i], y: data.y[i], type: data.types[data.type[i]],
+      source: data.sources[data.source[i]], text: data.text[i]}));
     info.textContent = data.points.length + " memories · PCA, " +
       (data.explained.length ? (100 * (data.explained[0] + (data.explained[1] || 0))).toFixed(1) + "% of variance" : "no vectors");
     const scatter = new M.Scatter(canvas, data.points, {colourBy: colourBy.value,
@@ -199,7 +202,8 @@ function start() {
   select.replaceChildren(h("option", {value: ""}, "this project (" + (M.meta.namespace || "none") + ")"),
     h("option", {value: "*"}, "* all"),
     ...M.meta.namespaces.map((n) => h("option", {value: n.namespace}, n.name || n.namespace)));
-  select.value = wanted;
+  // outside a project (no namespace of its own) every namespace is shown, not an empty one
+  select.value = wanted || (M.meta.namespace ? "" : "*");
   select.addEventListener("change", M.route);
   const badge = document.getElementById("mode");
   badge.textContent = M.meta.search_mode;
