@@ -44,7 +44,16 @@ $(REALCODE): tests/realcode.json tests/realcode.py | $(BIN)/python
 	$(BIN)/python tests/realcode.py
 	touch $@
 
-pytest: $(TEST_STAMP) $(INSPECTOR) $(REALCODE)
+# The headless browser the dashboard tests (tests/viz) drive through Playwright: Debian's
+# chromium (Playwright's own browser download does not run here).
+CHROMIUM := /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+$(CHROMIUM):
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
+	  || ($(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
+
+pytest: $(TEST_STAMP) $(INSPECTOR) $(REALCODE) $(CHROMIUM)
 	$(BIN)/python -m pytest -q -n 2
 
 test: lint types pytest

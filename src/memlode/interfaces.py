@@ -4,6 +4,7 @@
 - ``resident``: serve a store's resident in this process (``memlode resident --foreground``).
 - ``resident-host``: the resident server class ``memlode mcp`` hosts on a thread.
 - ``mcp-stdio`` / ``mcp-http``: serve MCP (``memlode mcp``).
+- ``viz``: serve the dashboard (``memlode viz``).
 
 DESIGN.md: interfaces never import each other; the CLI starts the MCP server, the hooks or the
 resident process through entry points.

@@ -59,6 +59,7 @@ COMMANDS: dict[str, str] = {
     "restore": "memlode.cli.backup_cmds:restore",
     "consolidate": "memlode.cli.consolidate_cmds:consolidate",
     "patterns": "memlode.cli.patterns_cmds:patterns",
+    "viz": "memlode.cli.viz_cmds:viz",
 }
 
 

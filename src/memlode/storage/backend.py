@@ -26,6 +26,7 @@ from memlode.storage import (
     code_symbol_vectors,
     compression,
     consolidation,
+    dashboard,
     derived,
     doc_files,
     doc_folders,
@@ -68,6 +69,7 @@ from memlode.storage.protocols.consolidation import (
     PatternRows,
     ReflectionRows,
 )
+from memlode.storage.protocols.dashboard import DashboardRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import DerivedRows, GraphRows, GraphStateRows, GraphWalkRows
 from memlode.storage.protocols.maintenance import BackupRows, NamespaceRekeyRows, RowCheckRows
@@ -109,6 +111,7 @@ class Backend(Protocol):
     code_symbol_vectors: CodeSymbolVectorRows
     compression: CompressionRows
     consolidation: ConsolidationRows
+    dashboard: DashboardRows
     archive: ArchiveRows
     similarity_links: SimilarityLinkRows
     patterns: PatternRows
@@ -157,6 +160,7 @@ class SqliteBackend:
     code_symbol_vectors: CodeSymbolVectorRows = code_symbol_vectors
     compression: CompressionRows = compression
     consolidation: ConsolidationRows = consolidation
+    dashboard: DashboardRows = dashboard
     archive: ArchiveRows = archive
     similarity_links: SimilarityLinkRows = similarity_links
     patterns: PatternRows = patterns
