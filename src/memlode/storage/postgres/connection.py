@@ -1,0 +1,145 @@
+"""Connections to a PostgreSQL store: one for a short-lived process, a pool for a long-lived one.
+
+Every connection is in autocommit mode, like the SQLite ones (``isolation_level=None``): a read
+is its own statement, and a write is one explicit transaction (``PgDatabase.write``) at READ
+COMMITTED, where ``INSERT ... ON CONFLICT`` waits for a concurrent insert of the same key and
+then sees it. Every connection carries ``memlode.created_by`` (who stores memories through it:
+the ``memories.created_by`` default) and has the pgvector types registered (vectors come back as
+numpy arrays). Migrations run once, on the first connection a process opens to a store.
+
+A store may live in a schema of its own: the URL's ``options=-csearch_path=<schema>,public``
+(``public``, or wherever the ``vector`` extension was created, must stay on the path).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from memlode.errors import MissingDependency, StorageError
+from memlode.storage.postgres import INSTALL_HINT
+from memlode.storage.postgres.migrations import apply_migrations
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+__all__ = ["PgDatabase", "connect", "describe", "open_pool", "require_driver"]
+
+log = logging.getLogger(__name__)
+
+
+def require_driver() -> None:
+    """Raise ``MissingDependency`` naming the install command when the driver is missing."""
+    try:
+        import pgvector.psycopg  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependency(
+            f"the PostgreSQL driver for a postgresql:// store ({exc.name})", INSTALL_HINT
+        ) from None
+
+
+def describe(url: str) -> str:
+    """The URL without its password: user@host:port/database, for messages and logs."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        parts = conninfo_to_dict(url)
+    except Exception:  # a URL libpq cannot parse: say nothing of its contents
+        return "the PostgreSQL URL given"
+    host = parts.get("host") or "localhost"
+    port = f":{parts['port']}" if parts.get("port") else ""
+    user = f"{parts['user']}@" if parts.get("user") else ""
+    return f"{user}{host}{port}/{parts.get('dbname', '')}"
+
+
+def _connect_raw(url: str, created_by: str) -> psycopg.Connection[tuple[Any, ...]]:
+    require_driver()
+    import psycopg
+
+    try:
+        conn = psycopg.connect(url, autocommit=True)
+    except psycopg.Error as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StorageError(
+            f"cannot connect to PostgreSQL at {describe(url)}: {reason}; check the URL and "
+            "that the server runs and accepts this user"
+        ) from None
+    if created_by:
+        conn.execute("SELECT set_config('memlode.created_by', %s, false)", (created_by,))
+    return conn
+
+
+def _register_types(conn: psycopg.Connection[Any]) -> None:
+    from pgvector.psycopg import register_vector
+
+    register_vector(conn)
+
+
+def connect(
+    url: str, *, created_by: str = "", migrate: bool = True
+) -> psycopg.Connection[tuple[Any, ...]]:
+    """Open (and by default migrate) the store at ``url``; the caller closes it."""
+    conn = _connect_raw(url, created_by)
+    try:
+        if migrate:
+            apply_migrations(conn)
+        _register_types(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def open_pool(
+    url: str, *, created_by: str = "", min_size: int = 1, max_size: int = 8
+) -> ConnectionPool[psycopg.Connection[tuple[Any, ...]]]:
+    """A connection pool for a long-lived process (the MCP server, the resident): migrated once
+    before it opens, each connection set up like ``connect``'s."""
+    require_driver()
+    from psycopg_pool import ConnectionPool
+
+    connect(url, created_by=created_by).close()  # migrate, and fail here if we cannot connect
+
+    def configure(conn: psycopg.Connection[tuple[Any, ...]]) -> None:
+        if created_by:
+            conn.execute("SELECT set_config('memlode.created_by', %s, false)", (created_by,))
+        _register_types(conn)
+
+    pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = ConnectionPool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        kwargs={"autocommit": True},
+        configure=configure,
+        open=True,
+    )
+    return pool
+
+
+class PgDatabase:
+    """One connection to a PostgreSQL store plus the transaction helper its repositories use
+    (the counterpart of ``memlode.storage.db.Database``)."""
+
+    def __init__(self, url: str, *, created_by: str = "") -> None:
+        self.url = url
+        self.conn = connect(url, created_by=created_by)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> PgDatabase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def write(self) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
+        """One write transaction, committed or rolled back whole; nested use joins the outer
+        one (as a savepoint, so an inner failure the caller handles keeps the outer work)."""
+        with self.conn.transaction():
+            yield self.conn
