@@ -55,13 +55,13 @@ def pg_server() -> Iterator[Any]:
 
 
 @pytest.fixture
-def pg_url(pg_server: Any) -> Iterator[str]:
-    """The URL of an empty PostgreSQL store: a schema of its own, dropped after the test."""
-    schema = pg_server.new_schema()
-    try:
-        yield pg_server.url(schema=schema)
-    finally:
-        pg_server.drop_schema(schema)
+def pg_url(pg_server: Any) -> str:
+    """The URL of an empty PostgreSQL store: a schema of its own on the session's server.
+
+    Schemas are not dropped one by one (a DROP SCHEMA ... CASCADE of the migrated tables takes
+    about 0.4 s): the whole server and its folder go at the end of the session.
+    """
+    return str(pg_server.url(schema=pg_server.new_schema()))
 
 
 @pytest.fixture

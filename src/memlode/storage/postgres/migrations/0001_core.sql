@@ -5,7 +5,9 @@
 --
 -- Differences from SQLite, each on purpose:
 --   * Timestamps stay text in memlode's fixed-width ISO-8601 UTC format (types.format_ts), so a
---     Memory reads back identical on both backends and text order is time order.
+--     Memory reads back identical on both backends and text order is time order. Ids, keys and
+--     timestamps are COLLATE "C": compared byte by byte like SQLite's text, whatever the
+--     database's locale (a linguistic collation would order and group them differently).
 --   * tags and metadata are jsonb (a tag filter is `tags ? 'tag'`, served by a GIN index).
 --   * SQLite's implicit rowid, which the vector and text indexes of a process key rows by, is an
 --     identity column `rowid` here.
@@ -29,7 +31,7 @@ ALTER TEXT SEARCH CONFIGURATION memlode_text
 
 CREATE TABLE memories (
     rowid            bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
-    id               text PRIMARY KEY,
+    id               text COLLATE "C" PRIMARY KEY,
     content          text NOT NULL CHECK (length(content) > 0),
     memory_type      text NOT NULL DEFAULT 'context' CHECK (memory_type IN
                      ('decision','pattern','preference','style','habit','insight','context')),
@@ -38,21 +40,21 @@ CREATE TABLE memories (
     confidence       double precision NOT NULL DEFAULT 1.0
                      CHECK (confidence >= 0 AND confidence <= 1),
     access_count     integer NOT NULL DEFAULT 0,
-    content_hash     text NOT NULL,
+    content_hash     text COLLATE "C" NOT NULL,
     tags             jsonb NOT NULL DEFAULT '[]',
     metadata         jsonb NOT NULL DEFAULT '{}',
-    namespace        text NOT NULL DEFAULT '',
-    source           text NOT NULL DEFAULT 'memory',
-    session_id       text,
-    created_at       text NOT NULL,
-    updated_at       text NOT NULL,
-    last_accessed_at text,
+    namespace        text COLLATE "C" NOT NULL DEFAULT '',
+    source           text COLLATE "C" NOT NULL DEFAULT 'memory',
+    session_id       text COLLATE "C",
+    created_at       text COLLATE "C" NOT NULL,
+    updated_at       text COLLATE "C" NOT NULL,
+    last_accessed_at text COLLATE "C",
     -- extra tokens for full-text search (identifier parts: getUserName -> get user name)
     search_terms     text NOT NULL DEFAULT '',
     -- the text of a conversation turn's neighbours (distance 1 and 2), weighed below the turn
     context_near     text NOT NULL DEFAULT '',
     context_far      text NOT NULL DEFAULT '',
-    created_by       text NOT NULL
+    created_by       text COLLATE "C" NOT NULL
                      DEFAULT coalesce(nullif(current_setting('memlode.created_by', true), ''),
                                       session_user),
     text_vector      tsvector GENERATED ALWAYS AS (
@@ -106,12 +108,12 @@ CREATE TRIGGER memories_fts_log_au
 
 CREATE TABLE memory_embeddings (
     rowid      bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
-    memory_id  text PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
-    model      text NOT NULL,
+    memory_id  text COLLATE "C" PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+    model      text COLLATE "C" NOT NULL,
     dim        integer NOT NULL CHECK (dim > 0),
     vector     vector NOT NULL,       -- L2-normalised; the index is per dim (see above)
     text_hash  text NOT NULL,         -- hash of the enriched text that was embedded
-    created_at text NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
     CHECK (vector_dims(vector) = dim)
 );
 CREATE INDEX idx_embeddings_model_dim ON memory_embeddings (model, dim, rowid);
@@ -119,14 +121,14 @@ CREATE INDEX idx_embeddings_model_dim ON memory_embeddings (model, dim, rowid);
 -- A change counter per embedding model (SQLite migration 0005): an in-memory or on-disk vector
 -- index tells in one query whether it is stale.
 CREATE TABLE vector_state (
-    model   text PRIMARY KEY,
+    model   text COLLATE "C" PRIMARY KEY,
     version bigint NOT NULL DEFAULT 0
 );
 
 -- Token states (SQLite migration 0009): always beside an embedding of the same model.
 CREATE TABLE memory_tokens (
-    memory_id text PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
-    model     text NOT NULL,
+    memory_id text COLLATE "C" PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+    model     text COLLATE "C" NOT NULL,
     states    bytea NOT NULL          -- tokens x ceil(dim / 8) bytes of sign bits
 );
 CREATE INDEX idx_tokens_model ON memory_tokens (model);
@@ -151,15 +153,15 @@ CREATE TRIGGER memory_embeddings_state AFTER INSERT OR UPDATE OR DELETE ON memor
     FOR EACH ROW EXECUTE FUNCTION memlode_bump_vector_state();
 
 CREATE TABLE graph_nodes (
-    id         text PRIMARY KEY,      -- memory id, 'file:<path>', 'sym:<qualified name>', ...
-    kind       text NOT NULL CHECK (kind IN ('file','package','function','method','class',
-               'interface','type','constant','module','memory','endpoint','test')),
+    id         text COLLATE "C" PRIMARY KEY,  -- memory id, 'file:<path>', 'sym:<name>', ...
+    kind       text COLLATE "C" NOT NULL CHECK (kind IN ('file','package','function','method',
+               'class','interface','type','constant','module','memory','endpoint','test')),
     name       text NOT NULL,
-    namespace  text NOT NULL DEFAULT '',
-    memory_id  text REFERENCES memories (id) ON DELETE CASCADE,
+    namespace  text COLLATE "C" NOT NULL DEFAULT '',
+    memory_id  text COLLATE "C" REFERENCES memories (id) ON DELETE CASCADE,
     properties jsonb NOT NULL DEFAULT '{}',
-    created_at text NOT NULL,
-    updated_at text NOT NULL
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL
 );
 CREATE INDEX idx_nodes_kind ON graph_nodes (namespace, kind);
 CREATE INDEX idx_nodes_memory ON graph_nodes (memory_id);
@@ -167,8 +169,8 @@ CREATE INDEX idx_nodes_name ON graph_nodes (name);
 
 CREATE TABLE graph_edges (
     id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    source_id    text NOT NULL REFERENCES graph_nodes (id) ON DELETE CASCADE,
-    target_id    text NOT NULL REFERENCES graph_nodes (id) ON DELETE CASCADE,
+    source_id    text COLLATE "C" NOT NULL REFERENCES graph_nodes (id) ON DELETE CASCADE,
+    target_id    text COLLATE "C" NOT NULL REFERENCES graph_nodes (id) ON DELETE CASCADE,
     relationship text NOT NULL CHECK (relationship IN ('RELATES_TO','LEADS_TO','PART_OF',
                  'REINFORCES','CONTRADICTS','EVOLVED_INTO','DERIVED_FROM','INVALIDATED_BY',
                  'DEPENDS_ON','IMPORTS','EXTENDS','CALLS','CONTAINS','SUPERSEDES','BLOCKS',
@@ -176,7 +178,7 @@ CREATE TABLE graph_edges (
                  'SHARES_THEME','SUMMARIZES')),
     weight       double precision NOT NULL DEFAULT 1.0,
     properties   jsonb NOT NULL DEFAULT '{}',
-    created_at   text NOT NULL,
+    created_at   text COLLATE "C" NOT NULL,
     CONSTRAINT graph_edges_unique UNIQUE (source_id, target_id, relationship)
 );
 CREATE INDEX idx_edges_target ON graph_edges (target_id, relationship);
@@ -184,20 +186,20 @@ CREATE INDEX idx_edges_rel ON graph_edges (relationship);
 
 -- Cached centrality (derived: recomputed on demand, safe to drop).
 CREATE TABLE graph_centrality (
-    node_id     text PRIMARY KEY REFERENCES graph_nodes (id) ON DELETE CASCADE,
+    node_id     text COLLATE "C" PRIMARY KEY REFERENCES graph_nodes (id) ON DELETE CASCADE,
     pagerank    double precision NOT NULL DEFAULT 0,
     betweenness double precision NOT NULL DEFAULT 0,
     degree      double precision NOT NULL DEFAULT 0,
     cluster     integer,
-    computed_at text NOT NULL
+    computed_at text COLLATE "C" NOT NULL
 );
 
 CREATE TABLE sessions (
-    id         text PRIMARY KEY,
-    namespace  text NOT NULL DEFAULT '',
-    source     text NOT NULL DEFAULT 'cli',
-    started_at text NOT NULL,
-    ended_at   text,
+    id         text COLLATE "C" PRIMARY KEY,
+    namespace  text COLLATE "C" NOT NULL DEFAULT '',
+    source     text COLLATE "C" NOT NULL DEFAULT 'cli',
+    started_at text COLLATE "C" NOT NULL,
+    ended_at   text COLLATE "C",
     summary    text,
     metadata   jsonb NOT NULL DEFAULT '{}'
 );
@@ -205,31 +207,31 @@ CREATE INDEX idx_sessions_ns ON sessions (namespace, started_at);
 
 -- What passive capture keeps about a running session (SQLite migration 0012).
 CREATE TABLE session_seen (
-    session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-    memory_id  text NOT NULL,
-    seen_at    text NOT NULL,
+    session_id text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    memory_id  text COLLATE "C" NOT NULL,
+    seen_at    text COLLATE "C" NOT NULL,
     PRIMARY KEY (session_id, memory_id)
 );
 
 CREATE TABLE session_files (
-    session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-    path       text NOT NULL,
-    memory_id  text NOT NULL,
-    updated_at text NOT NULL,
+    session_id text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    path       text COLLATE "C" NOT NULL,
+    memory_id  text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL,
     PRIMARY KEY (session_id, path)
 );
 
 CREATE TABLE consolidation_log (
     id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    kind        text NOT NULL,
-    namespace   text NOT NULL DEFAULT '',
-    started_at  text NOT NULL,
-    finished_at text,
+    kind        text COLLATE "C" NOT NULL,
+    namespace   text COLLATE "C" NOT NULL DEFAULT '',
+    started_at  text COLLATE "C" NOT NULL,
+    finished_at text COLLATE "C",
     details     jsonb NOT NULL DEFAULT '{}'
 );
 
 -- Small key/value settings that live with the data (e.g. scoring weights set at run time).
 CREATE TABLE store_settings (
-    key   text PRIMARY KEY,
+    key   text COLLATE "C" PRIMARY KEY,
     value text NOT NULL
 );

@@ -1,0 +1,28 @@
+"""The PostgreSQL repositories ported so far, each bound to its Protocol.
+
+The counterpart of ``memlode.storage.backend.SqliteBackend`` for the part of it that PostgreSQL
+implements: mypy checks each module assigned below against its Protocol, and the contract suite
+(``tests/storage/contract``) runs the same tests on these and on the SQLite modules. It becomes a
+full ``Backend`` when every repository is ported; until then nothing selects it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memlode.storage.postgres import capture, memories
+from memlode.storage.protocols.memory import CaptureRows, MemoryRows
+
+__all__ = ["POSTGRES", "PostgresRepositories"]
+
+
+@dataclass(frozen=True)
+class PostgresRepositories:
+    """The repositories the PostgreSQL backend has so far (names as on ``Backend``)."""
+
+    name: str = "postgresql"
+    memories: MemoryRows = memories
+    capture: CaptureRows = capture
+
+
+POSTGRES = PostgresRepositories()
