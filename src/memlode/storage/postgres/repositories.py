@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memlode.storage.postgres import capture, memories
-from memlode.storage.protocols.memory import CaptureRows, MemoryRows
+from memlode.storage.postgres import capture, embeddings, memories, vector_rows
+from memlode.storage.protocols.memory import CaptureRows, EmbeddingRows, MemoryRows
+from memlode.storage.protocols.search import VectorRows
 
 __all__ = ["POSTGRES", "PostgresRepositories"]
 
@@ -23,6 +24,8 @@ class PostgresRepositories:
     name: str = "postgresql"
     memories: MemoryRows = memories
     capture: CaptureRows = capture
+    embeddings: EmbeddingRows = embeddings
+    vector_rows: VectorRows = vector_rows
 
 
 POSTGRES = PostgresRepositories()

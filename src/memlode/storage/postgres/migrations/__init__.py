@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import psycopg
@@ -48,7 +48,7 @@ def latest_version() -> int:
     return MIGRATIONS[-1][0] if MIGRATIONS else 0
 
 
-def _applied(conn: psycopg.Connection[tuple[object, ...]]) -> set[int] | None:
+def _applied(conn: psycopg.Connection[Any]) -> set[int] | None:
     """The versions applied (None: no ``schema_migrations`` table in this schema yet)."""
     row = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
     if row is None or not row[0]:
@@ -56,7 +56,7 @@ def _applied(conn: psycopg.Connection[tuple[object, ...]]) -> set[int] | None:
     return {int(str(r[0])) for r in conn.execute("SELECT version FROM schema_migrations")}
 
 
-def apply_migrations(conn: psycopg.Connection[tuple[object, ...]]) -> list[int]:
+def apply_migrations(conn: psycopg.Connection[Any]) -> list[int]:
     """Apply every pending migration; return the versions applied by this call.
 
     ``conn`` must be in autocommit mode (each migration opens its own transaction).
