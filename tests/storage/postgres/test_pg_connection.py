@@ -25,6 +25,24 @@ def test_migrations_apply_once_with_their_records(pg_url: str) -> None:
         assert latest_version() == rows[-1][0]
 
 
+def test_a_store_of_an_earlier_version_upgrades_in_place(pg_url: str) -> None:
+    version, name, script = MIGRATIONS[0]
+    with connect(pg_url, migrate=False) as conn:
+        conn.execute(
+            "CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        conn.execute(script.encode())
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)", (version, name)
+        )
+        conn.execute("INSERT INTO store_settings (key, value) VALUES ('kept', 'yes')")
+    with connect(pg_url) as conn:
+        versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY 1")]
+        assert versions == [v for v, _, _ in MIGRATIONS] and len(versions) > 1
+        assert conn.execute("SELECT value FROM store_settings").fetchone() == ("yes",)
+
+
 def _open(url: str) -> int:
     with connect(url) as conn:
         row = conn.execute("SELECT count(*) FROM schema_migrations").fetchone()

@@ -10,9 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memlode.storage.postgres import capture, embeddings, memories, vector_rows
-from memlode.storage.protocols.memory import CaptureRows, EmbeddingRows, MemoryRows
+from memlode.storage.postgres import (
+    capture,
+    capture_session,
+    embeddings,
+    memories,
+    sessions,
+    store_settings,
+    vector_rows,
+)
+from memlode.storage.protocols.memory import CaptureRows, EmbeddingRows, MemoryRows, SettingRows
 from memlode.storage.protocols.search import VectorRows
+from memlode.storage.protocols.sessions import SessionCaptureRows, SessionRows
 
 __all__ = ["POSTGRES", "PostgresRepositories"]
 
@@ -26,6 +35,9 @@ class PostgresRepositories:
     capture: CaptureRows = capture
     embeddings: EmbeddingRows = embeddings
     vector_rows: VectorRows = vector_rows
+    store_settings: SettingRows = store_settings
+    sessions: SessionRows = sessions
+    capture_session: SessionCaptureRows = capture_session
 
 
 POSTGRES = PostgresRepositories()
