@@ -64,6 +64,25 @@ def pg_url(pg_server: Any) -> str:
     return str(pg_server.url(schema=pg_server.new_schema()))
 
 
+@pytest.fixture(scope="session")
+def _pg_reused_schema(pg_server: Any) -> str:
+    """A schema migrated once per session, emptied before each test that uses it."""
+    from memlode.storage.postgres.connection import connect
+
+    schema = str(pg_server.new_schema())
+    connect(pg_server.url(schema=schema)).close()
+    return schema
+
+
+@pytest.fixture
+def pg_store_url(pg_server: Any, _pg_reused_schema: str) -> str:
+    """The URL of an empty, migrated PostgreSQL store, for tests of what is stored rather than
+    of migrations (those take ``pg_url``): one schema reused, every row deleted before the
+    test, about 5 ms instead of 0.2 s for a schema migrated anew."""
+    pg_server.empty_store(_pg_reused_schema)
+    return str(pg_server.url(schema=_pg_reused_schema))
+
+
 @pytest.fixture
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A project folder (with a marker) as the working directory: namespace 'proj'."""

@@ -106,6 +106,30 @@ class PgServer:
         with psycopg.connect(self.url(), autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
+    def empty_store(self, name: str) -> None:
+        """Delete every row of the migrated store in schema ``name`` (its migration records
+        excepted) and the vector indexes made on demand: a few milliseconds, where a new schema
+        migrated anew costs about 0.2 s. Triggers and foreign keys are off meanwhile
+        (``session_replication_role``), so the order of the tables does not matter."""
+        import psycopg
+
+        with psycopg.connect(self.url(schema=name), autocommit=True) as conn, conn.transaction():
+            conn.execute("SET LOCAL session_replication_role = replica")
+            tables = conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = %s"
+                " AND tablename <> 'schema_migrations'",
+                (name,),
+            ).fetchall()
+            for (table,) in tables:
+                conn.execute(f'DELETE FROM "{name}"."{table}"')
+            indexes = conn.execute(
+                "SELECT indexname FROM pg_indexes WHERE schemaname = %s"
+                " AND indexname LIKE 'idx\\_embeddings\\_hnsw\\_%%'",
+                (name,),
+            ).fetchall()
+            for (index,) in indexes:
+                conn.execute(f'DROP INDEX "{name}"."{index}"')
+
     def stop(self) -> None:
         subprocess.run(
             [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"],

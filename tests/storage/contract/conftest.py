@@ -4,8 +4,8 @@
 set of one backend (``memlode.storage.backend.SQLITE``,
 ``memlode.storage.postgres.repositories.POSTGRES``), named alike, so that a test written once
 calls ``store.rows.memories.insert(conn, ...)`` and must get the same answer from both. The
-PostgreSQL store is an empty schema on the session's test server (``pg_url`` in
-``tests/conftest.py``).
+PostgreSQL store is a migrated schema on the session's test server, emptied before each test
+(``pg_store_url`` in ``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,6 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "sqlite":
         location = str(tmp_path / "contract.db")
     else:
-        location = request.getfixturevalue("pg_url")
+        location = request.getfixturevalue("pg_store_url")
     with open_store(request.param, location) as opened:
         yield opened
