@@ -14,11 +14,13 @@ from memlode.storage.postgres import (
     capture,
     capture_session,
     embeddings,
+    graph,
     memories,
     sessions,
     store_settings,
     vector_rows,
 )
+from memlode.storage.protocols.graph import GraphRows
 from memlode.storage.protocols.memory import CaptureRows, EmbeddingRows, MemoryRows, SettingRows
 from memlode.storage.protocols.search import VectorRows
 from memlode.storage.protocols.sessions import SessionCaptureRows, SessionRows
@@ -38,6 +40,7 @@ class PostgresRepositories:
     store_settings: SettingRows = store_settings
     sessions: SessionRows = sessions
     capture_session: SessionCaptureRows = capture_session
+    graph: GraphRows = graph
 
 
 POSTGRES = PostgresRepositories()
