@@ -176,3 +176,25 @@ def test_relationships_of_name_the_other_end(store: Any) -> None:
         "LEADS_TO",
         "RELATES_TO",
     ]
+
+
+def test_the_text_change_log_names_each_changed_row(store: Any) -> None:
+    ids = _memories(store, 3)
+    first = store.rows.fts_log.oldest_seq(store.conn)
+    assert first is not None
+    (after_inserts, _) = store.rows.embeddings.change_marks(store.conn, MODEL)
+    rowids = {
+        int(r[0])
+        for r in store.rows.embeddings.rows_to_embed(store.conn, MODEL, -1, 10, states_only=False)
+    }
+    assert (
+        set(store.rows.fts_log.changed_rowids(store.conn, first - 1, after_inserts, 10)) == rowids
+    )
+    with store.write() as conn:
+        store.rows.memories.update(conn, ids[1], {"tags": ["new"]})
+        store.rows.memories.update(conn, ids[1], {"importance": 0.9})  # not text: not logged
+        store.rows.memories.delete(conn, [ids[2]])
+    (latest, _) = store.rows.embeddings.change_marks(store.conn, MODEL)
+    changed = store.rows.fts_log.changed_rowids(store.conn, after_inserts, latest, 10)
+    assert len(changed) == 2 and set(changed) < rowids
+    assert len(store.rows.fts_log.changed_rowids(store.conn, first - 1, latest, 2)) == 2

@@ -14,6 +14,7 @@ from memlode.storage.postgres import (
     capture,
     capture_session,
     embeddings,
+    fts_log,
     graph,
     memories,
     sessions,
@@ -22,7 +23,7 @@ from memlode.storage.postgres import (
 )
 from memlode.storage.protocols.graph import GraphRows
 from memlode.storage.protocols.memory import CaptureRows, EmbeddingRows, MemoryRows, SettingRows
-from memlode.storage.protocols.search import VectorRows
+from memlode.storage.protocols.search import TextLogRows, VectorRows
 from memlode.storage.protocols.sessions import SessionCaptureRows, SessionRows
 
 __all__ = ["POSTGRES", "PostgresRepositories"]
@@ -41,6 +42,7 @@ class PostgresRepositories:
     sessions: SessionRows = sessions
     capture_session: SessionCaptureRows = capture_session
     graph: GraphRows = graph
+    fts_log: TextLogRows = fts_log
 
 
 POSTGRES = PostgresRepositories()
