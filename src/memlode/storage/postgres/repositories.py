@@ -16,17 +16,32 @@ from memlode.storage.postgres import (
     embeddings,
     fts_log,
     graph,
+    graph_state,
     memories,
+    recall_graph,
+    recall_rows,
     sessions,
     store_settings,
     vector_rows,
 )
-from memlode.storage.protocols.graph import GraphRows
+from memlode.storage.protocols.graph import GraphRows, GraphStateRows
 from memlode.storage.protocols.memory import CaptureRows, EmbeddingRows, MemoryRows, SettingRows
-from memlode.storage.protocols.search import TextLogRows, VectorRows
+from memlode.storage.protocols.search import (
+    RecallGraphRows,
+    RecallRows,
+    TextLogRows,
+    VectorRows,
+)
 from memlode.storage.protocols.sessions import SessionCaptureRows, SessionRows
 
-__all__ = ["POSTGRES", "PostgresRepositories"]
+__all__ = ["BEYOND_PROTOCOLS", "POSTGRES", "PostgresRepositories"]
+
+# What a PostgreSQL repository offers beyond its Protocol: the server's own HNSW search, which
+# the engine does not call yet (it loads vectors into its in-process index through VectorRows).
+BEYOND_PROTOCOLS = {
+    "embeddings": frozenset({"ensure_vector_index"}),
+    "vector_rows": frozenset({"nearest"}),
+}
 
 
 @dataclass(frozen=True)
@@ -43,6 +58,9 @@ class PostgresRepositories:
     capture_session: SessionCaptureRows = capture_session
     graph: GraphRows = graph
     fts_log: TextLogRows = fts_log
+    graph_state: GraphStateRows = graph_state
+    recall_rows: RecallRows = recall_rows
+    recall_graph: RecallGraphRows = recall_graph
 
 
 POSTGRES = PostgresRepositories()
