@@ -21,7 +21,9 @@ from memlode.storage.postgres import (
     recall_graph,
     recall_rows,
     sessions,
+    similarity_links,
     store_settings,
+    turn_context,
     vector_rows,
 )
 from memlode.storage.protocols.graph import GraphRows, GraphStateRows
@@ -30,9 +32,11 @@ from memlode.storage.protocols.search import (
     RecallGraphRows,
     RecallRows,
     TextLogRows,
+    TurnContextRows,
     VectorRows,
 )
 from memlode.storage.protocols.sessions import SessionCaptureRows, SessionRows
+from memlode.storage.protocols.similarity_links import SimilarityLinkRows
 
 __all__ = ["BEYOND_PROTOCOLS", "POSTGRES", "PostgresRepositories"]
 
@@ -61,6 +65,8 @@ class PostgresRepositories:
     graph_state: GraphStateRows = graph_state
     recall_rows: RecallRows = recall_rows
     recall_graph: RecallGraphRows = recall_graph
+    turn_context: TurnContextRows = turn_context
+    similarity_links: SimilarityLinkRows = similarity_links
 
 
 POSTGRES = PostgresRepositories()

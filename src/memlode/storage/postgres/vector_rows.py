@@ -2,17 +2,18 @@
 the server's own HNSW index answers (the counterpart of ``memlode.storage.vector_rows``;
 Protocol ``VectorRows``, plus ``nearest``).
 
-``vectors_after`` hands the vectors out as SQLite stores them, little-endian float32 bytes, so
-the in-memory index (``memlode.vector.index``) loads them unchanged: its cursor reads pgvector's
-binary format and turns each value into those bytes. ``nearest`` is the search a team store may
-prefer over loading every vector into each process: the per-dim HNSW index
-(``embeddings.ensure_vector_index``), inner product on normalised vectors.
+``vectors_after`` hands the vectors out as SQLite stores them, little-endian float32 bytes
+(``rows.vector_bytes_cursor``), so the in-memory index (``memlode.vector.index``) loads them
+unchanged. ``nearest`` is the search a team store may prefer over loading every vector into
+each process: the per-dim HNSW index (``embeddings.ensure_vector_index``), inner product on
+normalised vectors.
 """
 
 from __future__ import annotations
 
-import struct
 from typing import TYPE_CHECKING, Any
+
+from memlode.storage.postgres.rows import vector_bytes_cursor
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -38,36 +39,12 @@ def model_version(conn: psycopg.Connection[Any], model: str) -> int:
     return int(row[0]) if row is not None else 0
 
 
-def _vector_bytes_loader() -> type[Any]:
-    """A psycopg loader of pgvector's binary ``vector`` (int16 dim, int16 unused, big-endian
-    float32 values) as little-endian float32 bytes."""
-    from psycopg.adapt import Loader
-    from psycopg.pq import Format
-
-    class VectorBytesLoader(Loader):
-        format = Format.BINARY
-
-        def load(self, data: Any) -> bytes:
-            import numpy as np
-
-            raw = bytes(data)
-            (dim,) = struct.unpack_from(">H", raw)
-            return np.frombuffer(raw, dtype=">f4", count=dim, offset=4).astype("<f4").tobytes()
-
-    return VectorBytesLoader
-
-
 def vectors_after(
     conn: psycopg.Connection[Any], model: str, dim: int, after_rowid: int
 ) -> psycopg.Cursor[Any]:
     """(rowid, memory_id, vector bytes, namespace) of the model's vectors past ``after_rowid``,
     in rowid order."""
-    from psycopg.types import TypeInfo
-
-    cur = conn.cursor(binary=True)
-    info = TypeInfo.fetch(conn, "vector")
-    if info is not None:
-        cur.adapters.register_loader(info.oid, _vector_bytes_loader())
+    cur = vector_bytes_cursor(conn)
     cur.execute(
         "SELECT e.rowid, e.memory_id, e.vector, m.namespace FROM memory_embeddings e"
         " JOIN memories m ON m.id = e.memory_id"
