@@ -64,8 +64,9 @@ def test_creative_rows(store: Any) -> None:
         store.rows.embeddings.write_vectors(conn, [(ids[0], "m", 4, vectors[1], "h2", "t2")])
         for memory_id in ids:
             store.rows.graph.ensure_memory_node(conn, memory_id, "n", "p")
-        store.rows.graph.add_edge(conn, Edge(ids[0], ids[1], Relationship.SIMILAR_TO, 0.8,
-                                             {"by": "creative"}))  # fmt: skip
+        store.rows.graph.add_edge(
+            conn, Edge(ids[0], ids[1], Relationship.SIMILAR_TO, 0.8, {"by": "creative"})
+        )
         store.rows.graph.add_edge(conn, Edge(ids[1], ids[2], Relationship.SIMILAR_TO, 0.7))
     sl = store.rows.similarity_links
     assert sl.vector_models(store.conn, "p") == [("m", 4, 4)]

@@ -76,8 +76,10 @@ def test_neighbours_by_direction_and_relationship(store: Any) -> None:
     g = store.rows.graph
 
     def seen(*args: Any, **kwargs: Any) -> list[tuple[str, str, str, str]]:
-        return [(n.node_id, n.kind, n.relationship, n.direction)
-                for n in g.neighbors(store.conn, *args, **kwargs)]  # fmt: skip
+        return [
+            (n.node_id, n.kind, n.relationship, n.direction)
+            for n in g.neighbors(store.conn, *args, **kwargs)
+        ]
 
     assert seen(a) == [
         (b, "memory", "LEADS_TO", "out"),

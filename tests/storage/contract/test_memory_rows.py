@@ -24,26 +24,42 @@ def _seed(store: Any) -> dict[str, str]:
     """Five memories over two namespaces, sources, types, tags, sessions and days."""
     rows = {
         "a": dict(
-            memory_type=MemoryType.DECISION, namespace="p", tags=["db", "arch"],
-            session_id="s1", created_at="2026-01-01T10:00:00.000000Z",
+            memory_type=MemoryType.DECISION,
+            namespace="p",
+            tags=["db", "arch"],
+            session_id="s1",
+            created_at="2026-01-01T10:00:00.000000Z",
         ),
         "b": dict(
-            memory_type=MemoryType.PATTERN, namespace="p", tags=["db"], source="hook",
-            session_id="s2", created_at="2026-01-02T10:00:00.000000Z",
+            memory_type=MemoryType.PATTERN,
+            namespace="p",
+            tags=["db"],
+            source="hook",
+            session_id="s2",
+            created_at="2026-01-02T10:00:00.000000Z",
         ),
         "c": dict(
-            memory_type=MemoryType.CONTEXT, namespace="p", tags=["prompt"], source="hook",
-            session_id="s2", created_at="2026-01-03T10:00:00.000000Z",
+            memory_type=MemoryType.CONTEXT,
+            namespace="p",
+            tags=["prompt"],
+            source="hook",
+            session_id="s2",
+            created_at="2026-01-03T10:00:00.000000Z",
         ),
         "d": dict(
-            memory_type=MemoryType.INSIGHT, namespace="global", tags=[],
+            memory_type=MemoryType.INSIGHT,
+            namespace="global",
+            tags=[],
             created_at="2026-01-04T10:00:00.000000Z",
         ),
         "e": dict(
-            memory_type=MemoryType.DECISION, namespace="other", tags=["arch"],
-            session_id="s1", created_at="2026-01-05T10:00:00.000000Z",
+            memory_type=MemoryType.DECISION,
+            namespace="other",
+            tags=["arch"],
+            session_id="s1",
+            created_at="2026-01-05T10:00:00.000000Z",
         ),
-    }  # fmt: skip
+    }
     return {key: _insert(store, f"memory {key}: the text of {key}", **f) for key, f in rows.items()}
 
 
@@ -85,8 +101,9 @@ def test_the_same_content_is_one_memory_per_namespace_and_source(store: Any) -> 
     with store.write() as conn:
         again = store.rows.memories.insert(conn, NewMemory("one fact", namespace="p"))
         elsewhere = store.rows.memories.insert(conn, NewMemory("one fact", namespace="q"))
-        by_hook = store.rows.memories.insert(conn, NewMemory("one fact", namespace="p",
-                                                             source="hook"))  # fmt: skip
+        by_hook = store.rows.memories.insert(
+            conn, NewMemory("one fact", namespace="p", source="hook")
+        )
     assert again == (first, False)
     assert elsewhere[1] and by_hook[1] and len({first, elsewhere[0], by_hook[0]}) == 3
     assert store.rows.memories.find_duplicate(store.conn, "p", "memory", "one fact") == first

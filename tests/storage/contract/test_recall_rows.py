@@ -22,16 +22,26 @@ def _linked(store: Any) -> list[str]:
     ids = []
     with store.write() as conn:
         for i, (text, ns) in enumerate(
-            [("alpha", "p"), ("beta", "p"), ("gamma", "p"), ("is it delta?  \n", "p"),
-             ("other", "q")]
-        ):  # fmt: skip
+            [
+                ("alpha", "p"),
+                ("beta", "p"),
+                ("gamma", "p"),
+                ("is it delta?  \n", "p"),
+                ("other", "q"),
+            ]
+        ):
             memory_id, _ = store.rows.memories.insert(
                 conn,
                 NewMemory(
-                    text, namespace=ns, tags=[f"t{i}"], metadata={"i": i}, session_id="s",
-                    importance=0.1 * (i + 1), created_at=f"2026-01-0{i + 1}T00:00:00.000000Z",
+                    text,
+                    namespace=ns,
+                    tags=[f"t{i}"],
+                    metadata={"i": i},
+                    session_id="s",
+                    importance=0.1 * (i + 1),
+                    created_at=f"2026-01-0{i + 1}T00:00:00.000000Z",
                 ),
-            )  # fmt: skip
+            )
             store.rows.graph.ensure_memory_node(conn, memory_id, text, ns)
             ids.append(memory_id)
         store.rows.graph.upsert_node(conn, Node("file:/x.py", NodeKind.FILE, "x.py", "p"))
@@ -48,8 +58,10 @@ def _linked(store: Any) -> list[str]:
 
 def test_candidate_rows_carry_what_recall_scores(store: Any) -> None:
     ids = _linked(store)
-    rows = sorted(store.rows.recall_rows.candidate_rows(store.conn, [ids[3], ids[0], "nope"]),
-                  key=lambda r: r[1])  # fmt: skip
+    rows = sorted(
+        store.rows.recall_rows.candidate_rows(store.conn, [ids[3], ids[0], "nope"]),
+        key=lambda r: r[1],
+    )
     by_id = {r[1]: r for r in rows}
     assert set(by_id) == {ids[0], ids[3]}
     alpha, delta = by_id[ids[0]], by_id[ids[3]]
@@ -108,9 +120,11 @@ def test_graph_state_reads_and_the_centrality_cache(store: Any) -> None:
     assert gs.fingerprint_rows(store.conn, "p") != before
     with store.write() as conn:
         gs.write_centrality(
-            conn, [(ids[0], 0.5, 0.25, 3.0, 1, "t"), ("file:/x.py", 0.1, 0.0, 1.0, None, "t")],
-            "centrality:p", "fp1",
-        )  # fmt: skip
+            conn,
+            [(ids[0], 0.5, 0.25, 3.0, 1, "t"), ("file:/x.py", 0.1, 0.0, 1.0, None, "t")],
+            "centrality:p",
+            "fp1",
+        )
         gs.write_centrality(conn, [(ids[0], 0.6, 0.25, 3.0, 2, "t2")], "centrality:p", "fp2")
     assert _tuples(gs.centrality_rows(store.conn, [ids[0], "file:/x.py"])) == sorted(
         [(ids[0], 0.6, 0.25, 3.0, 2), ("file:/x.py", 0.1, 0.0, 1.0, None)]

@@ -33,8 +33,9 @@ def test_hnsw_search_finds_the_exact_nearest_in_a_namespace(pg_url: str) -> None
             )
             assert not embeddings.ensure_vector_index(conn, DIM)  # made by the write
             # a second model of another dim beside it gets an index of its own
-            embeddings.write_vectors(conn, [(ids[0], "small", 4, _unit(rng, 1, 4)[0].tobytes(),
-                                             "h", "t")])  # fmt: skip
+            embeddings.write_vectors(
+                conn, [(ids[0], "small", 4, _unit(rng, 1, 4)[0].tobytes(), "h", "t")]
+            )
         names = {
             r[0]
             for r in db.conn.execute(
