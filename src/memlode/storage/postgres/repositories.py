@@ -15,6 +15,7 @@ from memlode.storage.postgres import (
     capture_session,
     embeddings,
     fts_log,
+    fts_texts,
     graph,
     graph_state,
     memories,
@@ -31,6 +32,7 @@ from memlode.storage.protocols.memory import CaptureRows, EmbeddingRows, MemoryR
 from memlode.storage.protocols.search import (
     RecallGraphRows,
     RecallRows,
+    TextIndexRows,
     TextLogRows,
     TurnContextRows,
     VectorRows,
@@ -62,6 +64,7 @@ class PostgresRepositories:
     capture_session: SessionCaptureRows = capture_session
     graph: GraphRows = graph
     fts_log: TextLogRows = fts_log
+    fts_texts: TextIndexRows = fts_texts
     graph_state: GraphStateRows = graph_state
     recall_rows: RecallRows = recall_rows
     recall_graph: RecallGraphRows = recall_graph
