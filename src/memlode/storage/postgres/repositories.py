@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from memlode.storage.postgres import (
     capture,
     capture_session,
+    doc_files,
+    doc_folders,
     embeddings,
     fts_log,
     fts_texts,
@@ -24,9 +26,11 @@ from memlode.storage.postgres import (
     sessions,
     similarity_links,
     store_settings,
+    transcript_store,
     turn_context,
     vector_rows,
 )
+from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import GraphRows, GraphStateRows
 from memlode.storage.protocols.memory import CaptureRows, EmbeddingRows, MemoryRows, SettingRows
 from memlode.storage.protocols.search import (
@@ -37,7 +41,7 @@ from memlode.storage.protocols.search import (
     TurnContextRows,
     VectorRows,
 )
-from memlode.storage.protocols.sessions import SessionCaptureRows, SessionRows
+from memlode.storage.protocols.sessions import SessionCaptureRows, SessionRows, TranscriptRows
 from memlode.storage.protocols.similarity_links import SimilarityLinkRows
 
 __all__ = ["BEYOND_PROTOCOLS", "POSTGRES", "PostgresRepositories"]
@@ -70,6 +74,9 @@ class PostgresRepositories:
     recall_graph: RecallGraphRows = recall_graph
     turn_context: TurnContextRows = turn_context
     similarity_links: SimilarityLinkRows = similarity_links
+    doc_files: DocFileRows = doc_files
+    doc_folders: DocFolderRows = doc_folders
+    transcript_store: TranscriptRows = transcript_store
 
 
 POSTGRES = PostgresRepositories()
