@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from memlode.storage.postgres import (
     capture,
     capture_session,
+    compression,
+    consolidation,
     doc_files,
     doc_folders,
     embeddings,
@@ -21,8 +23,10 @@ from memlode.storage.postgres import (
     graph,
     graph_state,
     memories,
+    patterns,
     recall_graph,
     recall_rows,
+    reflection,
     sessions,
     similarity_links,
     store_settings,
@@ -30,6 +34,8 @@ from memlode.storage.postgres import (
     turn_context,
     vector_rows,
 )
+from memlode.storage.protocols.compression import CompressionRows
+from memlode.storage.protocols.consolidation import ConsolidationRows, PatternRows, ReflectionRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import GraphRows, GraphStateRows
 from memlode.storage.protocols.memory import CaptureRows, EmbeddingRows, MemoryRows, SettingRows
@@ -77,6 +83,10 @@ class PostgresRepositories:
     doc_files: DocFileRows = doc_files
     doc_folders: DocFolderRows = doc_folders
     transcript_store: TranscriptRows = transcript_store
+    consolidation: ConsolidationRows = consolidation
+    patterns: PatternRows = patterns
+    reflection: ReflectionRows = reflection
+    compression: CompressionRows = compression
 
 
 POSTGRES = PostgresRepositories()
