@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memlode.storage.postgres import (
+    briefing,
     capture,
     capture_session,
     compression,
@@ -40,6 +41,7 @@ from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import GraphRows, GraphStateRows
 from memlode.storage.protocols.memory import CaptureRows, EmbeddingRows, MemoryRows, SettingRows
 from memlode.storage.protocols.search import (
+    BriefingRows,
     RecallGraphRows,
     RecallRows,
     TextIndexRows,
@@ -87,6 +89,7 @@ class PostgresRepositories:
     patterns: PatternRows = patterns
     reflection: ReflectionRows = reflection
     compression: CompressionRows = compression
+    briefing: BriefingRows = briefing
 
 
 POSTGRES = PostgresRepositories()
