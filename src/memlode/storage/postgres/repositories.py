@@ -31,6 +31,7 @@ from memlode.storage.postgres import (
     sessions,
     similarity_links,
     store_settings,
+    store_stats,
     transcript_store,
     turn_context,
     vector_rows,
@@ -39,7 +40,13 @@ from memlode.storage.protocols.compression import CompressionRows
 from memlode.storage.protocols.consolidation import ConsolidationRows, PatternRows, ReflectionRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import GraphRows, GraphStateRows
-from memlode.storage.protocols.memory import CaptureRows, EmbeddingRows, MemoryRows, SettingRows
+from memlode.storage.protocols.memory import (
+    CaptureRows,
+    EmbeddingRows,
+    MemoryRows,
+    SettingRows,
+    StatsRows,
+)
 from memlode.storage.protocols.search import (
     BriefingRows,
     RecallGraphRows,
@@ -90,6 +97,7 @@ class PostgresRepositories:
     reflection: ReflectionRows = reflection
     compression: CompressionRows = compression
     briefing: BriefingRows = briefing
+    store_stats: StatsRows = store_stats
 
 
 POSTGRES = PostgresRepositories()
