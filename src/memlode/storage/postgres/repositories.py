@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memlode.storage.postgres import (
+    archive,
     briefing,
     capture,
     capture_session,
@@ -36,6 +37,7 @@ from memlode.storage.postgres import (
     turn_context,
     vector_rows,
 )
+from memlode.storage.protocols.archive import ArchiveRows
 from memlode.storage.protocols.compression import CompressionRows
 from memlode.storage.protocols.consolidation import ConsolidationRows, PatternRows, ReflectionRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
@@ -98,6 +100,7 @@ class PostgresRepositories:
     compression: CompressionRows = compression
     briefing: BriefingRows = briefing
     store_stats: StatsRows = store_stats
+    archive: ArchiveRows = archive
 
 
 POSTGRES = PostgresRepositories()
