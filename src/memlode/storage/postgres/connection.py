@@ -1,9 +1,10 @@
 """Connections to a PostgreSQL store: one for a short-lived process, a pool for a long-lived one.
 
 Every connection is in autocommit mode, like the SQLite ones (``isolation_level=None``): a read
-is its own statement, and a write is one explicit transaction (``PgDatabase.write``) at READ
-COMMITTED, where ``INSERT ... ON CONFLICT`` waits for a concurrent insert of the same key and
-then sees it. Every connection carries ``memlode.created_by`` (who stores memories through it:
+is its own statement, and a write is one explicit transaction (``write_transaction``) at READ
+COMMITTED that first takes the store's write lock, so writers take turns as on SQLite (reads
+never wait); the dedup constraint with ``INSERT ... ON CONFLICT`` holds whatever path a write
+takes. Every connection carries ``memlode.created_by`` (who stores memories through it:
 the ``memories.created_by`` default) and has the pgvector types registered (vectors come back as
 numpy arrays) and reads rows by position and by name (``rows.Row``, like ``sqlite3.Row``).
 Migrations run once, on the first connection a process opens to a store.
@@ -28,7 +29,14 @@ if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import ConnectionPool
 
-__all__ = ["PgDatabase", "connect", "describe", "open_pool", "require_driver"]
+__all__ = [
+    "PgDatabase",
+    "connect",
+    "describe",
+    "open_pool",
+    "require_driver",
+    "write_transaction",
+]
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +128,24 @@ def open_pool(
     return pool
 
 
+@contextmanager
+def write_transaction(conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:
+    """One write transaction on ``conn``, committed or rolled back whole.
+
+    The outermost one first takes the store's write lock (migration 0006): writers take turns,
+    as on SQLite, so the text change log is in commit order and no two writers deadlock. Nested
+    use joins the outer transaction as a savepoint (an inner failure the caller handles keeps
+    the outer work).
+    """
+    from psycopg.pq import TransactionStatus
+
+    outermost = conn.info.transaction_status == TransactionStatus.IDLE
+    with conn.transaction():
+        if outermost:
+            conn.execute("SELECT memlode_write_lock()")
+        yield conn
+
+
 class PgDatabase:
     """One connection to a PostgreSQL store plus the transaction helper its repositories use
     (the counterpart of ``memlode.storage.db.Database``)."""
@@ -139,7 +165,6 @@ class PgDatabase:
 
     @contextmanager
     def write(self) -> Iterator[psycopg.Connection[Any]]:
-        """One write transaction, committed or rolled back whole; nested use joins the outer
-        one (as a savepoint, so an inner failure the caller handles keeps the outer work)."""
-        with self.conn.transaction():
-            yield self.conn
+        """One write transaction (``write_transaction``)."""
+        with write_transaction(self.conn) as conn:
+            yield conn

@@ -2,11 +2,9 @@
 migration 0001): which rows changed since a sequence number (the counterpart of
 ``memlode.storage.fts_log``; Protocol ``TextLogRows``).
 
-Not yet safe under concurrent writers: a sequence number is taken when a row is written, not
-when its transaction commits, so a reader that caught up to number 11 while the transaction
-holding 10 was still open never sees 10. SQLite serialises writers, so its log has no such hole;
-here a reader must stay behind the oldest open writer (``pg_snapshot_xmin``) before the
-resident's text index can follow this log (issue #21).
+Its sequence numbers are in commit order because writers take turns (migration 0006): a change
+is numbered while its transaction holds the store's write lock, so no transaction can commit a
+smaller number after a reader has seen a larger one.
 """
 
 from __future__ import annotations
