@@ -25,6 +25,7 @@ from memlode.storage.postgres import (
     graph,
     graph_state,
     memories,
+    namespaces,
     patterns,
     recall_graph,
     recall_rows,
@@ -46,6 +47,7 @@ from memlode.storage.protocols.memory import (
     CaptureRows,
     EmbeddingRows,
     MemoryRows,
+    NamespaceRows,
     SettingRows,
     StatsRows,
 )
@@ -101,6 +103,7 @@ class PostgresRepositories:
     briefing: BriefingRows = briefing
     store_stats: StatsRows = store_stats
     archive: ArchiveRows = archive
+    namespaces: NamespaceRows = namespaces
 
 
 POSTGRES = PostgresRepositories()
