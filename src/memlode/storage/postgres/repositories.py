@@ -30,6 +30,7 @@ from memlode.storage.postgres import (
     recall_graph,
     recall_rows,
     reflection,
+    row_checks,
     sessions,
     similarity_links,
     store_settings,
@@ -43,6 +44,7 @@ from memlode.storage.protocols.compression import CompressionRows
 from memlode.storage.protocols.consolidation import ConsolidationRows, PatternRows, ReflectionRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import GraphRows, GraphStateRows
+from memlode.storage.protocols.maintenance import RowCheckRows
 from memlode.storage.protocols.memory import (
     CaptureRows,
     EmbeddingRows,
@@ -104,6 +106,7 @@ class PostgresRepositories:
     store_stats: StatsRows = store_stats
     archive: ArchiveRows = archive
     namespaces: NamespaceRows = namespaces
+    row_checks: RowCheckRows = row_checks
 
 
 POSTGRES = PostgresRepositories()
