@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 
 from memlode.errors import StorageError
-from memlode.storage.postgres.connection import PgDatabase, connect, describe, open_pool
+from memlode.storage.memories import NewMemory
+from memlode.storage.postgres import embeddings, memories, vector_rows
+from memlode.storage.postgres.connection import (
+    PgDatabase,
+    connect,
+    describe,
+    open_pool,
+    write_transaction,
+)
 from memlode.storage.postgres.migrations import MIGRATIONS, apply_migrations, latest_version
 
 
@@ -77,11 +85,24 @@ def test_a_write_is_all_or_nothing(pg_url: str) -> None:
 
 
 def test_pooled_connections_are_migrated_and_carry_the_writer(pg_url: str) -> None:
-    with open_pool(pg_url, created_by="alice@laptop", max_size=2) as pool, pool.connection() as c:
-        assert c.execute("SELECT current_setting('memlode.created_by')").fetchone() == (
-            "alice@laptop",
-        )
-        assert c.execute("SELECT count(*) FROM schema_migrations").fetchone() == (len(MIGRATIONS),)
+    with open_pool(pg_url, created_by="alice@laptop", max_size=2) as pool:
+        with pool.connection() as c:
+            assert c.execute("SELECT current_setting('memlode.created_by')").fetchone() == (
+                "alice@laptop",
+            )
+            assert c.execute("SELECT count(*) FROM schema_migrations").fetchone() == (
+                len(MIGRATIONS),
+            )
+            with write_transaction(c) as conn:
+                memory_id, _ = memories.insert(conn, NewMemory("from the pool", namespace="p"))
+            vector = b"\x00\x00\x80?"
+            with write_transaction(c) as conn:
+                embeddings.write_vectors(conn, [(memory_id, "m", 1, vector, "h", "t")])
+        with pool.connection() as c:
+            row = c.execute("SELECT id, created_by FROM memories").fetchone()
+            assert (row["id"], row["created_by"]) == (memory_id, "alice@laptop")
+            got = vector_rows.vectors_after(c, "m", 1, 0).fetchall()
+            assert [bytes(r[2]) for r in got] == [vector]
 
 
 def test_an_unreachable_server_is_one_clear_error_without_the_password(pg_server: Any) -> None:
