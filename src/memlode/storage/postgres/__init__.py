@@ -3,8 +3,31 @@
 What is here: connections and a pool (``connection``), numbered migrations with their own SQL
 (``migrations``), and the repositories ported so far, each a module of the same name as its
 SQLite counterpart in ``memlode.storage`` and checked by mypy against the same Protocol
-(``repositories``). The engine does not run on it yet: a PostgreSQL URL given as the store is
-refused with one sentence (``memlode.config_file.SERVER_NOT_READY``).
+(``repositories``; ``tests/storage/contract`` runs the same tests on both backends). The engine
+does not run on it yet: a PostgreSQL URL given as the store is refused with one sentence
+(``memlode.config_file.SERVER_NOT_READY``).
+
+Decisions the ported modules rest on (keep them, or change them in one place):
+
+- The logical model is SQLite's, table for table and column for column, so that a row reads
+  back the same: timestamps stay memlode's fixed-width ISO-8601 text; ids, keys and timestamps
+  are ``COLLATE "C"`` (byte order, as SQLite compares); tags, metadata and properties are
+  jsonb, handed to the engine as JSON text wherever SQLite hands out text; SQLite's implicit
+  ``rowid`` is an identity column ``rowid``; vectors go in and out as little-endian float32
+  bytes (``rows.vector_bytes_cursor``).
+- Dedup is the UNIQUE (namespace, source, content_hash) constraint with ``INSERT ... ON
+  CONFLICT``; writers take turns per store (migration 0006, like SQLite's BEGIN IMMEDIATE), which
+  keeps the text change log in commit order and rules out lock-order deadlocks.
+- A vector column has no fixed dimension; each dimension gets a partial HNSW index (inner
+  product on normalised vectors) made with its first vector (``embeddings``).
+- The text a process indexes is tokenised by SQLite's own FTS5 tokenizer (``fts_texts``), so an
+  in-process BM25 index ranks the same over both stores; the stored ``text_vector`` (tsvector,
+  GIN) is there for server-side candidates, not yet used.
+- ``memories.created_by`` is the connection's ``memlode.created_by`` setting (who stores).
+- A store is a database or a schema in one (``options=-csearch_path=<schema>,public``); the
+  migration lock and the write lock are keyed by the schema.
+- The code index stays in each machine's SQLite store (it is derived from the local checkout
+  and re-indexed on every edit), so the code tables are not in this schema.
 
 Nothing here is imported on the SQLite path. This module itself imports only the standard
 library; the driver (``psycopg`` 3, ``psycopg_pool``, ``pgvector``) is imported by the modules

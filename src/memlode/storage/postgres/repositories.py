@@ -4,6 +4,13 @@ The counterpart of ``memlode.storage.backend.SqliteBackend`` for the part of it 
 implements: mypy checks each module assigned below against its Protocol, and the contract suite
 (``tests/storage/contract``) runs the same tests on these and on the SQLite modules. It becomes a
 full ``Backend`` when every repository is ported; until then nothing selects it.
+
+Porting one more: write ``memlode/storage/postgres/<name>.py`` after ``memlode/storage/<name>.py``
+(same functions and answers; ``%s`` placeholders and arrays instead of ``?`` lists; JSON handed
+out as text where SQLite hands out text); add the tables it needs as the next numbered SQL file
+in ``migrations`` (never edit an applied one); bind it below under its ``Backend`` name; write
+``tests/storage/contract/test_<area>.py`` calling it as ``store.rows.<name>``
+(``tests/storage/postgres/test_pg_repositories.py`` checks all three).
 """
 
 from __future__ import annotations
@@ -25,10 +32,12 @@ from memlode.storage.postgres import (
     graph,
     graph_state,
     memories,
+    namespaces,
     patterns,
     recall_graph,
     recall_rows,
     reflection,
+    row_checks,
     sessions,
     similarity_links,
     store_settings,
@@ -42,10 +51,12 @@ from memlode.storage.protocols.compression import CompressionRows
 from memlode.storage.protocols.consolidation import ConsolidationRows, PatternRows, ReflectionRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import GraphRows, GraphStateRows
+from memlode.storage.protocols.maintenance import RowCheckRows
 from memlode.storage.protocols.memory import (
     CaptureRows,
     EmbeddingRows,
     MemoryRows,
+    NamespaceRows,
     SettingRows,
     StatsRows,
 )
@@ -101,6 +112,8 @@ class PostgresRepositories:
     briefing: BriefingRows = briefing
     store_stats: StatsRows = store_stats
     archive: ArchiveRows = archive
+    namespaces: NamespaceRows = namespaces
+    row_checks: RowCheckRows = row_checks
 
 
 POSTGRES = PostgresRepositories()

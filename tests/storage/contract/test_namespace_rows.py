@@ -1,0 +1,127 @@
+"""Contract: namespaces as a whole (``NamespaceRows``: exist, keys by name, listing, delete,
+move all or part) give the same answers on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memlode.storage.memories import MemoryFilter, NewMemory
+from memlode.storage.namespaces import Selection
+from memlode.types import Edge, Relationship
+
+APP1, APP2, OTHER = "app-1a2b3c4d", "app-5e6f7a8b", "apps-9c0d1e2f"
+
+
+def _fill(store: Any) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    with store.write() as conn:
+        for key, text, ns, day in (
+            ("a", "alpha", APP1, 1),
+            ("b", "beta", APP1, 2),
+            ("shared", "same text", APP1, 3),
+            ("twin", "same text", APP2, 4),
+            ("c", "gamma", OTHER, 5),
+        ):
+            ids[key] = store.rows.memories.insert(
+                conn,
+                NewMemory(text, namespace=ns, created_at=f"2026-01-0{day}T00:00:00.000000Z"),
+            )[0]
+            store.rows.graph.ensure_memory_node(conn, ids[key], text, ns)
+        store.rows.graph.add_edge(conn, Edge(ids["a"], ids["b"], Relationship.LEADS_TO))
+        store.rows.sessions.start(conn, "s1", APP1, "cli")
+        store.rows.sessions.start(conn, "s2", APP1, "cli")
+        store.rows.capture.upsert_file_node(conn, "/r/a.py", APP1, "a.py")
+        store.rows.doc_folders.add_folder(conn, "/notes", APP1, "T")
+        store.rows.consolidation.log_start(conn, "decay", APP1, "T", {})
+        store.rows.briefing.keep_session_map(conn, APP1, "map")
+        store.rows.embeddings.write_vectors(conn, [(ids["a"], "m", 1, b"\x00\x00\x80?", "h", "t")])
+    return ids
+
+
+def _namespaces_of(store: Any, ids: dict[str, str]) -> dict[str, str]:
+    found = store.rows.memories.fetch_many(store.conn, ids.values())
+    return {key: found[memory_id].namespace for key, memory_id in ids.items()}
+
+
+def test_exists_keys_and_listing(store: Any) -> None:
+    _fill(store)
+    ns = store.rows.namespaces
+    assert ns.exists(store.conn, APP1) and not ns.exists(store.conn, "nobody")
+    assert ns.keys_named(store.conn, "app") == [APP1, APP2]
+    assert ns.keys_named(store.conn, "apps") == [OTHER] and ns.keys_named(store.conn, "") == []
+    listing = ns.listing(store.conn)
+    assert [e["namespace"] for e in listing] == [APP1, APP2, OTHER]
+    assert listing[0] == {
+        "namespace": APP1,
+        "name": "app",
+        "memories": 3,
+        "sessions": 2,
+        "code_files": 0,
+        "first_at": "2026-01-01T00:00:00.000000Z",
+        "last_at": "2026-01-03T00:00:00.000000Z",
+    }
+    assert ns.legacy_left(store.conn) == []
+    with store.write() as conn:
+        assert not ns.forget_legacy(conn, APP1)
+
+
+def test_delete_takes_everything_of_the_namespace(store: Any) -> None:
+    ids = _fill(store)
+    with store.write() as conn:
+        assert store.rows.namespaces.delete(conn, APP1) == 3
+    assert not store.rows.namespaces.exists(store.conn, APP1)
+    assert store.rows.memories.count(store.conn, MemoryFilter()) == 2
+    assert store.rows.graph.edges_of(store.conn, [ids["a"]]) == []
+    assert store.rows.briefing.session_map(store.conn, APP1) is None
+    assert store.rows.doc_folders.folders(store.conn) == []
+
+
+def test_a_whole_move_leaves_duplicates_behind(store: Any) -> None:
+    ids = _fill(store)
+    before = store.rows.vector_rows.vector_count_and_rowid_sum(store.conn, "m", 1)
+    with store.write() as conn:
+        report = store.rows.namespaces.move(conn, APP1, APP2)
+    assert report.to_dict() == {
+        "memories": 2,
+        "duplicates": 1,
+        "sessions": 2,
+        "code_files": 0,
+        "code_files_dropped": 0,
+        "doc_files": 0,
+    }
+    assert _namespaces_of(store, ids) == {
+        "a": APP2,
+        "b": APP2,
+        "shared": APP1,
+        "twin": APP2,
+        "c": OTHER,
+    }
+    after = store.rows.vector_rows.vector_count_and_rowid_sum(store.conn, "m", 1)
+    assert after[0] == before[0] and after[1] != before[1]  # the vector index must rebuild
+    assert store.rows.briefing.session_map(store.conn, APP2) == "map"
+    assert store.rows.briefing.session_map(store.conn, APP1) is None
+    assert store.rows.doc_folders.folders(store.conn) == [("/notes", APP2)]
+    assert store.rows.graph_state.node_ids(store.conn, APP1, None) == [ids["shared"]]
+    with store.write() as conn:
+        assert store.rows.namespaces.move(conn, APP2, APP2).to_dict()["memories"] == 0
+
+
+def test_a_partial_move_takes_only_the_selection(store: Any) -> None:
+    ids = _fill(store)
+    part = Selection(
+        memories={ids["b"], ids["shared"]}, sessions={"s2"}, file_nodes={"file:/r/a.py"}
+    )
+    with store.write() as conn:
+        report = store.rows.namespaces.move(conn, APP1, OTHER, part)
+    assert (report.memories, report.duplicates, report.sessions) == (2, 0, 1)
+    assert _namespaces_of(store, ids) == {
+        "a": APP1,
+        "b": OTHER,
+        "shared": OTHER,
+        "twin": APP2,
+        "c": OTHER,
+    }
+    assert [s.id for s in store.rows.sessions.list_sessions(store.conn, OTHER)] == ["s2"]
+    assert "file:/r/a.py" in store.rows.graph_state.node_ids(store.conn, OTHER, ["file"])
+    assert store.rows.briefing.session_map(store.conn, APP1) is None
+    assert store.rows.doc_folders.folders(store.conn) == [("/notes", APP1)]
