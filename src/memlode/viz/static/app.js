@@ -111,7 +111,8 @@ M.pages.sessions = async function (view) {
         " · " + s.id + " · " + Object.entries(s.memories).map(([k, v]) => v + " " + k).join(", ")),
       h("p", {class: "summary"}, s.summary || h("span", {class: "muted"}, "no summary")),
       s.prompts.length ? [h("b", {}, "Prompts"), h("ol", {}, s.prompts.map((p) => h("li", {}, h("a", {href: "#/memory/" + p.id}, p.text.slice(0, 240)),
-        p.recall ? h("span", {class: "muted"}, " · recall: " + p.recall) : null)))] : [],
+        p.recall ? h("span", {class: "muted"}, " · recall: " + p.recall +
+          (p.injected !== null && p.injected !== undefined ? ", " + p.injected + " injected" : "")) : null)))] : [],
       s.files.length ? [h("b", {}, "Files"), h("ul", {}, s.files.map((f) => h("li", {}, f.path + " ", h("span", {class: "muted"}, M.when(f.at)))))] : [],
       h("div", {class: "muted"}, "Injected at start: the SessionStart hook does not record its injection" +
         (s.start_source ? " (start: " + s.start_source + ")" : ""))))));
@@ -171,7 +172,7 @@ M.pages.health = async function (view) {
       h("h3", {}, "Recall weights"), table("weights", ["signal", "weight"], Object.entries(d.weights)),
       h("h3", {}, "Consolidation runs"), d.consolidation.length ? table("consolidation", ["cycle", "namespace", "started", "state"],
         d.consolidation.map((r) => [r.cycle, r.namespace, M.when(r.started_at), r.state])) : h("p", {class: "muted"}, "none yet"),
-      h("h3", {}, "Hook log (errors)"), d.hook_log.length ? h("pre", {id: "hook-log"}, d.hook_log.join("\n")) : h("p", {class: "muted"}, "empty"));
+      h("h3", {}, "Hook log (errors; the hooks record no timings)"), d.hook_log.length ? h("pre", {id: "hook-log"}, d.hook_log.join("\n")) : h("p", {class: "muted"}, "empty"));
     // SQLite's quick_check reads the whole file: after the page is drawn
     M.api("/api/health/check").then((c) => {
       check.querySelector(".v").textContent = c.storage.ok ? "ok" : "FAILED";
