@@ -209,3 +209,28 @@ def test_a_click_in_the_embeddings_opens_the_memory(page: Any, server: Server) -
     page.wait_for_selector("body[data-ready=memory]")
     assert page.locator("#memory-detail").get_attribute("data-id") is not None
     assert page.console_log.errors == []
+
+
+def test_bad_requests_get_one_line_json_errors(server: Server) -> None:
+    cookie = {"cookie": f"memlode_viz={server.token}"}
+    status, body, _ = http(f"{server.base}/api/memories?sort=nonsense", headers=cookie)
+    assert status == 400 and "sort must be one of" in json.loads(body)["error"]
+    status, body, _ = http(f"{server.base}/api/memories/no-such-id", headers=cookie)
+    assert status == 404 and "no-such-id" in json.loads(body)["error"]
+    status, body, _ = http(f"{server.base}/api/search?q=", headers=cookie)
+    assert status == 400 and "query is empty" in json.loads(body)["error"]
+    status, body, _ = http(f"{server.base}/api/memories?limit=abc", headers=cookie)
+    assert status == 400 and "limit" in json.loads(body)["error"]
+
+
+def test_the_time_filter_keeps_the_ranking(server: Server, viz_store: Store) -> None:
+    cookie = {"cookie": f"memlode_viz={server.token}"}
+    query = "/api/search?q=xterm%20scroll%20phoenix"
+    every = [h["id"] for h in json.loads(http(f"{server.base}{query}", headers=cookie)[1])]
+    # the transcript's turns keep the session's dates (February); the hooks' rows are today's
+    older = json.loads(http(f"{server.base}{query}&until=2026-11-01", headers=cookie)[1])
+    assert older and len(older) < len(every)
+    assert [h["id"] for h in older] == [i for i in every if i in {h["id"] for h in older}]
+    assert all(h["created_at"] < "2026-11-01" for h in older)
+    status, body, _ = http(f"{server.base}{query}&since=yesterday-ish", headers=cookie)
+    assert status == 400 and "since" in json.loads(body)["error"]

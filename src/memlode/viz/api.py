@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from memlode import __version__
+from memlode import __version__, validate
 from memlode.engine import dashboard
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 from memlode.types import MemoryType, NodeKind
@@ -42,6 +42,12 @@ def _text(request: Request, name: str) -> str | None:
 
 def _list(request: Request, name: str) -> list[str]:
     return [part.strip() for part in (request.query_params.get(name) or "").split(",") if part]
+
+
+def _when(request: Request, name: str) -> str | None:
+    """A time bound in the stored format (validated as the CLI's --since/--until are)."""
+    value = _text(request, name)
+    return validate.timestamp(value, name) if value is not None else None
 
 
 def _int(request: Request, name: str, default: int) -> int:
@@ -186,7 +192,7 @@ class Api:
 
     def search(self, request: Request) -> list[dict[str, Any]]:
         query = request.query_params.get("q", "")
-        since, until = _text(request, "since"), _text(request, "until")
+        since, until = _when(request, "since"), _when(request, "until")
         if self.engine.catch_up():  # as `memlode search` does without a resident
             self._writes += 1
         hits = self.engine.search(
