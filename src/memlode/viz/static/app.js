@@ -121,7 +121,9 @@ M.pages.sessions = async function (view) {
 };
 
 function table(id, head, rows) {
-  return h("table", {id}, h("tr", {}, head.map((c) => h("th", {}, c))), rows.map((r) => h("tr", {}, r.map((c, i) =>
+  const numeric = head.map((_, i) => rows.length > 0 && typeof rows[0][i] === "number");
+  return h("table", {id}, h("tr", {}, head.map((c, i) => h("th", {class: numeric[i] ? "num" : null}, c))),
+    rows.map((r) => h("tr", {}, r.map((c, i) =>
     h("td", {class: typeof c === "number" ? "num" : null}, typeof c === "number" && i > 0 ? c.toFixed(4).replace(/\.?0+$/, "") : c)))));
 }
 
