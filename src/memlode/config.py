@@ -187,6 +187,8 @@ class Settings:
         for key, value in values.items():
             if key not in names:
                 continue
+            if key == "db_path" and value is not None and config_file.is_server_url(str(value)):
+                raise InvalidInput(config_file.SERVER_NOT_READY)
             if key in ("home", "db_path") and value is not None:
                 value = Path(str(value)).expanduser()
             elif key == "embed_dimensions" and value is not None:

@@ -23,9 +23,11 @@ __all__ = [
     "ENV_DB",
     "ENV_HOME",
     "ENV_NAMESPACE",
+    "SERVER_NOT_READY",
     "database_path",
     "default_home",
     "home_dir",
+    "is_server_url",
     "namespace",
     "read_config",
 ]
@@ -35,6 +37,15 @@ ENV_DB = "MEMLODE_DB"
 ENV_NAMESPACE = "MEMLODE_NAMESPACE"
 CONFIG_NAME = "config.toml"
 DATABASE_NAME = "memlode.db"
+
+# A store on a PostgreSQL server (team memory, issue #21) is named by its URL. The backend is
+# being built (memlode.storage.postgres) and cannot run the engine yet, so such a URL is refused
+# with this sentence rather than taken for a file path (``postgresql://h/db`` would quietly be a
+# SQLite file ``postgresql:/h/db`` under the working directory).
+SERVER_NOT_READY = (
+    "the store is a PostgreSQL URL, and the PostgreSQL backend is not complete in this version "
+    "of memlode; point --db / MEMLODE_DB / db_path at a SQLite file (or leave it unset)"
+)
 
 
 def default_home() -> str:
@@ -71,6 +82,11 @@ def _error(message: str) -> Exception:
     from memlode.errors import ConfigFileError
 
     return ConfigFileError(message)
+
+
+def is_server_url(value: str) -> bool:
+    """Whether a ``--db`` / ``MEMLODE_DB`` / ``db_path`` value names a PostgreSQL server."""
+    return value.strip().lower().startswith(("postgresql://", "postgres://"))
 
 
 def database_path(home: str, env: Mapping[str, str], config: Mapping[str, Any]) -> str:

@@ -94,9 +94,14 @@ class HookSettings:
         table: dict[str, Any] = hooks if isinstance(hooks, dict) else {}
 
         self.db_path = config_file.database_path(self.home, env, data)
+        server = config_file.is_server_url(self.db_path)
+        if server:  # noted in the hook log; every hook does nothing
+            self.config_error = config_file.SERVER_NOT_READY
         self.namespace = config_file.namespace(env, data)
 
-        self.enabled = _flag(env.get("MEMLODE_HOOKS"), _flag(table.get("enabled"), True))
+        self.enabled = not server and _flag(
+            env.get("MEMLODE_HOOKS"), _flag(table.get("enabled"), True)
+        )
         self.capture = _flag(env.get("MEMLODE_HOOKS_CAPTURE"), _flag(table.get("capture"), True))
         self.inject = _flag(env.get("MEMLODE_HOOKS_INJECT"), _flag(table.get("inject"), True))
         self.capture_prompts = _flag(table.get("capture_prompts"), True)

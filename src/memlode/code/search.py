@@ -15,7 +15,8 @@ Signals, fused linearly:
   candidates.
 - graph: PageRank (central code first among near-ties) and the heat of recently edited files.
 
-Test code, private helpers and constants are scaled down last. With ``explain`` each hit
+Test code, private helpers and constants are scaled down last, and so is everything but a type
+when the question names a kind of type ("the class that ..."). With ``explain`` each hit
 carries what every signal added.
 """
 
@@ -80,6 +81,11 @@ VECTOR_CANDIDATES = 100
 TEST_FACTOR = 0.5
 PRIVATE_FACTOR = 0.85
 CONSTANT_FACTOR = 0.8
+# A question that names a kind of type ("the class that ...", "the enum of ...") asks for the
+# type, not for one of its members or a function that uses it: other kinds are scaled down.
+TYPE_WORDS = word_set("class classes enum enums struct structs trait traits interface dataclass")
+TYPE_KINDS = frozenset({"class", "interface", "type"})
+TYPE_INTENT_FACTOR = 0.8
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
 # English words that carry no meaning in a code question (kept short: "get", "set", "file",
@@ -188,10 +194,11 @@ def search_symbols(
     if not found.rows:
         return []
     rank = _Ranking(query.strip(), terms, found, semantic is not None, heat or {})
+    wants_type = not TYPE_WORDS.isdisjoint(w.lower() for w in _WORD.findall(query))
     scored: list[tuple[float, SymbolHit]] = []
     for r in found.rows:
         signals = rank.signals(r)
-        factor = _factor(r)
+        factor = _factor(r, wants_type)
         score = sum(signals.values()) * factor
         if explain:
             signals = {k: round(v, 4) for k, v in signals.items()}
@@ -281,9 +288,9 @@ class _Ranking:
         return out
 
 
-def _factor(r: Any) -> float:
+def _factor(r: Any, wants_type: bool) -> float:
     """What a developer rarely means unless they say so, scaled down."""
-    factor = 1.0
+    factor = TYPE_INTENT_FACTOR if wants_type and r[3] not in TYPE_KINDS else 1.0
     if r[3] == "test" or is_test_path(r[4]):
         factor *= TEST_FACTOR
     if r[3] == "constant":

@@ -1,0 +1,170 @@
+"""Connections to a PostgreSQL store: one for a short-lived process, a pool for a long-lived one.
+
+Every connection is in autocommit mode, like the SQLite ones (``isolation_level=None``): a read
+is its own statement, and a write is one explicit transaction (``write_transaction``) at READ
+COMMITTED that first takes the store's write lock, so writers take turns as on SQLite (reads
+never wait); the dedup constraint with ``INSERT ... ON CONFLICT`` holds whatever path a write
+takes. Every connection carries ``memlode.created_by`` (who stores memories through it:
+the ``memories.created_by`` default) and has the pgvector types registered (vectors come back as
+numpy arrays) and reads rows by position and by name (``rows.Row``, like ``sqlite3.Row``).
+Migrations run once, on the first connection a process opens to a store.
+
+A store may live in a schema of its own: the URL's ``options=-csearch_path=<schema>,public``
+(``public``, or wherever the ``vector`` extension was created, must stay on the path).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from memlode.errors import MissingDependency, StorageError
+from memlode.storage.postgres import INSTALL_HINT
+from memlode.storage.postgres.migrations import apply_migrations
+from memlode.storage.postgres.rows import row_factory
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+__all__ = [
+    "PgDatabase",
+    "connect",
+    "describe",
+    "open_pool",
+    "require_driver",
+    "write_transaction",
+]
+
+log = logging.getLogger(__name__)
+
+
+def require_driver() -> None:
+    """Raise ``MissingDependency`` naming the install command when the driver is missing."""
+    try:
+        import pgvector.psycopg  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependency(
+            f"the PostgreSQL driver for a postgresql:// store ({exc.name})", INSTALL_HINT
+        ) from None
+
+
+def describe(url: str) -> str:
+    """The URL without its password: user@host:port/database, for messages and logs."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        parts = conninfo_to_dict(url)
+    except Exception:  # a URL libpq cannot parse: say nothing of its contents
+        return "the PostgreSQL URL given"
+    host = parts.get("host") or "localhost"
+    port = f":{parts['port']}" if parts.get("port") else ""
+    user = f"{parts['user']}@" if parts.get("user") else ""
+    return f"{user}{host}{port}/{parts.get('dbname', '')}"
+
+
+def _connect_raw(url: str, created_by: str) -> psycopg.Connection[Any]:
+    require_driver()
+    import psycopg
+
+    try:
+        conn = psycopg.connect(url, autocommit=True, row_factory=row_factory)
+    except psycopg.Error as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StorageError(
+            f"cannot connect to PostgreSQL at {describe(url)}: {reason}; check the URL and "
+            "that the server runs and accepts this user"
+        ) from None
+    if created_by:
+        conn.execute("SELECT set_config('memlode.created_by', %s, false)", (created_by,))
+    return conn
+
+
+def _register_types(conn: psycopg.Connection[Any]) -> None:
+    from pgvector.psycopg import register_vector
+
+    register_vector(conn)
+
+
+def connect(url: str, *, created_by: str = "", migrate: bool = True) -> psycopg.Connection[Any]:
+    """Open (and by default migrate) the store at ``url``; the caller closes it."""
+    conn = _connect_raw(url, created_by)
+    try:
+        if migrate:
+            apply_migrations(conn)
+        _register_types(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def open_pool(
+    url: str, *, created_by: str = "", min_size: int = 1, max_size: int = 8
+) -> ConnectionPool[psycopg.Connection[Any]]:
+    """A connection pool for a long-lived process (the MCP server, the resident): migrated once
+    before it opens, each connection set up like ``connect``'s."""
+    require_driver()
+    from psycopg_pool import ConnectionPool
+
+    connect(url, created_by=created_by).close()  # migrate, and fail here if we cannot connect
+
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        if created_by:
+            conn.execute("SELECT set_config('memlode.created_by', %s, false)", (created_by,))
+        _register_types(conn)
+
+    pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        kwargs={"autocommit": True, "row_factory": row_factory},
+        configure=configure,
+        open=True,
+    )
+    return pool
+
+
+@contextmanager
+def write_transaction(conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:
+    """One write transaction on ``conn``, committed or rolled back whole.
+
+    The outermost one first takes the store's write lock (migration 0006): writers take turns,
+    as on SQLite, so the text change log is in commit order and no two writers deadlock. Nested
+    use joins the outer transaction as a savepoint (an inner failure the caller handles keeps
+    the outer work).
+    """
+    from psycopg.pq import TransactionStatus
+
+    outermost = conn.info.transaction_status == TransactionStatus.IDLE
+    with conn.transaction():
+        if outermost:
+            conn.execute("SELECT memlode_write_lock()")
+        yield conn
+
+
+class PgDatabase:
+    """One connection to a PostgreSQL store plus the transaction helper its repositories use
+    (the counterpart of ``memlode.storage.db.Database``)."""
+
+    def __init__(self, url: str, *, created_by: str = "") -> None:
+        self.url = url
+        self.conn = connect(url, created_by=created_by)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> PgDatabase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def write(self) -> Iterator[psycopg.Connection[Any]]:
+        """One write transaction (``write_transaction``)."""
+        with write_transaction(self.conn) as conn:
+            yield conn

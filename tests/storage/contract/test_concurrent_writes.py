@@ -1,0 +1,78 @@
+"""Contract: many processes writing at once lose nothing and duplicate nothing.
+
+Four worker processes, each with its own connection, store the same 25 texts and 25 texts of
+their own, one transaction per memory, all at once (a barrier releases them together). Every
+worker must get the one stored id for each shared text (whichever process stored it), and the
+store must hold exactly the shared texts once plus every worker's own. Through write
+transactions (both backends, where writers take turns) and, on PostgreSQL, through bare
+statements too, where only the UNIQUE constraint with ON CONFLICT keeps the dedup (a check
+before the insert fails that test with a unique violation).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from typing import Any
+
+import pytest
+from tests.storage.contract.stores import open_store
+
+from memlode.storage.memories import MemoryFilter, NewMemory
+
+WORKERS = 4
+SHARED = 25
+OWN = 25
+
+
+def _worker(
+    backend: str, location: str, worker: int, barrier: Any, bare: bool = False
+) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    with open_store(backend, location, created_by=f"machine-{worker}") as store:
+        texts = [f"shared fact number {i}" for i in range(SHARED)]
+        texts += [f"fact {i} of worker {worker}" for i in range(OWN)]
+        # interleave: the shared texts are hit by every worker at about the same moment
+        order = [t for pair in zip(texts[:SHARED], texts[SHARED:], strict=True) for t in pair]
+        barrier.wait()
+        for text in order:
+            if bare:  # one statement, no write transaction: only the constraint decides
+                memory_id, _ = store.rows.memories.insert(
+                    store.conn, NewMemory(text, namespace="team")
+                )
+            else:
+                with store.write() as conn:
+                    memory_id, _ = store.rows.memories.insert(
+                        conn, NewMemory(text, namespace="team")
+                    )
+            ids[text] = memory_id
+    return ids
+
+
+def test_concurrent_inserts_lose_nothing_and_duplicate_nothing(store: Any) -> None:
+    _run_workers(store, bare=False)
+
+
+def test_concurrent_bare_inserts_are_deduplicated_by_the_constraint(store: Any) -> None:
+    """PostgreSQL only: an insert outside a write transaction (SQLite's dedup needs its
+    BEGIN IMMEDIATE) still stores each text once, by ON CONFLICT on the UNIQUE constraint."""
+    if store.backend == "sqlite":
+        pytest.skip("SQLite deduplicates inside its write transaction only")
+    _run_workers(store, bare=True)
+
+
+def _run_workers(store: Any, *, bare: bool) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Manager() as manager:
+        barrier = manager.Barrier(WORKERS)
+        with ctx.Pool(WORKERS) as pool:
+            results = pool.starmap(
+                _worker,
+                [(store.backend, store.location, w, barrier, bare) for w in range(WORKERS)],
+            )
+    stored = store.rows.memories.select(store.conn, MemoryFilter(namespace="team"))
+    by_content = {m.content: m.id for m in stored}
+    assert len(stored) == len(by_content) == SHARED + WORKERS * OWN
+    for ids in results:
+        assert len(ids) == SHARED + OWN
+        for text, memory_id in ids.items():
+            assert by_content[text] == memory_id
