@@ -87,7 +87,10 @@ def test_a_click_on_a_graph_node_opens_its_detail(page: Any, server: Server) -> 
     open_page(page, server, "graph")
     target = page.evaluate(
         "() => { const g = window.memlodeGraph;"
-        " const n = g.nodes.filter(n => n.memory_id).sort((a, b) => b.pagerank - a.pagerank)[0];"
+        " const ns = g.nodes.filter(n => n.memory_id).sort((a, b) => b.pagerank - a.pagerank);"
+        # the most central memory node that no other node covers where it is drawn
+        " const n = ns.find(n => { const p = g.screenPosition(n.id);"
+        " return g.nodes[g.nodeAt(p.x, p.y)] === n; });"
         " return {id: n.id, memory: n.memory_id, at: g.screenPosition(n.id)}; }"
     )
     page.locator("#graph-canvas").click(position=target["at"])
