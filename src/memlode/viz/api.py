@@ -10,6 +10,7 @@ outside the range and keeps the order.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -124,6 +125,15 @@ class Api:
     def _memory_mark(self, namespace: str | None) -> tuple[Any, ...]:
         mark = dashboard.change_mark(self.engine, namespace)
         return (mark["count"], mark["latest"], self.engine.pending_embeddings())
+
+    def warm_up(self) -> None:
+        """Load the embedder and run one search, so that the page's first search does not pay
+        for a model load (run on a thread when the server starts; holds the lock as any call)."""
+        # best effort: a failure here (or the server closing the engine meanwhile) only means
+        # the first search loads the model itself
+        with self.lock, contextlib.suppress(Exception):
+            if self.engine.embeddings.embedder is not None:
+                self.engine.search("memlode", 1)
 
     def routes(self) -> list[Route]:
         get, post = ["GET"], ["POST"]

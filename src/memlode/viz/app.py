@@ -13,6 +13,7 @@ import hashlib
 import html
 import json
 import secrets
+import threading
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -125,6 +126,7 @@ def _page(token: str, allow_edit: bool) -> str:
 def build_app(engine: Engine, *, token: str, allow_edit: bool) -> ASGIApp:
     """The whole app, behind the token gate."""
     api = Api(engine, allow_edit=allow_edit)
+    threading.Thread(target=api.warm_up, name="memlode-viz-warm-up", daemon=True).start()
     page = _page(token, allow_edit)
 
     async def index(request: Request) -> Response:
