@@ -99,6 +99,10 @@ def test_a_click_on_a_graph_node_opens_its_detail(page: Any, server: Server) -> 
     page.screenshot(path=str(ARTIFACTS / "graph-selected.png"))
     page.click("#node-detail a[href^='#/memory/']")
     page.wait_for_selector(f"#memory-detail[data-id='{target['memory']}']")
+    open_page(page, server, "graph")
+    page.fill("#graph-find", "busy_timeout")
+    page.press("#graph-find", "Enter")
+    page.wait_for_selector("#node-detail h3:has-text('busy_timeout')")
     assert page.console_log.errors == []
 
 

@@ -24,9 +24,15 @@ M.pages.graph = async function (view, arg) {
   const kinds = h("select", {id: "graph-kinds"}, h("option", {value: ""}, "memories and code"),
     h("option", {value: "memory"}, "memories"), h("option", {value: code}, "code"));
   const info = h("span", {class: "muted", id: "graph-info"});
+  const find = h("input", {id: "graph-find", placeholder: "find a node", size: 16});
+  find.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" || !graph) return;
+    if (!graph.find(find.value)) info.textContent = "no node named like " + JSON.stringify(find.value);
+  });
   const side = h("div", {class: "side card", id: "node-detail"}, h("p", {class: "muted"}, "Click a node."));
   let {canvas, legend} = drawingPage(view, "Graph", [h("label", {}, "colour", colourBy),
-    h("label", {}, "nodes", kinds), h("label", {}, "show", limit), info], "graph-canvas", side);
+    h("label", {}, "nodes", kinds), h("label", {}, "show", limit), h("label", {}, "find", find), info],
+    "graph-canvas", side);
   let graph = null;
   const select = async (node) => {
     const parts = [h("h3", {}, node.name), h("div", {class: "meta"}, node.kind + " · PageRank " +
@@ -101,10 +107,10 @@ M.pages.embeddings = async function (view) {
   M.ready("embeddings");
 };
 
-M.pages.sessions = async function (view) {
+M.pages.sessions = async function (view, arg) {
   view.replaceChildren(h("h2", {}, "Sessions"));
   try {
-    const sessions = await M.api("/api/sessions", {namespace: M.namespace(), limit: 30});
+    const sessions = await M.api("/api/sessions", {namespace: M.namespace(), limit: parseInt(arg, 10) || 30});
     if (!sessions.length) view.appendChild(h("p", {class: "muted"}, "no sessions in this namespace"));
     view.appendChild(h("div", {class: "timeline", id: "session-list"}, sessions.map((s) => h("div", {class: "card", dataset: {id: s.id}},
       h("div", {class: "meta"}, M.when(s.started_at) + " → " + (s.ended_at ? M.when(s.ended_at) : "open") + " · " + s.source +
@@ -116,6 +122,11 @@ M.pages.sessions = async function (view) {
       s.files.length ? [h("b", {}, "Files"), h("ul", {}, s.files.map((f) => h("li", {}, f.path + " ", h("span", {class: "muted"}, M.when(f.at)))))] : [],
       h("div", {class: "muted"}, "Injected at start: the SessionStart hook does not record its injection" +
         (s.start_source ? " (start: " + s.start_source + ")" : ""))))));
+    const shown = parseInt(arg, 10) || 30;
+    if (sessions.length === shown && shown < 500) {  // the API's largest page is 500
+      const more = Math.min(shown * 2, 500);
+      view.appendChild(h("p", {}, h("a", {href: "#/sessions/" + more, id: "more-sessions"}, "more sessions")));
+    }
   } catch (err) { view.appendChild(M.error(err)); }
   M.ready("sessions");
 };

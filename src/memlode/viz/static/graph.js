@@ -148,6 +148,22 @@ M.GraphView = class {
     return {x: this.sx(this.nodes[i]), y: this.sy(this.nodes[i])};
   }
 
+  // Selects the most central node whose name contains ``text`` and centres the view on it.
+  find(text) {
+    const needle = text.trim().toLowerCase();
+    if (!needle) return null;
+    let best = -1;
+    this.nodes.forEach((n, i) => {
+      if (n.name.toLowerCase().includes(needle) && (best < 0 || n.pagerank > this.nodes[best].pagerank)) best = i;
+    });
+    if (best < 0) return null;
+    const n = this.nodes[best];
+    this.ox += this.w / 2 - this.sx(n);
+    this.oy += this.h / 2 - this.sy(n);
+    this.select(best);
+    return n;
+  }
+
   bind() {
     const c = this.canvas;
     let drag = null, moved = false;
