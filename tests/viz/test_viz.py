@@ -241,3 +241,13 @@ def test_the_time_filter_keeps_the_ranking(server: Server, viz_store: Store) -> 
     assert all(h["created_at"] < "2026-11-01" for h in older)
     status, body, _ = http(f"{server.base}{query}&since=yesterday-ish", headers=cookie)
     assert status == 400 and "since" in json.loads(body)["error"]
+
+
+def test_the_cached_health_follows_the_store(server: Server, viz_store: Store) -> None:
+    cookie = {"cookie": f"memlode_viz={server.token}"}
+    before = json.loads(http(f"{server.base}/api/health", headers=cookie)[1])
+    assert viz_store.cli("store", "Health counts follow new memories").returncode == 0
+    assert viz_store.cli("config", "set-weights", "bm25=0.3").returncode == 0
+    after = json.loads(http(f"{server.base}/api/health", headers=cookie)[1])
+    assert after["stats"]["memories"] == before["stats"]["memories"] + 1
+    assert after["weights"] != before["weights"]

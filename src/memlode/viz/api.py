@@ -94,6 +94,7 @@ class Api:
         # mark is read again only when the store changed at all (``_version``)
         self._cache: dict[tuple[Any, ...], tuple[tuple[int, int], Any, Any]] = {}
         self._checked: tuple[float, dict[str, Any]] | None = None
+        self._log_stamp: float | None = None
         self._writes = 0  # this engine's own commits, which SQLite's data version does not count
 
     def _version(self) -> tuple[int, int]:
@@ -280,8 +281,16 @@ class Api:
             lambda: dashboard.code_overview(self.engine, namespace=namespace),
         )
 
-    def health(self, request: Request) -> dict[str, Any]:
-        return dashboard.health_report(self.engine)
+    def health(self, request: Request) -> Response:
+        # the counts move with the store; the hooks' error log is a file beside it
+        log = self.engine.settings.home / "hooks.log"
+        stamp = log.stat().st_mtime if log.exists() else None
+        if stamp != self._log_stamp:
+            self._cache.pop(("health",), None)
+            self._log_stamp = stamp
+        return self._cached(  # recomputed on any change of the store (weights, runs, rows)
+            ("health",), self._version, lambda: dashboard.health_report(self.engine)
+        )
 
     def check(self, request: Request) -> dict[str, Any]:
         """``Engine.health``, with SQLite's quick_check (it reads the whole file): run at most
