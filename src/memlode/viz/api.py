@@ -264,9 +264,12 @@ class Api:
             lambda: dashboard.projection(self.engine, namespace=namespace, limit=limit),
         )
 
-    def sessions(self, request: Request) -> list[dict[str, Any]]:
-        return dashboard.session_timeline(
-            self.engine, namespace=_text(request, "namespace"), limit=_int(request, "limit", 50)
+    def sessions(self, request: Request) -> Response:
+        namespace, limit = _text(request, "namespace"), _int(request, "limit", 50)
+        return self._cached(  # recomputed on any change of the store
+            ("sessions", namespace, limit),
+            self._version,
+            lambda: dashboard.session_timeline(self.engine, namespace=namespace, limit=limit),
         )
 
     def code(self, request: Request) -> Response:
