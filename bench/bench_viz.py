@@ -2,13 +2,16 @@
 nodes, in a real headless Chromium (Debian's ``/usr/bin/chromium`` through Playwright).
 
 The store (a temporary home, hash embedder unless ``--embed``): ``--memories`` synthetic
-memories of the 7 types and 4 sources, 60 sessions with prompts and edited files, memory nodes
+memories of the 7 types and 4 sources, 60 sessions with summaries and prompts, memory nodes
 linked by random typed edges so that the graph has more than 5,000 nodes, and memlode's own
 ``src/`` indexed as the code. Then one ``memlode viz --port 0`` subprocess serves it.
 
 A page load is a fresh navigation (about:blank first) to ``URL#/page``, timed in the browser:
 ``performance.now()`` when the page marked itself drawn (its data fetched and rendered), which
-counts from the navigation's start. The load event is reported beside it. The graph's first
+counts from the navigation's start. Beside it, at p50: when the page's HTML had arrived
+(``html``), the load event (``load ev``: HTML, CSS and scripts) and when the last of the
+page's /api/ answers had arrived (``data in``); ready minus data in is the browser's own work
+(parsing, drawing). The graph's first
 load (layout computed) is reported apart from the warm ones (layout cached until the graph
 changes); at 5,000 nodes, time to first draw and the time of one full redraw (a pan frame).
 
@@ -145,7 +148,11 @@ def load(page: Any, url: str, route: str) -> dict[str, float]:
     page.wait_for_selector(f"body[data-ready={route.split('/')[0]}]", timeout=120_000)
     return page.evaluate(
         "() => ({ready: window.memlodeReadyAt, load: performance.getEntriesByType('navigation')[0]"
-        ".loadEventEnd, draw: window.memlodeGraphFirstDraw || null})"
+        ".loadEventEnd, draw: window.memlodeGraphFirstDraw || null,"
+        " html: performance.getEntriesByType('navigation')[0].responseEnd,"
+        " api: performance.getEntriesByType('resource')"
+        ".filter(e => e.name.includes('/api/') && e.responseEnd <= window.memlodeReadyAt)"
+        ".reduce((a, e) => Math.max(a, e.responseEnd) , 0)})"
     )
 
 
@@ -160,13 +167,14 @@ def main() -> None:
     parser.add_argument("--edges", type=int, default=15_000)
     parser.add_argument("--loads", type=int, default=15)
     parser.add_argument("--embed", default="hash", help="embedding provider (default hash)")
+    parser.add_argument("--home", help="keep the store in this home (reused when it exists)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     root = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory() as tmp:
-        home, project = Path(tmp) / "home", root
+        home, project = Path(args.home or Path(tmp) / "home"), root
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLODE_")}
         env.update(
             MEMLODE_HOME=str(home),
@@ -175,10 +183,13 @@ def main() -> None:
             MEMLODE_RESIDENT_AUTOSTART="0",
         )
         os.environ.update(env)
-        built = build_store(home, project, args.memories, args.edges)
-        started = time.perf_counter()
-        memlode(env, project, "index", str(root / "src"), "-n", "bench", "--no-embed")
-        built["code_index_s"] = round(time.perf_counter() - started, 1)
+        if (home / "memlode.db").exists():  # --home of an earlier run: its store as it is
+            built: dict[str, Any] = {"reused": str(home)}
+        else:
+            built = build_store(home, project, args.memories, args.edges)
+            started = time.perf_counter()
+            memlode(env, project, "index", str(root / "src"), "-n", "bench", "--no-embed")
+            built["code_index_s"] = round(time.perf_counter() - started, 1)
         proc, url = start_server(env, project)
         results: dict[str, Any] = {}
         try:
@@ -195,6 +206,8 @@ def main() -> None:
                         "ready_p50": pct(ready, 0.5),
                         "ready_p95": pct(ready, 0.95),
                         "load_p50": pct([r["load"] for r in runs], 0.5),
+                        "html_p50": pct([r["html"] for r in runs], 0.5),
+                        "data_p50": pct([r["api"] for r in runs], 0.5),
                     }
                 runs = [load(page, url, "graph/5000") for _ in range(args.loads)]
                 frame = page.evaluate(
@@ -230,10 +243,16 @@ def main() -> None:
         print(json.dumps(report, indent=2))
         return
     print(f"store: {built}")
-    print(f"{'page':<12} {'p50 ms':>8} {'p95 ms':>8} {'load ev p50':>12}")
+    print(
+        f"{'page':<12} {'p50 ms':>8} {'p95 ms':>8} {'html p50':>9} {'load ev':>8} "
+        f"{'data in p50':>12}"
+    )
     for route in PAGES:
         r = results[route]
-        print(f"{route:<12} {r['ready_p50']:>8} {r['ready_p95']:>8} {r['load_p50']:>12}")
+        print(
+            f"{route:<12} {r['ready_p50']:>8} {r['ready_p95']:>8} {r['html_p50']:>9} "
+            f"{r['load_p50']:>8} {r['data_p50']:>12}"
+        )
     g = results["graph5000"]
     print(
         f"graph 5,000: first draw p50 {g['first_draw_p50']} ms, p95 {g['first_draw_p95']} ms "

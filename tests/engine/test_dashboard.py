@@ -70,12 +70,19 @@ def test_projection_places_every_embedded_memory(engine: Engine) -> None:
 
 def test_session_timeline_lists_prompts_and_counts(engine: Engine) -> None:
     session = engine.start_session("s1", source="claude-code")
-    engine.store("fix the login bug", tags="prompt", source="hook", session_id=session.id)
+    engine.store(
+        "fix the login bug",
+        tags="prompt",
+        source="hook",
+        session_id=session.id,
+        metadata={"recall": "resident", "injected": 3},
+    )
     engine.store("Read auth.py", tags="read", source="hook", session_id=session.id)
     engine.end_session(session.id, "Fixed the login bug.")
     [item] = dashboard.session_timeline(engine)
     assert item["summary"] == "Fixed the login bug."
     assert [p["text"] for p in item["prompts"]] == ["fix the login bug"]
+    assert item["prompts"][0]["recall"] == "resident" and item["prompts"][0]["injected"] == 3
     assert item["memories"] == {"hook": 2}
 
 

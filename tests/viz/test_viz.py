@@ -87,7 +87,10 @@ def test_a_click_on_a_graph_node_opens_its_detail(page: Any, server: Server) -> 
     open_page(page, server, "graph")
     target = page.evaluate(
         "() => { const g = window.memlodeGraph;"
-        " const n = g.nodes.filter(n => n.memory_id).sort((a, b) => b.pagerank - a.pagerank)[0];"
+        " const ns = g.nodes.filter(n => n.memory_id).sort((a, b) => b.pagerank - a.pagerank);"
+        # the most central memory node that no other node covers where it is drawn
+        " const n = ns.find(n => { const p = g.screenPosition(n.id);"
+        " return g.nodes[g.nodeAt(p.x, p.y)] === n; });"
         " return {id: n.id, memory: n.memory_id, at: g.screenPosition(n.id)}; }"
     )
     page.locator("#graph-canvas").click(position=target["at"])
@@ -96,6 +99,10 @@ def test_a_click_on_a_graph_node_opens_its_detail(page: Any, server: Server) -> 
     page.screenshot(path=str(ARTIFACTS / "graph-selected.png"))
     page.click("#node-detail a[href^='#/memory/']")
     page.wait_for_selector(f"#memory-detail[data-id='{target['memory']}']")
+    open_page(page, server, "graph")
+    page.fill("#graph-find", "busy_timeout")
+    page.press("#graph-find", "Enter")
+    page.wait_for_selector("#node-detail h3:has-text('busy_timeout')")
     assert page.console_log.errors == []
 
 
@@ -209,3 +216,38 @@ def test_a_click_in_the_embeddings_opens_the_memory(page: Any, server: Server) -
     page.wait_for_selector("body[data-ready=memory]")
     assert page.locator("#memory-detail").get_attribute("data-id") is not None
     assert page.console_log.errors == []
+
+
+def test_bad_requests_get_one_line_json_errors(server: Server) -> None:
+    cookie = {"cookie": f"memlode_viz={server.token}"}
+    status, body, _ = http(f"{server.base}/api/memories?sort=nonsense", headers=cookie)
+    assert status == 400 and "sort must be one of" in json.loads(body)["error"]
+    status, body, _ = http(f"{server.base}/api/memories/no-such-id", headers=cookie)
+    assert status == 404 and "no-such-id" in json.loads(body)["error"]
+    status, body, _ = http(f"{server.base}/api/search?q=", headers=cookie)
+    assert status == 400 and "query is empty" in json.loads(body)["error"]
+    status, body, _ = http(f"{server.base}/api/memories?limit=abc", headers=cookie)
+    assert status == 400 and "limit" in json.loads(body)["error"]
+
+
+def test_the_time_filter_keeps_the_ranking(server: Server, viz_store: Store) -> None:
+    cookie = {"cookie": f"memlode_viz={server.token}"}
+    query = "/api/search?q=xterm%20scroll%20phoenix"
+    every = [h["id"] for h in json.loads(http(f"{server.base}{query}", headers=cookie)[1])]
+    # the transcript's turns keep the session's dates (February); the hooks' rows are today's
+    older = json.loads(http(f"{server.base}{query}&until=2026-11-01", headers=cookie)[1])
+    assert older and len(older) < len(every)
+    assert [h["id"] for h in older] == [i for i in every if i in {h["id"] for h in older}]
+    assert all(h["created_at"] < "2026-11-01" for h in older)
+    status, body, _ = http(f"{server.base}{query}&since=yesterday-ish", headers=cookie)
+    assert status == 400 and "since" in json.loads(body)["error"]
+
+
+def test_the_cached_health_follows_the_store(server: Server, viz_store: Store) -> None:
+    cookie = {"cookie": f"memlode_viz={server.token}"}
+    before = json.loads(http(f"{server.base}/api/health", headers=cookie)[1])
+    assert viz_store.cli("store", "Health counts follow new memories").returncode == 0
+    assert viz_store.cli("config", "set-weights", "bm25=0.3").returncode == 0
+    after = json.loads(http(f"{server.base}/api/health", headers=cookie)[1])
+    assert after["stats"]["memories"] == before["stats"]["memories"] + 1
+    assert after["weights"] != before["weights"]

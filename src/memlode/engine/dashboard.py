@@ -252,6 +252,7 @@ def session_timeline(
                 "at": p.created_at,
                 "text": p.content,
                 "recall": p.metadata.get("recall"),
+                "injected": p.metadata.get("injected"),
             }
             for p in prompts
         ]
@@ -259,8 +260,8 @@ def session_timeline(
             {"path": path, "at": at} for path, at in rows.session_files(engine.conn, session.id)
         ]
         item["memories"] = counts.get(session.id, {})
-        # What SessionStart injected is not stored; what it would inject is recomputed by
-        # the hook from the store, so the dashboard shows the start source it recorded.
+        # What SessionStart injected is not stored (a prompt's metadata counts what its own
+        # injection held); the dashboard shows the start source the session recorded.
         item["start_source"] = session.metadata.get("start_source")
         out.append(item)
     return out

@@ -10,6 +10,7 @@ outside the range and keeps the order.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -21,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from memlode import __version__
+from memlode import __version__, validate
 from memlode.engine import dashboard
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 from memlode.types import MemoryType, NodeKind
@@ -42,6 +43,12 @@ def _text(request: Request, name: str) -> str | None:
 
 def _list(request: Request, name: str) -> list[str]:
     return [part.strip() for part in (request.query_params.get(name) or "").split(",") if part]
+
+
+def _when(request: Request, name: str) -> str | None:
+    """A time bound in the stored format (validated as the CLI's --since/--until are)."""
+    value = _text(request, name)
+    return validate.timestamp(value, name) if value is not None else None
 
 
 def _int(request: Request, name: str, default: int) -> int:
@@ -87,6 +94,7 @@ class Api:
         # mark is read again only when the store changed at all (``_version``)
         self._cache: dict[tuple[Any, ...], tuple[tuple[int, int], Any, Any]] = {}
         self._checked: tuple[float, dict[str, Any]] | None = None
+        self._log_stamp: float | None = None
         self._writes = 0  # this engine's own commits, which SQLite's data version does not count
 
     def _version(self) -> tuple[int, int]:
@@ -118,6 +126,15 @@ class Api:
     def _memory_mark(self, namespace: str | None) -> tuple[Any, ...]:
         mark = dashboard.change_mark(self.engine, namespace)
         return (mark["count"], mark["latest"], self.engine.pending_embeddings())
+
+    def warm_up(self) -> None:
+        """Load the embedder and run one search, so that the page's first search does not pay
+        for a model load (run on a thread when the server starts; holds the lock as any call)."""
+        # best effort: a failure here (or the server closing the engine meanwhile) only means
+        # the first search loads the model itself
+        with self.lock, contextlib.suppress(Exception):
+            if self.engine.embeddings.embedder is not None:
+                self.engine.search("memlode", 1)
 
     def routes(self) -> list[Route]:
         get, post = ["GET"], ["POST"]
@@ -186,7 +203,7 @@ class Api:
 
     def search(self, request: Request) -> list[dict[str, Any]]:
         query = request.query_params.get("q", "")
-        since, until = _text(request, "since"), _text(request, "until")
+        since, until = _when(request, "since"), _when(request, "until")
         if self.engine.catch_up():  # as `memlode search` does without a resident
             self._writes += 1
         hits = self.engine.search(
@@ -247,9 +264,12 @@ class Api:
             lambda: dashboard.projection(self.engine, namespace=namespace, limit=limit),
         )
 
-    def sessions(self, request: Request) -> list[dict[str, Any]]:
-        return dashboard.session_timeline(
-            self.engine, namespace=_text(request, "namespace"), limit=_int(request, "limit", 50)
+    def sessions(self, request: Request) -> Response:
+        namespace, limit = _text(request, "namespace"), _int(request, "limit", 50)
+        return self._cached(  # recomputed on any change of the store
+            ("sessions", namespace, limit),
+            self._version,
+            lambda: dashboard.session_timeline(self.engine, namespace=namespace, limit=limit),
         )
 
     def code(self, request: Request) -> Response:
@@ -264,8 +284,16 @@ class Api:
             lambda: dashboard.code_overview(self.engine, namespace=namespace),
         )
 
-    def health(self, request: Request) -> dict[str, Any]:
-        return dashboard.health_report(self.engine)
+    def health(self, request: Request) -> Response:
+        # the counts move with the store; the hooks' error log is a file beside it
+        log = self.engine.settings.home / "hooks.log"
+        stamp = log.stat().st_mtime if log.exists() else None
+        if stamp != self._log_stamp:
+            self._cache.pop(("health",), None)
+            self._log_stamp = stamp
+        return self._cached(  # recomputed on any change of the store (weights, runs, rows)
+            ("health",), self._version, lambda: dashboard.health_report(self.engine)
+        )
 
     def check(self, request: Request) -> dict[str, Any]:
         """``Engine.health``, with SQLite's quick_check (it reads the whole file): run at most

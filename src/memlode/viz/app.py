@@ -9,9 +9,11 @@ make a write (no cross-site request forgery), and writes need ``--allow-edit`` a
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import secrets
+import threading
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,10 +87,37 @@ class TokenGate:
         await self.app(scope, receive, send_with_cookie)
 
 
+class Immutable:
+    """ASGI wrapper: answers that never change for a URL (the static files, named with their
+    content's hash by ``?v=``) are kept by the browser instead of asked again on every page."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_cached(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 200:
+                keep = (b"cache-control", b"private, max-age=31536000, immutable")
+                message = {**message, "headers": [*message["headers"], keep]}
+            await send(message)
+
+        await self.app(scope, receive, send_cached)
+
+
+def _version() -> str:
+    """A hash of the static files: their URLs change when they do."""
+    digest = hashlib.sha256()
+    for path in sorted(STATIC.iterdir()):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def _page(token: str, allow_edit: bool) -> str:
     template = (STATIC / "index.html").read_text(encoding="utf-8")
     return (
-        template.replace("{{token}}", html.escape(token))
+        template.replace("{{v}}", _version())
+        .replace("{{token}}", html.escape(token))
         .replace("{{edit}}", "1" if allow_edit else "0")
         .replace("{{version}}", html.escape(__version__))
     )
@@ -97,6 +126,7 @@ def _page(token: str, allow_edit: bool) -> str:
 def build_app(engine: Engine, *, token: str, allow_edit: bool) -> ASGIApp:
     """The whole app, behind the token gate."""
     api = Api(engine, allow_edit=allow_edit)
+    threading.Thread(target=api.warm_up, name="memlode-viz-warm-up", daemon=True).start()
     page = _page(token, allow_edit)
 
     async def index(request: Request) -> Response:
@@ -109,7 +139,7 @@ def build_app(engine: Engine, *, token: str, allow_edit: bool) -> ASGIApp:
     routes: list[Any] = [
         Route("/", index),
         *api.routes(),
-        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+        Mount("/static", app=Immutable(StaticFiles(directory=STATIC)), name="static"),
     ]
     app = Starlette(routes=routes)
     return TokenGate(app, token)

@@ -257,9 +257,10 @@ def fx(tmp_path: Path, memlode_home: Path) -> Fixture:
 
 # ---- the command tree ----------------------------------------------------------------------
 
-# Long-running or hook commands: a server, a watcher, and the hooks (fed payloads, always exit
-# 0). They are driven as subprocesses in test_process_only_commands instead.
-NOT_IN_PROCESS = {("mcp",), ("watch",), ("hook",)}
+# Long-running or hook commands: servers (MCP, the dashboard), a watcher, and the hooks (fed
+# payloads, always exit 0). They are driven as subprocesses in test_process_only_commands
+# instead.
+NOT_IN_PROCESS = {("mcp",), ("viz",), ("watch",), ("hook",)}
 
 # A benign invocation of each command; the fuzz replaces one parameter at a time. Commands
 # not named here (added later) run with their required arguments set to a plain word.
@@ -544,6 +545,8 @@ PROCESS_CASES: list[tuple[list[str | bytes], bytes, int, tuple[str, ...]]] = [
     (["ingest", "transcript", "{garbage}"], b"", 1, ("not a Claude Code transcript",)),
     (["no-such-command"], b"", 2, ()),
     (["mcp", "--port", HUGE_INT], b"", 2, ()),
+    (["viz", "--port", HUGE_INT], b"", 2, ()),
+    (["viz", "--port", "-1"], b"", 2, ()),
     (["watch", "--debounce", "-1"], b"", 2, ()),
 ]
 

@@ -24,9 +24,15 @@ M.pages.graph = async function (view, arg) {
   const kinds = h("select", {id: "graph-kinds"}, h("option", {value: ""}, "memories and code"),
     h("option", {value: "memory"}, "memories"), h("option", {value: code}, "code"));
   const info = h("span", {class: "muted", id: "graph-info"});
+  const find = h("input", {id: "graph-find", placeholder: "find a node", size: 16});
+  find.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" || !graph) return;
+    if (!graph.find(find.value)) info.textContent = "no node named like " + JSON.stringify(find.value);
+  });
   const side = h("div", {class: "side card", id: "node-detail"}, h("p", {class: "muted"}, "Click a node."));
   let {canvas, legend} = drawingPage(view, "Graph", [h("label", {}, "colour", colourBy),
-    h("label", {}, "nodes", kinds), h("label", {}, "show", limit), info], "graph-canvas", side);
+    h("label", {}, "nodes", kinds), h("label", {}, "show", limit), h("label", {}, "find", find), info],
+    "graph-canvas", side);
   let graph = null;
   const select = async (node) => {
     const parts = [h("h3", {}, node.name), h("div", {class: "meta"}, node.kind + " · PageRank " +
@@ -101,26 +107,34 @@ M.pages.embeddings = async function (view) {
   M.ready("embeddings");
 };
 
-M.pages.sessions = async function (view) {
+M.pages.sessions = async function (view, arg) {
   view.replaceChildren(h("h2", {}, "Sessions"));
   try {
-    const sessions = await M.api("/api/sessions", {namespace: M.namespace(), limit: 30});
+    const sessions = await M.api("/api/sessions", {namespace: M.namespace(), limit: parseInt(arg, 10) || 30});
     if (!sessions.length) view.appendChild(h("p", {class: "muted"}, "no sessions in this namespace"));
     view.appendChild(h("div", {class: "timeline", id: "session-list"}, sessions.map((s) => h("div", {class: "card", dataset: {id: s.id}},
       h("div", {class: "meta"}, M.when(s.started_at) + " → " + (s.ended_at ? M.when(s.ended_at) : "open") + " · " + s.source +
         " · " + s.id + " · " + Object.entries(s.memories).map(([k, v]) => v + " " + k).join(", ")),
       h("p", {class: "summary"}, s.summary || h("span", {class: "muted"}, "no summary")),
       s.prompts.length ? [h("b", {}, "Prompts"), h("ol", {}, s.prompts.map((p) => h("li", {}, h("a", {href: "#/memory/" + p.id}, p.text.slice(0, 240)),
-        p.recall ? h("span", {class: "muted"}, " · recall: " + p.recall) : null)))] : [],
+        p.recall ? h("span", {class: "muted"}, " · recall: " + p.recall +
+          (p.injected !== null && p.injected !== undefined ? ", " + p.injected + " injected" : "")) : null)))] : [],
       s.files.length ? [h("b", {}, "Files"), h("ul", {}, s.files.map((f) => h("li", {}, f.path + " ", h("span", {class: "muted"}, M.when(f.at)))))] : [],
       h("div", {class: "muted"}, "Injected at start: the SessionStart hook does not record its injection" +
         (s.start_source ? " (start: " + s.start_source + ")" : ""))))));
+    const shown = parseInt(arg, 10) || 30;
+    if (sessions.length === shown && shown < 500) {  // the API's largest page is 500
+      const more = Math.min(shown * 2, 500);
+      view.appendChild(h("p", {}, h("a", {href: "#/sessions/" + more, id: "more-sessions"}, "more sessions")));
+    }
   } catch (err) { view.appendChild(M.error(err)); }
   M.ready("sessions");
 };
 
 function table(id, head, rows) {
-  return h("table", {id}, h("tr", {}, head.map((c) => h("th", {}, c))), rows.map((r) => h("tr", {}, r.map((c, i) =>
+  const numeric = head.map((_, i) => rows.length > 0 && typeof rows[0][i] === "number");
+  return h("table", {id}, h("tr", {}, head.map((c, i) => h("th", {class: numeric[i] ? "num" : null}, c))),
+    rows.map((r) => h("tr", {}, r.map((c, i) =>
     h("td", {class: typeof c === "number" ? "num" : null}, typeof c === "number" && i > 0 ? c.toFixed(4).replace(/\.?0+$/, "") : c)))));
 }
 
@@ -171,7 +185,7 @@ M.pages.health = async function (view) {
       h("h3", {}, "Recall weights"), table("weights", ["signal", "weight"], Object.entries(d.weights)),
       h("h3", {}, "Consolidation runs"), d.consolidation.length ? table("consolidation", ["cycle", "namespace", "started", "state"],
         d.consolidation.map((r) => [r.cycle, r.namespace, M.when(r.started_at), r.state])) : h("p", {class: "muted"}, "none yet"),
-      h("h3", {}, "Hook log (errors)"), d.hook_log.length ? h("pre", {id: "hook-log"}, d.hook_log.join("\n")) : h("p", {class: "muted"}, "empty"));
+      h("h3", {}, "Hook log (errors; the hooks record no timings)"), d.hook_log.length ? h("pre", {id: "hook-log"}, d.hook_log.join("\n")) : h("p", {class: "muted"}, "empty"));
     // SQLite's quick_check reads the whole file: after the page is drawn
     M.api("/api/health/check").then((c) => {
       check.querySelector(".v").textContent = c.storage.ok ? "ok" : "FAILED";

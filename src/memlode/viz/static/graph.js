@@ -11,7 +11,7 @@ M.GraphView = class {
     this.ctx = canvas.getContext("2d");
     this.onSelect = options.onSelect || (() => {});
     this.colourBy = options.colourBy || "community";
-    this.nodes = data.nodes.map((n) => Object.assign({}, n));
+    this.nodes = data.nodes;  // the answer is this view's own: expanded in place
     this.edges = data.edges.map((e) => ({s: e[0], t: e[1], rel: e[2]}));
     this.index = new Map(this.nodes.map((n, i) => [n.id, i]));
     this.selected = -1;
@@ -63,6 +63,21 @@ M.GraphView = class {
     return M.colourOf(ordered);
   }
 
+  // Node indexes by colour, computed again only when the colouring or the nodes change.
+  groups() {
+    const stamp = this.colourBy + ":" + this.nodes.length;
+    if (this._groups && this._groupStamp === stamp) return this._groups;
+    const colours = this.colours(), key = this.colourBy === "kind" ? "kind" : "community";
+    const groups = new Map();
+    this.nodes.forEach((n, i) => {
+      const c = colours.get(n[key]);
+      if (!groups.has(c)) groups.set(c, []);
+      groups.get(c).push(i);
+    });
+    this._groups = groups; this._groupStamp = stamp; this.legendMap = colours;
+    return groups;
+  }
+
   draw() {
     const ctx = this.ctx;
     ctx.clearRect(0, 0, this.w, this.h);
@@ -75,15 +90,7 @@ M.GraphView = class {
       ctx.lineTo(this.sx(b), this.sy(b));
     }
     ctx.stroke();
-    const colours = this.colours();
-    const key = this.colourBy === "kind" ? "kind" : "community";
-    const groups = new Map();
-    this.nodes.forEach((n, i) => {
-      const c = colours.get(n[key]);
-      if (!groups.has(c)) groups.set(c, []);
-      groups.get(c).push(i);
-    });
-    for (const [colour, members] of groups) {
+    for (const [colour, members] of this.groups()) {
       ctx.fillStyle = colour;
       ctx.beginPath();
       for (const i of members) {
@@ -101,7 +108,6 @@ M.GraphView = class {
       ctx.fillStyle = "#111"; ctx.font = "12px system-ui, sans-serif";
       ctx.fillText(n.name.slice(0, 60), this.sx(n) + this.radius(n) + 5, this.sy(n) - 5);
     }
-    this.legendMap = colours;
     if (!this.drawn) {
       this.drawn = true;
       window.memlodeGraphFirstDraw = performance.now();
@@ -140,6 +146,22 @@ M.GraphView = class {
     const i = this.index.get(id);
     if (i === undefined) return null;
     return {x: this.sx(this.nodes[i]), y: this.sy(this.nodes[i])};
+  }
+
+  // Selects the most central node whose name contains ``text`` and centres the view on it.
+  find(text) {
+    const needle = text.trim().toLowerCase();
+    if (!needle) return null;
+    let best = -1;
+    this.nodes.forEach((n, i) => {
+      if (n.name.toLowerCase().includes(needle) && (best < 0 || n.pagerank > this.nodes[best].pagerank)) best = i;
+    });
+    if (best < 0) return null;
+    const n = this.nodes[best];
+    this.ox += this.w / 2 - this.sx(n);
+    this.oy += this.h / 2 - this.sy(n);
+    this.select(best);
+    return n;
   }
 
   bind() {

@@ -22,36 +22,41 @@ M.Scatter = class {
 
   colours() { return M.colourOf([...new Set(this.points.map((p) => p[this.colourBy]))].sort()); }
 
+  // One pass per colour over precomputed indexes, squares rather than arcs: 10k points in a
+  // few milliseconds.
   draw() {
-    const ctx = this.ctx, colours = this.colours();
+    const ctx = this.ctx, colours = this.colours(), groups = new Map();
+    this.points.forEach((p, i) => {
+      const label = p[this.colourBy];
+      if (!groups.has(label)) groups.set(label, []);
+      groups.get(label).push(i);
+    });
     ctx.clearRect(0, 0, this.w, this.h);
+    ctx.globalAlpha = 0.75;
     for (const [label, colour] of colours) {
       ctx.fillStyle = colour;
-      ctx.globalAlpha = 0.75;
-      ctx.beginPath();
-      for (const p of this.points) {
-        if (p[this.colourBy] !== label) continue;
-        const x = this.px(p), y = this.py(p);
-        ctx.moveTo(x + 3, y);
-        ctx.arc(x, y, 3, 0, 2 * Math.PI);
+      for (const i of groups.get(label) || []) {
+        const p = this.points[i];
+        ctx.fillRect(this.px(p) - 2.5, this.py(p) - 2.5, 5, 5);
       }
-      ctx.fill();
     }
     ctx.globalAlpha = 1;
     this.legendMap = colours;
-    this.cells = new Map();
-    this.points.forEach((p, i) => {
-      const k = Math.floor(this.px(p) / 8) + "," + Math.floor(this.py(p) / 8);
-      if (!this.cells.has(k)) this.cells.set(k, []);
-      this.cells.get(k).push(i);
-    });
+    if (!this.cells) {  // positions never change: the hit-test grid is built once
+      this.cells = new Map();
+      this.points.forEach((p, i) => {
+        const k = Math.floor(this.px(p) / 8) * 65536 + Math.floor(this.py(p) / 8);
+        if (!this.cells.has(k)) this.cells.set(k, []);
+        this.cells.get(k).push(i);
+      });
+    }
   }
 
   pointAt(x, y) {
     const cx = Math.floor(x / 8), cy = Math.floor(y / 8);
     let best = -1, bestD = 7;
     for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) {
-      for (const i of this.cells.get((cx + dx) + "," + (cy + dy)) || []) {
+      for (const i of this.cells.get((cx + dx) * 65536 + (cy + dy)) || []) {
         const d = Math.hypot(this.px(this.points[i]) - x, this.py(this.points[i]) - y);
         if (d < bestD) { best = i; bestD = d; }
       }
