@@ -84,6 +84,7 @@ def test_session_timeline_lists_prompts_and_counts(engine: Engine) -> None:
     assert [p["text"] for p in item["prompts"]] == ["fix the login bug"]
     assert item["prompts"][0]["recall"] == "resident" and item["prompts"][0]["injected"] == 3
     assert item["memories"] == {"hook": 2}
+    assert item["start_context"] is None  # a session started without the SessionStart hook
 
 
 def test_change_mark_moves_with_new_memories(engine: Engine) -> None:

@@ -44,6 +44,7 @@ def test_example_payloads_round_trip(hook, payloads, proj_engine: Engine, memlod
     assert session.ended_at is not None and session.summary == summary[0].content
     assert session.metadata["transcript_path"].endswith("8c1f.jsonl")
     assert session.metadata["end_reason"] == "prompt_input_exit"
+    assert session.metadata["start_context"] == {"chars": 0, "text": ""}  # nothing handed
     assert not (memlode_home / "hooks.log").exists()
 
 
@@ -65,6 +66,9 @@ def test_session_start_injects_compact_context(hook, payloads, proj_engine: Engi
     assert "Auth tokens expire after one hour" in text
     assert "auth.py (1 edits" in text
     assert len(text) <= 1500 * 4
+    # what the assistant was handed is kept with the session (the dashboard shows it)
+    session = next(s for s in proj_engine.sessions() if s.id == "next")
+    assert session.metadata["start_context"] == {"chars": len(text), "text": text}
 
 
 def test_session_start_includes_the_code_map(hook, payloads, project: Path, proj_engine: Engine):

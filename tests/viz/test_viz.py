@@ -60,6 +60,8 @@ def test_every_page_loads_without_console_errors(page: Any, server: Server) -> N
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
         if name == "sessions":
             assert page.locator("#session-list .card").count() >= 1  # the replayed session
+            told = page.locator("#session-list .card").first.inner_text()
+            assert "Injected at start: " in told and "not recorded" not in told  # hook kept it
     assert page.console_log.errors == []
     assert "proj" in page.locator("#namespace").inner_text()
 

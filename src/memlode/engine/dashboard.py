@@ -260,8 +260,10 @@ def session_timeline(
             {"path": path, "at": at} for path, at in rows.session_files(engine.conn, session.id)
         ]
         item["memories"] = counts.get(session.id, {})
-        # What SessionStart injected is not stored (a prompt's metadata counts what its own
-        # injection held); the dashboard shows the start source the session recorded.
+        # What SessionStart handed the assistant (its hook keeps it; None for sessions
+        # recorded before it did), and how the session started (startup, resume, compact).
+        start = session.metadata.get("start_context")
+        item["start_context"] = start if isinstance(start, dict) else None
         item["start_source"] = session.metadata.get("start_source")
         out.append(item)
     return out

@@ -261,7 +261,9 @@ class _Replay:
             return
         if self.session is None and isinstance(record.get("sessionId"), str):
             self.session = record["sessionId"]
-        if not self.started:
+        # SessionStart carries the session's id, as in Claude Code: real transcripts open with
+        # records that have none (file-history snapshots), so it waits for the first that does.
+        if not self.started and (self.session is not None or record.get("type") == "user"):
             self.started = True
             self.fire("SessionStart", {"source": "startup"}, "startup")
         kind = record.get("type")

@@ -2,7 +2,8 @@
 print (only SessionStart and UserPromptSubmit ever return any).
 
 - SessionStart: starts or resumes the session (transcript path, model and cwd go into its
-  metadata); prints the project's context block.
+  metadata); prints the project's context block, and keeps it in the session's metadata
+  (``start_context``: what the assistant was handed, for the dashboard).
 - UserPromptSubmit (``memlode.hooks.prompt``): prints the recalled memories that pass the
   relevance gate, if any; stores the prompt (an instruction, or a question kept as a prompt).
 - PostToolUse: one observation per tool call, file nodes, RELATES_TO and EVOLVED_INTO edges;
@@ -47,19 +48,32 @@ def session_start(run: HookRun) -> str | None:
     source = run.text("source", 40)
     if source:
         meta["start_source"] = source
+    text = ""
+    if run.settings.inject:
+        from memlode.hooks.injection import session_context
+
+        # Built before the session's row is written: the context leaves the current session
+        # out either way, and what it handed the assistant is kept in the same transaction
+        # (the dashboard's Sessions page shows it).
+        budget = run.settings.budget_chars(run.settings.session_budget_tokens)
+        try:
+            text = session_context(run.conn, run.namespace, run.session_id, budget)
+        except Exception as exc:  # the session is recorded all the same
+            from memlode.hooks._log import log_line
+
+            log_line(run.settings.log_path, "session-start", f"context not built: {exc!r}")
+    meta["start_context"] = {"chars": len(text), "text": text}  # nothing, when injection is off
     with fastpath.write(run.conn) as conn:
         sessions.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE, meta)
     if run.settings.resident_autostart:  # the store's resident, unless one runs (memlode.resident)
         from memlode.hooks._resident import ensure_running
 
         ensure_running(run.settings.home, run.settings.db_path)
-    if not run.settings.inject:
+    if not text:
         return None
-    from memlode.hooks.injection import hook_output, session_context
+    from memlode.hooks.injection import hook_output
 
-    budget = run.settings.budget_chars(run.settings.session_budget_tokens)
-    text = session_context(run.conn, run.namespace, run.session_id, budget)
-    return hook_output("SessionStart", text) if text else None
+    return hook_output("SessionStart", text)
 
 
 # ---- PostToolUse -------------------------------------------------------------------------------

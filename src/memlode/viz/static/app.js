@@ -120,8 +120,7 @@ M.pages.sessions = async function (view, arg) {
         p.recall ? h("span", {class: "muted"}, " · recall: " + p.recall +
           (p.injected !== null && p.injected !== undefined ? ", " + p.injected + " injected" : "")) : null)))] : [],
       s.files.length ? [h("b", {}, "Files"), h("ul", {}, s.files.map((f) => h("li", {}, f.path + " ", h("span", {class: "muted"}, M.when(f.at)))))] : [],
-      h("div", {class: "muted"}, "Injected at start: the SessionStart hook does not record its injection" +
-        (s.start_source ? " (start: " + s.start_source + ")" : ""))))));
+      startContext(s)))));
     const shown = parseInt(arg, 10) || 30;
     if (sessions.length === shown && shown < 500) {  // the API's largest page is 500
       const more = Math.min(shown * 2, 500);
@@ -130,6 +129,16 @@ M.pages.sessions = async function (view, arg) {
   } catch (err) { view.appendChild(M.error(err)); }
   M.ready("sessions");
 };
+
+// What SessionStart handed the assistant, folded (it runs to a few thousand characters).
+function startContext(s) {
+  const how = s.start_source ? " (start: " + s.start_source + ")" : "";
+  const c = s.start_context;
+  if (!c) return h("div", {class: "muted"}, "Injected at start: not recorded for this session" + how);
+  if (!c.chars) return h("div", {class: "muted"}, "Injected at start: nothing" + how);
+  return h("details", {class: "start-context"}, h("summary", {}, "Injected at start: " + c.chars + " characters" + how),
+    h("pre", {}, c.text));
+}
 
 function table(id, head, rows) {
   const numeric = head.map((_, i) => rows.length > 0 && typeof rows[0][i] === "number");
