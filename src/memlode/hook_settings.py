@@ -37,10 +37,12 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-__all__ = ["CHARS_PER_TOKEN", "HookSettings"]
+__all__ = ["CHARS_PER_TOKEN", "TIMINGS_FILE", "HookSettings"]
 
 # Rough size of a token in English text and code; budgets are given in tokens, cut in chars.
 CHARS_PER_TOKEN = 4
+# One line per hook run (memlode.hooks._log.timing_line), beside hooks.log in the home.
+TIMINGS_FILE = "hook-timings.log"
 
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -144,6 +146,10 @@ class HookSettings:
     @property
     def log_path(self) -> str:
         return os.path.join(self.home, "hooks.log")
+
+    @property
+    def timings_path(self) -> str:
+        return os.path.join(self.home, TIMINGS_FILE)
 
     def budget_chars(self, tokens: int) -> int:
         return tokens * CHARS_PER_TOKEN

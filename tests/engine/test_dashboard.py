@@ -106,3 +106,22 @@ def test_health_report_names_the_search_mode(engine: Engine) -> None:
     report = dashboard.health_report(engine)
     assert report["search_mode"] == "semantic"
     assert report["pending_embeddings"] == 0 and report["stats"]["memories"] == 4
+
+
+def test_hook_timings_summarise_the_timing_log(engine: Engine) -> None:
+    assert dashboard.hook_timings(engine.settings.home) == []  # no hook has run
+    lines = [f"2026-11-28T08:00:00Z post-tool {ms}.0" for ms in range(1, 21)]
+    lines += [
+        "2026-11-28T08:00:01Z session-start 40.5",
+        "torn line",
+        "x prompt nan",
+        "y stop -1",
+        "",
+    ]
+    (engine.settings.home / "hook-timings.log").write_text("\n".join(lines) + "\n")
+    rows = {r["event"]: r for r in dashboard.hook_timings(engine.settings.home)}
+    assert set(rows) == {"post-tool", "session-start"}
+    post = rows["post-tool"]
+    assert (post["runs"], post["p50_ms"], post["p95_ms"], post["max_ms"]) == (20, 11.0, 20.0, 20.0)
+    assert rows["session-start"]["runs"] == 1
+    assert dashboard.hook_timings(engine.settings.home)[0]["event"] == "session-start"

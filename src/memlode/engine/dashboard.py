@@ -57,6 +57,7 @@ HISTORY_RELATIONSHIPS = (
     Relationship.PRECEDED_BY,
 )
 HOOK_LOG_LINES = 20
+HOOK_TIMING_LINES = 5000  # the newest hook runs the Health page summarises
 # Tags of the prompts the UserPromptSubmit hook stores (a prompt, or an instruction it holds).
 PROMPT_TAGS = (PROMPT_TAG, "instruction")
 
@@ -314,9 +315,46 @@ def _hook_log(home: os.PathLike[str] | str) -> list[str]:
         return []
 
 
+def hook_timings(home: os.PathLike[str] | str) -> list[dict[str, Any]]:
+    """Per hook event, from the hooks' timing log (``memlode.hooks._log``, its newest
+    HOOK_TIMING_LINES runs): runs, p50, p95 and max milliseconds, slowest p50 first."""
+    from memlode.hook_settings import TIMINGS_FILE
+
+    path = os.path.join(home, TIMINGS_FILE)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.readlines()[-HOOK_TIMING_LINES:]
+    except OSError:
+        return []
+    by_event: dict[str, list[float]] = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) != 3:
+            continue
+        try:
+            milliseconds = float(parts[2])
+        except ValueError:
+            continue
+        if 0.0 <= milliseconds < 1e9:  # NaN and infinities fail this too
+            by_event.setdefault(parts[1], []).append(milliseconds)
+    out = []
+    for event, values in by_event.items():
+        values.sort()
+        out.append(
+            {
+                "event": event,
+                "runs": len(values),
+                "p50_ms": values[len(values) // 2],
+                "p95_ms": values[min(len(values) - 1, int(len(values) * 0.95))],
+                "max_ms": values[-1],
+            }
+        )
+    return sorted(out, key=lambda row: -row["p50_ms"])
+
+
 def health_report(engine: Engine) -> dict[str, Any]:
     """Counts, the embedding backlog, the embedder, the search mode, consolidation runs and
-    the hooks' error log; fast (the storage check is ``Engine.health``, apart: SQLite's
+    the hooks' error log and timings; fast (the storage check is ``Engine.health``, apart: SQLite's
     quick_check reads the whole file)."""
     from memlode.engine.consolidation import status
 
@@ -335,6 +373,7 @@ def health_report(engine: Engine) -> dict[str, Any]:
         "weights": engine.get_weights(),
         "consolidation": status(engine, limit=20),
         "hook_log": _hook_log(engine.settings.home),
+        "hook_timings": hook_timings(engine.settings.home),
         "database_bytes": reports.file_size(engine.db.path),
         "namespaces": engine.namespaces(),
         "current_namespace": engine.namespace,

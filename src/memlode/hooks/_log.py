@@ -1,4 +1,7 @@
-"""The hook error log: ``$MEMLODE_HOME/hooks.log``, bounded in size.
+"""The hook error log: ``$MEMLODE_HOME/hooks.log``, and the hook timing log:
+``$MEMLODE_HOME/hook-timings.log`` (one line per hook run: when, the event, the milliseconds
+memlode spent from reading the payload to its answer; the dashboard's Health page reads it).
+Both bounded in size.
 
 Hooks must print nothing, so failures go here (and nowhere else). When the file passes
 ``MAX_BYTES`` it is rotated to ``hooks.log.1`` (one old file kept). No ``logging`` import: a hook
@@ -11,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 
-__all__ = ["MAX_BYTES", "log_line"]
+__all__ = ["MAX_BYTES", "log_line", "timing_line"]
 
 MAX_BYTES = 256 * 1024
 _MAX_LINE = 2000
@@ -21,20 +24,39 @@ def log_line(path: str, event: str, message: str) -> None:
     """Append one line; never raises."""
     try:
         os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
-        try:
-            if os.path.getsize(path) > MAX_BYTES:
-                os.replace(path, path + ".1")
-        except OSError:
-            pass
+        _rotate(path)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         from memlode.redact import redact  # an error may quote what the hook was storing
 
         text = redact(" ".join(message[: 8 * _MAX_LINE].split()))[:_MAX_LINE]
         line = f"{stamp} pid={os.getpid()} {event}: {text}\n"
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8", errors="replace"))
-        finally:
-            os.close(fd)
+        _append(path, line)
     except Exception:
         pass
+
+
+def timing_line(path: str, event: str, milliseconds: float) -> None:
+    """Append one hook run's time (its home exists once the hook has opened its store);
+    never raises. One short write with O_APPEND, so parallel hooks never interleave a line."""
+    try:
+        _rotate(path)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        _append(path, f"{stamp} {event} {milliseconds:.1f}\n")
+    except Exception:
+        pass
+
+
+def _rotate(path: str) -> None:
+    try:
+        if os.path.getsize(path) > MAX_BYTES:
+            os.replace(path, path + ".1")  # one old file kept
+    except OSError:
+        pass
+
+
+def _append(path: str, line: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, line.encode("utf-8", errors="replace"))
+    finally:
+        os.close(fd)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from memlode.fastjson import loads
 from memlode.hook_settings import HookSettings
-from memlode.hooks._log import log_line
+from memlode.hooks._log import log_line, timing_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -86,11 +87,18 @@ def run(
         log_line(settings.log_path, event, settings.config_error)
     if not settings.enabled:
         return None
+    started = time.perf_counter()
     try:
         return _run(event, raw, settings, keep_open)
     except Exception as exc:
         log_line(settings.log_path, event, _describe(exc))
         return None
+    finally:
+        timing_line(settings.timings_path, canonical_event(event) or event, _ms(started))
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0
 
 
 def _run(event: str, raw: bytes, settings: HookSettings, keep_open: bool) -> str | None:

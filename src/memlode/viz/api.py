@@ -25,6 +25,7 @@ from starlette.routing import Route
 from memlode import __version__, validate
 from memlode.engine import dashboard
 from memlode.errors import InvalidInput, MemlodeError, NotFound
+from memlode.hook_settings import TIMINGS_FILE
 from memlode.types import MemoryType, NodeKind
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ class Api:
         # mark is read again only when the store changed at all (``_version``)
         self._cache: dict[tuple[Any, ...], tuple[tuple[int, int], Any, Any]] = {}
         self._checked: tuple[float, dict[str, Any]] | None = None
-        self._log_stamp: float | None = None
+        self._log_stamp: tuple[float | None, ...] | None = None
         self._writes = 0  # this engine's own commits, which SQLite's data version does not count
 
     def _version(self) -> tuple[int, int]:
@@ -285,9 +286,12 @@ class Api:
         )
 
     def health(self, request: Request) -> Response:
-        # the counts move with the store; the hooks' error log is a file beside it
-        log = self.engine.settings.home / "hooks.log"
-        stamp = log.stat().st_mtime if log.exists() else None
+        # the counts move with the store; the hooks' error and timing logs are files beside it
+        home = self.engine.settings.home
+        stamp = tuple(
+            log.stat().st_mtime if log.exists() else None
+            for log in (home / "hooks.log", home / TIMINGS_FILE)
+        )
         if stamp != self._log_stamp:
             self._cache.pop(("health",), None)
             self._log_stamp = stamp

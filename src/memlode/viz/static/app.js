@@ -194,7 +194,10 @@ M.pages.health = async function (view) {
       h("h3", {}, "Recall weights"), table("weights", ["signal", "weight"], Object.entries(d.weights)),
       h("h3", {}, "Consolidation runs"), d.consolidation.length ? table("consolidation", ["cycle", "namespace", "started", "state"],
         d.consolidation.map((r) => [r.cycle, r.namespace, M.when(r.started_at), r.state])) : h("p", {class: "muted"}, "none yet"),
-      h("h3", {}, "Hook log (errors; the hooks record no timings)"), d.hook_log.length ? h("pre", {id: "hook-log"}, d.hook_log.join("\n")) : h("p", {class: "muted"}, "empty"));
+      h("h3", {}, "Hook timings (memlode's own time per run, newest runs)"), d.hook_timings.length ?
+        table("hook-timings", ["event", "runs", "p50 ms", "p95 ms", "max ms"],
+          d.hook_timings.map((t) => [t.event, t.runs, t.p50_ms, t.p95_ms, t.max_ms])) : h("p", {class: "muted"}, "no hook has run yet"),
+      h("h3", {}, "Hook log (errors)"), d.hook_log.length ? h("pre", {id: "hook-log"}, d.hook_log.join("\n")) : h("p", {class: "muted"}, "empty"));
     // SQLite's quick_check reads the whole file: after the page is drawn
     M.api("/api/health/check").then((c) => {
       check.querySelector(".v").textContent = c.storage.ok ? "ok" : "FAILED";
