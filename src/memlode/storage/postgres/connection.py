@@ -6,7 +6,8 @@ COMMITTED that first takes the store's write lock, so writers take turns as on S
 never wait); the dedup constraint with ``INSERT ... ON CONFLICT`` holds whatever path a write
 takes. Every connection carries ``memlode.created_by`` (who stores memories through it:
 the ``memories.created_by`` default) and has the pgvector types registered (vectors come back as
-numpy arrays) and reads rows by position and by name (``rows.Row``, like ``sqlite3.Row``).
+numpy arrays), reads JSON columns as their text and rows by position and by name
+(``rows.Row``), as SQLite does.
 Migrations run once, on the first connection a process opens to a store.
 
 A store may live in a schema of its own: the URL's ``options=-csearch_path=<schema>,public``
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlode.errors import MissingDependency, StorageError
 from memlode.storage.postgres import INSTALL_HINT
+from memlode.storage.postgres.adapter import PgConnection, use_json_text
 from memlode.storage.postgres.migrations import apply_migrations
 from memlode.storage.postgres.rows import row_factory
 
@@ -87,6 +89,7 @@ def _register_types(conn: psycopg.Connection[Any]) -> None:
     from pgvector.psycopg import register_vector
 
     register_vector(conn)
+    use_json_text(conn)
 
 
 def connect(url: str, *, created_by: str = "", migrate: bool = True) -> psycopg.Connection[Any]:
@@ -148,11 +151,12 @@ def write_transaction(conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connect
 
 class PgDatabase:
     """One connection to a PostgreSQL store plus the transaction helper its repositories use
-    (the counterpart of ``memlode.storage.db.Database``)."""
+    (the counterpart of ``memlode.storage.db.Database``): ``conn`` takes the repositories'
+    ``?`` SQL (``adapter.PgConnection``)."""
 
     def __init__(self, url: str, *, created_by: str = "") -> None:
         self.url = url
-        self.conn = connect(url, created_by=created_by)
+        self.conn = PgConnection(connect(url, created_by=created_by))
 
     def close(self) -> None:
         self.conn.close()
@@ -164,7 +168,7 @@ class PgDatabase:
         self.close()
 
     @contextmanager
-    def write(self) -> Iterator[psycopg.Connection[Any]]:
+    def write(self) -> Iterator[PgConnection]:
         """One write transaction (``write_transaction``)."""
-        with write_transaction(self.conn) as conn:
-            yield conn
+        with write_transaction(self.conn.raw):
+            yield self.conn

@@ -1,0 +1,97 @@
+"""One repository module, two databases: the connection type and the SQL that differs.
+
+Every repository in ``memlode.storage`` is written once, in SQL both SQLite and PostgreSQL run:
+``?`` placeholders, ``INSERT ... ON CONFLICT``, ``RETURNING``, ``TRUE``, ``IN (?, ?)``. On a
+PostgreSQL store the connection is ``memlode.storage.postgres.connection.PgConnection``, which
+turns ``?`` into psycopg's ``%s`` and hands JSON columns back as text, as SQLite does. What still
+differs between the two is asked of the connection's ``Dialect`` (``dialect_of(conn)``), one
+method per construct, so a module reads like SQL and never branches on the backend by name.
+
+Import-light: the hooks import the repositories on every tool call, so this module imports
+nothing at all (no ``typing``, ``dataclasses`` or ``sqlite3``). A repository annotates its
+connection as ``memlode.storage.protocols.Connection``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["POSTGRESQL", "SQLITE", "Dialect", "dialect_of", "is_unique_violation"]
+
+
+class Dialect:
+    """The SQL of one backend for what the two spell differently.
+
+    Each method returns a fragment with ``?`` placeholders; its parameters are the caller's,
+    in the order the fragment takes them.
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Dialect({self.name!r})"
+
+    @property
+    def postgres(self) -> bool:
+        return self.name == "postgresql"
+
+    def json_param(self) -> str:
+        """A JSON text parameter bound into a JSON column or function."""
+        return "CAST(? AS jsonb)" if self.postgres else "?"
+
+    def json_has(self, column: str) -> str:
+        """``column`` (a JSON array) has the string parameter as an element."""
+        if self.postgres:
+            return f"{column} @> jsonb_build_array(CAST(? AS text))"
+        return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value = ?)"
+
+    def json_lacks(self, column: str) -> str:
+        """``column`` (a JSON array) does not have the string parameter as an element."""
+        return f"NOT ({self.json_has(column)})"
+
+    def json_text(self, column: str, key: str) -> str:
+        """The text of the top-level ``key`` of the JSON object ``column`` (NULL when absent).
+        ``key`` is a constant of the caller's, never user input."""
+        if self.postgres:
+            return f"({column} ->> '{key}')"
+        return f"json_extract({column}, '$.{key}')"
+
+    def json_patch(self, column: str) -> str:
+        """``column`` merged with the JSON object parameter (RFC 7396 merge patch)."""
+        if self.postgres:
+            return f"memlode_json_patch({column}, CAST(? AS jsonb))"
+        return f"json_patch({column}, ?)"
+
+    def greatest(self, *exprs: str) -> str:
+        """The largest of ``exprs`` (SQLite's scalar ``max``)."""
+        return f"{'greatest' if self.postgres else 'max'}({', '.join(exprs)})"
+
+    def least(self, *exprs: str) -> str:
+        """The smallest of ``exprs`` (SQLite's scalar ``min``)."""
+        return f"{'least' if self.postgres else 'min'}({', '.join(exprs)})"
+
+    def position(self, haystack: str, needle: str) -> str:
+        """The 1-based position of ``needle`` in ``haystack``, 0 when absent (``instr``)."""
+        return f"{'strpos' if self.postgres else 'instr'}({haystack}, {needle})"
+
+    def like(self) -> str:
+        """The operator that matches a pattern ignoring ASCII case, as SQLite's LIKE does."""
+        return "ILIKE" if self.postgres else "LIKE"
+
+
+SQLITE = Dialect("sqlite")
+POSTGRESQL = Dialect("postgresql")
+
+
+def dialect_of(conn: object) -> Dialect:
+    """The dialect of ``conn``: a ``PgConnection`` says so; anything else is SQLite."""
+    dialect = getattr(conn, "dialect", None)
+    return dialect if isinstance(dialect, Dialect) else SQLITE
+
+
+def is_unique_violation(exc: BaseException) -> bool:
+    """Is ``exc`` a UNIQUE or primary-key violation, on either backend?"""
+    if type(exc).__name__ == "IntegrityError" and type(exc).__module__ == "sqlite3":
+        return "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc)
+    return getattr(exc, "sqlstate", None) == "23505"  # psycopg's unique_violation
