@@ -3,6 +3,15 @@
 Precedence for every field: explicit flag > ``MEMLODE_*`` environment > ``config.toml`` in the
 home > default. L0: stdlib only.
 
+The store is a SQLite file, or a PostgreSQL database shared by a team (``memlode.storage``):
+
+```toml
+db_path = "postgresql://me@db.internal:5432/memory"  # --db / MEMLODE_DB; default
+                                                     # <home>/memlode.db
+created_by = "ana@laptop"  # --created-by / MEMLODE_CREATED_BY: who stores (recorded with each
+                           # memory on PostgreSQL; default: login name@host name)
+```
+
 Writing into the user's project is off unless asked for:
 
 ```toml
@@ -53,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from memlode import config_file
-from memlode.errors import InvalidInput
+from memlode.errors import InvalidInput, StorageError
 
 __all__ = [
     "DEFAULT_LLM_DAILY_TOKENS",
@@ -109,10 +118,28 @@ def _default_home() -> Path:
     return Path(config_file.default_home())
 
 
+def default_created_by() -> str:
+    """Who stores memories by default: the login name at this machine's name."""
+    import getpass
+    import socket
+
+    try:
+        user = getpass.getuser()
+    except (OSError, KeyError, ImportError):  # no login name (a container's unknown uid)
+        user = os.environ.get("USER") or "unknown"
+    return f"{user}@{socket.gethostname() or 'localhost'}"
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     home: Path = field(default_factory=_default_home)
     db_path: Path | None = None  # None means <home>/memlode.db
+    # The store on a PostgreSQL server (``--db`` / MEMLODE_DB / db_path given a postgresql://
+    # URL): then ``db_path`` is None. Not shown (a URL may carry a password).
+    db_url: str | None = field(default=None, repr=False)
+    # Who stores memories through this process (a PostgreSQL store records it with each memory:
+    # ``memories.created_by``); None: ``default_created_by()``.
+    created_by: str | None = None
     namespace: str | None = None  # None means detect from the working directory
     embed_provider: str = "local"  # local | ollama | openai | hash | none
     embed_model: str | None = None
@@ -148,7 +175,25 @@ class Settings:
 
     @property
     def database(self) -> Path:
+        """The SQLite database file. A PostgreSQL store has none: ``StorageError`` then (what
+        asks for it needs a file: a backup, a repair, the resident's socket)."""
+        if self.db_url is not None:
+            raise StorageError(
+                "this needs a SQLite database file, and the store is a PostgreSQL URL "
+                "(not supported on PostgreSQL yet)"
+            )
         return self.db_path if self.db_path is not None else self.home / "memlode.db"
+
+    @property
+    def store(self) -> Path | str:
+        """Where the store is, as ``memlode.storage.open_store`` takes it: the PostgreSQL URL,
+        else the SQLite database file."""
+        return self.db_url if self.db_url is not None else self.database
+
+    @property
+    def author(self) -> str:
+        """``created_by``, or who this is by default (``default_created_by``)."""
+        return self.created_by or default_created_by()
 
     @property
     def config_file(self) -> Path:
@@ -188,7 +233,8 @@ class Settings:
             if key not in names:
                 continue
             if key == "db_path" and value is not None and config_file.is_server_url(str(value)):
-                raise InvalidInput(config_file.SERVER_NOT_READY)
+                kwargs["db_url"] = str(value).strip()
+                continue
             if key in ("home", "db_path") and value is not None:
                 value = Path(str(value)).expanduser()
             elif key == "embed_dimensions" and value is not None:
@@ -209,6 +255,8 @@ class Settings:
                     str(cycle): _seconds(f"{cycle}_every_hours", hours, "hours")
                     for cycle, hours in dict(value).items()
                 }
+            elif key == "created_by" and value is not None:
+                value = _created_by(value)
             elif key == "llm_provider":
                 value = _llm_provider(value)
             elif key == "llm_daily_tokens":
@@ -231,6 +279,7 @@ class Settings:
 _ENV_KEYS = {
     config_file.ENV_DB: "db_path",
     config_file.ENV_NAMESPACE: "namespace",
+    "MEMLODE_CREATED_BY": "created_by",
     "MEMLODE_EMBED_PROVIDER": "embed_provider",
     "MEMLODE_EMBED_MODEL": "embed_model",
     "MEMLODE_EMBED_URL": "embed_url",
@@ -276,6 +325,14 @@ def _seconds(name: str, value: object, unit: str = "seconds") -> float:
     return seconds
 
 
+def _created_by(value: object) -> str | None:
+    """A name for who stores (one line, at most 200 characters); blank: the default."""
+    text = " ".join(str(value).split())
+    if len(text) > 200:
+        raise InvalidInput(f"created_by must be at most 200 characters, got {len(text)}")
+    return text or None
+
+
 def _llm_provider(value: object) -> str:
     name = str(value or "none").strip().lower()
     if name not in LLM_PROVIDERS:
@@ -303,7 +360,7 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     ``[memory_files]``, ``[resident]``, ``[consolidation]`` and ``[llm]`` tables."""
     data = config_file.read_config(str(path))  # ConfigFileError is an InvalidInput
     out: dict[str, Any] = {}
-    for key in ("db_path", "namespace", "log_level"):
+    for key in ("db_path", "namespace", "log_level", "created_by"):
         if key in data:
             out[key] = data[key]
     embed = data.get("embed", {})

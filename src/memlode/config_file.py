@@ -38,13 +38,14 @@ ENV_NAMESPACE = "MEMLODE_NAMESPACE"
 CONFIG_NAME = "config.toml"
 DATABASE_NAME = "memlode.db"
 
-# A store on a PostgreSQL server (team memory, issue #21) is named by its URL. The backend is
-# being built (memlode.storage.postgres) and cannot run the engine yet, so such a URL is refused
-# with this sentence rather than taken for a file path (``postgresql://h/db`` would quietly be a
+# A store on a PostgreSQL server (team memory, issue #21) is named by its URL. The commands and
+# the MCP server run on it (``memlode.config.Settings.db_url``); the hooks do not yet (they would
+# import the driver, 0.4-0.9 s a hook), so a hook given such a URL does nothing and logs this
+# sentence, rather than take the URL for a file path (``postgresql://h/db`` would quietly be a
 # SQLite file ``postgresql:/h/db`` under the working directory).
 SERVER_NOT_READY = (
-    "the store is a PostgreSQL URL, and the PostgreSQL backend is not complete in this version "
-    "of memlode; point --db / MEMLODE_DB / db_path at a SQLite file (or leave it unset)"
+    "the store is a PostgreSQL URL, and the hooks do not run on a PostgreSQL store in this "
+    "version of memlode (the commands and the MCP server do); this hook did nothing"
 )
 
 

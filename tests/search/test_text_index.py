@@ -170,7 +170,7 @@ def test_follows_inserts_updates_and_deletes(tmp_path: Path) -> None:
     engine = _engine(tmp_path)
     rng = random.Random(5)
     ids = [engine.store(_text(rng, 15)).id for _ in range(120)]
-    index = TextIndex(engine.db.path)
+    index = TextIndex(engine.db)
     conn = engine.conn
     assert index.scorer(conn) is None  # the first search never builds
     assert index.scorer(conn) is None  # the second starts the build in the background
@@ -204,7 +204,7 @@ def test_falls_behind_then_rebuilds(tmp_path: Path) -> None:
     rng = random.Random(9)
     for _ in range(50):
         engine.store(_text(rng, 10))
-    index = TextIndex(engine.db.path)
+    index = TextIndex(engine.db)
     conn = engine.conn
     index.scorer(conn)
     index.scorer(conn)
@@ -310,7 +310,7 @@ def test_sparse_rowids_leave_bm25_to_fts5(tmp_path: Path) -> None:
         f" SELECT 50000000, {picked} FROM memories WHERE id = ?",
         (near,),
     )
-    index = TextIndex(engine.db.path)
+    index = TextIndex(engine.db)
     index.scorer(engine.conn)
     index.scorer(engine.conn)
     assert index.wait(30)

@@ -57,7 +57,7 @@ def test_an_embedder_error_surfaces_where_the_caller_waits(filled: Engine) -> No
     def broken(text: str) -> tuple[npt.NDArray[np.float32], None]:
         raise EmbedError("the embedding server is down")
 
-    worker = VectorWorker(filled.db.path)
+    worker = VectorWorker(filled.db)
     try:
         pending = worker.start("kafka", 5, None, index, broken, 0.2)
         with pytest.raises(EmbedError, match="down"):

@@ -21,7 +21,7 @@ import click
 
 from memlode import validate
 from memlode.config import Settings
-from memlode.errors import InvalidInput, MemlodeError, NotFound
+from memlode.errors import InvalidInput, MemlodeError, NotFound, StorageError
 
 if TYPE_CHECKING:
     from memlode.engine import Engine
@@ -30,6 +30,7 @@ __all__ = [
     "EXIT_ABORTED",
     "EXIT_ERROR",
     "EXIT_NOT_FOUND",
+    "POSTGRES_COMMANDS",
     "Count",
     "echo_json",
     "interface",
@@ -47,6 +48,13 @@ EXIT_ABORTED = 130
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# The commands that run on a PostgreSQL store (``--db postgresql://...``, issue #21); the others
+# need what only a SQLite store has yet (the code index, backups, the resident, consolidation,
+# docs, transcripts) and refuse in one line (``settings_from``).
+POSTGRES_COMMANDS = frozenset(
+    {"store", "get", "update", "delete", "list", "search", "stats", "embed", "mcp"}
+)
+
 
 def interface(name: str) -> Callable[..., Any]:
     """Another interface's entry point (``memlode.interfaces``): the CLI starts the resident and
@@ -60,7 +68,15 @@ def interface(name: str) -> Callable[..., Any]:
 def settings_from(ctx: click.Context, **extra: Any) -> Settings:
     overrides = dict(ctx.find_root().obj or {})
     overrides.update({k: v for k, v in extra.items() if v is not None})
-    return Settings.load(overrides)
+    settings = Settings.load(overrides)
+    command = ctx.find_root().invoked_subcommand or ctx.info_name or ""
+    if settings.db_url is not None and command not in POSTGRES_COMMANDS:
+        raise StorageError(
+            f"`memlode {command}` does not work on a PostgreSQL store yet (these do: "
+            f"{', '.join(sorted(POSTGRES_COMMANDS))}); point --db / MEMLODE_DB at a SQLite "
+            "file for it"
+        )
+    return settings
 
 
 @contextmanager

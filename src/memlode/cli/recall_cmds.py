@@ -106,7 +106,7 @@ def config_show(ctx: click.Context, as_json: bool) -> None:
     with open_engine(ctx) as engine:
         data = {
             "home": str(engine.settings.home),
-            "database": str(engine.db.path),
+            "database": engine.db.display,
             "namespace": engine.namespace,
             "config_file": str(engine.settings.config_file),
             "write_compactions": engine.settings.write_compactions,

@@ -84,7 +84,7 @@ class LazyGroup(click.Group):
     "db_path",
     type=click.Path(dir_okay=False),
     envvar="MEMLODE_DB",
-    help="Database file (default: $MEMLODE_HOME/memlode.db).",
+    help="Database file, or a postgresql:// URL (default: $MEMLODE_HOME/memlode.db).",
 )
 @click.option(
     "--home",
@@ -92,15 +92,27 @@ class LazyGroup(click.Group):
     envvar="MEMLODE_HOME",
     help="memlode's home folder (default: ~/.memlode).",
 )
+@click.option(
+    "--created-by",
+    envvar="MEMLODE_CREATED_BY",
+    help="Who stores memories, kept with each one on a PostgreSQL store (default: login@host).",
+)
 @click.option("-v", "--verbose", count=True, help="Log more to stderr (-v info, -vv debug).")
 @click.pass_context
-def cli(ctx: click.Context, db_path: str | None, home: str | None, verbose: int) -> None:
+def cli(
+    ctx: click.Context,
+    db_path: str | None,
+    home: str | None,
+    created_by: str | None,
+    verbose: int,
+) -> None:
     """memlode: persistent, local-first memory for AI coding assistants.
 
-    Memories live in one SQLite file. The namespace defaults to the current project (git top
+    Memories live in one SQLite file, or in a PostgreSQL database (--db postgresql://...).
+    The namespace defaults to the current project (git top
     level or nearest project marker); pass --namespace '*' to a read command for all of them.
     """
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     logging.basicConfig(stream=sys.stderr, level=level, format=LOG_FORMAT)
-    overrides: dict[str, Any] = {"db_path": db_path, "home": home}
+    overrides: dict[str, Any] = {"db_path": db_path, "home": home, "created_by": created_by}
     ctx.obj = overrides

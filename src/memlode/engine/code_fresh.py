@@ -52,7 +52,7 @@ def reindex_files(
     from memlode.code.reindex import reindex_paths
 
     started = time.perf_counter()
-    runs = reindex_paths(engine.db, paths, exclude=exclude)
+    runs = reindex_paths(engine.code_db, paths, exclude=exclude)
     for run in runs:
         if run.changed:
             symbols_changed(engine, run)

@@ -44,7 +44,9 @@ def _load(engine: Engine, namespace: str | None) -> tuple[str, Graph]:
     from memlode.graph.store import load_graph
 
     ns = indexed_namespace(engine, namespace)
-    graph = load_graph(engine.db, ns, relationships=(*DEPENDENCY, "CONTAINS"), kinds=CODE_KINDS)
+    graph = load_graph(
+        engine.code_db, ns, relationships=(*DEPENDENCY, "CONTAINS"), kinds=CODE_KINDS
+    )
     return ns, graph
 
 
@@ -64,7 +66,7 @@ def _resolve(engine: Engine, namespace: str, graph: Graph, ref: str) -> str:
     matches = {n for rel, n in files.items() if rel == text or ("/" in text and rel.endswith(tail))}
     if len(matches) == 1:
         return matches.pop()
-    found = find_symbols(engine.db, namespace, text, limit=1)
+    found = find_symbols(engine.code_db, namespace, text, limit=1)
     if found and found[0].node_id in graph:
         return found[0].node_id
     raise NotFound(f"no symbol or file {ref!r} in namespace {namespace!r}")

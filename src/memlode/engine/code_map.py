@@ -153,7 +153,7 @@ def repo_map(
     indexed = _indexed_paths(engine, ns)
     focused = _focus_paths(indexed, focus, cwd)
     hot = {p: v for p, v in edit_heat(engine, ns).items() if p in indexed} if heat else {}
-    result = _repo_map(engine.db, ns, tokens=tokens, heat=hot, focus=focused)
+    result = _repo_map(engine.code_db, ns, tokens=tokens, heat=hot, focus=focused)
     out = result.to_dict()
     out["namespace"] = ns
     out["focus"] = [indexed[p] for p in focused]

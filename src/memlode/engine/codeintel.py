@@ -128,7 +128,7 @@ def index(
     from memlode.engine.index_state import refresh, refresh_symbol_index
 
     stats = index_project(
-        engine.db, base, ns, exclude=tuple(exclude), progress=progress, centrality=False
+        engine.code_db, base, ns, exclude=tuple(exclude), progress=progress, centrality=False
     )
     # The steps after the commit run whenever what they derive is stale, not only when this
     # run changed files: a run killed after its commit left them undone (index_state.py).
@@ -185,7 +185,7 @@ def search_symbols(
     ns = engine.resolve_namespace(namespace)
     refresh_for_read(engine, ns)
     hits = _search(
-        engine.db,
+        engine.code_db,
         query,
         namespace=ns,
         kind=kind,
@@ -267,7 +267,7 @@ def symbol_info(engine: Engine, symbol: str, *, namespace: str | None = None) ->
 
     ns = indexed_namespace(engine, namespace)
     refresh_for_read(engine, ns)
-    return symbol_details(engine.db, ns, symbol).to_dict()
+    return symbol_details(engine.code_db, ns, symbol).to_dict()
 
 
 def _walk_result(result: Any) -> dict[str, Any]:
@@ -305,7 +305,7 @@ def impact(
     ns = indexed_namespace(engine, namespace)
     refresh_for_read(engine, ns)
     if not is_description(symbol):
-        out = _walk_result(_impact(engine.db, ns, symbol, depth=depth))
+        out = _walk_result(_impact(engine.code_db, ns, symbol, depth=depth))
         out["depth"] = depth
         return out
     candidates = search_symbols(engine, symbol, limit=RESOLVE_CANDIDATES, namespace=ns)
@@ -317,7 +317,7 @@ def impact(
     # the best match alone held an expected caller in their first ten for 8 of 17 questions,
     # those of the best three taken in turn for 12)
     walks = [
-        (c, impact_of_nodes(engine.db, [c["node_id"]], depth=depth))
+        (c, impact_of_nodes(engine.code_db, [c["node_id"]], depth=depth))
         for c in candidates[:RESOLVE_ANSWERS]
     ]
     out = _walk_result(walks[0][1])
@@ -373,7 +373,7 @@ def dependencies(
     _check_depth(depth)
     ns = indexed_namespace(engine, namespace)
     refresh_for_read(engine, ns)
-    out = _walk_result(_dependencies(engine.db, ns, symbol, depth=depth))
+    out = _walk_result(_dependencies(engine.code_db, ns, symbol, depth=depth))
     out["depth"] = depth
     return out
 
@@ -434,7 +434,7 @@ def pagerank(
     if kind is not None and kind != "memory":
         kind = _check_kind(kind)
     ns = _fresh_namespace(engine, namespace)
-    nodes = top_central(engine.db, ns, kinds=(kind,) if kind else (), limit=limit)
+    nodes = top_central(engine.code_db, ns, kinds=(kind,) if kind else (), limit=limit)
     return [n.to_dict() for n in nodes]
 
 
@@ -449,7 +449,7 @@ def clusters(
     ns = _fresh_namespace(engine, namespace)
     sizes = code_graph_rows.centrality_by_cluster(engine.conn, ns)
     out: list[dict[str, Any]] = []
-    for group in _clusters(engine.db, ns, limit=limit, members=members):
+    for group in _clusters(engine.code_db, ns, limit=limit, members=members):
         if not group:
             continue
         cluster = group[0].cluster
@@ -468,5 +468,5 @@ def cross_repo(engine: Engine, *, relink: bool = True) -> list[dict[str, Any]]:
     from memlode.code import cross_repo as _cross_repo
     from memlode.code import link_cross_repo
 
-    links = link_cross_repo(engine.db) if relink else _cross_repo(engine.db)
+    links = link_cross_repo(engine.code_db) if relink else _cross_repo(engine.code_db)
     return [link.to_dict() for link in links]

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memlode import validate
-from memlode.engine import reports
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 from memlode.storage import dashboard as rows
 from memlode.storage import graph as graph_repo
@@ -374,7 +373,7 @@ def health_report(engine: Engine) -> dict[str, Any]:
         "consolidation": status(engine, limit=20),
         "hook_log": _hook_log(engine.settings.home),
         "hook_timings": hook_timings(engine.settings.home),
-        "database_bytes": reports.file_size(engine.db.path),
+        "database_bytes": engine.db.size_bytes(),
         "namespaces": engine.namespaces(),
         "current_namespace": engine.namespace,
     }

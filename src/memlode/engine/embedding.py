@@ -23,7 +23,6 @@ from memlode.config import Settings
 from memlode.project import readable_name
 from memlode.search.recall_params import BOOKKEEPING_EDGES
 from memlode.storage import embeddings as vector_repo
-from memlode.storage.db import Database
 from memlode.textutil import content_hash
 from memlode.types import format_ts, utcnow
 
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
 
     from memlode.embed import Embedder
     from memlode.search.vector_side import NearestVectors, VectorWorker
+    from memlode.storage.store import Store
     from memlode.vector.index import VectorIndex
 
 __all__ = ["EmbeddingService"]
@@ -47,7 +47,7 @@ MAX_ENRICH_RELATIONSHIPS = 8
 class EmbeddingService:
     """Owns the embedder (created lazily) and the vector index of one database."""
 
-    def __init__(self, settings: Settings, db: Database) -> None:
+    def __init__(self, settings: Settings, db: Store) -> None:
         self.settings = settings
         self.db = db
         self._embedder: Embedder | None = None
@@ -97,7 +97,7 @@ class EmbeddingService:
                 embedder.name,
                 embedder.dim,
                 self.settings.home / "cache",
-                database=str(self.db.path.resolve()),
+                database=self.db.key or "",
             )
         self._index.refresh(self.db.conn)
         return self._index
@@ -180,7 +180,7 @@ class EmbeddingService:
         if index is None or len(index) == 0:
             return None
         if self._worker is None:
-            self._worker = VectorWorker(self.db.path)
+            self._worker = VectorWorker(self.db)
         return self._worker.start(
             query, k, namespace, index, self.embed_query_states, MIN_VECTOR_SIMILARITY, bm25=bm25
         )

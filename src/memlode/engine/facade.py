@@ -9,7 +9,6 @@ compose the storage and search layers; the larger operations live beside this mo
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,8 +27,8 @@ from memlode.search.fts import TermFrequencies
 from memlode.search.hybrid import RecallParams
 from memlode.search.pipeline import SearchPipeline
 from memlode.storage import memories as memory_repo
+from memlode.storage import open_store
 from memlode.storage import sessions as session_repo
-from memlode.storage.db import Database
 from memlode.storage.memories import GLOBAL_NAMESPACE, PROMPT_TAG, MemoryFilter, NewMemory
 from memlode.storage.turn_context import CONVERSATION_SOURCES, refresh_context
 from memlode.types import (
@@ -44,6 +43,9 @@ from memlode.types import (
 
 if TYPE_CHECKING:
     from memlode.search.text_index import TextIndex
+    from memlode.storage.db import Database
+    from memlode.storage.protocols import Connection
+    from memlode.storage.store import Store
 
 __all__ = ["ALL_NAMESPACES", "Engine", "EngineOpener", "SearchHit", "StoreResult"]
 
@@ -67,7 +69,7 @@ class Engine:
 
     def __init__(self, settings: Settings, *, cwd: Path | None = None) -> None:
         self.settings = settings
-        self.db = Database(settings.database)
+        self.db: Store = open_store(settings.store, created_by=settings.author)
         secure_home(settings.home)  # owner-only home and files (issue 16 item 5)
         if settings.namespace is not None:
             self.namespace = settings.namespace
@@ -89,8 +91,21 @@ class Engine:
         if self._text_index is None:
             from memlode.search.text_index import TextIndex
 
-            self._text_index = TextIndex.shared(self.db.path)  # one copy per process
+            self._text_index = TextIndex.shared(self.db)  # one copy per process
         return self._text_index
+
+    @property
+    def code_db(self) -> Database:
+        """The store as the code index reads it: a SQLite database (``StorageError`` on a
+        PostgreSQL store, where the code index does not run yet)."""
+        from memlode.storage.db import Database
+
+        if not isinstance(self.db, Database):
+            raise StorageError(
+                "the code index (memlode index, symbols, map, impact, graph) does not work on "
+                "a PostgreSQL store yet"
+            )
+        return self.db
 
     def __enter__(self) -> Engine:
         return self
@@ -99,7 +114,7 @@ class Engine:
         self.close()
 
     @property
-    def conn(self) -> sqlite3.Connection:
+    def conn(self) -> Connection:
         return self.db.conn
 
     # ---- namespaces -------------------------------------------------------------------------
@@ -375,7 +390,7 @@ class Engine:
 
     def health(self) -> dict[str, Any]:
         """What works and what does not: storage, embedder, vectors, graph, pending rows."""
-        return reports.health(self.conn, self.db.path, self.settings, self.embeddings)
+        return reports.health(self.conn, self.db, self.settings, self.embeddings)
 
     def recall_with_expansion(
         self,
@@ -453,7 +468,7 @@ class Engine:
     def stats(self, namespace: str | None = ALL_NAMESPACES) -> dict[str, Any]:
         """Counts for one namespace (``*``: all): memories by type and source, vectors, graph,
         sessions, the database's size; and the language model's usage today (``llm``)."""
-        out = reports.stats(self.conn, self.db.path, self.resolve_namespace(namespace))
+        out = reports.stats(self.conn, self.db, self.resolve_namespace(namespace))
         out["llm"] = reports.llm_usage(self.conn, self.settings)
         return out
 

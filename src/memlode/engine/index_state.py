@@ -132,7 +132,7 @@ def refresh(
     if code and not linked:
         from memlode.code import link_cross_repo
 
-        link_cross_repo(db)
+        link_cross_repo(engine.code_db)
     if progress:
         progress("centrality", 0, 1)
     fingerprint = graph_fingerprint(db, namespace)

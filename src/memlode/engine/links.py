@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode import validate
 from memlode.errors import InvalidInput, NotFound
 from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
-from memlode.storage.db import Database
 from memlode.types import Edge, Relationship
+
+if TYPE_CHECKING:
+    from memlode.storage.store import Store
 
 __all__ = ["associate", "neighbors"]
 
 
 def associate(
-    db: Database,
+    db: Store,
     source_id: str,
     target_id: str,
     relationship: Relationship | str = Relationship.RELATES_TO,

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode.errors import InvalidInput, NotFound
 from memlode.project import is_identity_key
 from memlode.storage import namespaces as namespace_repo
-from memlode.storage.db import Database
+
+if TYPE_CHECKING:
+    from memlode.storage.store import Store
 
 __all__ = ["ALL_NAMESPACES", "delete", "existing", "keep", "key", "listing", "move"]
 
@@ -55,13 +57,13 @@ def existing(conn: sqlite3.Connection, namespace: str, key_of: Callable[[str], s
     return key
 
 
-def delete(db: Database, key: str) -> int:
+def delete(db: Store, key: str) -> int:
     """Delete the namespace ``key`` and everything in it; the number of memories deleted."""
     with db.write() as conn:
         return namespace_repo.delete(conn, key)
 
 
-def move(db: Database, source: str, target: str) -> dict[str, Any]:
+def move(db: Store, source: str, target: str) -> dict[str, Any]:
     """Move everything in namespace ``source`` into ``target``."""
     if not target or target == ALL_NAMESPACES:
         raise InvalidInput("move into one namespace: run inside the project, or give --to NAME")
@@ -73,7 +75,7 @@ def move(db: Database, source: str, target: str) -> dict[str, Any]:
     return {"from": source, "to": target, **report.to_dict()}
 
 
-def keep(db: Database, name: str) -> bool:
+def keep(db: Store, name: str) -> bool:
     """Drop the note migration 0010 left for a folder-name namespace; False if there was none."""
     with db.write() as conn:
         return namespace_repo.forget_legacy(conn, name.strip(), keep=True)

@@ -22,16 +22,18 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from memlode import validate
 from memlode.errors import ExportWriteError, ImportFormatError, InvalidInput
 from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
 from memlode.storage import sessions as session_repo
-from memlode.storage.db import Database
 from memlode.storage.memories import MemoryFilter
 from memlode.types import Edge, Memory, Session
+
+if TYPE_CHECKING:
+    from memlode.storage.store import Store
 
 __all__ = ["ImportReport", "export_lines", "import_lines", "read_import_file", "write_lines"]
 
@@ -62,7 +64,7 @@ class ImportReport:
         }
 
 
-def export_lines(db: Database, namespace: str | None) -> Iterator[str]:
+def export_lines(db: Store, namespace: str | None) -> Iterator[str]:
     """JSONL lines for everything in ``namespace`` (None: every namespace)."""
     yield json.dumps({"kind": "header", "format": "memlode-jsonl", "version": FORMAT_VERSION})
     conn = db.conn
@@ -242,7 +244,7 @@ _PROGRESS_EVERY = 250
 
 
 def import_lines(
-    db: Database,
+    db: Store,
     lines: Iterable[str] | IO[str],
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:

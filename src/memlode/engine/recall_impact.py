@@ -100,7 +100,7 @@ def _refs(
     names = diff.get("symbols") if isinstance(diff, dict) else None
     for name in names if isinstance(names, list) else []:
         if isinstance(name, str) and name.strip():
-            symbols = find_symbols(engine.db, namespace, name, limit=1)
+            symbols = find_symbols(engine.code_db, namespace, name, limit=1)
             if symbols and symbols[0].node_id not in found:
                 found.append(symbols[0].node_id)
     return found[:REFS_PER_HIT]
@@ -119,7 +119,7 @@ def _impact_of(engine: Engine, node_id: str, depth: int) -> dict[str, Any]:
     from memlode.storage.code_navigation import node_details
 
     name, kind, path, line = node_details(engine.conn, [node_id]).get(node_id, (node_id, "", "", 0))
-    walked = impact_of_nodes(engine.db, [node_id], depth=depth)
+    walked = impact_of_nodes(engine.code_db, [node_id], depth=depth)
     return {
         "ref": node_id,
         "name": name,

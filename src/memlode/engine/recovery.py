@@ -267,7 +267,7 @@ def _rebuild_vectors(engine: Engine) -> dict[str, Any]:
 
     settings = engine.settings
     cache = settings.home / "cache"
-    database = str(engine.db.path.resolve())
+    database = engine.db.key or ""
     models = set(vector_rows.known_models(engine.conn))
     current = engine.embeddings.model_name()
     if current is not None:

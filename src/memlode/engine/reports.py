@@ -9,22 +9,22 @@ which calls these with its connection; they only read.
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
-from memlode.errors import StorageError
 from memlode.storage.compression import usage_on
 from memlode.storage.store_stats import database_state, namespace_counts
 from memlode.types import format_ts, utcnow
 
 if TYPE_CHECKING:
     from memlode.engine.embedding import EmbeddingService
+    from memlode.storage.protocols import Connection
+    from memlode.storage.store import Store
 
-__all__ = ["file_size", "health", "llm_usage", "stats"]
+__all__ = ["health", "llm_usage", "stats"]
 
 
-def stats(conn: sqlite3.Connection, db_path: Path, ns: str | None) -> dict[str, Any]:
+def stats(conn: Connection, db: Store, ns: str | None) -> dict[str, Any]:
     """Counts for namespace ``ns`` (None: every namespace)."""
     counts = namespace_counts(conn, ns)
     return {
@@ -38,12 +38,12 @@ def stats(conn: sqlite3.Connection, db_path: Path, ns: str | None) -> dict[str, 
         "graph_edges": counts["graph_edges"],
         "sessions": counts["sessions"],
         "last_memory_at": counts["last_memory_at"],
-        "database": str(db_path),
-        "database_bytes": file_size(db_path),
+        "database": db.display,
+        "database_bytes": db.size_bytes(),
     }
 
 
-def llm_usage(conn: sqlite3.Connection, settings: Settings) -> dict[str, Any]:
+def llm_usage(conn: Connection, settings: Settings) -> dict[str, Any]:
     """The optional language model: which, and what it used today (UTC) of its daily budget
     (every provider and namespace together: the budget is the store's)."""
     day = format_ts(utcnow())[:10]
@@ -67,7 +67,7 @@ def llm_usage(conn: sqlite3.Connection, settings: Settings) -> dict[str, Any]:
 
 
 def health(
-    conn: sqlite3.Connection, db_path: Path, settings: Settings, embeddings: EmbeddingService
+    conn: Connection, db: Store, settings: Settings, embeddings: EmbeddingService
 ) -> dict[str, Any]:
     """What works and what does not: storage, embedder, vectors, graph, pending rows."""
     state = database_state(conn)
@@ -75,8 +75,9 @@ def health(
     index = embeddings.index if embedder is not None else None
     return {
         "storage": {
-            "database": str(db_path),
-            "bytes": file_size(db_path),
+            "database": db.display,
+            "backend": db.backend.name,
+            "bytes": db.size_bytes(),
             "sqlite_version": sqlite3.sqlite_version,
             "journal_mode": state["journal_mode"],
             "schema_version": state["schema_version"],
@@ -98,16 +99,3 @@ def health(
         "pending_embeddings": embeddings.pending(),
         "pending_token_states": embeddings.pending_states(),
     }
-
-
-def file_size(path: Path) -> int:
-    """The database's bytes, with its WAL and shared-memory files."""
-    try:
-        total = path.stat().st_size
-        for suffix in ("-wal", "-shm"):
-            extra = path.with_name(path.name + suffix)
-            if extra.exists():
-                total += extra.stat().st_size
-        return total
-    except OSError as exc:
-        raise StorageError(f"cannot stat {path}: {exc.strerror}") from None

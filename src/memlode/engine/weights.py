@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import TYPE_CHECKING
 
 from memlode.config import Settings, normalise_weights
 from memlode.errors import InvalidInput
-from memlode.storage.db import Database
 from memlode.storage.store_settings import delete_setting, get_setting, put_setting
+
+if TYPE_CHECKING:
+    from memlode.storage.store import Store
 
 __all__ = ["WEIGHTS_KEY", "effective", "reset", "store"]
 
@@ -28,7 +31,7 @@ def effective(conn: sqlite3.Connection, settings: Settings) -> dict[str, float]:
 
 
 def store(
-    db: Database, settings: Settings, weights: dict[str, float], *, merge: bool = True
+    db: Store, settings: Settings, weights: dict[str, float], *, merge: bool = True
 ) -> dict[str, float]:
     """Store new weights (merged over the current ones unless ``merge`` is False)."""
     if not isinstance(weights, dict) or not weights:
@@ -44,7 +47,7 @@ def store(
     return result
 
 
-def reset(db: Database, settings: Settings) -> dict[str, float]:
+def reset(db: Store, settings: Settings) -> dict[str, float]:
     """Forget the weights set at run time; return the configured ones."""
     with db.write() as conn:
         delete_setting(conn, WEIGHTS_KEY)

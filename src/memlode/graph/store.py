@@ -12,14 +12,17 @@ import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memlode.graph.centrality import betweenness, degree_centrality, pagerank
 from memlode.graph.communities import communities
 from memlode.graph.model import Graph, GraphEdge
 from memlode.storage import graph_state
-from memlode.storage.db import Database
 from memlode.storage.store_settings import get_setting
 from memlode.types import format_ts, utcnow
+
+if TYPE_CHECKING:
+    from memlode.storage.store import Store
 
 __all__ = [
     "BETWEENNESS_CUTOFF",
@@ -59,7 +62,7 @@ class CentralityRun:
 
 
 def load_graph(
-    db: Database,
+    db: Store,
     namespace: str | None = None,
     *,
     relationships: Sequence[str] | None = None,
@@ -74,13 +77,13 @@ def load_graph(
     return Graph(nodes, edges)
 
 
-def graph_fingerprint(db: Database, namespace: str | None) -> str:
+def graph_fingerprint(db: Store, namespace: str | None) -> str:
     """Changes whenever a node or edge of the namespace is added, removed or updated."""
     return json.dumps(graph_state.fingerprint_rows(db.conn, namespace))
 
 
 def recompute_centrality(
-    db: Database,
+    db: Store,
     namespace: str | None = None,
     *,
     method: str = "leiden",
@@ -109,7 +112,7 @@ def recompute_centrality(
     )
 
 
-def ensure_centrality(db: Database, namespace: str | None = None) -> CentralityRun | None:
+def ensure_centrality(db: Store, namespace: str | None = None) -> CentralityRun | None:
     """Recompute when the graph changed since the last run (or never ran); else None."""
     key = _SETTINGS_KEY + (namespace if namespace is not None else "*")
     stored = get_setting(db.conn, key)
@@ -119,7 +122,7 @@ def ensure_centrality(db: Database, namespace: str | None = None) -> CentralityR
     return recompute_centrality(db, namespace, fingerprint=fingerprint)
 
 
-def centrality_of(db: Database, node_ids: Iterable[str]) -> dict[str, Centrality]:
+def centrality_of(db: Store, node_ids: Iterable[str]) -> dict[str, Centrality]:
     """Cached centrality of the given nodes (nodes never computed are absent)."""
     ids = list(dict.fromkeys(node_ids))
     out: dict[str, Centrality] = {}

@@ -60,7 +60,10 @@ def database_of(settings: Settings) -> str:
 
 
 def ask(settings: Settings, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
-    """The resident's answer to ``request`` (``db`` filled in), or None without one."""
+    """The resident's answer to ``request`` (``db`` filled in), or None without one (always
+    on a PostgreSQL store, which no resident serves yet)."""
+    if settings.db_url is not None:
+        return None
     database = database_of(settings)
     payload = json.dumps({**request, "db": database}, ensure_ascii=False).encode("utf-8")
     raw = exchange(socket_path(str(settings.home), database), payload, timeout)
@@ -126,6 +129,8 @@ def search_scoped(
 ) -> tuple[list[SearchHit], str] | None:
     """``search``'s hits and the namespace they were read from (``'*'`` for all); with
     ``catch_up`` the resident first embeds a few rows stored without a vector."""
+    if settings.db_url is not None:
+        return None  # no resident serves a PostgreSQL store yet
     if not os.path.exists(socket_path(str(settings.home), database_of(settings))):
         return None  # none runs: not even the protocol's imports
     if namespace is None:

@@ -32,17 +32,22 @@ import time
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from memlode.errors import StorageError
+from memlode.search.phrases import phrase_ranks
 from memlode.search.postings import FtsTokenizer, Postings, build_postings, changed_rows, log_seq
 from memlode.search.topk import at_least
 from memlode.storage import fts_log
-from memlode.storage.db import connect
 from memlode.storage.fts_match import phrase_scores
+from memlode.storage.sql import dialect_of
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection
+    from memlode.storage.store import Store
 
 __all__ = ["QueryScores", "TextIndex", "score_query"]
 
@@ -118,6 +123,7 @@ def score_query(
     scores = np.zeros(len(postings.lengths), dtype=np.float64)
     if rows == 0:
         return QueryScores(scores)
+    postgres = dialect_of(conn).postgres  # no FTS5: phrases scored from the rows' text
     row_norms = postings.norms(K1, B)
     for term in terms:
         tokens = tokenizer.tokens(term)
@@ -134,7 +140,14 @@ def score_query(
             at = docs.astype(np.intp)
             scores[at] += idf * ((freqs * (K1 + 1.0)) / (freqs + row_norms[at]))
         elif not tokens:
+            if postgres:  # no FTS5 to ask: a word without a token matches nothing
+                continue
             return None
+        elif postgres:
+            for rowid, rank in phrase_ranks(
+                postings, tokenizer, conn, tokens, k1=K1, b=B, min_idf=_MIN_IDF
+            ):
+                scores[rowid] += rank
         else:
             phrase = _phrase_scores(conn, term, phrase_budget)
             if phrase is None:
@@ -181,23 +194,24 @@ class TextIndex:
     """
 
     @classmethod
-    def shared(cls, database: Path | None) -> TextIndex:
-        """The process's copy for ``database`` (a new one if nobody holds it)."""
-        if database is None or str(database) == ":memory:":
-            return cls(database)  # each in-memory store is its own
-        key = str(Path(database).resolve())
+    def shared(cls, store: Store | None) -> TextIndex:
+        """The process's copy for ``store`` (a new one if nobody holds it)."""
+        key = store.key if store is not None else None
+        if store is None or key is None:
+            return cls(store)  # each in-memory store is its own
         with _SHARED_LOCK:
             found = _SHARED.get(key)
             if found is None or found._holders == 0:
-                found = _SHARED[key] = cls(database)
+                found = _SHARED[key] = cls(store)
             else:
                 found._holders += 1
             return found
 
-    def __init__(self, database: Path | None) -> None:
+    def __init__(self, store: Store | None) -> None:
         self._holders = 1
         self._use = threading.RLock()  # refresh and scoring, for engines on several threads
-        self.database = database if database is not None and str(database) != ":memory:" else None
+        # what opens the builder's own connection (None: build on the caller's)
+        self.store = store if store is not None and store.key is not None else None
         self._current: Postings | None = None
         self._tokenizers: dict[int, FtsTokenizer] = {}
         self._searches = 0
@@ -227,6 +241,9 @@ class TextIndex:
             if self._built is not None:
                 self._current, self._built = self._built, None
         current = self._current
+        if dialect_of(conn).postgres:  # no FTS5 to answer meanwhile: this index, now
+            found = self._refresh(conn, current) if current is not None else None
+            return found if found is not None else self._build_here(conn)
         if current is None:
             if self._searches >= BUILD_AFTER_SEARCHES:
                 self._start_build(conn)
@@ -236,6 +253,18 @@ class TextIndex:
         except sqlite3.Error as exc:  # a damaged or locked store: FTS5 answers
             log.info("in-memory text index not refreshed: %s", exc)
             return None
+
+    def _build_here(self, conn: Connection) -> Postings:
+        """Build the index on the caller's connection and thread (a PostgreSQL store, where
+        nothing else can score a query: every search of a one-shot command reads the store)."""
+        built = build_postings(conn, self.tokenizer(conn))
+        if built is None:
+            raise StorageError(
+                "the store's text index cannot be built in memory (its row ids are too sparse)"
+            )
+        self._current = built
+        self._built_or_failed(built)
+        return built
 
     def scores(
         self, conn: sqlite3.Connection, postings: Postings, terms: list[str]
@@ -267,7 +296,7 @@ class TextIndex:
             return
         if time.monotonic() < self._retry_at:
             return
-        if self.database is None:  # no second connection to an in-memory store: build here
+        if self.store is None:  # no second connection to an in-memory store: build here
             self._current = build_postings(conn, self.tokenizer(conn))
             self._built_or_failed(self._current)
             return
@@ -275,11 +304,13 @@ class TextIndex:
         self._builder.start()
 
     def _build(self) -> None:
-        assert self.database is not None
+        assert self.store is not None
         try:
-            reader = connect(self.database, readonly=True)
+            reader = self.store.reader()
         except StorageError as exc:
             log.info("no connection to build the in-memory text index: %s", exc)
+            reader = None
+        if reader is None:
             with self._lock:
                 self._built_or_failed(None)
             return

@@ -12,21 +12,20 @@ connection (two statements on one connection cannot run at once); a store withou
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memlode.errors import StorageError
 from memlode.search.fts import rank_ids
-from memlode.storage.db import connect
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from memlode.storage.protocols import Connection
+    from memlode.storage.store import Store
     from memlode.vector.index import VectorIndex
 
 __all__ = ["Nearest", "NearestVectors", "VectorWorker"]
@@ -52,12 +51,12 @@ class NearestVectors:
 
 
 class VectorWorker:
-    """One worker thread (and its read-only connection to ``database``) for vector sides."""
+    """One worker thread (and its read-only connection to ``store``) for vector sides."""
 
-    def __init__(self, database: Path | None) -> None:
-        self.database = database if database is not None and str(database) != ":memory:" else None
+    def __init__(self, store: Store | None) -> None:
+        self.store = store
         self._pool: ThreadPoolExecutor | None = None
-        self._reader: sqlite3.Connection | None = None
+        self._reader: Connection | None = None
         self._reader_failed = False
 
     def start(
@@ -95,13 +94,13 @@ class VectorWorker:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="memlode-vectors")
         return NearestVectors(index, self._pool.submit(work).result)
 
-    def _connection(self) -> sqlite3.Connection | None:
-        if self._reader is None and self.database is not None and not self._reader_failed:
+    def _connection(self) -> Connection | None:
+        if self._reader is None and self.store is not None and not self._reader_failed:
             try:
-                self._reader = connect(self.database, readonly=True)
+                self._reader = self.store.reader()
             except StorageError as exc:  # the caller's thread scores them instead
                 log.info("no second connection for vector candidates: %s", exc)
-                self._reader_failed = True
+            self._reader_failed = self._reader is None
         return self._reader
 
     def close(self) -> None:

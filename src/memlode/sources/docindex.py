@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode.errors import InvalidInput
 from memlode.sources.docfiles import DocRoot, discover, relative_to_root
@@ -37,9 +37,11 @@ from memlode.sources.markdown import (
 )
 from memlode.storage import doc_files
 from memlode.storage import memories as memory_repo
-from memlode.storage.db import Database
 from memlode.storage.memories import NewMemory
 from memlode.types import format_ts, utcnow
+
+if TYPE_CHECKING:
+    from memlode.storage.store import Store
 
 __all__ = [
     "DOC_SOURCE",
@@ -114,7 +116,7 @@ def _delete_orphans(conn: sqlite3.Connection, ids: Iterable[str]) -> int:
 
 
 def index_file(
-    db: Database, root: DocRoot, path: Path, evergreen: frozenset[str], report: IndexReport
+    db: Store, root: DocRoot, path: Path, evergreen: frozenset[str], report: IndexReport
 ) -> None:
     """Index one file of ``root``: skipped if unchanged, else its chunks replaced atomically."""
     rel = relative_to_root(root, path)
@@ -181,7 +183,7 @@ def _chunk_memories(
 
 
 def _store_file(
-    db: Database,
+    db: Store,
     ns: str,
     path: str,
     record: tuple[str, str, str, str, int, int],
@@ -221,7 +223,7 @@ def _store_file(
 
 
 def scan_root(
-    db: Database,
+    db: Store,
     root: DocRoot,
     evergreen: frozenset[str],
     report: IndexReport,

@@ -1,21 +1,41 @@
-"""L1 storage: the SQLite connection, numbered migrations and the repositories over them.
+"""L1 storage: the connection to a store, numbered migrations and the repositories over them.
 
-``Database`` and ``connect`` load on first use, so that the hooks can import the import-light
-``memlode.storage.scrub`` (the redaction every write goes through) without the connection
-machinery and its imports.
+``open_store`` opens a store by its location: a SQLite file (``memlode.storage.db.Database``) or
+a ``postgresql://`` URL (``memlode.storage.postgres.connection.PgDatabase``, imported only
+then); both have the surface of ``memlode.storage.store.Store``. ``Database`` and ``connect``
+load on first use, so that the hooks can import the import-light ``memlode.storage.scrub`` (the
+redaction every write goes through) without the connection machinery and its imports.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from memlode.storage.db import Database, connect
+    from pathlib import Path
 
-__all__ = ["Database", "connect"]
+    from memlode.storage.db import Database, connect
+    from memlode.storage.store import Store
+
+__all__ = ["Database", "connect", "open_store"]
+
+
+def open_store(location: Path | str, *, readonly: bool = False, created_by: str = "") -> Store:
+    """The store at ``location``: a SQLite database file, or a PostgreSQL URL (created and
+    migrated when new; ``created_by`` is who stores memories through this connection, recorded
+    on PostgreSQL as ``memories.created_by``). ``readonly``: writes fail with a reason."""
+    from memlode.config_file import is_server_url
+
+    if isinstance(location, str) and is_server_url(location):
+        from memlode.storage.postgres.connection import PgDatabase
+
+        return PgDatabase(str(location).strip(), readonly=readonly, created_by=created_by)
+    from memlode.storage.db import Database
+
+    return Database(location, readonly=readonly)
 
 
 def __getattr__(name: str) -> object:
-    if name in __all__:
+    if name in ("Database", "connect"):
         from memlode.storage import db
 
         return getattr(db, name)

@@ -32,7 +32,7 @@ from memlode.storage.migrations import MIGRATIONS, apply_migrations
 if TYPE_CHECKING:
     from memlode.storage.backend import Backend
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "connect", "explain", "fts5_available"]
+__all__ = ["BUSY_TIMEOUT_MS", "Database", "connect", "explain", "file_bytes", "fts5_available"]
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,19 @@ def fts5_available() -> bool:
     except sqlite3.Error:
         return False
     return True
+
+
+def file_bytes(path: Path) -> int:
+    """The database's bytes, with its WAL and shared-memory files."""
+    try:
+        total = path.stat().st_size
+        for suffix in ("-wal", "-shm"):
+            extra = path.with_name(path.name + suffix)
+            if extra.exists():
+                total += extra.stat().st_size
+        return total
+    except OSError as exc:
+        raise StorageError(f"cannot stat {path}: {exc.strerror}") from None
 
 
 def _code(exc: BaseException) -> int | None:
@@ -302,6 +315,23 @@ class Database:
     @property
     def writable(self) -> bool:
         return self.read_only_reason is None
+
+    @property
+    def key(self) -> str | None:
+        """The resolved path (``memlode.storage.store``); None for an in-memory database."""
+        return None if str(self.path) == ":memory:" else str(self.path.resolve())
+
+    @property
+    def display(self) -> str:
+        return str(self.path)
+
+    def size_bytes(self) -> int:
+        """The database file's bytes (``file_bytes``)."""
+        return file_bytes(self.path)
+
+    def reader(self) -> sqlite3.Connection | None:
+        """A read-only connection of its own (None for an in-memory database)."""
+        return None if str(self.path) == ":memory:" else connect(self.path, readonly=True)
 
     def close(self) -> None:
         self.conn.close()

@@ -13,6 +13,8 @@ fit in the budget - choose the rows, and every term of the query scores them.
 
 from __future__ import annotations
 
+from memlode.storage.sql import dialect_of
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
@@ -189,13 +191,14 @@ def filtered_ids(
     conn: sqlite3.Connection, rowids: Sequence[int], where: str, params: Sequence[object]
 ) -> dict[int, str]:
     """rowid -> id of the rows among ``rowids`` that satisfy ``where`` (alias ``m``)."""
+    memories = dialect_of(conn).by_rowid("memories m")
     out: dict[int, str] = {}
     for start in range(0, len(rowids), 500):
         chunk = list(rowids[start : start + 500])
         # NOT INDEXED: look the rows up by rowid. Left to itself the planner (no ANALYZE
         # statistics) walks the namespace index instead: 30 ms at 100k rows instead of 1.
         rows = conn.execute(
-            f"SELECT m.rowid, m.id FROM memories m NOT INDEXED"
+            f"SELECT m.rowid, m.id FROM {memories}"
             f" WHERE m.rowid IN ({','.join('?' * len(chunk))}) AND {where}",
             [*chunk, *params],
         )

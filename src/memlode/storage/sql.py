@@ -79,6 +79,11 @@ class Dialect:
         """The operator that matches a pattern ignoring ASCII case, as SQLite's LIKE does."""
         return "ILIKE" if self.postgres else "LIKE"
 
+    def by_rowid(self, table: str) -> str:
+        """``table`` read by rowid, none of its other indexes (SQLite's ``NOT INDEXED``: its
+        planner, without statistics, may walk another index instead); PostgreSQL plans it."""
+        return table if self.postgres else f"{table} NOT INDEXED"
+
 
 SQLITE = Dialect("sqlite")
 POSTGRESQL = Dialect("postgresql")

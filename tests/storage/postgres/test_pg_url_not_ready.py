@@ -1,8 +1,8 @@
-"""A PostgreSQL URL as the store is refused in one sentence until the backend can run the whole
-engine: by every command (``--db``, ``MEMLODE_DB``, ``db_path`` in config.toml) with exit 1
-(as for any other setting that cannot be used),
-and by every hook, which does nothing, exits 0 and notes why in its log. Before, such a URL
-was taken for a file path and quietly became a SQLite file under the working directory."""
+"""A PostgreSQL URL as the store (``--db``, ``MEMLODE_DB``, ``db_path`` in config.toml) is taken
+for what it is, never for a file path: the commands that run on PostgreSQL use it
+(``tests/e2e/test_pg_cli.py``), every other command refuses in one line naming itself (exit 1),
+and every hook does nothing, exits 0 and notes why in its log. Before, such a URL was taken for
+a file path and quietly became a SQLite file under the working directory."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.conftest import run_hook, run_memlode
 
 from memlode.config import Settings
 from memlode.config_file import SERVER_NOT_READY
-from memlode.errors import InvalidInput
+from memlode.errors import StorageError
 
 URL = "postgresql://team@db.example:5432/memory"
 
@@ -26,23 +26,40 @@ URL = "postgresql://team@db.example:5432/memory"
         ((), {}, f'db_path = "{URL}"\n'),
     ],
 )
-def test_a_command_refuses_a_postgresql_store_in_one_line(
+def test_a_command_not_on_postgresql_refuses_in_one_line_naming_itself(
     tmp_path: Path, memlode_home: Path, args: tuple[str, ...], env: dict[str, str], config: str
 ) -> None:
     memlode_home.mkdir(parents=True, exist_ok=True)
     (memlode_home / "config.toml").write_text(config)
     project = tmp_path / "project"
     project.mkdir()
-    result = run_memlode(*args, "store", "a fact", cwd=project, env=env)
+    result = run_memlode(*args, "sessions", cwd=project, env=env)
     assert result.returncode == 1, result.stderr
-    assert SERVER_NOT_READY in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "`memlode sessions` does not work on a PostgreSQL store" in lines[0]
     assert list(project.iterdir()) == []  # no file made of the URL
 
 
-def test_settings_refuse_every_spelling() -> None:
+def test_settings_take_every_spelling_as_a_url_and_no_file() -> None:
     for url in (URL, "postgres://h/db", "  PostgreSQL://h/db"):
-        with pytest.raises(InvalidInput, match="PostgreSQL backend is not complete"):
-            Settings.load({"db_path": url}, environ={})
+        settings = Settings.load({"db_path": url}, environ={})
+        expected = (url.strip(), None, url.strip())
+        assert (settings.db_url, settings.db_path, settings.store) == expected
+        with pytest.raises(StorageError, match="needs a SQLite database file"):
+            _ = settings.database
+        assert url.strip() not in repr(settings)  # a URL may carry a password
+
+
+def test_created_by_flag_env_config_default(memlode_home: Path) -> None:
+    memlode_home.mkdir(parents=True, exist_ok=True)
+    (memlode_home / "config.toml").write_text('created_by = "from-config"\n')
+    assert Settings.load({}, environ={"MEMLODE_HOME": str(memlode_home)}).author == "from-config"
+    env = {"MEMLODE_HOME": str(memlode_home), "MEMLODE_CREATED_BY": " from  env "}
+    assert Settings.load({}, environ=env).author == "from env"
+    assert Settings.load({"created_by": "flag"}, environ=env).author == "flag"
+    (memlode_home / "config.toml").write_text("")
+    default = Settings.load({}, environ={"MEMLODE_HOME": str(memlode_home)}).author
+    assert "@" in default and default.split("@")[0] and default.split("@")[1]
 
 
 def test_a_hook_does_nothing_and_says_why_in_its_log(tmp_path: Path, memlode_home: Path) -> None:

@@ -1,11 +1,15 @@
 """The PostgreSQL + pgvector storage backend (team memory), in progress (issue #21).
 
-What is here: connections and a pool (``connection``), numbered migrations with their own SQL
-(``migrations``), and the repositories ported so far, each a module of the same name as its
-SQLite counterpart in ``memlode.storage`` and checked by mypy against the same Protocol
-(``repositories``; ``tests/storage/contract`` runs the same tests on both backends). The engine
-does not run on it yet: a PostgreSQL URL given as the store is refused with one sentence
-(``memlode.config_file.SERVER_NOT_READY``).
+What is here: connections and a pool (``connection``; ``PgDatabase`` is what
+``memlode.storage.open_store`` opens for a ``postgresql://`` URL), numbered migrations with their
+own SQL (``migrations``), and the binding of the repositories to it (``repositories``;
+``tests/storage/contract`` runs the same tests on both backends). The engine runs on it for the
+commands in ``memlode.cli.common.POSTGRES_COMMANDS`` and the MCP server; any other command
+refuses in one line, and the hooks do nothing (``memlode.config_file.SERVER_NOT_READY``).
+A search reads the whole store's text into the in-memory BM25 index
+(``memlode.search.text_index``) on its first query, since there is no FTS5 index to answer
+meanwhile; the vector index's mirror lives under ``$MEMLODE_HOME/cache`` keyed by the URL
+without its password (``connection.store_key``).
 
 Decisions the ported modules rest on (keep them, or change them in one place):
 

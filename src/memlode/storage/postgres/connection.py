@@ -28,8 +28,12 @@ from memlode.storage.postgres.migrations import apply_migrations
 from memlode.storage.postgres.rows import row_factory
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import psycopg
     from psycopg_pool import ConnectionPool
+
+    from memlode.storage.postgres.repositories import PostgresRepositories
 
 __all__ = [
     "PgDatabase",
@@ -37,6 +41,7 @@ __all__ = [
     "describe",
     "open_pool",
     "require_driver",
+    "store_key",
     "write_transaction",
 ]
 
@@ -150,13 +155,52 @@ def write_transaction(conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connect
 
 
 class PgDatabase:
-    """One connection to a PostgreSQL store plus the transaction helper its repositories use
-    (the counterpart of ``memlode.storage.db.Database``): ``conn`` takes the repositories'
-    ``?`` SQL (``adapter.PgConnection``)."""
+    """One connection to a PostgreSQL store plus the transaction helper its repositories use:
+    the surface of ``memlode.storage.db.Database`` the engine uses
+    (``memlode.storage.store.Store``). ``conn`` takes the repositories' ``?`` SQL
+    (``adapter.PgConnection``); ``readonly`` makes ``write()`` fail, as on a read-only SQLite
+    file."""
 
-    def __init__(self, url: str, *, created_by: str = "") -> None:
+    path: Path | None = None  # no file: backups and repairs of a file do not apply
+
+    def __init__(self, url: str, *, readonly: bool = False, created_by: str = "") -> None:
         self.url = url
+        self.created_by = created_by
+        self.read_only_reason: str | None = "opened read-only" if readonly else None
         self.conn = PgConnection(connect(url, created_by=created_by))
+
+    @property
+    def backend(self) -> PostgresRepositories:
+        """The PostgreSQL repositories (``memlode.storage.postgres.repositories``)."""
+        from memlode.storage.postgres.repositories import POSTGRES
+
+        return POSTGRES
+
+    @property
+    def key(self) -> str:
+        """The URL without its password (``memlode.storage.store``)."""
+        return store_key(self.url)
+
+    @property
+    def display(self) -> str:
+        return describe(self.url)
+
+    @property
+    def writable(self) -> bool:
+        return self.read_only_reason is None
+
+    def size_bytes(self) -> int:
+        """The bytes of the store's tables with their indexes and TOAST (its schema's)."""
+        row = self.conn.execute(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c"
+            " JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')"
+        ).fetchone()
+        return int(row[0]) if row is not None else 0
+
+    def reader(self) -> PgConnection:
+        """A second connection to the store (migrated already), for another thread."""
+        return PgConnection(connect(self.url, created_by=self.created_by, migrate=False))
 
     def close(self) -> None:
         self.conn.close()
@@ -169,6 +213,27 @@ class PgDatabase:
 
     @contextmanager
     def write(self) -> Iterator[PgConnection]:
-        """One write transaction (``write_transaction``)."""
+        """One write transaction (``write_transaction``); nested use joins the outer one."""
+        if self.read_only_reason is not None:
+            raise StorageError(f"cannot write to {self.display}: {self.read_only_reason}")
         with write_transaction(self.conn.raw):
             yield self.conn
+
+    def query(self, sql: str, params: tuple[object, ...] | dict[str, object] = ()) -> list[Any]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def one(self, sql: str, params: tuple[object, ...] | dict[str, object] = ()) -> Any:
+        return self.conn.execute(sql, params).fetchone()
+
+
+def store_key(url: str) -> str:
+    """``url``'s connection parameters without the password, in a fixed order: the same store
+    gives the same key however its URL is spelt (for caches kept per store)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        parts = conninfo_to_dict(url)
+    except Exception:  # libpq cannot parse it: connecting has failed already
+        return url
+    parts.pop("password", None)
+    return "postgresql:" + " ".join(f"{k}={parts[k]}" for k in sorted(parts))
