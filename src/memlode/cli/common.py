@@ -239,6 +239,13 @@ def run_cli(group: click.Group, argv: list[str] | None) -> None:
         _error("a path or value contains a NUL byte")
     except (OverflowError, MemoryError) as exc:
         _error(f"a value is too large: {exc or type(exc).__name__}")
+    except Exception as exc:
+        from memlode.storage.sql import is_server_error
+
+        if not is_server_error(exc):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        _error(f"PostgreSQL error: {first}")
     except KeyboardInterrupt:
         click.echo("memlode: interrupted", err=True)
         sys.exit(EXIT_ABORTED)

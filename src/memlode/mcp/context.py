@@ -31,6 +31,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from memlode.config import Settings
 from memlode.errors import InvalidInput, MemlodeError, MissingDependency, NotFound, StorageError
 from memlode.project import detect_namespace
+from memlode.storage.sql import is_server_error
 
 if TYPE_CHECKING:
     from memlode.embed import Embedder
@@ -179,6 +180,8 @@ class ToolContext:
         except (MemlodeError, sqlite3.Error) as exc:
             raise tool_error(exc) from exc
         except Exception as exc:
+            if is_server_error(exc):  # the PostgreSQL server's (a lost connection, a lock)
+                raise tool_error(StorageError(str(exc).strip() or type(exc).__name__)) from exc
             # A bug, not bad input: keep the traceback in the log, tell the model what happened
             # (a local server; the text helps the user report it) and that retrying won't help.
             log.exception("MCP tool call failed unexpectedly")

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from memlode.mcp.context import ToolContext
 
 __all__ = [
+    "POSTGRES_TOOLS",
     "McpPrompt",
     "McpResource",
     "McpTool",
@@ -168,8 +169,28 @@ def bind(
         )
 
 
+# The tools that run on a PostgreSQL store (issue #21, as ``memlode.cli.common.POSTGRES_COMMANDS``
+# for the commands); the others answer that they do not, yet.
+POSTGRES_TOOLS = frozenset(
+    {
+        "store_memory",
+        "recall_memory",
+        "get_memory",
+        "update_memory",
+        "delete_memory",
+        "memlode_stats",
+        "namespace_stats",
+    }
+)
+
+
 def _bind_tool(server: MCPServer[Any], ctx: ToolContext, tool: McpTool) -> None:
     def run(call: Callable[[Engine], Any], arguments: dict[str, Any]) -> CallToolResult:
+        if ctx.settings.db_url is not None and tool.name not in POSTGRES_TOOLS:
+            raise ToolError(
+                f"{tool.name} does not work on a PostgreSQL store yet (these do: "
+                f"{', '.join(sorted(POSTGRES_TOOLS))})"
+            )
         if tool.elsewhere is not None:
             answered = tool.elsewhere(ctx, arguments)
             if answered is not None:

@@ -14,7 +14,14 @@ connection as ``memlode.storage.protocols.Connection``.
 
 from __future__ import annotations
 
-__all__ = ["POSTGRESQL", "SQLITE", "Dialect", "dialect_of", "is_unique_violation"]
+__all__ = [
+    "POSTGRESQL",
+    "SQLITE",
+    "Dialect",
+    "dialect_of",
+    "is_server_error",
+    "is_unique_violation",
+]
 
 
 class Dialect:
@@ -100,3 +107,9 @@ def is_unique_violation(exc: BaseException) -> bool:
     if type(exc).__name__ == "IntegrityError" and type(exc).__module__ == "sqlite3":
         return "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc)
     return getattr(exc, "sqlstate", None) == "23505"  # psycopg's unique_violation
+
+
+def is_server_error(exc: BaseException) -> bool:
+    """Is ``exc`` an error of the PostgreSQL driver (psycopg's), told without importing it (the
+    SQLite path never loads the driver)?"""
+    return type(exc).__module__.split(".")[0] == "psycopg"

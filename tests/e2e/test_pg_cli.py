@@ -1,0 +1,142 @@
+"""The memory commands on a PostgreSQL store, through the real entry point (``python -m memlode
+--db postgresql://...``): store, search, list, get, update, delete and stats read and write the
+server's tables, each command a process of its own (a one-shot search builds its text index from
+the store), and the same URL by ``MEMLODE_DB`` or by ``db_path`` in config.toml is the same
+store. Nothing of the store is left in a file: no SQLite database is made in the home.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+
+pytestmark = pytest.mark.usefixtures("workdir")
+
+
+def _ok(result) -> object:  # type: ignore[no-untyped-def]
+    assert result.returncode == 0, result.stderr
+    return result.json()
+
+
+def test_memory_commands_round_trip_on_postgresql(
+    cli, workdir: Path, memlode_home: Path, pg_store_url: str
+) -> None:
+    db = ("--db", pg_store_url)
+    first = _ok(
+        cli(
+            *db,
+            "--created-by",
+            "ana@laptop",
+            "store",
+            "Rotate the JWT signing keys every 24 hours",
+            "-t",
+            "decision",
+            "--tags",
+            "auth,security",
+            "--json",
+            cwd=workdir,
+        )
+    )
+    second = _ok(
+        cli(
+            *db,
+            "store",
+            "The cache_eviction policy is LRU with a 10 minute TTL",
+            "--json",
+            cwd=workdir,
+        )
+    )
+    _ok(cli(*db, "store", "Lunch is at noon on Fridays", "--json", cwd=workdir))
+    again = _ok(
+        cli(
+            *db,
+            "store",
+            "Rotate the JWT signing keys every 24 hours",
+            "-t",
+            "decision",
+            "--json",
+            cwd=workdir,
+        )
+    )
+    assert first["created"] and not again["created"] and again["id"] == first["id"]  # dedup
+
+    hits = _ok(cli(*db, "search", "jwt signing keys", "--json", cwd=workdir))
+    assert [h["id"] for h in hits][:1] == [first["id"]]
+    assert hits[0]["memory_type"] == "decision" and hits[0]["tags"] == ["auth", "security"]
+    phrase = _ok(cli(*db, "search", "cache_eviction", "--json", cwd=workdir))  # a phrase
+    assert [h["id"] for h in phrase][:1] == [second["id"]]
+    assert _ok(cli(*db, "search", "zebra", "--json", cwd=workdir)) == []
+
+    listed = _ok(cli(*db, "list", "--json", cwd=workdir))
+    assert len(listed) == 3 and first["id"] in {m["id"] for m in listed}
+    decisions = _ok(cli(*db, "list", "-t", "decision", "--json", cwd=workdir))
+    assert [m["id"] for m in decisions] == [first["id"]]
+
+    got = _ok(cli(*db, "get", first["id"], "--json", cwd=workdir))
+    assert got["content"].startswith("Rotate the JWT") and got["access_count"] == 1
+    _ok(cli(*db, "update", second["id"], "--importance", "0.9", "--json", cwd=workdir))
+    assert _ok(cli(*db, "get", second["id"], "--json", cwd=workdir))["importance"] == 0.9
+
+    stats = _ok(cli(*db, "stats", "--json", cwd=workdir))
+    assert stats["memories"] == 3 and stats["by_type"]["decision"] == 1
+    assert stats["database_bytes"] > 0 and stats["database"].startswith("postgres@")
+
+    deleted = cli(*db, "delete", first["id"], cwd=workdir)
+    assert deleted.returncode == 0, deleted.stderr
+    missing = cli(*db, "get", first["id"], cwd=workdir)
+    assert missing.returncode == 3 and len(missing.stderr.strip().splitlines()) == 1
+    assert first["id"] not in {
+        h["id"] for h in _ok(cli(*db, "search", "jwt signing keys", "--json", cwd=workdir))
+    }
+    assert _ok(cli(*db, "stats", "--json", cwd=workdir))["memories"] == 2
+
+    # what the commands did is in the server's tables, with who stored it
+    with psycopg.connect(pg_store_url) as conn:
+        rows = conn.execute("SELECT content, created_by FROM memories ORDER BY content").fetchall()
+    assert [r[0][:5] for r in rows] == ["Lunch", "The c"]
+    assert all(r[1] for r in rows)
+    assert not (memlode_home / "memlode.db").exists()
+
+
+def test_the_url_from_the_environment_or_the_config_file_is_the_same_store(
+    cli, workdir: Path, memlode_home: Path, pg_store_url: str
+) -> None:
+    stored = _ok(
+        cli(
+            "store",
+            "Deploys go out on Tuesdays",
+            "--json",
+            cwd=workdir,
+            env={"MEMLODE_DB": pg_store_url, "MEMLODE_CREATED_BY": "bo@desk"},
+        )
+    )
+    memlode_home.mkdir(parents=True, exist_ok=True)
+    (memlode_home / "config.toml").write_text(f'db_path = "{pg_store_url}"\n')
+    hits = _ok(cli("search", "deploys tuesdays", "--json", cwd=workdir))
+    assert [h["id"] for h in hits] == [stored["id"]]
+    with psycopg.connect(pg_store_url) as conn:
+        row = conn.execute("SELECT created_by FROM memories").fetchone()
+    assert row == ("bo@desk",)
+    assert not (memlode_home / "memlode.db").exists()
+
+
+def test_a_command_not_on_postgresql_names_itself_and_touches_nothing(
+    cli, workdir: Path, memlode_home: Path, pg_store_url: str
+) -> None:
+    result = cli("--db", pg_store_url, "backup", str(workdir / "copy.db"), cwd=workdir)
+    assert result.returncode == 1
+    assert result.stderr.startswith(
+        "memlode: error: `memlode backup` does not work on a PostgreSQL store yet"
+    )
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (workdir / "copy.db").exists() and not (memlode_home / "memlode.db").exists()
+
+
+def test_an_unreachable_server_is_one_line(cli, workdir: Path) -> None:
+    url = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2"
+    result = cli("--db", url, "list", cwd=workdir)
+    assert result.returncode == 1
+    assert "cannot connect to PostgreSQL at nobody@127.0.0.1:1/none" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr

@@ -1,0 +1,62 @@
+"""``memlode mcp`` on a PostgreSQL store (``MEMLODE_DB=postgresql://...``), through the SDK's real
+stdio client: memories stored by the tools are in the server's tables and recalled (by their
+words and, once the server's background embedder has embedded them, by meaning), and a tool that
+does not run on PostgreSQL yet answers so in one sentence instead of touching anything."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+import psycopg
+import pytest
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_store_and_recall_on_postgresql(harness, pg_store_url: str) -> None:
+    env = {"MEMLODE_DB": pg_store_url, "MEMLODE_CREATED_BY": "mcp-test@host"}
+    async with harness.session(env=env) as session:
+        stored = harness.ok(
+            await session.call_tool(
+                "store_memory",
+                {
+                    "content": "We hash passwords with argon2id, never bcrypt",
+                    "memory_type": "decision",
+                    "tags": ["security"],
+                },
+            )
+        )
+        harness.ok(await session.call_tool("store_memory", {"content": "Standup is at 9:30"}))
+        recall = harness.ok(
+            await session.call_tool("recall_memory", {"query": "password hashing argon2"})
+        )
+        assert [h["id"] for h in recall["hits"]][:1] == [stored["id"]]
+        got = harness.ok(await session.call_tool("get_memory", {"memory_id": stored["id"]}))
+        assert got["content"] == "We hash passwords with argon2id, never bcrypt"
+        stats = harness.ok(await session.call_tool("memlode_stats", {}))
+        assert stats["memories"] == 2
+
+        # the background embedder gives the rows vectors in the server's tables
+        deadline = time.monotonic() + 60
+        while harness.ok(await session.call_tool("memlode_stats", {}))["embedded"] < 2:
+            assert time.monotonic() < deadline, harness.server_stderr()
+            await anyio.sleep(0.2)
+        by_meaning = harness.ok(
+            await session.call_tool("recall_memory", {"query": "argon2id", "explain": True})
+        )
+        assert by_meaning["hits"][0]["id"] == stored["id"]
+        assert "vector" in by_meaning["hits"][0]["signals"]
+
+        refused = await session.call_tool("export_memories", {})
+        text = harness.error_text(refused)
+        assert "export_memories does not work on a PostgreSQL store yet" in text
+
+        deleted = harness.ok(await session.call_tool("delete_memory", {"memory_id": stored["id"]}))
+        assert deleted
+    with psycopg.connect(pg_store_url) as conn:
+        rows = conn.execute("SELECT content, created_by FROM memories").fetchall()
+        vectors = conn.execute("SELECT count(*) FROM memory_embeddings").fetchone()
+    assert rows == [("Standup is at 9:30", "mcp-test@host")]
+    assert vectors == (1,)
+    assert "Traceback" not in harness.server_stderr()
