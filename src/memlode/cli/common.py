@@ -52,7 +52,27 @@ F = TypeVar("F", bound=Callable[..., Any])
 # need what only a SQLite store has yet (the code index, backups, the resident, consolidation,
 # docs, transcripts) and refuse in one line (``settings_from``).
 POSTGRES_COMMANDS = frozenset(
-    {"store", "get", "update", "delete", "list", "search", "stats", "embed", "mcp"}
+    {
+        "associate",
+        "config",
+        "consolidate",
+        "delete",
+        "embed",
+        "export",
+        "get",
+        "import",
+        "list",
+        "mcp",
+        "namespaces",
+        "neighbors",
+        "patterns",
+        "reembed",
+        "search",
+        "sessions",
+        "stats",
+        "store",
+        "update",
+    }
 )
 
 

@@ -62,9 +62,10 @@ class SymbolEmbedStats:
 
 
 def pending_symbols(engine: Engine) -> int:
-    """Symbols without a vector from the current model (0 without an embedder)."""
+    """Symbols without a vector from the current model (0 without an embedder, and on a store
+    without a code index: a PostgreSQL one)."""
     embedder = engine.embeddings.embedder
-    if embedder is None:
+    if embedder is None or engine.db.path is None:
         return 0
     return repo.pending_count(engine.conn, embedder.name)
 
