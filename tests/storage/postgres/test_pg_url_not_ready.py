@@ -33,10 +33,10 @@ def test_a_command_not_on_postgresql_refuses_in_one_line_naming_itself(
     (memlode_home / "config.toml").write_text(config)
     project = tmp_path / "project"
     project.mkdir()
-    result = run_memlode(*args, "sessions", cwd=project, env=env)
+    result = run_memlode(*args, "doctor", cwd=project, env=env)
     assert result.returncode == 1, result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "`memlode sessions` does not work on a PostgreSQL store" in lines[0]
+    assert len(lines) == 1 and "`memlode doctor` does not work on a PostgreSQL store" in lines[0]
     assert list(project.iterdir()) == []  # no file made of the URL
 
 
