@@ -69,7 +69,9 @@ class Engine:
 
     def __init__(self, settings: Settings, *, cwd: Path | None = None) -> None:
         self.settings = settings
-        self.db: Store = open_store(settings.store, created_by=settings.author)
+        # who stores is kept on a server's store only (login@host is looked up for it alone)
+        author = settings.author if settings.db_url is not None else ""
+        self.db: Store = open_store(settings.store, created_by=author)
         secure_home(settings.home)  # owner-only home and files (issue 16 item 5)
         if settings.namespace is not None:
             self.namespace = settings.namespace
