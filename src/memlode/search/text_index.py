@@ -38,7 +38,6 @@ import numpy as np
 import numpy.typing as npt
 
 from memlode.errors import StorageError
-from memlode.search.phrases import phrase_ranks
 from memlode.search.postings import FtsTokenizer, Postings, build_postings, changed_rows, log_seq
 from memlode.search.topk import at_least
 from memlode.storage import fts_log
@@ -124,6 +123,8 @@ def score_query(
     if rows == 0:
         return QueryScores(scores)
     postgres = dialect_of(conn).postgres  # no FTS5: phrases scored from the rows' text
+    if postgres:
+        from memlode.search.phrases import phrase_ranks
     row_norms = postings.norms(K1, B)
     for term in terms:
         tokens = tokenizer.tokens(term)
