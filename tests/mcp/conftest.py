@@ -20,9 +20,10 @@ from mcp.types import CallToolResult
 from memlode.config import Settings
 from memlode.engine import Engine
 
-# The memlode environment a test server gets: the test's home, the deterministic embedder, and
+# The memlode environment a test server gets: the test's home, the deterministic embedder, the
+# store when a test names one (MEMLODE_DB: a PostgreSQL store, tests/mcp/test_pg_tools.py) and
 # PYTHONPATH (a checkout run with PYTHONPATH=src serves its own code, not an installed copy's).
-_PASSED_ENV = ("MEMLODE_HOME", "MEMLODE_EMBED_PROVIDER", "PYTHONPATH")
+_PASSED_ENV = ("MEMLODE_HOME", "MEMLODE_EMBED_PROVIDER", "MEMLODE_DB", "PYTHONPATH")
 
 
 @pytest.fixture

@@ -48,9 +48,9 @@ async def test_store_and_recall_on_postgresql(harness, pg_store_url: str) -> Non
         assert by_meaning["hits"][0]["id"] == stored["id"]
         assert "vector" in by_meaning["hits"][0]["signals"]
 
-        refused = await session.call_tool("export_memories", {})
+        refused = await session.call_tool("get_decision_chain", {"topic": "passwords"})
         text = harness.error_text(refused)
-        assert "export_memories does not work on a PostgreSQL store yet" in text
+        assert "get_decision_chain does not work on a PostgreSQL store yet" in text
 
         deleted = harness.ok(await session.call_tool("delete_memory", {"memory_id": stored["id"]}))
         assert deleted

@@ -173,13 +173,27 @@ def bind(
 # for the commands); the others answer that they do not, yet.
 POSTGRES_TOOLS = frozenset(
     {
-        "store_memory",
-        "recall_memory",
-        "get_memory",
-        "update_memory",
+        "associate_memories",
+        "consolidate",
+        "consolidation_status",
         "delete_memory",
+        "delete_namespace",
+        "detect_patterns",
+        "export_memories",
+        "get_memory",
+        "get_scoring_weights",
+        "graph_traverse",
+        "import_memories",
+        "list_namespaces",
+        "memlode_health",
         "memlode_stats",
         "namespace_stats",
+        "pattern_insights",
+        "recall_memory",
+        "recall_with_expansion",
+        "set_scoring_weights",
+        "store_memory",
+        "update_memory",
     }
 )
 
