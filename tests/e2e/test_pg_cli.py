@@ -140,3 +140,59 @@ def test_an_unreachable_server_is_one_line(cli, workdir: Path) -> None:
     assert result.returncode == 1
     assert "cannot connect to PostgreSQL at nobody@127.0.0.1:1/none" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_the_other_commands_that_run_on_postgresql(
+    cli, workdir: Path, tmp_path: Path, pg_store_url: str
+) -> None:
+    db = ("--db", pg_store_url)
+    a = _ok(
+        cli(
+            *db,
+            "store",
+            "Use argon2id for password hashing",
+            "-t",
+            "decision",
+            "--json",
+            cwd=workdir,
+        )
+    )["id"]
+    b = _ok(cli(*db, "store", "Password hashes are rehashed on login", "--json", cwd=workdir))["id"]
+
+    linked = cli(*db, "associate", a, b, "-r", "REINFORCES", cwd=workdir)
+    assert linked.returncode == 0 and f"{a} -REINFORCES-> {b}" in linked.stdout, linked.stderr
+    near = cli(*db, "neighbors", a, cwd=workdir)
+    assert near.returncode == 0 and b in near.stdout and "rehashed" in near.stdout, near.stderr
+    names = cli(*db, "namespaces", cwd=workdir)
+    assert (
+        names.returncode == 0 and "2 memories" in names.stdout and "(this project)" in names.stdout
+    )
+    assert cli(*db, "sessions", cwd=workdir).stdout.strip() == "no sessions"
+
+    weights = _ok(
+        cli(*db, "config", "set-weights", "bm25=2", "vector=2", "--replace", "--json", cwd=workdir)
+    )
+    assert weights["bm25"] == pytest.approx(0.5)
+    assert _ok(cli(*db, "config", "get-weights", "--json", cwd=workdir)) == pytest.approx(weights)
+
+    embedded = _ok(cli(*db, "embed", "--json", cwd=workdir))
+    assert embedded["embedded"] == 2 and embedded["pending"] == 0
+    assert embedded["symbols_embedded"] == 0  # no code index on a PostgreSQL store
+    again = _ok(cli(*db, "reembed", "--yes", "--json", cwd=workdir))
+    assert again["embedded"] == 2
+    hits = _ok(cli(*db, "search", "argon2id", "--explain", "--json", cwd=workdir))
+    assert hits[0]["id"] == a and "vector" in hits[0]["signals"]
+
+    exported = tmp_path / "out.jsonl"
+    assert cli(*db, "export", str(exported), cwd=workdir).returncode == 0
+    assert exported.read_text().count("\n") >= 3  # two memories and their edge
+    sqlite_store = ("--db", str(tmp_path / "copy.db"))
+    imported = _ok(cli(*sqlite_store, "import", str(exported), "--json", cwd=workdir))
+    assert imported["memories_added"] == 2 and imported["edges_added"] == 1
+    back = _ok(cli(*db, "import", str(exported), "--json", cwd=workdir))
+    assert (back["memories_added"], back["memories_skipped"]) == (0, 2)  # already there
+
+    runs = _ok(cli(*db, "consolidate", "--json", cwd=workdir))
+    assert {r["cycle"] for r in runs} >= {"decay", "creative"}
+    patterns = cli(*db, "patterns", "--detect", cwd=workdir)
+    assert patterns.returncode == 0, patterns.stderr
