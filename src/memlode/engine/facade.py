@@ -69,8 +69,7 @@ class Engine:
 
     def __init__(self, settings: Settings, *, cwd: Path | None = None) -> None:
         self.settings = settings
-        # who stores is kept on a server's store only (login@host is looked up for it alone)
-        author = settings.author if settings.db_url is not None else ""
+        author = settings.author if settings.db_url is not None else ""  # kept on a server
         self.db: Store = open_store(settings.store, created_by=author)
         secure_home(settings.home)  # owner-only home and files (issue 16 item 5)
         if settings.namespace is not None:
@@ -98,15 +97,11 @@ class Engine:
 
     @property
     def code_db(self) -> Database:
-        """The store as the code index reads it: a SQLite database (``StorageError`` on a
-        PostgreSQL store, where the code index does not run yet)."""
+        """The store as the code index reads it: SQLite's (not yet on a PostgreSQL store)."""
         from memlode.storage.db import Database
 
         if not isinstance(self.db, Database):
-            raise StorageError(
-                "the code index (memlode index, symbols, map, impact, graph) does not work on "
-                "a PostgreSQL store yet"
-            )
+            raise StorageError("the code index does not work on a PostgreSQL store yet")
         return self.db
 
     def __enter__(self) -> Engine:
