@@ -19,6 +19,9 @@ again, in an overlay); past ``_OVERLAY_SHARE`` of the store it is rebuilt in the
 Building reads the whole store (0.6 s at 10k rows, 5-8 s at 100k on the project's 2-core
 machine), so it starts only when a process searches for the second time (a one-shot CLI search
 never pays for it), on its own connection and thread; until it is ready BM25 runs in FTS5.
+A PostgreSQL store has no FTS5 index: there the copy is built on the caller's connection at the
+first search (a one-shot search reads the store's text), and a phrase is scored from the rows'
+text (``search/phrases.py``).
 """
 
 from __future__ import annotations
