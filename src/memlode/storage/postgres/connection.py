@@ -167,7 +167,7 @@ class PgDatabase:
         self.url = url
         self.created_by = created_by
         self.read_only_reason: str | None = "opened read-only" if readonly else None
-        self.conn = PgConnection(connect(url, created_by=created_by))
+        self.conn = PgConnection(connect(url, created_by=created_by, migrate=not readonly))
 
     @property
     def backend(self) -> PostgresRepositories:
