@@ -79,6 +79,58 @@ class Dialect:
         """The operator that matches a pattern ignoring ASCII case, as SQLite's LIKE does."""
         return "ILIKE" if self.postgres else "LIKE"
 
+    def last_char(self, expr: str) -> str:
+        """The last character of the text ``expr`` ('' when empty)."""
+        return f"right({expr}, 1)" if self.postgres else f"substr({expr}, -1)"
+
+    def json_number(self, column: str, key: str) -> str:
+        """The number at the top-level ``key`` of the JSON object ``column`` (NULL when absent;
+        PostgreSQL: NULL too when not a number, where SQLite's ``json_extract`` gives the text).
+        ``key`` is a constant of the caller's, never user input."""
+        if self.postgres:
+            return (
+                f"(CASE WHEN jsonb_typeof({column} -> '{key}') = 'number'"
+                f" THEN ({column} ->> '{key}')::double precision END)"
+            )
+        return f"json_extract({column}, '$.{key}')"
+
+    def json_type(self, column: str) -> str:
+        """The JSON type of ``column``: 'object', 'array', 'null' or a scalar's type (the two
+        name scalars differently); NULL when ``column`` is NULL or, on SQLite, not valid JSON."""
+        if self.postgres:
+            return f"jsonb_typeof({column})"
+        return f"CASE WHEN json_valid({column}) THEN json_type({column}) END"
+
+    def days_ago(self) -> str:
+        """The UTC time the integer parameter's number of days ago, as memlode writes times
+        (``2026-01-02T03:04:05.678Z``), so that it compares with a stored time as text."""
+        if self.postgres:
+            return (
+                "to_char((now() AT TIME ZONE 'utc') - make_interval(days => CAST(? AS integer)),"
+                ' \'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\')'
+            )
+        return "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ? || ' days')"
+
+    def table_names(self) -> str:
+        """A query of the names of the store's tables (one column)."""
+        if self.postgres:
+            return "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+        return "SELECT name FROM sqlite_master WHERE type = 'table'"
+
+    def renumber_rowid(self, table: str) -> str:
+        """A new ``rowid`` of an updated row of ``table``, above every one it has now
+        (``SET rowid = <this>``; PostgreSQL's identity column takes its next value)."""
+        if self.postgres:
+            return "DEFAULT"
+        return f"rowid + (SELECT coalesce(max(rowid), 0) FROM {table})"
+
+    @property
+    def typed(self) -> bool:
+        """Does every value have its column's declared type? PostgreSQL's text is valid UTF-8,
+        its jsonb valid JSON, its vectors of their declared size; SQLite stores any value in
+        any column, so a check of stored rows must look (``memlode.storage.row_checks``)."""
+        return self.postgres
+
 
 SQLITE = Dialect("sqlite")
 POSTGRESQL = Dialect("postgresql")

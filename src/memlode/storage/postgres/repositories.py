@@ -17,9 +17,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memlode.storage import (
+    briefing,
+    graph_state,
+    namespaces,
+    recall_graph,
+    recall_rows,
+    row_checks,
+    store_settings,
+)
 from memlode.storage.postgres import (
     archive,
-    briefing,
     capture,
     capture_session,
     compression,
@@ -30,17 +38,11 @@ from memlode.storage.postgres import (
     fts_log,
     fts_texts,
     graph,
-    graph_state,
     memories,
-    namespaces,
     patterns,
-    recall_graph,
-    recall_rows,
     reflection,
-    row_checks,
     sessions,
     similarity_links,
-    store_settings,
     store_stats,
     transcript_store,
     turn_context,
