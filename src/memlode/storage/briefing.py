@@ -50,11 +50,12 @@ EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
 
 def type_counts(conn: Connection, namespace: str) -> list[Any]:
     """(memory_type, count, latest created_at) of the namespace, most common type first."""
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         "SELECT memory_type, count(*), max(created_at) FROM memories WHERE namespace = ?"
         " GROUP BY 1 ORDER BY 2 DESC",
         (namespace,),
     ).fetchall()
+    return rows
 
 
 def session_count(conn: Connection, namespace: str) -> int:
@@ -66,11 +67,12 @@ def recent_summaries(
     conn: Connection, namespace: str, current_session: str, limit: int
 ) -> list[Any]:
     """(started_at, summary) of the latest other sessions that have a summary."""
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         "SELECT started_at, summary FROM sessions WHERE namespace = ? AND id != ?"
         " AND summary IS NOT NULL AND summary != '' ORDER BY started_at DESC LIMIT ?",
         (namespace, current_session, limit),
     ).fetchall()
+    return rows
 
 
 def key_memories(
@@ -88,7 +90,7 @@ def key_memories(
     important first."""
     d = dialect_of(conn)
     marks = ",".join("?" * len(types))
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         "SELECT memory_type, content, created_at FROM memories WHERE namespace = ?"
         f" AND memory_type IN ({marks}) AND source != ?"
         f" AND (source != ? OR {d.json_text('metadata', 'tool')} IN ('AskUserQuestion',"
@@ -98,6 +100,7 @@ def key_memories(
         " ORDER BY importance DESC, created_at DESC LIMIT ?",
         (namespace, *types, derived_source, capture_source, limit),
     ).fetchall()
+    return rows
 
 
 def open_reflections(
@@ -110,7 +113,7 @@ def open_reflections(
 ) -> list[Any]:
     """(content, created_at) of the latest reflection insights tagged ``open_tag`` of other
     sessions that no later insight stands for (what is still open), newest first."""
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         "SELECT m.content, m.created_at FROM memories AS m WHERE m.namespace = ?"
         " AND m.source = ? AND (m.session_id IS NULL OR m.session_id != ?)"
         f" AND {dialect_of(conn).json_has('m.tags')}"
@@ -118,6 +121,7 @@ def open_reflections(
         " ORDER BY m.created_at DESC LIMIT ?",
         (namespace, derived_source, current_session, open_tag, limit),
     ).fetchall()
+    return rows
 
 
 def recent_edits(
@@ -129,12 +133,13 @@ def recent_edits(
 ) -> list[Any]:
     """(content, created_at) of the latest captured edits of other sessions."""
     marks = ",".join("?" * len(EDIT_TOOLS))
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         "SELECT content, created_at FROM memories WHERE namespace = ? AND source = ?"
         f" AND {dialect_of(conn).json_text('metadata', 'tool')} IN ({marks})"
         " AND (session_id IS NULL OR session_id != ?) ORDER BY created_at DESC LIMIT ?",
         (namespace, capture_source, *EDIT_TOOLS, current_session, limit),
     ).fetchall()
+    return rows
 
 
 def file_hotspots(conn: Connection, namespace: str, days: int, limit: int) -> list[Any]:
@@ -143,7 +148,7 @@ def file_hotspots(conn: Connection, namespace: str, days: int, limit: int) -> li
     d = dialect_of(conn)
     action = d.json_text("e.properties", "action")
     edits = f"sum(CASE WHEN {action} = 'edit' THEN 1 ELSE 0 END)"
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         f"SELECT n.name, {edits}, sum(CASE WHEN {action} = 'read' THEN 1 ELSE 0 END)"
         " FROM graph_edges e JOIN graph_nodes n ON n.id = e.target_id"
         " WHERE n.kind = 'file' AND n.namespace = ? AND e.relationship = 'RELATES_TO'"
@@ -151,6 +156,7 @@ def file_hotspots(conn: Connection, namespace: str, days: int, limit: int) -> li
         f" GROUP BY n.id ORDER BY 3 * {edits} + count(*) DESC, max(e.id) DESC LIMIT ?",
         (namespace, int(days), limit),
     ).fetchall()
+    return rows
 
 
 def strong_patterns(
@@ -166,13 +172,14 @@ def strong_patterns(
     d = dialect_of(conn)
     marks = ",".join("?" * len(skip_kinds)) or "''"
     pattern, strength = d.json_text("metadata", "pattern"), d.json_number("metadata", "strength")
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         f"SELECT content, {strength} FROM memories"
         f" WHERE namespace = ? AND source = ? AND {pattern} IS NOT NULL"
         f" AND {pattern} NOT IN ({marks}) AND {strength} >= ?"
         f" ORDER BY {strength} DESC, updated_at DESC LIMIT ?",
         (namespace, source, *skip_kinds, min_strength, limit),
     ).fetchall()
+    return rows
 
 
 def session_map(conn: Connection, namespace: str) -> str | None:

@@ -160,7 +160,7 @@ def forget_legacy(conn: Connection, namespace: str, *, keep: bool = False) -> bo
     if not _has_legacy_table(conn) or (not keep and exists(conn, namespace)):
         return False
     cur = conn.execute("DELETE FROM namespace_legacy WHERE namespace = ?", (namespace,))
-    return cur.rowcount > 0
+    return bool(cur.rowcount > 0)
 
 
 @dataclass(slots=True, frozen=True)
