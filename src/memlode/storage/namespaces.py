@@ -6,10 +6,9 @@ transcript offsets, the consolidation log) and part of two kinds of graph node i
 (``sym:<namespace>:<qualified name>`` and ``pkg:project:<namespace>``, see ``memlode.code``), so
 deleting or moving one is more than one UPDATE: this module keeps those pieces together.
 
-Serves SQLite and PostgreSQL alike; tables a store lacks are skipped. A PostgreSQL store has
-no code index (it stays in each machine's SQLite store) and no notes from SQLite's migration
-0010, so moving code (``_move_code``, which renames graph nodes with SQLite's deferred foreign
-keys) and the legacy notes only ever run on SQLite.
+Serves SQLite and PostgreSQL alike, skipping the tables a store lacks: PostgreSQL has no code
+index (it stays in each machine's SQLite store) and no notes of SQLite's migration 0010, so
+moving code (``_move_code``, SQLite's deferred foreign keys) and legacy notes are SQLite's.
 """
 
 from __future__ import annotations
@@ -246,15 +245,11 @@ class MoveReport:
 
 def _fill(conn: Connection, kind: str, values: Iterable[object]) -> None:
     conn.execute("DELETE FROM _ns_set WHERE kind = ?", (kind,))
-    conn.executemany(
-        "INSERT INTO _ns_set (kind, value) VALUES (?, ?) ON CONFLICT (kind, value) DO NOTHING",
-        ((kind, str(v)) for v in values),
-    )
+    rows = ((kind, str(v)) for v in values)  # text: _scope casts where a column is not
+    conn.executemany("INSERT INTO _ns_set VALUES (?, ?) ON CONFLICT DO NOTHING", rows)
 
 
-def _scope(kind: str, column: str, cast: str = "") -> str:
-    """`` AND column IN`` the set's values of ``kind`` (text; ``cast`` them to the column's
-    type when it is not text, e.g. ``INTEGER``)."""
+def _scope(kind: str, column: str, cast: str = "") -> str:  # cast: the column's if not text
     value = f"CAST(value AS {cast})" if cast else "value"
     return f" AND {column} IN (SELECT {value} FROM _ns_set WHERE kind = '{kind}')"
 
@@ -414,9 +409,7 @@ def _rename_nodes(conn: Connection, renames: list[tuple[str, str]]) -> None:
         return
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS _ns_rename (old TEXT PRIMARY KEY, new TEXT)")
     conn.execute("DELETE FROM _ns_rename")
-    conn.executemany(
-        "INSERT INTO _ns_rename (old, new) VALUES (?, ?) ON CONFLICT (old) DO NOTHING", renames
-    )
+    conn.executemany("INSERT INTO _ns_rename VALUES (?, ?) ON CONFLICT DO NOTHING", renames)
     # Edges and centrality point at the old ids until their own UPDATE: check foreign keys at
     # commit, when every reference has moved (reset by SQLite when the transaction ends).
     conn.execute("PRAGMA defer_foreign_keys = ON")
