@@ -47,8 +47,14 @@ class Dialect:
         return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value = ?)"
 
     def json_lacks(self, column: str) -> str:
-        """``column`` (a JSON array) does not have the string parameter as an element."""
-        return f"NOT ({self.json_has(column)})"
+        """``column`` (a JSON array of strings) does not have the string parameter as an element.
+
+        On SQLite a text search for the quoted element (no ``json_each`` per row: this filter
+        runs on every recall); it errs only for a tag that itself ends in a quote followed by
+        the parameter."""
+        if self.postgres:
+            return f"NOT ({self.json_has(column)})"
+        return f"instr({column}, json_quote(?)) = 0"
 
     def json_text(self, column: str, key: str) -> str:
         """The text of the top-level ``key`` of the JSON object ``column`` (NULL when absent).

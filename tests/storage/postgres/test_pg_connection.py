@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from memlode.errors import StorageError
+from memlode.storage import memories
 from memlode.storage.memories import NewMemory
-from memlode.storage.postgres import embeddings, memories, vector_rows
+from memlode.storage.postgres import embeddings, vector_rows
 from memlode.storage.postgres.connection import (
     PgDatabase,
     connect,

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from memlode.storage import memories
 from memlode.storage.memories import NewMemory
-from memlode.storage.postgres import embeddings, memories, vector_rows
+from memlode.storage.postgres import embeddings, vector_rows
 from memlode.storage.postgres.connection import PgDatabase
 
 N = 300

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memlode.storage import capture, graph, memories, store_stats
 from memlode.storage.postgres import (
     archive,
     briefing,
-    capture,
     capture_session,
     compression,
     consolidation,
@@ -29,9 +29,7 @@ from memlode.storage.postgres import (
     embeddings,
     fts_log,
     fts_texts,
-    graph,
     graph_state,
-    memories,
     namespaces,
     patterns,
     recall_graph,
@@ -41,7 +39,6 @@ from memlode.storage.postgres import (
     sessions,
     similarity_links,
     store_settings,
-    store_stats,
     transcript_store,
     turn_context,
     vector_rows,
