@@ -17,17 +17,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memlode.storage import (
+    capture_session,
+    doc_files,
+    doc_folders,
+    fts_log,
+    sessions,
+    transcript_store,
+    turn_context,
+)
 from memlode.storage.postgres import (
     archive,
     briefing,
     capture,
-    capture_session,
     compression,
     consolidation,
-    doc_files,
-    doc_folders,
     embeddings,
-    fts_log,
     fts_texts,
     graph,
     graph_state,
@@ -38,12 +43,9 @@ from memlode.storage.postgres import (
     recall_rows,
     reflection,
     row_checks,
-    sessions,
     similarity_links,
     store_settings,
     store_stats,
-    transcript_store,
-    turn_context,
     vector_rows,
 )
 from memlode.storage.protocols.archive import ArchiveRows
