@@ -85,14 +85,14 @@ def end_session(conn: Connection, session_id: str, summary: str | None) -> bool:
         "UPDATE sessions SET ended_at = ?, summary = COALESCE(?, summary) WHERE id = ?",
         (now_ts(), scrub.optional_text(summary), session_id),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
 def set_session_summary(conn: Connection, session_id: str, summary: str) -> bool:
     cur = conn.execute(
         "UPDATE sessions SET summary = ? WHERE id = ?", (scrub.text(summary), session_id)
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
 def session_started_at(conn: Connection, session_id: str) -> str:
@@ -130,7 +130,7 @@ def remember_seen(conn: Connection, session_id: str, memory_id: str) -> bool:
         " ON CONFLICT (session_id, memory_id) DO NOTHING",
         (session_id, now_ts(), memory_id, session_id, session_id),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
 def last_file_observation(conn: Connection, session_id: str, path: str) -> str | None:

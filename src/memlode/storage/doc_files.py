@@ -86,6 +86,7 @@ def reset_updated_at(conn: Connection, memory_id: str) -> None:
 
 def files_of_root(conn: Connection, root: str, namespace: str) -> list[Any]:
     """(id, path) of the records of files indexed under ``root``."""
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         "SELECT id, path FROM doc_files WHERE root = ? AND namespace = ?", (root, namespace)
     ).fetchall()
+    return rows

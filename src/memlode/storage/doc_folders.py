@@ -34,7 +34,7 @@ def add_folder(conn: Connection, path: str, namespace: str, added_at: str) -> bo
         " ON CONFLICT (path, namespace) DO NOTHING",
         (path, namespace, added_at),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
 def folder_namespaces(conn: Connection, path: str) -> list[str]:

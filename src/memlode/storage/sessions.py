@@ -66,7 +66,7 @@ def end(conn: Connection, session_id: str, summary: str | None) -> bool:
         "UPDATE sessions SET ended_at = ?, summary = COALESCE(?, summary) WHERE id = ?",
         (now, scrub.optional_text(summary), session_id),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
 def set_summary(
@@ -83,7 +83,8 @@ def set_summary(
     if only_if_empty:
         sql += " AND summary IS NULL"
     text = scrub.text(summary)
-    return conn.execute(sql, (text[:limit] if limit else text, session_id)).rowcount > 0
+    cur = conn.execute(sql, (text[:limit] if limit else text, session_id))
+    return int(cur.rowcount) > 0
 
 
 def insert_exact(conn: Connection, session: Session) -> bool:
@@ -102,7 +103,7 @@ def insert_exact(conn: Connection, session: Session) -> bool:
             json.dumps(scrub.mapping(session.metadata), sort_keys=True),
         ),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
 def fetch(conn: Connection, session_id: str) -> Session | None:
