@@ -85,6 +85,13 @@ class Dialect:
         """The operator that matches a pattern ignoring ASCII case, as SQLite's LIKE does."""
         return "ILIKE" if self.postgres else "LIKE"
 
+    def json_set_key(self, column: str) -> str:
+        """``column`` (a JSON object) with the top-level key named by the first (text) parameter
+        set to the JSON text of the second, added when absent."""
+        if self.postgres:
+            return f"jsonb_set({column}, ARRAY[CAST(? AS text)], CAST(? AS jsonb), true)"
+        return f"json_set({column}, '$.\"' || ? || '\"', json(?))"
+
 
 SQLITE = Dialect("sqlite")
 POSTGRESQL = Dialect("postgresql")

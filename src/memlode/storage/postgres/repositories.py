@@ -17,17 +17,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memlode.storage import capture, graph, memories, store_stats
+from memlode.storage import (
+    capture,
+    capture_session,
+    doc_files,
+    doc_folders,
+    fts_log,
+    graph,
+    memories,
+    sessions,
+    store_stats,
+    transcript_store,
+    turn_context,
+)
 from memlode.storage.postgres import (
     archive,
     briefing,
-    capture_session,
     compression,
     consolidation,
-    doc_files,
-    doc_folders,
     embeddings,
-    fts_log,
     fts_texts,
     graph_state,
     namespaces,
@@ -36,11 +44,8 @@ from memlode.storage.postgres import (
     recall_rows,
     reflection,
     row_checks,
-    sessions,
     similarity_links,
     store_settings,
-    transcript_store,
-    turn_context,
     vector_rows,
 )
 from memlode.storage.protocols.archive import ArchiveRows
