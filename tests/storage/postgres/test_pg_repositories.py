@@ -6,7 +6,6 @@ the contract suite covers."""
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import inspect
 from pathlib import Path
 from typing import Any
@@ -34,8 +33,12 @@ def test_each_repository_is_bound_as_on_backend() -> None:
     assert len(fields) >= 12
     for field in fields:
         assert hints[field.name] == field.type, field.name
-        module = importlib.import_module(f"memlode.storage.postgres.{field.name}")
-        assert getattr(repositories.POSTGRES, field.name) is module
+        module = getattr(repositories.POSTGRES, field.name)
+        # the repository module both backends run, or (not yet folded) a PostgreSQL one
+        assert module.__name__ in (
+            f"memlode.storage.{field.name}",
+            f"memlode.storage.postgres.{field.name}",
+        ), field.name
         protocol = getattr(backend, str(field.type))
         members = {n for n, v in vars(protocol).items() if not n.startswith("_") and callable(v)}
         extra = repositories.BEYOND_PROTOCOLS.get(field.name, frozenset())
