@@ -58,7 +58,7 @@ def relationships_of(conn: Connection, ids: Sequence[str]) -> list[tuple[Any, ..
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
-    return conn.execute(
+    rows: list[tuple[Any, ...]] = conn.execute(
         "SELECT x.memory_id, x.edge_id, x.relationship, n.name,"
         " CASE WHEN o.source = ? THEN 1 ELSE 0 END FROM ("
         " SELECT source_id AS memory_id, id AS edge_id, relationship, target_id AS other"
@@ -69,6 +69,7 @@ def relationships_of(conn: Connection, ids: Sequence[str]) -> list[tuple[Any, ..
         " LEFT JOIN memories AS o ON o.id = n.memory_id ORDER BY x.memory_id, x.edge_id",
         [SUMMARY_SOURCE, *ids, *ids],
     ).fetchall()
+    return rows
 
 
 def rows_to_embed(
@@ -131,8 +132,10 @@ def delete_vectors(conn: Connection, *, keep_model: str | None) -> int:
     states); the number of vectors deleted."""
     if keep_model is None:
         conn.execute("DELETE FROM memory_tokens")
-        return conn.execute("DELETE FROM memory_embeddings").rowcount
-    return conn.execute("DELETE FROM memory_embeddings WHERE model != ?", (keep_model,)).rowcount
+        return int(conn.execute("DELETE FROM memory_embeddings").rowcount)
+    return int(
+        conn.execute("DELETE FROM memory_embeddings WHERE model != ?", (keep_model,)).rowcount
+    )
 
 
 def models(conn: Connection) -> dict[str, int]:
