@@ -132,9 +132,9 @@ def _bound(progress: Callable[[str, int, int], None], table: str) -> Callable[[i
 def _index_vectors(dst: Any) -> None:
     """The HNSW index of every vector dimension copied (the repositories make one with a
     dimension's first vector; the copy wrote around them)."""
-    from memlode.storage.postgres import embeddings
+    from memlode.storage.postgres import vectors
 
     dims = [int(r[0]) for r in dst.conn.execute("SELECT DISTINCT dim FROM memory_embeddings")]
     for dim in dims:
         with dst.write() as conn:
-            embeddings.ensure_vector_index(conn.raw, dim)
+            vectors.ensure_vector_index(conn, dim)

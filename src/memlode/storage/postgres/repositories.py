@@ -22,21 +22,22 @@ from memlode.storage import (
     capture_session,
     doc_files,
     doc_folders,
+    embeddings,
     fts_log,
+    fts_texts,
     graph,
     memories,
     sessions,
     store_stats,
     transcript_store,
     turn_context,
+    vector_rows,
 )
 from memlode.storage.postgres import (
     archive,
     briefing,
     compression,
     consolidation,
-    embeddings,
-    fts_texts,
     graph_state,
     namespaces,
     patterns,
@@ -46,7 +47,6 @@ from memlode.storage.postgres import (
     row_checks,
     similarity_links,
     store_settings,
-    vector_rows,
 )
 from memlode.storage.protocols.archive import ArchiveRows
 from memlode.storage.protocols.compression import CompressionRows
@@ -76,12 +76,10 @@ from memlode.storage.protocols.similarity_links import SimilarityLinkRows
 
 __all__ = ["BEYOND_PROTOCOLS", "POSTGRES", "PostgresRepositories"]
 
-# What a PostgreSQL repository offers beyond its Protocol: the server's own HNSW search, which
-# the engine does not call yet (it loads vectors into its in-process index through VectorRows).
-BEYOND_PROTOCOLS = {
-    "embeddings": frozenset({"ensure_vector_index"}),
-    "vector_rows": frozenset({"nearest"}),
-}
+# What a PostgreSQL repository offers beyond its Protocol: nothing now. The server's own HNSW
+# search, which the engine does not call yet (it loads vectors into its in-process index through
+# VectorRows), is ``memlode.storage.postgres.vectors.nearest``, beside the repositories.
+BEYOND_PROTOCOLS: dict[str, frozenset[str]] = {}
 
 
 @dataclass(frozen=True)
