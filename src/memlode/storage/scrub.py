@@ -253,8 +253,6 @@ WRITERS = frozenset(
         "memlode/storage/postgres/sessions.py",
         "memlode/storage/postgres/turn_context.py",
         "memlode/storage/postgres/capture_session.py",
-        "memlode/storage/postgres/consolidation.py",
-        "memlode/storage/postgres/archive.py",
     }
 )
 

@@ -17,13 +17,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memlode.storage import capture, graph, memories, store_stats
-from memlode.storage.postgres import (
+from memlode.storage import (
     archive,
-    briefing,
-    capture_session,
+    capture,
     compression,
     consolidation,
+    graph,
+    memories,
+    patterns,
+    reflection,
+    similarity_links,
+    store_stats,
+)
+from memlode.storage.postgres import (
+    briefing,
+    capture_session,
     doc_files,
     doc_folders,
     embeddings,
@@ -31,13 +39,10 @@ from memlode.storage.postgres import (
     fts_texts,
     graph_state,
     namespaces,
-    patterns,
     recall_graph,
     recall_rows,
-    reflection,
     row_checks,
     sessions,
-    similarity_links,
     store_settings,
     transcript_store,
     turn_context,
