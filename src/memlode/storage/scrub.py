@@ -250,8 +250,6 @@ WRITERS = frozenset(
         "memlode/storage/archive.py",
         "memlode/storage/code_symbol_vectors.py",
         # the PostgreSQL repositories that write the same columns (memlode.storage.postgres)
-        "memlode/storage/postgres/consolidation.py",
-        "memlode/storage/postgres/archive.py",
     }
 )
 

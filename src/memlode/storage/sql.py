@@ -14,6 +14,10 @@ connection as ``memlode.storage.protocols.Connection``.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["POSTGRESQL", "SQLITE", "Dialect", "dialect_of", "is_unique_violation"]
 
 
@@ -91,6 +95,52 @@ class Dialect:
         if self.postgres:
             return f"jsonb_set({column}, ARRAY[CAST(? AS text)], CAST(? AS jsonb), true)"
         return f"json_set({column}, '$.\"' || ? || '\"', json(?))"
+
+    def json_number(self, column: str, key: str) -> str:
+        """The number at the top-level ``key`` of the JSON object ``column`` (NULL when absent;
+        PostgreSQL: NULL too when not a number, where SQLite's ``json_extract`` gives the text).
+        ``key`` is a constant of the caller's, never user input."""
+        if self.postgres:
+            return (
+                f"(CASE WHEN jsonb_typeof({column} -> '{key}') = 'number'"
+                f" THEN ({column} ->> '{key}')::double precision END)"
+            )
+        return f"json_extract({column}, '$.{key}')"
+
+    def json_has_any(self, column: str, count: int) -> str:
+        """``column`` (a JSON array) has one of the ``count`` (at least one) string parameters
+        as an element."""
+        marks = ", ".join("?" * count)
+        if self.postgres:
+            return (
+                f"EXISTS (SELECT 1 FROM jsonb_array_elements_text({column}) AS e (value)"
+                f" WHERE e.value IN ({marks}))"
+            )
+        return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value IN ({marks}))"
+
+    def fetch_vectors(self, conn: Any, sql: str, parameters: Any = ()) -> list[Any]:
+        """The rows of ``sql`` with each vector column as little-endian float32 bytes, as SQLite
+        stores vectors. Not a fragment: pgvector's values are read through a binary cursor
+        (``postgres.vectors.vector_cursor``, imported on first use; its JSON columns would come
+        back decoded, so select none)."""
+        if not self.postgres:
+            return conn.execute(sql, parameters).fetchall()  # type: ignore[no-any-return]
+        from memlode.storage.postgres.vectors import vector_cursor
+
+        cursor = vector_cursor(conn)
+        try:
+            return cursor.execute(sql, parameters).fetchall()
+        finally:
+            cursor.close()
+
+    def vector_param(self, vector: bytes) -> Any:
+        """A vector (little-endian float32 bytes) as the parameter of a vector column
+        (``postgres.vectors.as_vector`` on PostgreSQL)."""
+        if not self.postgres:
+            return vector
+        from memlode.storage.postgres.vectors import as_vector
+
+        return as_vector(vector)
 
 
 SQLITE = Dialect("sqlite")

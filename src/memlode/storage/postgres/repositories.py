@@ -18,8 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memlode.storage import (
+    archive,
     capture,
     capture_session,
+    compression,
+    consolidation,
     doc_files,
     doc_folders,
     embeddings,
@@ -27,25 +30,22 @@ from memlode.storage import (
     fts_texts,
     graph,
     memories,
+    patterns,
+    reflection,
     sessions,
+    similarity_links,
     store_stats,
     transcript_store,
     turn_context,
     vector_rows,
 )
 from memlode.storage.postgres import (
-    archive,
     briefing,
-    compression,
-    consolidation,
     graph_state,
     namespaces,
-    patterns,
     recall_graph,
     recall_rows,
-    reflection,
     row_checks,
-    similarity_links,
     store_settings,
 )
 from memlode.storage.protocols.archive import ArchiveRows

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EF_SEARCH",
+    "as_vector",
     "ensure_vector_index",
     "nearest",
     "vector_cursor",
@@ -62,17 +63,21 @@ def ensure_vector_index(conn: PgConnection, dim: int) -> bool:
     return True
 
 
+def as_vector(vector: bytes) -> Any:
+    """Little-endian float32 bytes as the value of a ``vector`` column (a float32 array, which
+    pgvector's dumper writes)."""
+    import numpy as np
+
+    return np.frombuffer(vector, dtype="<f4").astype(np.float32)
+
+
 def vector_values(conn: PgConnection, rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """``embeddings.write_vectors``'s (memory id, model, dim, vector bytes, text hash, created at)
     rows with each vector as a pgvector value, once the HNSW index of each dim among them
     exists."""
-    import numpy as np
-
     for dim in sorted({int(row[2]) for row in rows}):
         ensure_vector_index(conn, dim)
-    return [
-        (*row[:3], np.frombuffer(row[3], dtype="<f4").astype(np.float32), *row[4:]) for row in rows
-    ]
+    return [(*row[:3], as_vector(row[3]), *row[4:]) for row in rows]
 
 
 def vector_cursor(conn: PgConnection) -> PgCursor:
