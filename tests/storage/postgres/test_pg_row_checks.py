@@ -3,9 +3,8 @@ import or a hand edit can) is found by ``memlode doctor``'s row checks and only 
 
 from __future__ import annotations
 
-from memlode.storage import row_checks
+from memlode.storage import capture, memories, row_checks, sessions
 from memlode.storage.memories import NewMemory
-from memlode.storage.postgres import capture, memories, sessions
 from memlode.storage.postgres.connection import PgDatabase
 
 

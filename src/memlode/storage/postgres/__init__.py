@@ -19,8 +19,8 @@ Decisions the ported modules rest on (keep them, or change them in one place):
   CONFLICT``; writers take turns per store (migration 0006, like SQLite's BEGIN IMMEDIATE), which
   keeps the text change log in commit order and rules out lock-order deadlocks.
 - A vector column has no fixed dimension; each dimension gets a partial HNSW index (inner
-  product on normalised vectors) made with its first vector (``embeddings``).
-- The text a process indexes is tokenised by SQLite's own FTS5 tokenizer (``fts_texts``), so an
+  product on normalised vectors) made with its first vector (``vectors``).
+- The text a process indexes is tokenised by SQLite's own FTS5 tokenizer (``text_reads``), so an
   in-process BM25 index ranks the same over both stores; the stored ``text_vector`` (tsvector,
   GIN) is there for server-side candidates, not yet used.
 - ``memories.created_by`` is the connection's ``memlode.created_by`` setting (who stores).

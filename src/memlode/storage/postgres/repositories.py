@@ -18,16 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memlode.storage import (
-    briefing,
-    graph_state,
-    namespaces,
-    recall_graph,
-    recall_rows,
-    row_checks,
-    store_settings,
-)
-from memlode.storage.postgres import (
     archive,
+    briefing,
     capture,
     capture_session,
     compression,
@@ -38,11 +30,17 @@ from memlode.storage.postgres import (
     fts_log,
     fts_texts,
     graph,
+    graph_state,
     memories,
+    namespaces,
     patterns,
+    recall_graph,
+    recall_rows,
     reflection,
+    row_checks,
     sessions,
     similarity_links,
+    store_settings,
     store_stats,
     transcript_store,
     turn_context,
@@ -76,12 +74,10 @@ from memlode.storage.protocols.similarity_links import SimilarityLinkRows
 
 __all__ = ["BEYOND_PROTOCOLS", "POSTGRES", "PostgresRepositories"]
 
-# What a PostgreSQL repository offers beyond its Protocol: the server's own HNSW search, which
-# the engine does not call yet (it loads vectors into its in-process index through VectorRows).
-BEYOND_PROTOCOLS = {
-    "embeddings": frozenset({"ensure_vector_index"}),
-    "vector_rows": frozenset({"nearest"}),
-}
+# What a PostgreSQL repository offers beyond its Protocol: nothing now. The server's own HNSW
+# search, which the engine does not call yet (it loads vectors into its in-process index through
+# VectorRows), is ``memlode.storage.postgres.vectors.nearest``, beside the repositories.
+BEYOND_PROTOCOLS: dict[str, frozenset[str]] = {}
 
 
 @dataclass(frozen=True)
