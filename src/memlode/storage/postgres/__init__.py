@@ -1,13 +1,13 @@
 """The PostgreSQL + pgvector storage backend (team memory), in progress (issue #21).
 
-What is here: connections and a pool (``connection``), numbered migrations with their own SQL
-(``migrations``), and the repositories ported so far, each a module of the same name as its
-SQLite counterpart in ``memlode.storage`` and checked by mypy against the same Protocol
-(``repositories``; ``tests/storage/contract`` runs the same tests on both backends). The engine
-does not run on it yet: a PostgreSQL URL given as the store is refused with one sentence
-(``memlode.config_file.SERVER_NOT_READY``).
+What is here: connections and a pool (``connection``), a connection that runs the repositories'
+SQL (``adapter``), numbered migrations with their own SQL (``migrations``), what only
+PostgreSQL has (``vectors``: HNSW per dimension and vector I/O; ``text_reads``: the texts read
+in one snapshot), and the binding of the repositories (``repositories``). There are no
+PostgreSQL copies of repositories: each is the one module of ``memlode.storage`` (see
+``memlode.storage.sql``), and ``tests/storage/contract`` runs the same tests on both backends.
 
-Decisions the ported modules rest on (keep them, or change them in one place):
+Decisions the repositories rest on on PostgreSQL (keep them, or change them in one place):
 
 - The logical model is SQLite's, table for table and column for column, so that a row reads
   back the same: timestamps stay memlode's fixed-width ISO-8601 text; ids, keys and timestamps
