@@ -20,7 +20,7 @@ from memlode.storage.protocols.code import CodeRepository
 
 STORAGE = Path(backend.__file__).parent
 # Connection-level modules: what a backend is, not rows behind a contract.
-CONNECTION_LEVEL = {"db", "fastpath", "backend"}
+CONNECTION_LEVEL = {"db", "fastpath", "backend", "sql"}  # connections and dialects, not rows
 
 
 def _protocol_members(protocol: type[Any]) -> set[str]:

@@ -57,6 +57,7 @@ COMMANDS: dict[str, str] = {
     "graph": "memlode.cli.code_cmds:graph",
     "backup": "memlode.cli.backup_cmds:backup",
     "restore": "memlode.cli.backup_cmds:restore",
+    "migrate": "memlode.cli.migrate_cmd:migrate",
     "consolidate": "memlode.cli.consolidate_cmds:consolidate",
     "patterns": "memlode.cli.patterns_cmds:patterns",
     "viz": "memlode.cli.viz_cmds:viz",

@@ -3,16 +3,23 @@ moving them into the archive whole (the row, its vector, its graph edges, its de
 demotion records) and out of the store, putting them back, and purging the archive.
 
 Parameters in, plain rows out; which rows to forget is ``memlode.engine.consolidation.forget``'s.
+Serves both backends (``memlode.storage.sql``), keeping an archived row in one shape on both: its
+columns as JSON text (tags and metadata as JSON text inside it; PostgreSQL's adds ``created_by``),
+edges with their properties as JSON text, the vector as little-endian float32 bytes.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode.fastjson import dumps, loads
 from memlode.storage import scrub
+from memlode.storage.sql import dialect_of
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "archive_memories",
@@ -24,6 +31,9 @@ __all__ = [
     "set_cluster_members",
 ]
 
+# Columns PostgreSQL generates (an identity, the text index's tsvector): not archived, since a
+# restore may not write them; SQLite's memories have neither.
+_GENERATED = ("rowid", "text_vector")
 # Edges that say a row was superseded: (relationship, the end that is the superseded row)
 _SUPERSEDED = "SELECT target_id FROM graph_edges WHERE relationship = 'SUPERSEDES'" + (
     " UNION SELECT source_id FROM graph_edges WHERE relationship = 'INVALIDATED_BY'"
@@ -31,7 +41,7 @@ _SUPERSEDED = "SELECT target_id FROM graph_edges WHERE relationship = 'SUPERSEDE
 
 
 def forget_candidates(
-    conn: sqlite3.Connection,
+    conn: Connection,
     namespace: str,
     *,
     protected_sources: Sequence[str],
@@ -65,27 +75,30 @@ def forget_candidates(
     return out
 
 
-def _dicts(cur: sqlite3.Cursor) -> list[dict[str, Any]]:
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+def _dicts(rows: list[Any]) -> list[dict[str, Any]]:
+    return [dict(zip(row.keys(), row, strict=True)) for row in rows]
 
 
 def archive_memories(
-    conn: sqlite3.Connection,
+    conn: Connection,
     items: Sequence[tuple[str, str]],
     run_id: int,
     archived_at: str,
 ) -> int:
     """Move (memory id, reason) rows into the archive and out of the store (their vectors,
     nodes, edges and records go with them); rows moved. Inside the caller's transaction."""
+    d = dialect_of(conn)
     moved = 0
     for memory_id, reason in items:
-        found = _dicts(conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)))
+        found = _dicts(conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchall())
         if not found:
             continue
         memory = found[0]
+        for column in _GENERATED:
+            memory.pop(column, None)
         vectors = _dicts(
-            conn.execute(
+            d.fetch_vectors(
+                conn,
                 "SELECT model, dim, vector, text_hash, created_at FROM memory_embeddings"
                 " WHERE memory_id = ?",
                 (memory_id,),
@@ -95,9 +108,9 @@ def archive_memories(
         edges = _dicts(
             conn.execute(
                 "SELECT source_id, target_id, relationship, weight, properties, created_at"
-                " FROM graph_edges WHERE source_id = ? OR target_id = ?",
+                " FROM graph_edges WHERE source_id = ? OR target_id = ? ORDER BY id",
                 (memory_id, memory_id),
-            )
+            ).fetchall()
         )
         extra: dict[str, Any] = {}
         decay = conn.execute(
@@ -131,7 +144,7 @@ def archive_memories(
     return moved
 
 
-def live_summarized(conn: sqlite3.Connection, summary_id: str) -> list[str]:
+def live_summarized(conn: Connection, summary_id: str) -> list[str]:
     """The memory ids a summary's SUMMARIZES edges still lead to."""
     return [
         str(r[0])
@@ -142,7 +155,7 @@ def live_summarized(conn: sqlite3.Connection, summary_id: str) -> list[str]:
     ]
 
 
-def set_cluster_members(conn: sqlite3.Connection, summary_id: str, members: str) -> None:
+def set_cluster_members(conn: Connection, summary_id: str, members: str) -> None:
     """Record ``members`` (a hash) as what the cluster of ``summary_id`` last summarised."""
     conn.execute(
         "UPDATE consolidation_clusters SET members = ? WHERE summary_id = ?", (members, summary_id)
@@ -150,7 +163,7 @@ def set_cluster_members(conn: sqlite3.Connection, summary_id: str, members: str)
 
 
 def archived_rows(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     namespace: str | None,
     run_id: int | None,
@@ -159,7 +172,7 @@ def archived_rows(
 ) -> list[Any]:
     """(memory id, namespace, run id, archived at, reason, memory JSON) of archived rows,
     newest first; filtered by namespace, run and ids when given."""
-    where: list[str] = ["1"]
+    where: list[str] = ["TRUE"]
     params: list[object] = []
     if namespace is not None:
         where.append("namespace = ?")
@@ -176,10 +189,11 @@ def archived_rows(
     )
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
-    return conn.execute(sql, params).fetchall()
+    rows: list[Any] = conn.execute(sql, params).fetchall()
+    return rows
 
 
-def restore_memories(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str]:
+def restore_memories(conn: Connection, ids: Sequence[str]) -> dict[str, str]:
     """Put archived rows back (the row, its vector, the edges whose other end still exists,
     its records) and drop them from the archive; memory id -> "restored", or why not."""
     out: dict[str, str] = {}
@@ -214,20 +228,27 @@ def restore_memories(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, 
     return out
 
 
-def _restore_links(conn: sqlite3.Connection, memory_id: str, memory: Any, found: Any) -> None:
+def _restore_links(conn: Connection, memory_id: str, memory: Any, found: Any) -> None:
     if found[1] is not None and found[2] is not None:
         vec = loads(found[1])
         conn.execute(
-            "INSERT OR IGNORE INTO memory_embeddings (memory_id, model, dim, vector, text_hash,"
-            " created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (memory_id, vec["model"], vec["dim"], found[2], vec["text_hash"], vec["created_at"]),
+            "INSERT INTO memory_embeddings (memory_id, model, dim, vector, text_hash, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (
+                memory_id,
+                vec["model"],
+                vec["dim"],
+                dialect_of(conn).vector_param(bytes(found[2])),
+                vec["text_hash"],
+                vec["created_at"],
+            ),
         )
     edges = loads(found[3])
     if edges:
         name = scrub.text(str(memory["content"]))[:80]
         conn.execute(
-            "INSERT OR IGNORE INTO graph_nodes (id, kind, name, namespace, memory_id, created_at,"
-            " updated_at) VALUES (?, 'memory', ?, ?, ?, ?, ?)",
+            "INSERT INTO graph_nodes (id, kind, name, namespace, memory_id, created_at,"
+            " updated_at) VALUES (?, 'memory', ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (
                 memory_id,
                 name,
@@ -239,10 +260,10 @@ def _restore_links(conn: sqlite3.Connection, memory_id: str, memory: Any, found:
         )
     for e in edges:
         conn.execute(
-            "INSERT OR IGNORE INTO graph_edges (source_id, target_id, relationship, weight,"
+            "INSERT INTO graph_edges (source_id, target_id, relationship, weight,"
             " properties, created_at) SELECT ?, ?, ?, ?, ?, ?"
             " WHERE EXISTS (SELECT 1 FROM graph_nodes WHERE id = ?)"
-            " AND EXISTS (SELECT 1 FROM graph_nodes WHERE id = ?)",
+            " AND EXISTS (SELECT 1 FROM graph_nodes WHERE id = ?) ON CONFLICT DO NOTHING",
             (
                 e["source_id"],
                 e["target_id"],
@@ -257,19 +278,22 @@ def _restore_links(conn: sqlite3.Connection, memory_id: str, memory: Any, found:
     extra = loads(found[4]) or {}
     if "decay" in extra:
         conn.execute(
-            "INSERT OR IGNORE INTO memory_decay (memory_id, base, written) VALUES (?, ?, ?)",
+            "INSERT INTO memory_decay (memory_id, base, written) VALUES (?, ?, ?)"
+            " ON CONFLICT DO NOTHING",
             (memory_id, *extra["decay"]),
         )
     if "demoted_by" in extra:
         conn.execute(
-            "INSERT OR IGNORE INTO memory_demotions (memory_id, summary_id)"
-            " SELECT ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?)",
+            "INSERT INTO memory_demotions (memory_id, summary_id)"
+            " SELECT ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?)"
+            " ON CONFLICT DO NOTHING",
             (memory_id, extra["demoted_by"], extra["demoted_by"]),
         )
 
 
-def purge_archive(conn: sqlite3.Connection, namespace: str, before: str) -> int:
+def purge_archive(conn: Connection, namespace: str, before: str) -> int:
     """Delete for good the namespace's archived rows archived before ``before``; rows deleted."""
-    return conn.execute(
+    cur = conn.execute(
         "DELETE FROM memory_archive WHERE namespace = ? AND archived_at < ?", (namespace, before)
-    ).rowcount
+    )
+    return int(cur.rowcount)

@@ -4,8 +4,9 @@
 ``memlode.storage.memories.insert``), transcript and document ingest, and the hooks all end
 here, so deduplication (namespace, source, SHA-256 of the redacted content), redaction and the
 extra search terms follow one rule. The module is import-light (no ``sqlite3``, ``json``,
-``uuid`` or ``dataclasses``) because a hook process imports it on every tool call; it takes any
-DB-API connection that ``memlode.storage.fastpath`` or ``memlode.storage.db`` opened.
+``uuid`` or ``dataclasses``) because a hook process imports it on every tool call; it takes a
+connection of either backend (``memlode.storage.fastpath``, ``memlode.storage.db``, or a
+PostgreSQL ``PgConnection``): its SQL runs on both.
 
 Every text written goes through ``memlode.storage.scrub`` first, the one redaction choke point.
 """
@@ -19,9 +20,10 @@ from memlode.textutil import content_hash, date_words, search_terms
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Mapping, Sequence
     from typing import Any
+
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "CONVERSATION_SOURCES",
@@ -61,6 +63,10 @@ SUMMARY_SOURCE = "consolidation"
 # and with ":open" of what it left open
 REFLECTION_TAG = "reflection"
 
+# A conflicting row deleted between our insert and our look-up (PostgreSQL, READ COMMITTED)
+# leaves nothing to return: the insert is tried again (once is almost always enough).
+_DEDUP_TRIES = 5
+
 
 def index_terms(content: str, source: str, created_at: str) -> str:
     """The extra FTS tokens of a memory: identifier parts, and for conversation turns the
@@ -71,7 +77,7 @@ def index_terms(content: str, source: str, created_at: str) -> str:
     return terms
 
 
-def find_by_hash(conn: sqlite3.Connection, namespace: str, source: str, digest: str) -> str | None:
+def find_by_hash(conn: Connection, namespace: str, source: str, digest: str) -> str | None:
     """The id of the memory of ``namespace`` and ``source`` whose content hashes to ``digest``."""
     row = conn.execute(
         "SELECT id FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
@@ -81,7 +87,7 @@ def find_by_hash(conn: sqlite3.Connection, namespace: str, source: str, digest: 
 
 
 def insert_memory(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     content: str,
     memory_type: str,
@@ -97,42 +103,49 @@ def insert_memory(
 ) -> tuple[str, bool]:
     """Insert unless the same content exists in (namespace, source); returns (id, created).
 
-    On a duplicate the existing id comes back and nothing changes.
+    On a duplicate the existing id comes back and nothing changes, also when the other insert
+    is concurrent: the UNIQUE (namespace, source, content_hash) index decides (``ON CONFLICT``,
+    after the other transaction ends), never a check-then-insert.
     """
     content = scrub.text(content)
     digest = content_hash(content)
-    existing = find_by_hash(conn, namespace, source, digest)
-    if existing is not None:
-        return existing, False
     memory_id = memory_id or new_id()
     now = now_ts()
     created = created_at or now
-    conn.execute(
-        "INSERT INTO memories (id, content, memory_type, importance, confidence, content_hash,"
-        " tags, metadata, namespace, source, session_id, created_at, updated_at, search_terms)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            memory_id,
-            content,
-            memory_type,
-            importance,
-            confidence,
-            digest,
-            dumps(list(dict.fromkeys(scrub.tags(tags))), ensure_ascii=False),
-            dumps(scrub.mapping(metadata), ensure_ascii=False, sort_keys=True),
-            namespace,
-            source,
-            session_id,
-            created,
-            now,
-            index_terms(content, source, created),
-        ),
+    row = (
+        memory_id,
+        content,
+        memory_type,
+        importance,
+        confidence,
+        digest,
+        dumps(list(dict.fromkeys(scrub.tags(tags))), ensure_ascii=False),
+        dumps(scrub.mapping(metadata), ensure_ascii=False, sort_keys=True),
+        namespace,
+        source,
+        session_id,
+        created,
+        now,
+        index_terms(content, source, created),
     )
-    return memory_id, True
+    for _ in range(_DEDUP_TRIES):
+        inserted = conn.execute(
+            "INSERT INTO memories (id, content, memory_type, importance, confidence,"
+            " content_hash, tags, metadata, namespace, source, session_id, created_at,"
+            " updated_at, search_terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (namespace, source, content_hash) DO NOTHING RETURNING id",
+            row,
+        ).fetchone()
+        if inserted is not None:
+            return memory_id, True
+        existing = find_by_hash(conn, namespace, source, digest)
+        if existing is not None:
+            return existing, False
+    raise RuntimeError(f"memory {memory_id}: a duplicate kept appearing and vanishing")
 
 
 def update_memory_content(
-    conn: sqlite3.Connection, memory_id: str, content: str, metadata: Mapping[str, Any]
+    conn: Connection, memory_id: str, content: str, metadata: Mapping[str, Any]
 ) -> bool:
     """Replace a memory's text and metadata (a refreshed session summary); drop its vector."""
     content = scrub.text(content)
@@ -149,16 +162,16 @@ def update_memory_content(
         ),
     )
     conn.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (memory_id,))
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
-def stored_hash(conn: sqlite3.Connection, memory_id: str) -> str | None:
+def stored_hash(conn: Connection, memory_id: str) -> str | None:
     """The content hash of a stored memory; None when it does not exist."""
     row = conn.execute("SELECT content_hash FROM memories WHERE id = ?", (memory_id,)).fetchone()
     return str(row[0]) if row is not None else None
 
 
-def touch(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
+def touch(conn: Connection, memory_ids: Sequence[str]) -> None:
     """Record an access: bump access_count and last_accessed_at."""
     now = now_ts()
     conn.executemany(
@@ -174,21 +187,21 @@ def file_node_id(path: str) -> str:
     return "file:" + path
 
 
-def node_exists(conn: sqlite3.Connection, node_id: str) -> bool:
+def node_exists(conn: Connection, node_id: str) -> bool:
     return conn.execute("SELECT 1 FROM graph_nodes WHERE id = ?", (node_id,)).fetchone() is not None
 
 
-def ensure_memory_node(conn: sqlite3.Connection, memory_id: str, name: str, namespace: str) -> None:
+def ensure_memory_node(conn: Connection, memory_id: str, name: str, namespace: str) -> None:
     """The memory's graph node (kind ``memory``, named by its first 80 characters)."""
     now = now_ts()
     conn.execute(
-        "INSERT OR IGNORE INTO graph_nodes (id, kind, name, namespace, memory_id, created_at,"
-        " updated_at) VALUES (?, 'memory', ?, ?, ?, ?, ?)",
+        "INSERT INTO graph_nodes (id, kind, name, namespace, memory_id, created_at, updated_at)"
+        " VALUES (?, 'memory', ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
         (memory_id, scrub.text(name[:4096])[:80], namespace, memory_id, now, now),
     )
 
 
-def upsert_file_node(conn: sqlite3.Connection, path: str, namespace: str, name: str) -> str:
+def upsert_file_node(conn: Connection, path: str, namespace: str, name: str) -> str:
     """The file's node (kind ``file``, id ``file:<abs path>``); existing properties are kept."""
     node_id = file_node_id(path)
     now = now_ts()
@@ -202,7 +215,7 @@ def upsert_file_node(conn: sqlite3.Connection, path: str, namespace: str, name: 
 
 
 def add_edge(
-    conn: sqlite3.Connection,
+    conn: Connection,
     source_id: str,
     target_id: str,
     relationship: str,
@@ -223,4 +236,4 @@ def add_edge(
             now_ts(),
         ),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0

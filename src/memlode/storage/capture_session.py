@@ -8,8 +8,9 @@ that change them, never a JSON blob read and rewritten whole:
 - ``session_files``: the last observation of each file in the session, from which the next
   edit of that file draws its EVOLVED_INTO edge.
 
-Import-light like ``memlode.storage.capture`` (hooks call it on every tool call);
-``memlode.storage.sessions`` reads sessions back as ``Session`` objects for everyone else.
+One module for both backends (SQLite and PostgreSQL, ``memlode.storage.sql``). Import-light
+like ``memlode.storage.capture`` (hooks call it on every tool call); ``memlode.storage.sessions``
+reads sessions back as ``Session`` objects for everyone else.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from __future__ import annotations
 from memlode.fastjson import dumps, loads
 from memlode.storage import scrub
 from memlode.storage.fastpath import now_ts
+from memlode.storage.sql import dialect_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Mapping
     from typing import Any
+
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "MAX_FILES",
@@ -46,24 +49,26 @@ MAX_SEEN = 500
 
 
 def start_session(
-    conn: sqlite3.Connection,
+    conn: Connection,
     session_id: str,
     namespace: str,
     source: str,
     metadata: Mapping[str, Any] | None = None,
 ) -> bool:
-    """Start or resume (clear ``ended_at``) a session, merging ``metadata``; True when new."""
+    """Start or resume (clear ``ended_at``) a session, merging ``metadata`` (an RFC 7396 merge
+    patch); True when new."""
     changes = scrub.mapping(metadata) if metadata else None
     cur = conn.execute(
-        "INSERT OR IGNORE INTO sessions (id, namespace, source, started_at, metadata)"
-        " VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO sessions (id, namespace, source, started_at, metadata)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
         (session_id, namespace, source, now_ts(), dumps(changes or {}, sort_keys=True)),
     )
     if cur.rowcount > 0:
         return True
     if changes:
+        patched = dialect_of(conn).json_patch("metadata")
         conn.execute(
-            "UPDATE sessions SET ended_at = NULL, metadata = json_patch(metadata, ?) WHERE id = ?",
+            f"UPDATE sessions SET ended_at = NULL, metadata = {patched} WHERE id = ?",
             (dumps(changes, sort_keys=True), session_id),
         )
     else:
@@ -74,29 +79,29 @@ def start_session(
     return False
 
 
-def end_session(conn: sqlite3.Connection, session_id: str, summary: str | None) -> bool:
+def end_session(conn: Connection, session_id: str, summary: str | None) -> bool:
     """End the session, keeping its summary unless a new one is given."""
     cur = conn.execute(
         "UPDATE sessions SET ended_at = ?, summary = COALESCE(?, summary) WHERE id = ?",
         (now_ts(), scrub.optional_text(summary), session_id),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
-def set_session_summary(conn: sqlite3.Connection, session_id: str, summary: str) -> bool:
+def set_session_summary(conn: Connection, session_id: str, summary: str) -> bool:
     cur = conn.execute(
         "UPDATE sessions SET summary = ? WHERE id = ?", (scrub.text(summary), session_id)
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
-def session_started_at(conn: sqlite3.Connection, session_id: str) -> str:
+def session_started_at(conn: Connection, session_id: str) -> str:
     """When the session started ("" when there is no such session)."""
     row = conn.execute("SELECT started_at FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return str(row[0]) if row is not None else ""
 
 
-def session_metadata(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
+def session_metadata(conn: Connection, session_id: str) -> dict[str, Any] | None:
     """The session's metadata object; None when there is no such session."""
     row = conn.execute("SELECT metadata FROM sessions WHERE id = ?", (session_id,)).fetchone()
     if row is None:
@@ -108,30 +113,27 @@ def session_metadata(conn: sqlite3.Connection, session_id: str) -> dict[str, Any
     return value if isinstance(value, dict) else {}
 
 
-def update_session_metadata(
-    conn: sqlite3.Connection, session_id: str, changes: Mapping[str, Any]
-) -> None:
+def update_session_metadata(conn: Connection, session_id: str, changes: Mapping[str, Any]) -> None:
     """Set top-level keys of the session's metadata (each value replaced whole)."""
+    sql = f"UPDATE sessions SET metadata = {dialect_of(conn).json_set_key('metadata')} WHERE id = ?"
     for key, value in scrub.mapping(changes).items():
-        conn.execute(
-            "UPDATE sessions SET metadata = json_set(metadata, ?, json(?)) WHERE id = ?",
-            ('$."' + key.replace('"', "") + '"', dumps(value, sort_keys=True), session_id),
-        )
+        conn.execute(sql, (key.replace('"', ""), dumps(value, sort_keys=True), session_id))
 
 
-def remember_seen(conn: sqlite3.Connection, session_id: str, memory_id: str) -> bool:
+def remember_seen(conn: Connection, session_id: str, memory_id: str) -> bool:
     """Note that ``memory_id`` was met again in the session, if another session stored it;
     True when noted now."""
     cur = conn.execute(
-        "INSERT OR IGNORE INTO session_seen (session_id, memory_id, seen_at)"
-        " SELECT ?, id, ? FROM memories WHERE id = ? AND session_id IS NOT ?"
-        " AND EXISTS (SELECT 1 FROM sessions WHERE id = ?)",
+        "INSERT INTO session_seen (session_id, memory_id, seen_at)"
+        " SELECT ?, id, ? FROM memories WHERE id = ? AND (session_id IS NULL OR session_id <> ?)"
+        " AND EXISTS (SELECT 1 FROM sessions WHERE id = ?)"
+        " ON CONFLICT (session_id, memory_id) DO NOTHING",
         (session_id, now_ts(), memory_id, session_id, session_id),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
-def last_file_observation(conn: sqlite3.Connection, session_id: str, path: str) -> str | None:
+def last_file_observation(conn: Connection, session_id: str, path: str) -> str | None:
     """The id of the session's last observation of the file at ``path``."""
     row = conn.execute(
         "SELECT memory_id FROM session_files WHERE session_id = ? AND path = ?",
@@ -140,7 +142,7 @@ def last_file_observation(conn: sqlite3.Connection, session_id: str, path: str) 
     return str(row[0]) if row is not None else None
 
 
-def remember_file(conn: sqlite3.Connection, session_id: str, path: str, memory_id: str) -> None:
+def remember_file(conn: Connection, session_id: str, path: str, memory_id: str) -> None:
     """Make ``memory_id`` the session's last observation of ``path`` (at most ``MAX_FILES``
     files per session: the least recently observed one goes)."""
     now = now_ts()
@@ -158,9 +160,7 @@ def remember_file(conn: sqlite3.Connection, session_id: str, path: str, memory_i
         )
 
 
-def session_memories(
-    conn: sqlite3.Connection, session_id: str
-) -> list[tuple[str, str, str, str, str]]:
+def session_memories(conn: Connection, session_id: str) -> list[tuple[str, str, str, str, str]]:
     """(id, content, memory_type, tags, metadata) of the memories the session stored or met
     again, oldest first."""
     rows = conn.execute(

@@ -1,12 +1,16 @@
 """The index of memory files and docs: ``doc_files`` (one row per indexed file, with the hash
 of what was indexed) and ``doc_chunks`` (which memory is which chunk of which file).
-``memlode.sources.docindex`` decides what to index; every statement is here."""
+``memlode.sources.docindex`` decides what to index; every statement is here, for SQLite and
+PostgreSQL alike."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "chunk_memory_ids",
@@ -22,27 +26,24 @@ __all__ = [
 ]
 
 
-def file_row(conn: sqlite3.Connection, namespace: str, path: str) -> Any:
+def file_row(conn: Connection, namespace: str, path: str) -> Any:
     """(id, hash) of the file's record, or None."""
     return conn.execute(
         "SELECT id, hash FROM doc_files WHERE namespace = ? AND path = ?", (namespace, path)
     ).fetchone()
 
 
-def insert_file(
-    conn: sqlite3.Connection, values: Sequence[object], namespace: str, path: str
-) -> int:
+def insert_file(conn: Connection, values: Sequence[object], namespace: str, path: str) -> int:
     """A new record from (root, scope, hash, mtime, size, chunks, indexed_at); its id."""
-    cur = conn.execute(
+    row = conn.execute(
         "INSERT INTO doc_files (root, scope, hash, mtime, size, chunks, indexed_at,"
-        " namespace, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " namespace, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (*values, namespace, path),
-    )
-    assert cur.lastrowid is not None
-    return cur.lastrowid
+    ).fetchone()
+    return int(row[0])
 
 
-def update_file(conn: sqlite3.Connection, file_id: int, values: Sequence[object]) -> None:
+def update_file(conn: Connection, file_id: int, values: Sequence[object]) -> None:
     """Replace (root, scope, hash, mtime, size, chunks, indexed_at) of a record."""
     conn.execute(
         "UPDATE doc_files SET root = ?, scope = ?, hash = ?, mtime = ?, size = ?,"
@@ -51,39 +52,41 @@ def update_file(conn: sqlite3.Connection, file_id: int, values: Sequence[object]
     )
 
 
-def chunk_memory_ids(conn: sqlite3.Connection, file_id: int) -> list[str]:
+def chunk_memory_ids(conn: Connection, file_id: int) -> list[str]:
     rows = conn.execute("SELECT memory_id FROM doc_chunks WHERE file_id = ?", (file_id,))
     return [r[0] for r in rows]
 
 
-def clear_chunks(conn: sqlite3.Connection, file_id: int) -> None:
+def clear_chunks(conn: Connection, file_id: int) -> None:
     conn.execute("DELETE FROM doc_chunks WHERE file_id = ?", (file_id,))
 
 
-def remove_file(conn: sqlite3.Connection, file_id: int) -> None:
+def remove_file(conn: Connection, file_id: int) -> None:
     conn.execute("DELETE FROM doc_files WHERE id = ?", (file_id,))  # cascades to doc_chunks
 
 
-def is_chunk(conn: sqlite3.Connection, memory_id: str) -> bool:
+def is_chunk(conn: Connection, memory_id: str) -> bool:
     """Whether some file has ``memory_id`` as one of its chunks."""
     row = conn.execute("SELECT 1 FROM doc_chunks WHERE memory_id = ? LIMIT 1", (memory_id,))
     return row.fetchone() is not None
 
 
-def link_chunk(conn: sqlite3.Connection, file_id: int, index: int, memory_id: str) -> None:
+def link_chunk(conn: Connection, file_id: int, index: int, memory_id: str) -> None:
     conn.execute(
-        "INSERT OR REPLACE INTO doc_chunks (file_id, chunk, memory_id) VALUES (?, ?, ?)",
+        "INSERT INTO doc_chunks (file_id, chunk, memory_id) VALUES (?, ?, ?)"
+        " ON CONFLICT (file_id, chunk) DO UPDATE SET memory_id = excluded.memory_id",
         (file_id, index, memory_id),
     )
 
 
-def reset_updated_at(conn: sqlite3.Connection, memory_id: str) -> None:
+def reset_updated_at(conn: Connection, memory_id: str) -> None:
     """A chunk's memory is as old as its file's text (``created_at`` is the file's mtime)."""
     conn.execute("UPDATE memories SET updated_at = created_at WHERE id = ?", (memory_id,))
 
 
-def files_of_root(conn: sqlite3.Connection, root: str, namespace: str) -> list[Any]:
+def files_of_root(conn: Connection, root: str, namespace: str) -> list[Any]:
     """(id, path) of the records of files indexed under ``root``."""
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         "SELECT id, path FROM doc_files WHERE root = ? AND namespace = ?", (root, namespace)
     ).fetchall()
+    return rows

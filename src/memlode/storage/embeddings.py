@@ -1,14 +1,21 @@
 """Stored vectors (``memory_embeddings``) and token states (``memory_tokens``): counts per
 model, the rows still to embed (newest first), the writes of a batch, and the relationships a
-memory's text is enriched with before it is embedded. ``memlode.engine.embedding`` drives these."""
+memory's text is enriched with before it is embedded. ``memlode.engine.embedding`` drives these.
+
+One module for both backends: on PostgreSQL a vector is a pgvector value with an HNSW index per
+dim (``memlode.storage.postgres.vectors``), handed in and out as the same float32 bytes."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode.storage.capture import SUMMARY_SOURCE
+from memlode.storage.sql import dialect_of
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from memlode.storage.protocols import Connection, Row
 
 __all__ = [
     "change_marks",
@@ -23,19 +30,19 @@ __all__ = [
 ]
 
 
-def memory_count(conn: sqlite3.Connection) -> int:
+def memory_count(conn: Connection) -> int:
     return int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
 
 
-def change_marks(conn: sqlite3.Connection, model: str) -> tuple[Any, Any]:
+def change_marks(conn: Connection, model: str) -> tuple[Any, Any]:
     """What moves when a memory's text changes (the FTS change log's last sequence) or the
     model's vectors do (``vector_state``): both one indexed lookup."""
     seq = conn.execute("SELECT coalesce(max(seq), 0) FROM memories_fts_log").fetchone()[0]
     state = conn.execute("SELECT version FROM vector_state WHERE model = ?", (model,)).fetchone()
-    return seq, state
+    return seq, (state[0] if state is not None else None)
 
 
-def rows_by_model(conn: sqlite3.Connection, table: str, model: str) -> int:
+def rows_by_model(conn: Connection, table: str, model: str) -> int:
     """Rows of ``memory_embeddings`` or ``memory_tokens`` made by ``model`` (an index count)."""
     if table not in ("memory_embeddings", "memory_tokens"):
         raise ValueError(f"not a table of vectors: {table}")
@@ -44,14 +51,16 @@ def rows_by_model(conn: sqlite3.Connection, table: str, model: str) -> int:
     )
 
 
-def relationships_of(conn: sqlite3.Connection, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+def relationships_of(conn: Connection, ids: Sequence[str]) -> list[tuple[Any, ...]]:
     """(memory id, edge id, relationship, name of the other end, whether the other end is a
-    memory consolidation derived) of every edge touching one of ``ids``, by memory then edge
-    id."""
+    memory consolidation derived: 0 or 1) of every edge touching one of ``ids``, by memory then
+    edge id."""
+    if not ids:
+        return []
     marks = ",".join("?" * len(ids))
-    return conn.execute(
+    rows: list[tuple[Any, ...]] = conn.execute(
         "SELECT x.memory_id, x.edge_id, x.relationship, n.name,"
-        " coalesce(o.source = ?, 0) FROM ("
+        " CASE WHEN o.source = ? THEN 1 ELSE 0 END FROM ("
         " SELECT source_id AS memory_id, id AS edge_id, relationship, target_id AS other"
         f" FROM graph_edges WHERE source_id IN ({marks}) UNION ALL"
         " SELECT target_id, id, relationship, source_id"
@@ -60,11 +69,12 @@ def relationships_of(conn: sqlite3.Connection, ids: Sequence[str]) -> list[tuple
         " LEFT JOIN memories AS o ON o.id = n.memory_id ORDER BY x.memory_id, x.edge_id",
         [SUMMARY_SOURCE, *ids, *ids],
     ).fetchall()
+    return rows
 
 
 def rows_to_embed(
-    conn: sqlite3.Connection, model: str, below: int, take: int, *, states_only: bool
-) -> list[sqlite3.Row]:
+    conn: Connection, model: str, below: int, take: int, *, states_only: bool
+) -> list[Row]:
     """Up to ``take`` memories (rowid, id, content, memory_type, namespace, tags) below rowid
     ``below`` (any, when negative), newest first, that have no vector from ``model`` (with
     ``states_only``: that have one but no token states from it)."""
@@ -76,7 +86,7 @@ def rows_to_embed(
         else " AND NOT EXISTS"
         " (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = ?)"
     )
-    rows: list[sqlite3.Row] = conn.execute(
+    rows: list[Row] = conn.execute(
         "SELECT m.rowid, m.id, m.content, m.memory_type, m.namespace, m.tags"
         f" FROM memories m WHERE (? < 0 OR m.rowid < ?){missing}"
         " ORDER BY m.rowid DESC LIMIT ?",
@@ -85,9 +95,13 @@ def rows_to_embed(
     return rows
 
 
-def write_vectors(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
+def write_vectors(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
     """Store (memory id, model, dim, vector bytes, text hash, created at) rows, each only if
     its memory still exists, replacing a memory's older vector."""
+    if dialect_of(conn).postgres:
+        from memlode.storage.postgres.vectors import vector_values
+
+        rows = vector_values(conn, rows)
     conn.executemany(
         "INSERT INTO memory_embeddings (memory_id, model, dim, vector, text_hash,"
         " created_at) SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS"
@@ -99,7 +113,7 @@ def write_vectors(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> 
     )
 
 
-def write_states(conn: sqlite3.Connection, rows: Sequence[tuple[str, str, bytes]]) -> None:
+def write_states(conn: Connection, rows: Sequence[tuple[str, str, bytes]]) -> None:
     """Store (memory id, model, packed states) rows, each only beside a vector of that model:
     a row whose content changed meanwhile lost its vector, and its states wait for the new
     one."""
@@ -113,18 +127,20 @@ def write_states(conn: sqlite3.Connection, rows: Sequence[tuple[str, str, bytes]
     )
 
 
-def delete_vectors(conn: sqlite3.Connection, *, keep_model: str | None) -> int:
+def delete_vectors(conn: Connection, *, keep_model: str | None) -> int:
     """Delete the vectors of every model but ``keep_model`` (None: all vectors and token
     states); the number of vectors deleted."""
     if keep_model is None:
         conn.execute("DELETE FROM memory_tokens")
-        return conn.execute("DELETE FROM memory_embeddings").rowcount
-    return conn.execute("DELETE FROM memory_embeddings WHERE model != ?", (keep_model,)).rowcount
+        return int(conn.execute("DELETE FROM memory_embeddings").rowcount)
+    return int(
+        conn.execute("DELETE FROM memory_embeddings WHERE model != ?", (keep_model,)).rowcount
+    )
 
 
-def models(conn: sqlite3.Connection) -> dict[str, int]:
+def models(conn: Connection) -> dict[str, int]:
     """Vectors stored per model."""
     rows = conn.execute(
         "SELECT model, count(*) FROM memory_embeddings GROUP BY model ORDER BY model"
     ).fetchall()
-    return {r[0]: r[1] for r in rows}
+    return {r[0]: int(r[1]) for r in rows}

@@ -1,14 +1,23 @@
 """What the in-memory copy of the FTS index (``memlode.search.postings``) reads: the indexed
 text columns of every memory (in ``bm25()``'s column order) or of some, inside one read
 transaction with the change log's position, and FTS5's own tokenizer run on text pieces
-through a temporary table (so the copy splits words exactly as ``memories_fts`` does)."""
+through a temporary table (so the copy splits words exactly as ``memories_fts`` does).
+
+One module for both backends: on PostgreSQL the tokenizer is the same FTS5 one, in a SQLite
+database of the process's own, and a snapshot is a REPEATABLE READ transaction
+(``memlode.storage.postgres.text_reads``)."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from memlode.storage.sql import dialect_of
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "TEXT_COLUMNS",
@@ -26,40 +35,57 @@ TEXT_COLUMNS = "content, tags, search_terms, context_near, context_far"
 _CLEAR = "INSERT INTO temp.memlode_tokenizer (memlode_tokenizer) VALUES ('delete-all')"
 
 
-def create_tokenizer(conn: sqlite3.Connection, tokenizer: str) -> None:
+def _tokenizer_db(conn: Connection) -> Any:
+    """The SQLite connection whose FTS5 tokenizes for ``conn``: ``conn`` itself on SQLite."""
+    if dialect_of(conn).postgres:
+        from memlode.storage.postgres.text_reads import tokenizer_db
+
+        return tokenizer_db(conn)
+    return conn
+
+
+def create_tokenizer(conn: Connection, tokenizer: str) -> None:
     """A temporary contentless FTS5 table with ``tokenizer``, and its instance vocabulary."""
-    conn.execute(
+    db = _tokenizer_db(conn)
+    db.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlode_tokenizer USING fts5"
         f"(piece, content='', tokenize='{tokenizer}')"
     )
-    conn.execute(
+    db.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlode_tokenizer_vocab"
         " USING fts5vocab(temp, memlode_tokenizer, instance)"
     )
 
 
-def tokenize_pieces(conn: sqlite3.Connection, pieces: Sequence[str]) -> dict[int, list[str]]:
+def tokenize_pieces(conn: Connection, pieces: Sequence[str]) -> dict[int, list[str]]:
     """Index of each piece -> its tokens in order (one insert and one read for all)."""
-    conn.execute(_CLEAR)  # in case an earlier call stopped half way
-    conn.executemany(
+    db = _tokenizer_db(conn)
+    db.execute(_CLEAR)  # in case an earlier call stopped half way
+    db.executemany(
         "INSERT INTO temp.memlode_tokenizer (rowid, piece) VALUES (?, ?)", enumerate(pieces)
     )
     found: dict[int, list[str]] = {}
-    rows = conn.execute("SELECT doc, term FROM temp.memlode_tokenizer_vocab ORDER BY doc, offset")
+    rows = db.execute("SELECT doc, term FROM temp.memlode_tokenizer_vocab ORDER BY doc, offset")
     for doc, term in rows:
         found.setdefault(doc, []).append(term)
-    conn.execute(_CLEAR)
+    db.execute(_CLEAR)
     return found
 
 
-def latest_seq(conn: sqlite3.Connection) -> int:
+def latest_seq(conn: Connection) -> int:
     """The change log's latest sequence number (0 when empty)."""
     return int(conn.execute("SELECT coalesce(max(seq), 0) FROM memories_fts_log").fetchone()[0])
 
 
 @contextmanager
-def read_snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+def read_snapshot(conn: Connection) -> Iterator[None]:
     """One read transaction: everything read inside it sees the same state of the store."""
+    if dialect_of(conn).postgres:
+        from memlode.storage.postgres.text_reads import read_snapshot as pg_snapshot
+
+        with pg_snapshot(conn):
+            yield
+        return
     conn.execute("BEGIN")
     try:
         yield
@@ -67,18 +93,24 @@ def read_snapshot(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("COMMIT")
 
 
-def store_extent(conn: sqlite3.Connection) -> tuple[int, int]:
+def store_extent(conn: Connection) -> tuple[int, int]:
     """(rows, largest rowid) of ``memories``."""
     count, top = conn.execute("SELECT count(*), coalesce(max(rowid), 0) FROM memories").fetchone()
     return int(count), int(top)
 
 
-def text_rows(conn: sqlite3.Connection) -> sqlite3.Cursor:
-    """(rowid, *TEXT_COLUMNS) of every memory."""
-    return conn.execute(f"SELECT rowid, {TEXT_COLUMNS} FROM memories")
+def text_rows(conn: Connection) -> Any:
+    """(rowid, *TEXT_COLUMNS) of every memory: a cursor (on PostgreSQL inside a
+    ``read_snapshot``, a server-side one: the rows arrive as they are fetched)."""
+    sql = f"SELECT rowid, {TEXT_COLUMNS} FROM memories"
+    if dialect_of(conn).postgres:
+        from memlode.storage.postgres.text_reads import streamed_rows
+
+        return streamed_rows(conn, sql)
+    return conn.execute(sql)
 
 
-def text_rows_of(conn: sqlite3.Connection, rowids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
+def text_rows_of(conn: Connection, rowids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
     """(rowid, *TEXT_COLUMNS) of those of ``rowids`` that exist, 500 a query."""
     for start in range(0, len(rowids), 500):
         chunk = list(rowids[start : start + 500])

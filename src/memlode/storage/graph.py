@@ -1,19 +1,22 @@
 """The persisted graph: ``graph_nodes`` and ``graph_edges``.
 
 Memories take part in the graph through a node of kind ``memory`` whose id is the memory id;
-deleting the memory deletes the node and, by cascade, its edges.
+deleting the memory deletes the node and, by cascade, its edges. One module for both backends
+(its SQL runs on SQLite and, through ``PgConnection``, on PostgreSQL).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memlode.storage import scrub
+from memlode.storage import capture, scrub
 from memlode.types import Edge, NodeKind, Relationship, format_ts, utcnow
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection, Row
 
 __all__ = [
     "Neighbor",
@@ -49,7 +52,7 @@ class Neighbor:
     weight: float
 
 
-def upsert_node(conn: sqlite3.Connection, node: Node) -> None:
+def upsert_node(conn: Connection, node: Node) -> None:
     now = format_ts(utcnow())
     conn.execute(
         "INSERT INTO graph_nodes (id, kind, name, namespace, memory_id, properties, created_at,"
@@ -69,16 +72,11 @@ def upsert_node(conn: sqlite3.Connection, node: Node) -> None:
     )
 
 
-def ensure_memory_node(conn: sqlite3.Connection, memory_id: str, name: str, namespace: str) -> None:
-    label = scrub.text(name[:4096])[:80]  # redacted before the cut, which could halve a secret
-    conn.execute(
-        "INSERT OR IGNORE INTO graph_nodes (id, kind, name, namespace, memory_id, created_at,"
-        " updated_at) VALUES (?, 'memory', ?, ?, ?, ?, ?)",
-        (memory_id, label, namespace, memory_id, *(2 * [format_ts(utcnow())])),
-    )
+def ensure_memory_node(conn: Connection, memory_id: str, name: str, namespace: str) -> None:
+    capture.ensure_memory_node(conn, memory_id, name, namespace)
 
 
-def add_edge(conn: sqlite3.Connection, edge: Edge, *, keep_existing: bool = False) -> bool:
+def add_edge(conn: Connection, edge: Edge, *, keep_existing: bool = False) -> bool:
     """Insert or update (weight, properties) an edge; True when it is new. With
     ``keep_existing`` an edge that is already there stays as it is."""
     created = edge.created_at or format_ts(utcnow())
@@ -113,7 +111,7 @@ def add_edge(conn: sqlite3.Connection, edge: Edge, *, keep_existing: bool = Fals
     return False
 
 
-def row_to_edge(row: sqlite3.Row) -> Edge:
+def row_to_edge(row: Row) -> Edge:
     return Edge(
         source_id=row["source_id"],
         target_id=row["target_id"],
@@ -124,7 +122,7 @@ def row_to_edge(row: sqlite3.Row) -> Edge:
     )
 
 
-def edges_of(conn: sqlite3.Connection, node_ids: Sequence[str]) -> list[Edge]:
+def edges_of(conn: Connection, node_ids: Sequence[str]) -> list[Edge]:
     """Every edge touching any of ``node_ids``."""
     out: dict[tuple[str, str, str], Edge] = {}
     for start in range(0, len(node_ids), 400):
@@ -141,7 +139,7 @@ def edges_of(conn: sqlite3.Connection, node_ids: Sequence[str]) -> list[Edge]:
     return list(out.values())
 
 
-def iter_edges(conn: sqlite3.Connection, namespace: str | None = None) -> Iterable[Edge]:
+def iter_edges(conn: Connection, namespace: str | None = None) -> Iterable[Edge]:
     """Edges between memory nodes (optionally of one namespace), for export."""
     sql = (
         "SELECT e.source_id, e.target_id, e.relationship, e.weight, e.properties, e.created_at"
@@ -159,7 +157,7 @@ def iter_edges(conn: sqlite3.Connection, namespace: str | None = None) -> Iterab
 
 
 def neighbors(
-    conn: sqlite3.Connection,
+    conn: Connection,
     node_id: str,
     relationships: Sequence[Relationship] = (),
     direction: str = "both",

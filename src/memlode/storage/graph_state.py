@@ -1,12 +1,15 @@
 """The graph as the algorithms read it, and what they derive from it: node ids and edge tuples
 of a namespace, a fingerprint that changes with any node or edge, and the centrality cache
-(``graph_centrality``). ``memlode.graph.store`` computes; this module reads and writes."""
+(``graph_centrality``). ``memlode.graph.store`` computes; this module reads and writes, on
+SQLite and PostgreSQL alike."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "centrality_rows",
@@ -23,22 +26,21 @@ def _scope(namespace: str | None, alias: str) -> tuple[str, list[object]]:
     return f"{alias}.namespace = ?", [namespace]
 
 
-def node_ids(
-    conn: sqlite3.Connection, namespace: str | None, kinds: Sequence[str] | None
-) -> list[str]:
+def node_ids(conn: Connection, namespace: str | None, kinds: Sequence[str] | None) -> list[str]:
     """Ids of the namespace's nodes (every namespace: None), of ``kinds`` when given."""
     where, params = _scope(namespace, "n")
     if kinds:
         where += f" AND n.kind IN ({','.join('?' * len(kinds))})"
         params = [*params, *kinds]
-    # plain tuples, not the connection's Row objects: a code graph has 10^4-10^5 rows
+    # plain tuples, not the connection's Row objects: a code graph has 10^4-10^5 rows (SQLite;
+    # a PostgreSQL cursor has no row factory to unset and keeps its tuple-based rows)
     cur = conn.cursor()
     cur.row_factory = None
     return [r[0] for r in cur.execute(f"SELECT n.id FROM graph_nodes n WHERE {where}", params)]
 
 
 def edge_rows(
-    conn: sqlite3.Connection, namespace: str | None, relationships: Sequence[str] | None
+    conn: Connection, namespace: str | None, relationships: Sequence[str] | None
 ) -> Iterator[tuple[Any, ...]]:
     """(source, target, relationship, weight) of the edges leaving the namespace's nodes."""
     where, params = _scope(namespace, "s")
@@ -47,14 +49,16 @@ def edge_rows(
         params = [*params, *(str(r) for r in relationships)]
     cur = conn.cursor()
     cur.row_factory = None
-    return cur.execute(
-        "SELECT e.source_id, e.target_id, e.relationship, e.weight FROM graph_edges e"
-        f" JOIN graph_nodes s ON s.id = e.source_id WHERE {where}",
-        params,
+    return iter(  # the cursor itself on SQLite
+        cur.execute(
+            "SELECT e.source_id, e.target_id, e.relationship, e.weight FROM graph_edges e"
+            f" JOIN graph_nodes s ON s.id = e.source_id WHERE {where}",
+            params,
+        )
     )
 
 
-def fingerprint_rows(conn: sqlite3.Connection, namespace: str | None) -> list[list[Any]]:
+def fingerprint_rows(conn: Connection, namespace: str | None) -> list[list[Any]]:
     """[[nodes, latest node change], [edges, latest edge id, weight sum]] of the namespace."""
     where, params = _scope(namespace, "n")
     node_row = conn.execute(
@@ -70,7 +74,7 @@ def fingerprint_rows(conn: sqlite3.Connection, namespace: str | None) -> list[li
 
 
 def write_centrality(
-    conn: sqlite3.Connection,
+    conn: Connection,
     rows: Sequence[tuple[Any, ...]],
     settings_key: str,
     fingerprint: str,
@@ -94,7 +98,7 @@ def write_centrality(
     )
 
 
-def centrality_rows(conn: sqlite3.Connection, ids: Sequence[str]) -> Iterator[tuple[Any, ...]]:
+def centrality_rows(conn: Connection, ids: Sequence[str]) -> Iterator[tuple[Any, ...]]:
     """(node_id, pagerank, betweenness, degree, cluster) of those of ``ids`` computed, 500 ids
     a query."""
     for start in range(0, len(ids), 500):

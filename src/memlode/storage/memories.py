@@ -1,8 +1,9 @@
 """The ``memories`` table: insert with dedup, fetch, update, delete, filter.
 
-Functions take a ``sqlite3.Connection`` so that callers compose several of them in one
+Functions take a connection of either backend (``sqlite3.Connection``, PostgreSQL's
+``PgConnection``; ``memlode.storage.sql``) so that callers compose several of them in one
 transaction (``Database.write()``). Validation of user input happens in the engine; this layer
-trusts its arguments and enforces only what SQLite enforces. Every text it writes (content,
+trusts its arguments and enforces only what the database enforces. Every text it writes (content,
 tags, metadata) goes through ``memlode.storage.scrub`` first, and the content hash and search
 terms are computed from the redacted content.
 """
@@ -10,15 +11,18 @@ terms are computed from the redacted content.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode.storage import capture, scrub
 from memlode.storage.capture import GLOBAL_NAMESPACE, index_terms
+from memlode.storage.sql import SQLITE, Dialect, dialect_of
 from memlode.textutil import content_hash
 from memlode.types import Memory, MemoryType, format_ts, utcnow
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection, Row
 
 __all__ = [
     "GLOBAL_NAMESPACE",
@@ -90,12 +94,14 @@ class MemoryFilter:
             return ()
         return (self.namespace, *(n for n in self.also_namespaces if n != self.namespace))
 
-    def where(self, alias: str = "m") -> tuple[str, list[object]]:
+    def where(self, alias: str = "m", dialect: Dialect = SQLITE) -> tuple[str, list[object]]:
+        """This filter as a condition on ``memories`` (alias ``alias``) in ``dialect``'s SQL,
+        and its parameters."""
         clauses: list[str] = []
         params: list[object] = []
-        if self.exclude_prompts:  # tags are a JSON array: the quoted tag is one element
-            clauses.append(f"instr({alias}.tags, ?) = 0")
-            params.append(f'"{PROMPT_TAG}"')
+        if self.exclude_prompts:
+            clauses.append(dialect.json_lacks(f"{alias}.tags"))
+            params.append(PROMPT_TAG)
         if self.namespace is not None and self.also_namespaces:
             names = self.namespaces()
             clauses.append(f"{alias}.namespace IN ({','.join('?' * len(names))})")
@@ -107,7 +113,7 @@ class MemoryFilter:
             clauses.append(f"{alias}.memory_type IN ({','.join('?' * len(self.memory_types))})")
             params.extend(str(t) for t in self.memory_types)
         for tag in self.tags:
-            clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
+            clauses.append(dialect.json_has(f"{alias}.tags"))
             params.append(tag)
         if self.sources:
             clauses.append(f"{alias}.source IN ({','.join('?' * len(self.sources))})")
@@ -124,10 +130,10 @@ class MemoryFilter:
         if self.until is not None:
             clauses.append(f"{alias}.created_at < ?")
             params.append(self.until)
-        return (" AND ".join(clauses) if clauses else "1"), params
+        return (" AND ".join(clauses) if clauses else "TRUE"), params
 
 
-def row_to_memory(row: sqlite3.Row) -> Memory:
+def row_to_memory(row: Row) -> Memory:
     return Memory(
         id=row["id"],
         content=row["content"],
@@ -152,7 +158,7 @@ def stored_hash(content: str) -> str:
     return content_hash(scrub.text(content))
 
 
-def insert(conn: sqlite3.Connection, new: NewMemory) -> tuple[str, bool]:
+def insert(conn: Connection, new: NewMemory) -> tuple[str, bool]:
     """Insert unless the same content exists in the namespace and source
     (``memlode.storage.capture.insert_memory``, the one insert every writer uses).
 
@@ -174,14 +180,14 @@ def insert(conn: sqlite3.Connection, new: NewMemory) -> tuple[str, bool]:
     )
 
 
-def fetch(conn: sqlite3.Connection, memory_id: str) -> Memory | None:
+def fetch(conn: Connection, memory_id: str) -> Memory | None:
     row = conn.execute(
         f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id = ?", (memory_id,)
     ).fetchone()
     return row_to_memory(row) if row is not None else None
 
 
-def fetch_many(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Memory]:
+def fetch_many(conn: Connection, ids: Iterable[str]) -> dict[str, Memory]:
     wanted = list(dict.fromkeys(ids))
     out: dict[str, Memory] = {}
     for start in range(0, len(wanted), 500):
@@ -195,7 +201,7 @@ def fetch_many(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Memory
     return out
 
 
-def touch(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
+def touch(conn: Connection, memory_ids: Sequence[str]) -> None:
     """Record an access: bump access_count and last_accessed_at."""
     capture.touch(conn, memory_ids)
 
@@ -211,7 +217,7 @@ _UPDATABLE = {
 }
 
 
-def update(conn: sqlite3.Connection, memory_id: str, changes: dict[str, Any]) -> bool:
+def update(conn: Connection, memory_id: str, changes: dict[str, Any]) -> bool:
     """Apply ``changes`` (already validated); returns False if the id does not exist."""
     unknown = set(changes) - _UPDATABLE
     if unknown:
@@ -242,17 +248,17 @@ def update(conn: sqlite3.Connection, memory_id: str, changes: dict[str, Any]) ->
     params.append(format_ts(utcnow()))
     params.append(memory_id)
     cur = conn.execute(f"UPDATE memories SET {', '.join(sets)} WHERE id = ?", params)
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
-def drop_vectors(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
+def drop_vectors(conn: Connection, memory_ids: Sequence[str]) -> None:
     """Forget the vectors of ``memory_ids`` (their text changed: they are embedded again)."""
     conn.executemany(
         "DELETE FROM memory_embeddings WHERE memory_id = ?", [(i,) for i in memory_ids]
     )
 
 
-def delete(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> int:
+def delete(conn: Connection, memory_ids: Sequence[str]) -> int:
     """Delete memories; embeddings, memory nodes and their edges go with them (cascades)."""
     total = 0
     for start in range(0, len(memory_ids), 500):
@@ -263,14 +269,14 @@ def delete(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> int:
 
 
 def select(
-    conn: sqlite3.Connection,
+    conn: Connection,
     flt: MemoryFilter,
     *,
     limit: int | None = None,
     offset: int = 0,
     newest_first: bool = True,
 ) -> list[Memory]:
-    where, params = flt.where()
+    where, params = flt.where("m", dialect_of(conn))
     order = "DESC" if newest_first else "ASC"
     sql = (
         f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} ORDER BY m.created_at {order}, m.id"
@@ -281,31 +287,31 @@ def select(
     return [row_to_memory(r) for r in conn.execute(sql, params)]
 
 
-def count(conn: sqlite3.Connection, flt: MemoryFilter) -> int:
-    where, params = flt.where()
+def count(conn: Connection, flt: MemoryFilter) -> int:
+    where, params = flt.where("m", dialect_of(conn))
     row = conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()
     return int(row[0])
 
 
-def set_metadata(conn: sqlite3.Connection, memory_id: str, metadata: dict[str, Any]) -> bool:
+def set_metadata(conn: Connection, memory_id: str, metadata: dict[str, Any]) -> bool:
     """Replace a memory's metadata and nothing else (``updated_at`` stays)."""
     cur = conn.execute(
         "UPDATE memories SET metadata = ? WHERE id = ?",
         (json.dumps(scrub.mapping(metadata), ensure_ascii=False, sort_keys=True), memory_id),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
-def insert_exact(conn: sqlite3.Connection, memory: Memory) -> bool:
+def insert_exact(conn: Connection, memory: Memory) -> bool:
     """Insert a memory with every other field as given (import); its text is redacted like any
     other write. False if the id or content exists."""
     content = scrub.text(memory.content)
     digest = content_hash(content)
     cur = conn.execute(
-        "INSERT OR IGNORE INTO memories (id, content, memory_type, importance, confidence,"
+        "INSERT INTO memories (id, content, memory_type, importance, confidence,"
         " access_count, content_hash, tags, metadata, namespace, source, session_id, created_at,"
         " updated_at, last_accessed_at, search_terms)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
         (
             memory.id,
             content,
@@ -325,12 +331,10 @@ def insert_exact(conn: sqlite3.Connection, memory: Memory) -> bool:
             index_terms(content, memory.source, memory.created_at),
         ),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
-def find_duplicate(
-    conn: sqlite3.Connection, namespace: str, source: str, content: str
-) -> str | None:
+def find_duplicate(conn: Connection, namespace: str, source: str, content: str) -> str | None:
     row = conn.execute(
         "SELECT id FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
         (namespace, source, stored_hash(content)),

@@ -5,16 +5,24 @@ A namespace is a column on many tables (memories, sessions, the graph, code and 
 transcript offsets, the consolidation log) and part of two kinds of graph node id
 (``sym:<namespace>:<qualified name>`` and ``pkg:project:<namespace>``, see ``memlode.code``), so
 deleting or moving one is more than one UPDATE: this module keeps those pieces together.
+
+Serves SQLite and PostgreSQL alike, skipping the tables a store lacks: PostgreSQL has no code
+index (it stays in each machine's SQLite store) and no notes of SQLite's migration 0010, so
+moving code (``_move_code``, SQLite's deferred foreign keys) and legacy notes are SQLite's.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memlode.project import is_identity_key, readable_name
+from memlode.storage.sql import dialect_of
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "LOOKUP_TABLES",
@@ -47,11 +55,11 @@ _SESSION_MAP = "session_map:{namespace}"
 _CHUNK = 500
 
 
-def _tables(conn: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+def _tables(conn: Connection) -> set[str]:
+    return {r[0] for r in conn.execute(dialect_of(conn).table_names())}
 
 
-def exists(conn: sqlite3.Connection, namespace: str) -> bool:
+def exists(conn: Connection, namespace: str) -> bool:
     """Whether any row of the store is in ``namespace``."""
     present = _tables(conn)
     for table in LOOKUP_TABLES:
@@ -65,7 +73,7 @@ def exists(conn: sqlite3.Connection, namespace: str) -> bool:
     return False
 
 
-def keys_named(conn: sqlite3.Connection, name: str) -> list[str]:
+def keys_named(conn: Connection, name: str) -> list[str]:
     """The project keys in the store whose readable name is ``name`` (``app`` -> ``app-…``)."""
     if not name:
         return []
@@ -89,7 +97,7 @@ def keys_named(conn: sqlite3.Connection, name: str) -> list[str]:
     return sorted(found)
 
 
-def listing(conn: sqlite3.Connection) -> list[dict[str, object]]:
+def listing(conn: Connection) -> list[dict[str, object]]:
     """Every namespace that holds memories, sessions or a code index, with counts and times."""
     out: dict[str, dict[str, object]] = {}
 
@@ -122,7 +130,7 @@ def listing(conn: sqlite3.Connection) -> list[dict[str, object]]:
     return [out[ns] for ns in sorted(out)]
 
 
-def delete(conn: sqlite3.Connection, namespace: str) -> int:
+def delete(conn: Connection, namespace: str) -> int:
     """Delete every row of ``namespace`` (inside the caller's transaction); return the number
     of memories deleted. Embeddings, memory nodes, edges, code symbols and references, doc
     chunks and transcript records go with their rows (foreign key cascades)."""
@@ -141,17 +149,17 @@ def delete(conn: sqlite3.Connection, namespace: str) -> int:
 # ---- folder-name namespaces left by migration 0010 (memlode.storage.namespace_rekey) ----------
 
 
-def _has_legacy_table(conn: sqlite3.Connection) -> bool:
+def _has_legacy_table(conn: Connection) -> bool:
     return "namespace_legacy" in _tables(conn)
 
 
-def forget_legacy(conn: sqlite3.Connection, namespace: str, *, keep: bool = False) -> bool:
+def forget_legacy(conn: Connection, namespace: str, *, keep: bool = False) -> bool:
     """Drop the note on a folder-name namespace once nothing is left in it (or, ``keep``, when
     the user keeps the name on purpose); True if there was one."""
     if not _has_legacy_table(conn) or (not keep and exists(conn, namespace)):
         return False
     cur = conn.execute("DELETE FROM namespace_legacy WHERE namespace = ?", (namespace,))
-    return cur.rowcount > 0
+    return bool(cur.rowcount > 0)
 
 
 @dataclass(slots=True, frozen=True)
@@ -166,7 +174,7 @@ class LegacyNamespace:
     keys: tuple[str, ...]  # where the moved rows went
 
 
-def legacy_left(conn: sqlite3.Connection) -> list[LegacyNamespace]:
+def legacy_left(conn: Connection) -> list[LegacyNamespace]:
     """Folder-name namespaces that migration 0010 could not (wholly) re-key and that still hold
     rows."""
     if not _has_legacy_table(conn):
@@ -235,20 +243,18 @@ class MoveReport:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
-def _fill(conn: sqlite3.Connection, kind: str, values: Iterable[object]) -> None:
+def _fill(conn: Connection, kind: str, values: Iterable[object]) -> None:
     conn.execute("DELETE FROM _ns_set WHERE kind = ?", (kind,))
-    conn.executemany(
-        "INSERT OR IGNORE INTO _ns_set (kind, value) VALUES (?, ?)", ((kind, v) for v in values)
-    )
+    rows = ((kind, str(v)) for v in values)  # text: _scope casts where a column is not
+    conn.executemany("INSERT INTO _ns_set VALUES (?, ?) ON CONFLICT DO NOTHING", rows)
 
 
-def _scope(kind: str, column: str) -> str:
-    return f" AND {column} IN (SELECT value FROM _ns_set WHERE kind = '{kind}')"
+def _scope(kind: str, column: str, cast: str = "") -> str:  # cast: the column's if not text
+    value = f"CAST(value AS {cast})" if cast else "value"
+    return f" AND {column} IN (SELECT {value} FROM _ns_set WHERE kind = '{kind}')"
 
 
-def move(
-    conn: sqlite3.Connection, old: str, new: str, selection: Selection | None = None
-) -> MoveReport:
+def move(conn: Connection, old: str, new: str, selection: Selection | None = None) -> MoveReport:
     """Move the rows of namespace ``old`` (all of them, or only ``selection``) to ``new``,
     inside the caller's transaction. A memory whose content ``new`` already holds (same source)
     stays in ``old``; nothing is deleted except a code index that ``new`` already has its own
@@ -257,7 +263,7 @@ def move(
     if old == new:
         return report
     conn.execute(
-        "CREATE TEMP TABLE IF NOT EXISTS _ns_set (kind TEXT, value, PRIMARY KEY (kind, value))"
+        "CREATE TEMP TABLE IF NOT EXISTS _ns_set (kind TEXT, value TEXT, PRIMARY KEY (kind, value))"
     )
     conn.execute("DELETE FROM _ns_set")
     whole = selection is None
@@ -282,10 +288,12 @@ def move(
             (new, old),
         )
     if "doc_files" in present:
-        report.doc_files = conn.execute(
-            "UPDATE OR IGNORE doc_files SET namespace = ? WHERE namespace = ?"
-            + ("" if whole else _scope("doc", "id")),
-            (new, old),
+        report.doc_files = conn.execute(  # not over a file the target has: it stays
+            "UPDATE doc_files AS d SET namespace = ? WHERE d.namespace = ?"
+            + ("" if whole else _scope("doc", "d.id", "INTEGER"))
+            + " AND NOT EXISTS (SELECT 1 FROM doc_files t WHERE t.namespace = ?"
+            " AND t.path = d.path)",
+            (new, old, new),
         ).rowcount
     if "code_files" in present:
         _move_code(conn, old, new, whole, report)
@@ -305,9 +313,7 @@ def move(
     return report
 
 
-def _move_memories(
-    conn: sqlite3.Connection, old: str, new: str, whole: bool, report: MoveReport
-) -> None:
+def _move_memories(conn: Connection, old: str, new: str, whole: bool, report: MoveReport) -> None:
     scope = "" if whole else _scope("memory", "id")
     conn.execute("DELETE FROM _ns_set WHERE kind = 'moving'")
     conn.execute(
@@ -315,8 +321,11 @@ def _move_memories(
         " WHERE namespace = ?" + scope,
         (old,),
     )
-    report.memories = conn.execute(
-        "UPDATE OR IGNORE memories SET namespace = ? WHERE namespace = ?" + scope, (new, old)
+    report.memories = conn.execute(  # not over a memory the target holds (memories_dedup)
+        "UPDATE memories AS m SET namespace = ? WHERE m.namespace = ?" + scope + " AND NOT EXISTS"
+        " (SELECT 1 FROM memories t WHERE t.namespace = ? AND t.source = m.source"
+        " AND t.content_hash = m.content_hash)",
+        (new, old, new),
     ).rowcount
     report.duplicates = conn.execute(
         "SELECT count(*) FROM memories WHERE namespace = ?" + _scope("moving", "id"), (old,)
@@ -330,27 +339,27 @@ def _move_memories(
     # rows that were added or removed, by count and by the sum of their rowids. A new rowid for
     # each moved embedding is, to it, a removal and an insertion: it rebuilds, with the new
     # namespaces, instead of filtering by stale ones.
-    top = conn.execute("SELECT coalesce(max(rowid), 0) FROM memory_embeddings").fetchone()[0]
+    rowid = dialect_of(conn).renumber_rowid("memory_embeddings")
     conn.execute(
-        "UPDATE memory_embeddings SET rowid = rowid + ? WHERE 1 = 1"
+        f"UPDATE memory_embeddings SET rowid = {rowid} WHERE 1 = 1"
         + _scope("moving", "memory_id")
         + " AND memory_id IN (SELECT id FROM memories WHERE namespace = ?)",
-        (top, new),
+        (new,),
     )
 
 
-def _move_code(
-    conn: sqlite3.Connection, old: str, new: str, whole: bool, report: MoveReport
-) -> None:
+def _move_code(conn: Connection, old: str, new: str, whole: bool, report: MoveReport) -> None:
     files_sql = "SELECT id FROM code_files WHERE namespace = ?" + (
         "" if whole else _scope("root", "root")
     )
     conn.execute("DELETE FROM _ns_set WHERE kind = 'code'")
-    conn.execute(f"INSERT INTO _ns_set (kind, value) SELECT 'code', id FROM ({files_sql})", (old,))
+    conn.execute(
+        f"INSERT INTO _ns_set (kind, value) SELECT 'code', id FROM ({files_sql}) AS f", (old,)
+    )
     count = conn.execute("SELECT count(*) FROM _ns_set WHERE kind = 'code'").fetchone()[0]
     if not count:
         return
-    in_files = _scope("code", "file_id")
+    in_files = _scope("code", "file_id", "INTEGER")
     prefix = f"sym:{old}:"
     renames = [
         (node, f"sym:{new}:" + node[len(prefix) :])
@@ -376,7 +385,7 @@ def _move_code(
             + ")"
         )
         report.code_files_dropped = conn.execute(
-            "DELETE FROM code_files WHERE 1 = 1" + _scope("code", "id")
+            "DELETE FROM code_files WHERE 1 = 1" + _scope("code", "id", "INTEGER")
         ).rowcount
         if whole:
             conn.execute("DELETE FROM graph_nodes WHERE id = ?", (f"pkg:project:{old}",))
@@ -385,7 +394,7 @@ def _move_code(
     for table in ("code_symbols", "code_refs", "code_packages"):
         conn.execute(f"UPDATE {table} SET namespace = ? WHERE 1 = 1" + in_files, (new,))
     report.code_files = conn.execute(
-        "UPDATE code_files SET namespace = ? WHERE 1 = 1" + _scope("code", "id"), (new,)
+        "UPDATE code_files SET namespace = ? WHERE 1 = 1" + _scope("code", "id", "INTEGER"), (new,)
     ).rowcount
     conn.execute(
         "UPDATE graph_nodes SET namespace = ? WHERE namespace = ? AND id IN"
@@ -394,13 +403,13 @@ def _move_code(
     )
 
 
-def _rename_nodes(conn: sqlite3.Connection, renames: list[tuple[str, str]]) -> None:
+def _rename_nodes(conn: Connection, renames: list[tuple[str, str]]) -> None:
     """Give graph nodes new ids everywhere an id is kept (edges, centrality, code tables)."""
     if not renames:
         return
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS _ns_rename (old TEXT PRIMARY KEY, new TEXT)")
     conn.execute("DELETE FROM _ns_rename")
-    conn.executemany("INSERT OR IGNORE INTO _ns_rename (old, new) VALUES (?, ?)", renames)
+    conn.executemany("INSERT INTO _ns_rename VALUES (?, ?) ON CONFLICT DO NOTHING", renames)
     # Edges and centrality point at the old ids until their own UPDATE: check foreign keys at
     # commit, when every reference has moved (reset by SQLite when the transaction ends).
     conn.execute("PRAGMA defer_foreign_keys = ON")
@@ -420,7 +429,7 @@ def _rename_nodes(conn: sqlite3.Connection, renames: list[tuple[str, str]]) -> N
     conn.execute("DELETE FROM _ns_rename")
 
 
-def _move_rest(conn: sqlite3.Connection, old: str, new: str, present: set[str]) -> None:
+def _move_rest(conn: Connection, old: str, new: str, present: set[str]) -> None:
     """What only a whole move takes along: the rest of the graph, registered doc folders, the
     consolidation log and the code map."""
     conn.execute(
@@ -429,16 +438,18 @@ def _move_rest(conn: sqlite3.Connection, old: str, new: str, present: set[str]) 
         (new, old, old),
     )
     if "doc_folders" in present:
-        conn.execute(
-            "UPDATE OR IGNORE doc_folders SET namespace = ? WHERE namespace = ?", (new, old)
+        conn.execute(  # not over a folder the target has registered: it goes below
+            "UPDATE doc_folders AS f SET namespace = ? WHERE f.namespace = ? AND NOT EXISTS"
+            " (SELECT 1 FROM doc_folders t WHERE t.namespace = ? AND t.path = f.path)",
+            (new, old, new),
         )
         conn.execute("DELETE FROM doc_folders WHERE namespace = ?", (old,))  # already in new
     if "consolidation_log" in present:
         conn.execute("UPDATE consolidation_log SET namespace = ? WHERE namespace = ?", (new, old))
     old_key, new_key = _SESSION_MAP.format(namespace=old), _SESSION_MAP.format(namespace=new)
     conn.execute(
-        "INSERT OR IGNORE INTO store_settings (key, value)"
-        " SELECT ?, value FROM store_settings WHERE key = ?",
+        "INSERT INTO store_settings (key, value) SELECT ?, value FROM store_settings"
+        " WHERE key = ? ON CONFLICT (key) DO NOTHING",
         (new_key, old_key),
     )
     conn.execute("DELETE FROM store_settings WHERE key = ?", (old_key,))

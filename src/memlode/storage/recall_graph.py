@@ -2,18 +2,21 @@
 memories linked to a few seed memories, and each memory's cached centrality or its degree.
 
 The scoring of these (which seeds, how the centralities mix) belongs to
-``memlode.search.hybrid``; this module only reads.
+``memlode.search.hybrid``; this module only reads, on SQLite and PostgreSQL alike.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection
 
 __all__ = ["has_memory_edges", "linked_memories", "memory_centrality", "memory_degrees"]
 
 
-def has_memory_edges(conn: sqlite3.Connection, namespace: str | None) -> bool:
+def has_memory_edges(conn: Connection, namespace: str | None) -> bool:
     """True when a memory node of ``namespace`` (any, for None) has an outgoing edge."""
     sql = (
         "SELECT 1 FROM graph_nodes n JOIN graph_edges e ON e.source_id = n.id"
@@ -27,7 +30,7 @@ def has_memory_edges(conn: sqlite3.Connection, namespace: str | None) -> bool:
 
 
 def linked_memories(
-    conn: sqlite3.Connection,
+    conn: Connection,
     seed_ids: Sequence[str],
     skip: Sequence[str] = (),
     limit: int | None = None,
@@ -51,28 +54,34 @@ def linked_memories(
 
 
 def memory_centrality(
-    conn: sqlite3.Connection, ids: Sequence[str]
+    conn: Connection, ids: Sequence[str]
 ) -> list[tuple[str, float, float, float, int | None]]:
     """(memory id, PageRank, betweenness, degree, cluster) from the centrality cache."""
+    if not ids:
+        return []
     marks = ",".join("?" * len(ids))
-    return conn.execute(
+    rows: list[tuple[str, float, float, float, int | None]] = conn.execute(
         "SELECT n.memory_id, c.pagerank, c.betweenness, c.degree, c.cluster FROM graph_centrality c"
         f" JOIN graph_nodes n ON n.id = c.node_id WHERE n.memory_id IN ({marks})",
         list(ids),
     ).fetchall()
+    return rows
 
 
 def memory_degrees(
-    conn: sqlite3.Connection, ids: Sequence[str], skip: Sequence[str] = ()
+    conn: Connection, ids: Sequence[str], skip: Sequence[str] = ()
 ) -> list[tuple[str, int]]:
     """(memory id, number of edges) of each of ``ids`` that has any, not counting edges of the
     relationships in ``skip``."""
+    if not ids:
+        return []
     marks = ",".join("?" * len(ids))
     skipped = ",".join("?" * len(skip))
     where = f" AND e.relationship NOT IN ({skipped})" if skip else ""
-    return conn.execute(
+    rows: list[tuple[str, int]] = conn.execute(
         "SELECT n.memory_id, count(e.id) FROM graph_nodes n JOIN graph_edges e"
         f" ON e.source_id = n.id OR e.target_id = n.id"
         f" WHERE n.memory_id IN ({marks}){where} GROUP BY n.memory_id",
         [*ids, *skip],
     ).fetchall()
+    return rows

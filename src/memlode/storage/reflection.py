@@ -5,12 +5,15 @@ whether a session ended since it last ran.
 Parameters in, plain rows out; what the cycle makes of them is
 ``memlode.engine.consolidation.reflect``'s. Insights are memories like any other and are
 written through ``storage.memories``; their demotions through ``storage.consolidation``.
+Serves both backends (``memlode.storage.sql``).
 """
 
 from __future__ import annotations
 
-import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "REFLECTION_KIND",
@@ -25,10 +28,10 @@ __all__ = [
 REFLECTION_KIND = "reflection:"
 
 
-def sessions_to_reflect(conn: sqlite3.Connection, namespace: str, idle_before: str) -> list[Any]:
+def sessions_to_reflect(conn: Connection, namespace: str, idle_before: str) -> list[Any]:
     """(id, started_at, ended_at, last activity) of the namespace's sessions that ended, or
     whose latest stored row is older than ``idle_before``, oldest first."""
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         "SELECT s.id, s.started_at, s.ended_at, a.last FROM sessions AS s"
         " LEFT JOIN (SELECT session_id, max(created_at) AS last FROM memories"
         "  WHERE namespace = ? AND session_id IS NOT NULL GROUP BY session_id) AS a"
@@ -37,34 +40,37 @@ def sessions_to_reflect(conn: sqlite3.Connection, namespace: str, idle_before: s
         " ORDER BY coalesce(s.ended_at, a.last, s.started_at), s.id",
         (namespace, namespace, idle_before),
     ).fetchall()
+    return rows
 
 
 def session_evidence(
-    conn: sqlite3.Connection, namespace: str, session_id: str, exclude_source: str
+    conn: Connection, namespace: str, session_id: str, exclude_source: str
 ) -> list[Any]:
     """(id, content, memory_type, source, tags, metadata, created_at) of the session's rows
     in the namespace, not of ``exclude_source`` (what consolidation wrote), oldest first."""
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         "SELECT id, content, memory_type, source, tags, metadata, created_at FROM memories"
         " WHERE namespace = ? AND session_id = ? AND source != ? ORDER BY created_at, rowid",
         (namespace, session_id, exclude_source),
     ).fetchall()
+    return rows
 
 
-def reflection_records(conn: sqlite3.Connection, namespace: str) -> list[Any]:
+def reflection_records(conn: Connection, namespace: str) -> list[Any]:
     """(kind, key, insight id, members hash, the id of what stands for the insight or None)
     of the namespace's reflection records."""
-    return conn.execute(
+    rows: list[Any] = conn.execute(
         "SELECT c.kind, c.key, c.summary_id, c.members,"
         " (SELECT d.summary_id FROM memory_demotions AS d WHERE d.memory_id = c.summary_id)"
         " FROM consolidation_clusters AS c"
-        " WHERE c.namespace = ? AND substr(c.kind, 1, ?) = ?"
+        f" WHERE c.namespace = ? AND substr(c.kind, 1, {len(REFLECTION_KIND)}) = ?"
         " ORDER BY c.key",
-        (namespace, len(REFLECTION_KIND), REFLECTION_KIND),
+        (namespace, REFLECTION_KIND),
     ).fetchall()
+    return rows
 
 
-def drop_record(conn: sqlite3.Connection, namespace: str, kind: str, key: str) -> None:
+def drop_record(conn: Connection, namespace: str, kind: str, key: str) -> None:
     """Forget one record (its insight now stands under another kind)."""
     conn.execute(
         "DELETE FROM consolidation_clusters WHERE namespace = ? AND kind = ? AND key = ?",
@@ -72,7 +78,7 @@ def drop_record(conn: sqlite3.Connection, namespace: str, kind: str, key: str) -
     )
 
 
-def sessions_ended_since(conn: sqlite3.Connection, kind: str) -> int:
+def sessions_ended_since(conn: Connection, kind: str) -> int:
     """How many sessions ended after the start of the latest finished ``kind`` run (all ended
     sessions if none finished): a count over the sessions table (a row per session), cheap
     enough to ask every minute."""

@@ -9,15 +9,24 @@ Two kinds, treated differently:
 - stored rows (a memory whose text is not UTF-8, tags that are not a JSON list of strings,
   metadata that is not a JSON object; graph and session JSON): these are the user's data and
   are never changed, only reported with their ids, so that they can be fixed or exported.
+
+Serves SQLite and PostgreSQL alike. PostgreSQL rules out much of what SQLite must look for
+(``Dialect.typed``): its text is always UTF-8, its jsonb always valid JSON, a vector always
+``dim`` values; what is left there is the rest (a vector of another size than its model's
+others, token states, JSON of the wrong shape).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from memlode.storage.sql import dialect_of
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "BadRow",
@@ -29,8 +38,9 @@ __all__ = [
     "unreadable_memories",
 ]
 
-# Rows read at a time when every row has to be looked at in Python.
+# Rows read at a time when every row has to be looked at in Python; ids deleted a statement.
 _BATCH = 2_000
+_CHUNK = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,27 +53,29 @@ class BadRow:
         return {"table": self.table, "id": self.id, "problem": self.problem}
 
 
-def bad_embeddings(conn: sqlite3.Connection) -> list[BadRow]:
+def bad_embeddings(conn: Connection) -> list[BadRow]:
     """Vectors whose blob is not ``dim`` float32 values, or whose ``dim`` differs from the one
     most of their model's vectors have (the vector index reads one size per model)."""
-    out = [
-        BadRow("memory_embeddings", str(r[0]), r[1])
-        for r in conn.execute(
-            "SELECT memory_id, CASE WHEN typeof(vector) != 'blob' THEN 'vector is not a blob'"
-            " WHEN dim <= 0 THEN 'dimension ' || dim"
-            " ELSE 'vector of ' || length(vector) || ' bytes for ' || dim || ' dimensions' END"
-            " FROM memory_embeddings"
-            " WHERE typeof(vector) != 'blob' OR dim <= 0 OR length(vector) != dim * 4"
-            " ORDER BY memory_id"
-        )
-    ]
+    out: list[BadRow] = []
+    if not dialect_of(conn).typed:  # else a vector has its ``dim`` values, and ``dim`` > 0
+        out += [
+            BadRow("memory_embeddings", str(r[0]), r[1])
+            for r in conn.execute(
+                "SELECT memory_id, CASE WHEN typeof(vector) != 'blob' THEN 'vector is not a blob'"
+                " WHEN dim <= 0 THEN 'dimension ' || dim"
+                " ELSE 'vector of ' || length(vector) || ' bytes for ' || dim || ' dimensions' END"
+                " FROM memory_embeddings"
+                " WHERE typeof(vector) != 'blob' OR dim <= 0 OR length(vector) != dim * 4"
+                " ORDER BY memory_id"
+            )
+        ]
     seen = {b.id for b in out}
-    usual = dict(
-        conn.execute(
-            "SELECT model, dim FROM (SELECT model, dim, count(*) AS n FROM memory_embeddings"
-            " GROUP BY model, dim ORDER BY n DESC, dim) GROUP BY model"
-        ).fetchall()
-    )
+    usual: dict[str, int] = {}
+    for model, dim in conn.execute(  # the most common dim of each model comes first
+        "SELECT model, dim FROM memory_embeddings GROUP BY model, dim"
+        " ORDER BY model, count(*) DESC, dim"
+    ):
+        usual.setdefault(model, dim)
     for model, dim in usual.items():
         for (memory_id,) in conn.execute(
             "SELECT memory_id FROM memory_embeddings WHERE model = ? AND dim != ?"
@@ -75,7 +87,7 @@ def bad_embeddings(conn: sqlite3.Connection) -> list[BadRow]:
     return out
 
 
-def bad_token_states(conn: sqlite3.Connection) -> list[BadRow]:
+def bad_token_states(conn: Connection) -> list[BadRow]:
     """Token states that are not a whole number of tokens of their vector's dimension, or that
     belong to no vector of their model."""
     return [
@@ -85,25 +97,30 @@ def bad_token_states(conn: sqlite3.Connection) -> list[BadRow]:
             " ELSE 'states of ' || length(t.states) || ' bytes for ' || e.dim || ' dimensions'"
             " END FROM memory_tokens t LEFT JOIN memory_embeddings e"
             " ON e.memory_id = t.memory_id AND e.model = t.model"
-            " WHERE e.memory_id IS NULL OR typeof(t.states) != 'blob' OR e.dim <= 0"
-            " OR length(t.states) = 0 OR length(t.states) % ((e.dim + 7) / 8) != 0"
+            " WHERE e.memory_id IS NULL OR e.dim <= 0"
+            + ("" if dialect_of(conn).typed else " OR typeof(t.states) != 'blob'")
+            + " OR length(t.states) = 0 OR length(t.states) % ((e.dim + 7) / 8) != 0"
             " ORDER BY t.memory_id"
         )
     ]
 
 
-def delete_embeddings(conn: sqlite3.Connection, ids: list[str]) -> int:
+def _delete(conn: Connection, table: str, ids: list[str]) -> int:
+    deleted = 0
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        deleted += conn.execute(f"DELETE FROM {table} WHERE memory_id IN ({marks})", chunk).rowcount
+    return deleted
+
+
+def delete_embeddings(conn: Connection, ids: list[str]) -> int:
     """Delete vectors (and, by trigger, their token states); they are made again by embed."""
-    return sum(
-        conn.execute("DELETE FROM memory_embeddings WHERE memory_id = ?", (i,)).rowcount
-        for i in ids
-    )
+    return _delete(conn, "memory_embeddings", ids)
 
 
-def delete_token_states(conn: sqlite3.Connection, ids: list[str]) -> int:
-    return sum(
-        conn.execute("DELETE FROM memory_tokens WHERE memory_id = ?", (i,)).rowcount for i in ids
-    )
+def delete_token_states(conn: Connection, ids: list[str]) -> int:
+    return _delete(conn, "memory_tokens", ids)
 
 
 def _text(raw: Any) -> str | None:
@@ -111,27 +128,36 @@ def _text(raw: Any) -> str | None:
         return None
     if isinstance(raw, str):
         return raw
+    if isinstance(raw, int):  # an integer key, as PostgreSQL hands it
+        return str(raw)
     try:
         return bytes(raw).decode("utf-8")
     except UnicodeDecodeError:
         return None
 
 
-def _rows(conn: sqlite3.Connection, sql: str) -> Iterator[tuple[Any, ...]]:
+def _bytes(typed: bool, column: str) -> str:
+    """``column`` as the bytes it holds, which on SQLite may be any (as is on PostgreSQL)."""
+    return column if typed else f"CAST({column} AS BLOB)"
+
+
+def _rows(conn: Connection, sql: str) -> Iterator[tuple[Any, ...]]:
     cursor = conn.execute(sql)
     while batch := cursor.fetchmany(_BATCH):
         yield from batch
 
 
-def unreadable_memories(conn: sqlite3.Connection) -> list[BadRow]:
+def unreadable_memories(conn: Connection) -> list[BadRow]:
     """Memories whose content is not UTF-8, whose tags are not a JSON list of strings, or whose
     metadata is not a JSON object (read as bytes: a row Python cannot decode is found, not
     raised)."""
+    typed = dialect_of(conn).typed
+    text = "''" if typed else _bytes(typed, "content")  # PostgreSQL's is UTF-8: not read
     out: list[BadRow] = []
     for memory_id, content, tags, metadata in _rows(
         conn,
-        "SELECT CAST(id AS BLOB), CAST(content AS BLOB), CAST(tags AS BLOB),"
-        " CAST(metadata AS BLOB) FROM memories ORDER BY rowid",
+        f"SELECT {_bytes(typed, 'id')}, {text}, {_bytes(typed, 'tags')},"
+        f" {_bytes(typed, 'metadata')} FROM memories ORDER BY rowid",
     ):
         ident = _text(memory_id)
         name = ident if ident is not None else repr(bytes(memory_id))
@@ -168,15 +194,15 @@ _JSON_COLUMNS = (
 )
 
 
-def unreadable_json(conn: sqlite3.Connection) -> list[BadRow]:
+def unreadable_json(conn: Connection) -> list[BadRow]:
     """Graph and session rows whose JSON column is not a JSON object."""
     out: list[BadRow] = []
+    d = dialect_of(conn)
     for table, key, column in _JSON_COLUMNS:
         for (ident,) in _rows(
             conn,
-            f"SELECT CAST({key} AS BLOB) FROM {table}"
-            f" WHERE CASE WHEN json_valid({column}) THEN json_type({column}) != 'object'"
-            " ELSE 1 END",
+            f"SELECT {_bytes(d.typed, key)} FROM {table}"
+            f" WHERE coalesce({d.json_type(column)}, '') != 'object'",
         ):
             text = _text(ident)
             out.append(

@@ -250,14 +250,6 @@ WRITERS = frozenset(
         "memlode/storage/archive.py",
         "memlode/storage/code_symbol_vectors.py",
         # the PostgreSQL repositories that write the same columns (memlode.storage.postgres)
-        "memlode/storage/postgres/memories.py",
-        "memlode/storage/postgres/sessions.py",
-        "memlode/storage/postgres/graph.py",
-        "memlode/storage/postgres/turn_context.py",
-        "memlode/storage/postgres/capture.py",
-        "memlode/storage/postgres/capture_session.py",
-        "memlode/storage/postgres/consolidation.py",
-        "memlode/storage/postgres/archive.py",
     }
 )
 

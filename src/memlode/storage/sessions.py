@@ -1,4 +1,5 @@
-"""The ``sessions`` table: one row per assistant session (or CLI session).
+"""The ``sessions`` table: one row per assistant session (or CLI session), on SQLite and on
+PostgreSQL alike.
 
 The summary and the metadata go through ``memlode.storage.scrub`` on every write.
 """
@@ -6,11 +7,13 @@ The summary and the metadata go through ``memlode.storage.scrub`` on every write
 from __future__ import annotations
 
 import json
-import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode.storage import scrub
 from memlode.types import Session, format_ts, utcnow
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection, Row
 
 __all__ = [
     "end",
@@ -23,7 +26,7 @@ __all__ = [
 ]
 
 
-def row_to_session(row: sqlite3.Row) -> Session:
+def row_to_session(row: Row) -> Session:
     return Session(
         id=row["id"],
         namespace=row["namespace"],
@@ -36,7 +39,7 @@ def row_to_session(row: sqlite3.Row) -> Session:
 
 
 def start(
-    conn: sqlite3.Connection,
+    conn: Connection,
     session_id: str,
     namespace: str,
     source: str,
@@ -45,8 +48,8 @@ def start(
     """Start a session, or resume it (clearing ended_at) if it exists. Returns (session, new)."""
     now = format_ts(utcnow())
     cur = conn.execute(
-        "INSERT OR IGNORE INTO sessions (id, namespace, source, started_at, metadata)"
-        " VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO sessions (id, namespace, source, started_at, metadata)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
         (session_id, namespace, source, now, json.dumps(scrub.mapping(metadata), sort_keys=True)),
     )
     created = cur.rowcount > 0
@@ -57,17 +60,17 @@ def start(
     return session, created
 
 
-def end(conn: sqlite3.Connection, session_id: str, summary: str | None) -> bool:
+def end(conn: Connection, session_id: str, summary: str | None) -> bool:
     now = format_ts(utcnow())
     cur = conn.execute(
         "UPDATE sessions SET ended_at = ?, summary = COALESCE(?, summary) WHERE id = ?",
         (now, scrub.optional_text(summary), session_id),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
 def set_summary(
-    conn: sqlite3.Connection,
+    conn: Connection,
     session_id: str,
     summary: str,
     *,
@@ -80,15 +83,16 @@ def set_summary(
     if only_if_empty:
         sql += " AND summary IS NULL"
     text = scrub.text(summary)
-    return conn.execute(sql, (text[:limit] if limit else text, session_id)).rowcount > 0
+    cur = conn.execute(sql, (text[:limit] if limit else text, session_id))
+    return int(cur.rowcount) > 0
 
 
-def insert_exact(conn: sqlite3.Connection, session: Session) -> bool:
+def insert_exact(conn: Connection, session: Session) -> bool:
     """Insert a session with every field as given (import, a transcript's session); its text is
     redacted like any other write. False if the id exists (the stored row is left alone)."""
     cur = conn.execute(
-        "INSERT OR IGNORE INTO sessions (id, namespace, source, started_at, ended_at, summary,"
-        " metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO sessions (id, namespace, source, started_at, ended_at, summary, metadata)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
         (
             session.id,
             session.namespace,
@@ -99,17 +103,15 @@ def insert_exact(conn: sqlite3.Connection, session: Session) -> bool:
             json.dumps(scrub.mapping(session.metadata), sort_keys=True),
         ),
     )
-    return cur.rowcount > 0
+    return int(cur.rowcount) > 0
 
 
-def fetch(conn: sqlite3.Connection, session_id: str) -> Session | None:
+def fetch(conn: Connection, session_id: str) -> Session | None:
     row = conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
     return row_to_session(row) if row is not None else None
 
 
-def list_sessions(
-    conn: sqlite3.Connection, namespace: str | None, limit: int = 50
-) -> list[Session]:
+def list_sessions(conn: Connection, namespace: str | None, limit: int = 50) -> list[Session]:
     if namespace is None:
         rows = conn.execute("SELECT * FROM sessions ORDER BY started_at DESC, id LIMIT ?", (limit,))
     else:
@@ -120,7 +122,7 @@ def list_sessions(
     return [row_to_session(r) for r in rows]
 
 
-def all_sessions(conn: sqlite3.Connection, namespace: str | None) -> list[Session]:
+def all_sessions(conn: Connection, namespace: str | None) -> list[Session]:
     """Every session of ``namespace`` (None: of every namespace), oldest first (for export)."""
     if namespace is None:
         rows = conn.execute("SELECT * FROM sessions ORDER BY started_at, id")

@@ -3,13 +3,20 @@ with the type and source of their memories, and the links it drew (``SIMILAR_TO`
 ``SHARES_THEME`` edges marked ``{"by": "creative"}`` in their properties).
 
 Parameters in, plain rows out; which pairs to link is ``memlode.engine.consolidation.creative``'s.
+Serves both backends (``memlode.storage.sql``); vectors come out as little-endian float32 bytes
+on both.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from memlode.storage.sql import dialect_of
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "CREATIVE_MARK",
@@ -25,7 +32,7 @@ __all__ = [
 CREATIVE_MARK = "creative"
 
 
-def vector_models(conn: sqlite3.Connection, namespace: str) -> list[tuple[str, int, int]]:
+def vector_models(conn: Connection, namespace: str) -> list[tuple[str, int, int]]:
     """(model, dim, rows) of the vectors stored for ``namespace``, most rows first."""
     return [
         (str(model), int(dim), int(n))
@@ -38,7 +45,7 @@ def vector_models(conn: sqlite3.Connection, namespace: str) -> list[tuple[str, i
     ]
 
 
-def max_vector_rowid(conn: sqlite3.Connection, namespace: str, model: str, dim: int) -> int:
+def max_vector_rowid(conn: Connection, namespace: str, model: str, dim: int) -> int:
     """The newest embedding rowid of the namespace's vectors from ``model`` (0: none)."""
     row = conn.execute(
         "SELECT max(e.rowid) FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id"
@@ -49,21 +56,22 @@ def max_vector_rowid(conn: sqlite3.Connection, namespace: str, model: str, dim: 
 
 
 def namespace_vectors(
-    conn: sqlite3.Connection, namespace: str, model: str, dim: int, skip_source: str
+    conn: Connection, namespace: str, model: str, dim: int, skip_source: str
 ) -> list[Any]:
     """(embedding rowid, memory id, vector, memory type, source, session id) of the
     namespace's vectors from ``model``, leaving out memories from ``skip_source``; in rowid
     order."""
-    return conn.execute(
+    return dialect_of(conn).fetch_vectors(
+        conn,
         "SELECT e.rowid, e.memory_id, e.vector, m.memory_type, m.source, m.session_id"
         " FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id"
         " WHERE m.namespace = ? AND e.model = ? AND e.dim = ? AND m.source != ?"
         " ORDER BY e.rowid",
         (namespace, model, dim, skip_source),
-    ).fetchall()
+    )
 
 
-def memory_texts(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str]:
+def memory_texts(conn: Connection, ids: Sequence[str]) -> dict[str, str]:
     """memory id -> content, for those of ``ids`` that exist."""
     out: dict[str, str] = {}
     for start in range(0, len(ids), 500):
@@ -79,7 +87,7 @@ def memory_texts(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, str]
 
 
 def linked_by_creative(
-    conn: sqlite3.Connection, namespace: str, relationship: str
+    conn: Connection, namespace: str, relationship: str
 ) -> list[tuple[str, str, float]]:
     """(source id, target id, weight) of the creative cycle's ``relationship`` edges between
     memories of ``namespace``."""
@@ -89,15 +97,13 @@ def linked_by_creative(
             "SELECT e.source_id, e.target_id, e.weight FROM graph_edges e"
             " JOIN graph_nodes n ON n.id = e.source_id"
             " WHERE e.relationship = ? AND n.namespace = ? AND n.kind = 'memory'"
-            " AND json_extract(e.properties, '$.by') = ?",
+            f" AND {dialect_of(conn).json_text('e.properties', 'by')} = ?",
             (relationship, namespace, CREATIVE_MARK),
         )
     ]
 
 
-def delete_edges(
-    conn: sqlite3.Connection, relationship: str, pairs: Sequence[tuple[str, str]]
-) -> int:
+def delete_edges(conn: Connection, relationship: str, pairs: Sequence[tuple[str, str]]) -> int:
     """Delete the ``relationship`` edges (source id, target id) of ``pairs``; rows deleted."""
     total = 0
     for source, target in pairs:

@@ -14,6 +14,10 @@ connection as ``memlode.storage.protocols.Connection``.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = [
     "POSTGRESQL",
     "SQLITE",
@@ -54,8 +58,14 @@ class Dialect:
         return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value = ?)"
 
     def json_lacks(self, column: str) -> str:
-        """``column`` (a JSON array) does not have the string parameter as an element."""
-        return f"NOT ({self.json_has(column)})"
+        """``column`` (a JSON array of strings) does not have the string parameter as an element.
+
+        On SQLite a text search for the quoted element (no ``json_each`` per row: this filter
+        runs on every recall); it errs only for a tag that itself ends in a quote followed by
+        the parameter."""
+        if self.postgres:
+            return f"NOT ({self.json_has(column)})"
+        return f"instr({column}, json_quote(?)) = 0"
 
     def json_text(self, column: str, key: str) -> str:
         """The text of the top-level ``key`` of the JSON object ``column`` (NULL when absent).
@@ -85,6 +95,100 @@ class Dialect:
     def like(self) -> str:
         """The operator that matches a pattern ignoring ASCII case, as SQLite's LIKE does."""
         return "ILIKE" if self.postgres else "LIKE"
+
+    def json_set_key(self, column: str) -> str:
+        """``column`` (a JSON object) with the top-level key named by the first (text) parameter
+        set to the JSON text of the second, added when absent."""
+        if self.postgres:
+            return f"jsonb_set({column}, ARRAY[CAST(? AS text)], CAST(? AS jsonb), true)"
+        return f"json_set({column}, '$.\"' || ? || '\"', json(?))"
+
+    def json_number(self, column: str, key: str) -> str:
+        """The number at the top-level ``key`` of the JSON object ``column`` (NULL when absent;
+        PostgreSQL: NULL too when not a number, where SQLite's ``json_extract`` gives the text).
+        ``key`` is a constant of the caller's, never user input."""
+        if self.postgres:
+            return (
+                f"(CASE WHEN jsonb_typeof({column} -> '{key}') = 'number'"
+                f" THEN ({column} ->> '{key}')::double precision END)"
+            )
+        return f"json_extract({column}, '$.{key}')"
+
+    def json_has_any(self, column: str, count: int) -> str:
+        """``column`` (a JSON array) has one of the ``count`` (at least one) string parameters
+        as an element."""
+        marks = ", ".join("?" * count)
+        if self.postgres:
+            return (
+                f"EXISTS (SELECT 1 FROM jsonb_array_elements_text({column}) AS e (value)"
+                f" WHERE e.value IN ({marks}))"
+            )
+        return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value IN ({marks}))"
+
+    def fetch_vectors(self, conn: Any, sql: str, parameters: Any = ()) -> list[Any]:
+        """The rows of ``sql`` with each vector column as little-endian float32 bytes, as SQLite
+        stores vectors. Not a fragment: pgvector's values are read through a binary cursor
+        (``postgres.vectors.vector_cursor``, imported on first use; its JSON columns would come
+        back decoded, so select none)."""
+        if not self.postgres:
+            return conn.execute(sql, parameters).fetchall()  # type: ignore[no-any-return]
+        from memlode.storage.postgres.vectors import vector_cursor
+
+        cursor = vector_cursor(conn)
+        try:
+            return cursor.execute(sql, parameters).fetchall()
+        finally:
+            cursor.close()
+
+    def vector_param(self, vector: bytes) -> Any:
+        """A vector (little-endian float32 bytes) as the parameter of a vector column
+        (``postgres.vectors.as_vector`` on PostgreSQL)."""
+        if not self.postgres:
+            return vector
+        from memlode.storage.postgres.vectors import as_vector
+
+        return as_vector(vector)
+
+    def last_char(self, expr: str) -> str:
+        """The last character of the text ``expr`` ('' when empty)."""
+        return f"right({expr}, 1)" if self.postgres else f"substr({expr}, -1)"
+
+    def json_type(self, column: str) -> str:
+        """The JSON type of ``column``: 'object', 'array', 'null' or a scalar's type (the two
+        name scalars differently); NULL when ``column`` is NULL or, on SQLite, not valid JSON."""
+        if self.postgres:
+            return f"jsonb_typeof({column})"
+        return f"CASE WHEN json_valid({column}) THEN json_type({column}) END"
+
+    def days_ago(self) -> str:
+        """The UTC time the integer parameter's number of days ago, as memlode writes times
+        (``2026-01-02T03:04:05.678Z``), so that it compares with a stored time as text."""
+        if self.postgres:
+            return (
+                "to_char((now() AT TIME ZONE 'utc') - make_interval(days => CAST(? AS integer)),"
+                ' \'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"\')'
+            )
+        return "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ? || ' days')"
+
+    def table_names(self) -> str:
+        """A query of the names of the store's tables (one column)."""
+        if self.postgres:
+            return "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+        return "SELECT name FROM sqlite_master WHERE type = 'table'"
+
+    def renumber_rowid(self, table: str) -> str:
+        """A new ``rowid`` of an updated row of ``table``, above every one it has now
+        (``SET rowid = <this>``; PostgreSQL's identity column takes its next value)."""
+        if self.postgres:
+            return "DEFAULT"
+        return f"rowid + (SELECT coalesce(max(rowid), 0) FROM {table})"
+
+    @property
+    def typed(self) -> bool:
+        """Does every value have its column's declared type? PostgreSQL's text is valid UTF-8,
+        its jsonb valid JSON, its vectors of their declared size; SQLite stores any value in
+        any column, so a check of stored rows must look (``memlode.storage.row_checks``)."""
+        return self.postgres
 
     def by_rowid(self, table: str) -> str:
         """``table`` read by rowid, none of its other indexes (SQLite's ``NOT INDEXED``: its

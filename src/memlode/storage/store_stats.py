@@ -1,21 +1,37 @@
 """Counts over a store, for ``memlode stats`` and ``memlode doctor`` (composed by
 ``memlode.engine.reports``): rows per namespace by type and source, vectors, graph, sessions,
-and the database's own state (journal mode, schema version, FTS rows, a quick integrity check)."""
+and the database's own state (journal mode, schema version, FTS rows, a quick integrity check).
+
+One module for both backends. ``database_state`` answers SQLite's questions as far as
+PostgreSQL has them: no journal mode (``"postgresql"``), no ``PRAGMA quick_check`` (the server
+checks its own pages; ``ok`` says the store answered), and every memory is in the text index (a
+generated column), so ``fts_rows`` counts the memories. The code index stays in each machine's
+SQLite store, so on PostgreSQL ``has_indexed_code`` is false unless a ``code_files`` table
+exists there.
+"""
 
 from __future__ import annotations
 
-import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode.storage.memories import MemoryFilter
+from memlode.storage.sql import dialect_of
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection
 
 __all__ = ["database_state", "has_indexed_code", "namespace_counts", "prompt_recall_paths"]
 
 
-def namespace_counts(conn: sqlite3.Connection, ns: str | None) -> dict[str, Any]:
+def _one(conn: Connection, sql: str, params: Any = ()) -> Any:
+    row = conn.execute(sql, params).fetchone()
+    return None if row is None else row[0]
+
+
+def namespace_counts(conn: Connection, ns: str | None) -> dict[str, Any]:
     """Memories (all, by type, by source, with a vector), graph nodes and edges, sessions and
     the newest memory's time, for namespace ``ns`` (None: every namespace)."""
-    where, params = MemoryFilter(namespace=ns).where("m")
+    where, params = MemoryFilter(namespace=ns).where("m", dialect_of(conn))
     total = conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
     by_type = dict(
         conn.execute(
@@ -56,8 +72,17 @@ def namespace_counts(conn: sqlite3.Connection, ns: str | None) -> dict[str, Any]
     }
 
 
-def database_state(conn: sqlite3.Connection) -> dict[str, Any]:
+def database_state(conn: Connection) -> dict[str, Any]:
     """Journal mode, schema version, FTS rows, quick-check result, graph nodes and edges."""
+    if dialect_of(conn).postgres:
+        return {
+            "journal_mode": "postgresql",
+            "schema_version": _one(conn, "SELECT max(version) FROM schema_migrations"),
+            "fts_rows": int(_one(conn, "SELECT count(*) FROM memories")),
+            "ok": _one(conn, "SELECT TRUE") is True,
+            "nodes": int(_one(conn, "SELECT count(*) FROM graph_nodes")),
+            "edges": int(_one(conn, "SELECT count(*) FROM graph_edges")),
+        }
     return {
         "journal_mode": conn.execute("PRAGMA journal_mode").fetchone()[0],
         "schema_version": conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0],
@@ -68,24 +93,27 @@ def database_state(conn: sqlite3.Connection) -> dict[str, Any]:
     }
 
 
-def has_indexed_code(conn: sqlite3.Connection, namespace: str) -> bool:
+def has_indexed_code(conn: Connection, namespace: str) -> bool:
     """Whether ``memlode index`` stored any file of the namespace."""
+    if dialect_of(conn).postgres and not _one(conn, "SELECT to_regclass('code_files') IS NOT NULL"):
+        return False
     row = conn.execute("SELECT 1 FROM code_files WHERE namespace = ? LIMIT 1", (namespace,))
     return row.fetchone() is not None
 
 
-def prompt_recall_paths(conn: sqlite3.Connection, session_ids: list[str]) -> dict[str, int]:
+def prompt_recall_paths(conn: Connection, session_ids: list[str]) -> dict[str, int]:
     """How the stored prompts of these sessions were ranked for injection (their metadata's
     ``recall``: "resident", "lean", or "none" when nothing was recalled), counted."""
     out: dict[str, int] = {}
     if not session_ids:
         return out
+    d = dialect_of(conn)
     marks = ",".join("?" * len(session_ids))
     for (path,) in conn.execute(
-        "SELECT json_extract(metadata, '$.recall') FROM memories"
-        f" WHERE session_id IN ({marks}) AND (instr(tags, '\"prompt\"') > 0"
-        " OR instr(tags, '\"instruction\"') > 0)",
-        session_ids,
+        f"SELECT {d.json_text('metadata', 'recall')} FROM memories"
+        f" WHERE session_id IN ({marks})"
+        f" AND ({d.json_has('tags')} OR {d.json_has('tags')})",
+        [*session_ids, "prompt", "instruction"],
     ):
         out[str(path or "none")] = out.get(str(path or "none"), 0) + 1
     return out

@@ -2,13 +2,16 @@
 how far it was read, its provisional last turn), its units with their fingerprints
 (``transcript_units``) and the memories each unit's chunks are (``transcript_chunks``).
 ``memlode.engine.transcript_units.reconcile`` and ``memlode.engine.transcripts`` drive these;
-every write runs inside the caller's transaction."""
+every write runs inside the caller's transaction. One module for SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from memlode.storage.protocols import Connection, Row
 
 __all__ = [
     "add_unit",
@@ -42,15 +45,15 @@ _FILE_COLUMNS = (
 )
 
 
-def file_state(conn: sqlite3.Connection, path: str) -> sqlite3.Row | None:
+def file_state(conn: Connection, path: str) -> Row | None:
     """The file's ingest row (columns by name), or None for a file never ingested."""
-    row: sqlite3.Row | None = conn.execute(
+    row: Row | None = conn.execute(
         "SELECT * FROM transcript_files WHERE path = ?", (path,)
     ).fetchone()
     return row
 
 
-def save_file_state(conn: sqlite3.Connection, state: dict[str, Any]) -> None:
+def save_file_state(conn: Connection, state: dict[str, Any]) -> None:
     """Insert or replace the file's ingest row (``state`` holds every column by name)."""
     columns = ", ".join(_FILE_COLUMNS)
     marks = ",".join("?" * len(_FILE_COLUMNS))
@@ -62,13 +65,13 @@ def save_file_state(conn: sqlite3.Connection, state: dict[str, Any]) -> None:
     )
 
 
-def stored_threads(conn: sqlite3.Connection, path: str) -> set[str]:
+def stored_threads(conn: Connection, path: str) -> set[str]:
     """The threads (main, subagents, summary, ...) with units stored for the file."""
     rows = conn.execute("SELECT DISTINCT thread FROM transcript_units WHERE path = ?", (path,))
     return {r[0] for r in rows}
 
 
-def stored_units(conn: sqlite3.Connection, path: str) -> list[tuple[str, int, str]]:
+def stored_units(conn: Connection, path: str) -> list[tuple[str, int, str]]:
     """(thread, unit, fingerprint) of every unit stored for the file."""
     rows = conn.execute(
         "SELECT thread, unit, fingerprint FROM transcript_units WHERE path = ?", (path,)
@@ -76,7 +79,7 @@ def stored_units(conn: sqlite3.Connection, path: str) -> list[tuple[str, int, st
     return [(r[0], r[1], r[2]) for r in rows]
 
 
-def unit_chunks(conn: sqlite3.Connection, path: str) -> dict[tuple[str, int], list[str]]:
+def unit_chunks(conn: Connection, path: str) -> dict[tuple[str, int], list[str]]:
     """The memory ids of each stored unit's chunks, in chunk order."""
     out: dict[tuple[str, int], list[str]] = {}
     rows = conn.execute(
@@ -89,7 +92,7 @@ def unit_chunks(conn: sqlite3.Connection, path: str) -> dict[tuple[str, int], li
     return out
 
 
-def drop_unit(conn: sqlite3.Connection, path: str, thread: str, unit: int) -> None:
+def drop_unit(conn: Connection, path: str, thread: str, unit: int) -> None:
     """Forget a stored unit (its chunk links go with it; the memories stay)."""
     conn.execute(
         "DELETE FROM transcript_units WHERE path = ? AND thread = ? AND unit = ?",
@@ -98,7 +101,7 @@ def drop_unit(conn: sqlite3.Connection, path: str, thread: str, unit: int) -> No
 
 
 def add_unit(
-    conn: sqlite3.Connection,
+    conn: Connection,
     path: str,
     thread: str,
     unit: int,
@@ -113,7 +116,7 @@ def add_unit(
 
 
 def link_chunk(
-    conn: sqlite3.Connection, path: str, thread: str, unit: int, chunk: int, memory_id: str
+    conn: Connection, path: str, thread: str, unit: int, chunk: int, memory_id: str
 ) -> None:
     """Record that chunk ``chunk`` of a unit is memory ``memory_id``."""
     conn.execute(
@@ -123,7 +126,7 @@ def link_chunk(
     )
 
 
-def chunk_linked(conn: sqlite3.Connection, memory_id: str) -> bool:
+def chunk_linked(conn: Connection, memory_id: str) -> bool:
     """Whether any unit's chunk is ``memory_id``."""
     row = conn.execute(
         "SELECT 1 FROM transcript_chunks WHERE memory_id = ? LIMIT 1", (memory_id,)
@@ -132,7 +135,7 @@ def chunk_linked(conn: sqlite3.Connection, memory_id: str) -> bool:
 
 
 def content_hashes(
-    conn: sqlite3.Connection, ids: Sequence[str], namespace: str
+    conn: Connection, ids: Sequence[str], namespace: str
 ) -> Iterator[tuple[str, str]]:
     """(id, content hash) of those of ``ids`` in ``namespace``, 500 ids a query."""
     for start in range(0, len(ids), 500):

@@ -3,16 +3,21 @@
 A question about a conversation is often answered by a turn whose own words say little ("Yes,
 last Tuesday!") next to one that names the topic. Memories from conversation sources therefore
 carry their neighbours' text (distance 1 in ``context_near``, distance 2 in ``context_far``),
-indexed by FTS5 with lower column weights, and recall smooths their vectors and scores with
-the same neighbours. Order within a session is insertion order (rowid).
+indexed for text search with lower column weights, and recall smooths their vectors and scores
+with the same neighbours. Order within a session is insertion order (rowid, a column of its own
+on PostgreSQL). One module for SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from memlode.storage.capture import CONVERSATION_SOURCES
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "CONVERSATION_SOURCES",
@@ -25,7 +30,7 @@ __all__ = [
 NEIGHBOUR_CHARS = 800
 
 
-def refresh_context(conn: sqlite3.Connection, session_ids: Iterable[str]) -> int:
+def refresh_context(conn: Connection, session_ids: Iterable[str]) -> int:
     """Recompute the context columns of every conversation memory in these sessions.
 
     Returns the number of rows whose context changed (only those are written).
@@ -45,14 +50,15 @@ def refresh_context(conn: sqlite3.Connection, session_ids: Iterable[str]) -> int
             far = "\n".join(texts[j] for j in (i - 2, i + 2) if 0 <= j < len(rows))
             if near != row[2] or far != row[3]:
                 updates.append((near, far, row[0]))
-        conn.executemany(
-            "UPDATE memories SET context_near = ?, context_far = ? WHERE id = ?", updates
-        )
-        changed += len(updates)
+        if updates:
+            conn.executemany(
+                "UPDATE memories SET context_near = ?, context_far = ? WHERE id = ?", updates
+            )
+            changed += len(updates)
     return changed
 
 
-def session_orders(conn: sqlite3.Connection, session_ids: Iterable[str]) -> dict[str, list[str]]:
+def session_orders(conn: Connection, session_ids: Iterable[str]) -> dict[str, list[str]]:
     """Memory ids of conversation memories per session, in conversation order."""
     wanted = sorted(set(session_ids))
     out: dict[str, list[str]] = {s: [] for s in wanted}

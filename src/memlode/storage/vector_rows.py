@@ -1,11 +1,19 @@
 """What the in-memory vector index (``memlode.vector.index``) reads of ``memory_embeddings``:
 one model's vectors in rowid order with their memory's namespace, the counts that tell it
 whether rows were only appended since it loaded, and the model's version in ``vector_state``
-(bumped by triggers when vectors are deleted or replaced)."""
+(bumped by triggers when vectors are deleted or replaced).
+
+One module for both backends: on PostgreSQL the vectors are read back as the same float32 bytes
+(``memlode.storage.postgres.vectors.vector_cursor``)."""
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING, Any
+
+from memlode.storage.sql import dialect_of
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection
 
 __all__ = [
     "known_models",
@@ -16,16 +24,20 @@ __all__ = [
 ]
 
 
-def model_version(conn: sqlite3.Connection, model: str) -> int:
+def model_version(conn: Connection, model: str) -> int:
     row = conn.execute("SELECT version FROM vector_state WHERE model = ?", (model,)).fetchone()
     return int(row[0]) if row is not None else 0
 
 
-def vectors_after(
-    conn: sqlite3.Connection, model: str, dim: int, after_rowid: int
-) -> sqlite3.Cursor:
-    """(rowid, memory_id, vector, namespace) of the model's vectors past ``after_rowid``."""
-    return conn.execute(
+def vectors_after(conn: Connection, model: str, dim: int, after_rowid: int) -> Any:
+    """(rowid, memory_id, vector, namespace) of the model's vectors past ``after_rowid``: a
+    cursor, the vectors as little-endian float32 bytes."""
+    cursor = conn
+    if dialect_of(conn).postgres:
+        from memlode.storage.postgres.vectors import vector_cursor
+
+        cursor = vector_cursor(conn)
+    return cursor.execute(
         "SELECT e.rowid, e.memory_id, e.vector, m.namespace FROM memory_embeddings e"
         " JOIN memories m ON m.id = e.memory_id"
         " WHERE e.model = ? AND e.dim = ? AND e.rowid > ? ORDER BY e.rowid",
@@ -33,14 +45,14 @@ def vectors_after(
     )
 
 
-def vector_count(conn: sqlite3.Connection, model: str, dim: int) -> int:
+def vector_count(conn: Connection, model: str, dim: int) -> int:
     (count,) = conn.execute(
         "SELECT count(*) FROM memory_embeddings WHERE model = ? AND dim = ?", (model, dim)
     ).fetchone()
     return int(count)
 
 
-def vector_count_and_rowid_sum(conn: sqlite3.Connection, model: str, dim: int) -> tuple[int, int]:
+def vector_count_and_rowid_sum(conn: Connection, model: str, dim: int) -> tuple[int, int]:
     """(rows, sum of their rowids): equal to what a loaded index holds only if nothing but
     appends happened since it loaded."""
     total, rowid_sum = conn.execute(
@@ -51,7 +63,7 @@ def vector_count_and_rowid_sum(conn: sqlite3.Connection, model: str, dim: int) -
     return int(total), int(rowid_sum)
 
 
-def known_models(conn: sqlite3.Connection) -> list[str]:
+def known_models(conn: Connection) -> list[str]:
     """Every model that has (or had: ``vector_state``) vectors in the store."""
     return [
         str(r[0])

@@ -183,7 +183,8 @@ class VectorIndex:
             projection.reduced = reduced
 
     def _cursor(self, conn: sqlite3.Connection, after_rowid: int) -> sqlite3.Cursor:
-        return vector_rows.vectors_after(conn, self.model, self.dim, after_rowid)
+        cursor: sqlite3.Cursor = vector_rows.vectors_after(conn, self.model, self.dim, after_rowid)
+        return cursor
 
     def _rows(self, conn: sqlite3.Connection, after_rowid: int) -> list[sqlite3.Row]:
         return self._cursor(conn, after_rowid).fetchall()

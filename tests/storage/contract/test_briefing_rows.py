@@ -3,6 +3,7 @@ the same answers on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memlode.storage.memories import NewMemory
@@ -177,3 +178,19 @@ def test_session_map_and_commands(store: Any) -> None:
     assert b.next_command(store.conn, failed, "pytest%b\\_x", "failure") is None
     assert b.memory_command(store.conn, failed) == "pytest -x tests"
     assert b.memory_command(store.conn, "nope") is None
+
+
+def test_hotspots_count_the_last_days_only(store: Any) -> None:
+    capture, now = store.rows.capture, datetime.now(UTC)
+    with store.write() as conn:
+        a = capture.upsert_file_node(conn, "/p/a.py", "p", "a.py")
+        for age in (1, 6, 8, 400):
+            obs = _put(store, conn, f"edit a {age} days ago", source="hook")
+            capture.ensure_memory_node(conn, obs, "e", "p")
+            capture.add_edge(conn, obs, a, "RELATES_TO", {"action": "edit"})
+            when = (now - timedelta(days=age)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            conn.execute("UPDATE graph_edges SET created_at = ? WHERE source_id = ?", (when, obs))
+    b = store.rows.briefing
+    assert [tuple(r) for r in b.file_hotspots(store.conn, "p", 7, 5)] == [("a.py", 2, 0)]
+    assert [tuple(r) for r in b.file_hotspots(store.conn, "p", 30, 5)] == [("a.py", 3, 0)]
+    assert [tuple(r) for r in b.file_hotspots(store.conn, "p", 1000, 5)] == [("a.py", 4, 0)]

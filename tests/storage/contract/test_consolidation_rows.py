@@ -63,6 +63,9 @@ def test_the_log_decay_clusters_and_demotions(store: Any) -> None:
     assert c.cluster_record(store.conn, "p", "file", "/b.py") is None
     assert c.demoted(store.conn, [*obs, kept]) == set(obs[1:])
     assert c.demoted(store.conn, []) == set()
+    with store.write() as conn:
+        c.set_demotions(conn, summary, [])  # it stands for nothing now
+    assert c.demoted(store.conn, [*obs, kept]) == set()
 
 
 def test_patterns(store: Any) -> None:

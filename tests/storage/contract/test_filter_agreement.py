@@ -1,6 +1,6 @@
 """Contract, by generated cases: any ``MemoryFilter`` selects and counts the same memories, in
-the same order, on SQLite and PostgreSQL (``MemoryFilter.where`` and its PostgreSQL
-translation ``memlode.storage.postgres.memories.where`` agree).
+the same order, on SQLite and PostgreSQL (``MemoryFilter.where`` renders the same filter in
+each backend's dialect).
 
 Both stores are filled with the same memories once; hypothesis then draws filters and pages.
 """

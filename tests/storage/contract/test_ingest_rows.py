@@ -118,8 +118,10 @@ def test_transcript_ingest_state(store: Any) -> None:
     ]
     assert ts.unit_chunks(store.conn, path) == {("agent-1", 0): [a], ("main", 0): [a, b]}
     assert ts.chunk_linked(store.conn, b)
-    hashes = dict(ts.content_hashes(store.conn, [a, b, other_ns, "nope"], "p"))
+    many = [f"absent-{i}" for i in range(600)]  # more ids than one query takes
+    hashes = dict(ts.content_hashes(store.conn, [a, *many, b, other_ns, "nope"], "p"))
     assert set(hashes) == {a, b} and all(len(h) == 64 for h in hashes.values())
+    assert list(ts.content_hashes(store.conn, [], "p")) == []
     with store.write() as conn:
         ts.drop_unit(conn, path, "main", 0)
     assert not ts.chunk_linked(store.conn, b)

@@ -125,3 +125,26 @@ def test_a_partial_move_takes_only_the_selection(store: Any) -> None:
     assert "file:/r/a.py" in store.rows.graph_state.node_ids(store.conn, OTHER, ["file"])
     assert store.rows.briefing.session_map(store.conn, APP1) is None
     assert store.rows.doc_folders.folders(store.conn) == [("/notes", APP1)]
+
+
+def test_doc_files_and_folders_move_unless_the_target_has_them(store: Any) -> None:
+    df, folders = store.rows.doc_files, store.rows.doc_folders
+    values = ("/notes", "folder", "h", "2026-01-01T00:00:00Z", 10, 1, "2026-01-02T00:00:00Z")
+    with store.write() as conn:
+        kept, clash, left = (
+            df.insert_file(conn, values, APP1, f"/notes/{name}.md") for name in "abc"
+        )
+        df.insert_file(conn, values, APP2, "/notes/b.md")
+        folders.add_folder(conn, "/notes", APP1, "T")
+        folders.add_folder(conn, "/notes", APP2, "T")
+    with store.write() as conn:
+        part = Selection(doc_files={kept, clash})
+        assert store.rows.namespaces.move(conn, APP1, APP2, part).doc_files == 1
+    assert df.file_row(store.conn, APP2, "/notes/a.md")[0] == kept
+    assert df.file_row(store.conn, APP1, "/notes/b.md")[0] == clash  # the target has its own
+    assert df.file_row(store.conn, APP1, "/notes/c.md")[0] == left  # not chosen
+    with store.write() as conn:
+        assert store.rows.namespaces.move(conn, APP1, APP2).doc_files == 1
+    assert df.file_row(store.conn, APP2, "/notes/c.md")[0] == left
+    assert df.file_row(store.conn, APP1, "/notes/b.md")[0] == clash
+    assert folders.folders(store.conn) == [("/notes", APP2)]

@@ -133,3 +133,15 @@ def test_graph_state_reads_and_the_centrality_cache(store: Any) -> None:
     assert _tuples(store.rows.recall_graph.memory_centrality(store.conn, [ids[0], ids[1]])) == [
         (ids[0], 0.6, 0.25, 3.0, 2)
     ]
+
+
+def test_no_ids_and_no_rows_ask_nothing(store: Any) -> None:
+    ids = _linked(store)
+    assert store.rows.recall_rows.token_states(store.conn, []) == []
+    assert store.rows.recall_graph.memory_centrality(store.conn, []) == []
+    assert store.rows.recall_graph.memory_degrees(store.conn, [], skip=["RELATES_TO"]) == []
+    assert list(store.rows.graph_state.centrality_rows(store.conn, [])) == []
+    with store.write() as conn:
+        store.rows.graph_state.write_centrality(conn, [], "centrality:q", "fp0")
+    assert store.rows.store_settings.get_setting(store.conn, "centrality:q") == "fp0"
+    assert len(store.rows.graph_state.node_ids(store.conn, None, None)) == len(ids) + 1

@@ -95,6 +95,10 @@ def test_seen_memories_and_file_observations(store: Any) -> None:
         assert cs.remember_seen(conn, "s2", old)
         assert not cs.remember_seen(conn, "s2", old)  # once
         assert not cs.remember_seen(conn, "s2", mine)  # its own
+        loose, _ = store.rows.memories.insert(
+            conn, NewMemory("stored by no session", namespace="p")
+        )
+        assert cs.remember_seen(conn, "s2", loose)  # no session stored it: another's
         assert not cs.remember_seen(conn, "nope", old)  # no such session
         cs.remember_file(conn, "s2", "/a.py", old)
         cs.remember_file(conn, "s2", "/a.py", mine)
@@ -104,9 +108,10 @@ def test_seen_memories_and_file_observations(store: Any) -> None:
     assert [(r[0], r[1], r[2]) for r in got] == [
         (old, "read yesterday", "context"),
         (mine, "read today", "context"),
+        (loose, "stored by no session", "context"),
     ]
-    assert [json.loads(r[3]) for r in got] == [["read"], []]
-    assert [json.loads(r[4]) for r in got] == [{}, {"k": "v"}]
+    assert [json.loads(r[3]) for r in got] == [["read"], [], []]
+    assert [json.loads(r[4]) for r in got] == [{}, {"k": "v"}, {}]
 
 
 def test_settings(store: Any) -> None:

@@ -1,6 +1,6 @@
 """Contract: what a process's in-memory text index reads (``TextIndexRows``) gives the same
 answers on SQLite and PostgreSQL: the same tokens for the same text (FTS5's tokenizer on both),
-the same texts of the same rows, read in one consistent snapshot."""
+the same texts of the same rows, read in one consistent snapshot (or outside one)."""
 
 from __future__ import annotations
 
@@ -67,5 +67,6 @@ def test_text_rows_in_one_snapshot(store: Any) -> None:
     assert first[4].startswith("The runners") and first[5].startswith("The runners")
     some = sorted(tuple(r) for r in texts.text_rows_of(store.conn, [first[0], 10**9]))
     assert some == [first]
+    assert sorted(tuple(r) for r in texts.text_rows(store.conn).fetchall()) == sorted(rows)
     assert texts.latest_seq(store.conn) == store.rows.embeddings.change_marks(store.conn, "m")[0]
     assert len(ids) == 3

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from memlode.errors import StorageError
+from memlode.storage import embeddings, memories, vector_rows
 from memlode.storage.memories import NewMemory
-from memlode.storage.postgres import embeddings, memories, vector_rows
+from memlode.storage.postgres.adapter import PgConnection
 from memlode.storage.postgres.connection import (
     PgDatabase,
     connect,
@@ -95,14 +96,18 @@ def test_pooled_connections_are_migrated_and_carry_the_writer(pg_url: str) -> No
                 len(MIGRATIONS),
             )
             with write_transaction(c) as conn:
-                memory_id, _ = memories.insert(conn, NewMemory("from the pool", namespace="p"))
+                memory_id, _ = memories.insert(
+                    PgConnection(conn), NewMemory("from the pool", namespace="p")
+                )
             vector = b"\x00\x00\x80?"
             with write_transaction(c) as conn:
-                embeddings.write_vectors(conn, [(memory_id, "m", 1, vector, "h", "t")])
+                embeddings.write_vectors(
+                    PgConnection(conn), [(memory_id, "m", 1, vector, "h", "t")]
+                )
         with pool.connection() as c:
             row = c.execute("SELECT id, created_by FROM memories").fetchone()
             assert (row["id"], row["created_by"]) == (memory_id, "alice@laptop")
-            got = vector_rows.vectors_after(c, "m", 1, 0).fetchall()
+            got = vector_rows.vectors_after(PgConnection(c), "m", 1, 0).fetchall()
             assert [bytes(r[2]) for r in got] == [vector]
 
 

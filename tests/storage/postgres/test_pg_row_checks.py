@@ -3,8 +3,8 @@ import or a hand edit can) is found by ``memlode doctor``'s row checks and only 
 
 from __future__ import annotations
 
+from memlode.storage import capture, memories, row_checks, sessions
 from memlode.storage.memories import NewMemory
-from memlode.storage.postgres import capture, memories, row_checks, sessions
 from memlode.storage.postgres.connection import PgDatabase
 
 
@@ -17,10 +17,10 @@ def test_json_of_the_wrong_shape_is_reported(pg_store_url: str) -> None:
             capture.ensure_memory_node(conn, ok, "fine", "p")
             sessions.start(conn, "s1", "p", "cli")
             conn.execute(
-                "UPDATE memories SET tags = '{\"a\": 1}', metadata = '[1]' WHERE id = %s", (bad,)
+                "UPDATE memories SET tags = '{\"a\": 1}', metadata = '[1]' WHERE id = ?", (bad,)
             )
-            conn.execute("UPDATE memories SET tags = '[\"x\", 2]' WHERE id = %s", (mixed,))
-            conn.execute("UPDATE graph_nodes SET properties = '[]' WHERE id = %s", (ok,))
+            conn.execute("UPDATE memories SET tags = '[\"x\", 2]' WHERE id = ?", (mixed,))
+            conn.execute("UPDATE graph_nodes SET properties = '[]' WHERE id = ?", (ok,))
             conn.execute("UPDATE sessions SET metadata = '\"text\"' WHERE id = 's1'")
         found = {(b.id, b.problem) for b in row_checks.unreadable_memories(db.conn)}
         assert found == {

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
+from memlode.storage import memories
 from memlode.storage.memories import NewMemory
-from memlode.storage.postgres import memories
 from memlode.storage.postgres.connection import PgDatabase
 
 
 def _waiting_on_advisory_lock(db: PgDatabase, pid: int) -> bool:
     row = db.conn.execute(
-        "SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE pid = %s", (pid,)
+        "SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE pid = ?", (pid,)
     ).fetchone()
     return row is not None and tuple(row) == ("Lock", "advisory")
 
@@ -44,7 +44,7 @@ def test_a_second_writer_waits_and_is_logged_after(pg_store_url: str, through_wr
             thread = threading.Thread(target=write_second)
             thread.start()
             deadline = time.monotonic() + 30
-            while not _waiting_on_advisory_lock(watcher, second.conn.info.backend_pid):
+            while not _waiting_on_advisory_lock(watcher, second.conn.raw.info.backend_pid):
                 assert thread.is_alive() and time.monotonic() < deadline
                 time.sleep(0.01)
             assert "id" not in done

@@ -1,17 +1,21 @@
 """The PostgreSQL + pgvector storage backend (team memory), in progress (issue #21).
 
 What is here: connections and a pool (``connection``; ``PgDatabase`` is what
-``memlode.storage.open_store`` opens for a ``postgresql://`` URL), numbered migrations with their
-own SQL (``migrations``), and the binding of the repositories to it (``repositories``;
-``tests/storage/contract`` runs the same tests on both backends). The engine runs on it for the
-commands in ``memlode.cli.common.POSTGRES_COMMANDS`` and the MCP server; any other command
-refuses in one line, and the hooks do nothing (``memlode.config_file.SERVER_NOT_READY``).
-A search reads the whole store's text into the in-memory BM25 index
-(``memlode.search.text_index``) on its first query, since there is no FTS5 index to answer
-meanwhile; the vector index's mirror lives under ``$MEMLODE_HOME/cache`` keyed by the URL
-without its password (``connection.store_key``).
+``memlode.storage.open_store`` opens for a ``postgresql://`` URL), a connection that runs the
+repositories' SQL (``adapter``), numbered migrations with their own SQL (``migrations``), what
+only PostgreSQL has (``vectors``: HNSW per dimension and vector I/O; ``text_reads``: the texts
+read in one snapshot), and the binding of the repositories (``repositories``). There are no
+PostgreSQL copies of repositories: each is the one module of ``memlode.storage`` (see
+``memlode.storage.sql``), and ``tests/storage/contract`` runs the same tests on both backends.
 
-Decisions the ported modules rest on (keep them, or change them in one place):
+The engine runs on it for the commands in ``memlode.cli.common.POSTGRES_COMMANDS`` and the MCP
+tools in ``memlode.mcp.tooling.POSTGRES_TOOLS``; any other command or tool refuses in one line,
+and the hooks do nothing (``memlode.config_file.SERVER_NOT_READY``). A search reads the store's
+text into the in-memory BM25 index (``memlode.search.text_index``) on its first query, as there
+is no FTS5 index to answer meanwhile; the vector index's mirror lives under
+``$MEMLODE_HOME/cache`` keyed by the URL without its password (``connection.store_key``).
+
+Decisions the repositories rest on on PostgreSQL (keep them, or change them in one place):
 
 - The logical model is SQLite's, table for table and column for column, so that a row reads
   back the same: timestamps stay memlode's fixed-width ISO-8601 text; ids, keys and timestamps
@@ -23,8 +27,8 @@ Decisions the ported modules rest on (keep them, or change them in one place):
   CONFLICT``; writers take turns per store (migration 0006, like SQLite's BEGIN IMMEDIATE), which
   keeps the text change log in commit order and rules out lock-order deadlocks.
 - A vector column has no fixed dimension; each dimension gets a partial HNSW index (inner
-  product on normalised vectors) made with its first vector (``embeddings``).
-- The text a process indexes is tokenised by SQLite's own FTS5 tokenizer (``fts_texts``), so an
+  product on normalised vectors) made with its first vector (``vectors``).
+- The text a process indexes is tokenised by SQLite's own FTS5 tokenizer (``text_reads``), so an
   in-process BM25 index ranks the same over both stores; the stored ``text_vector`` (tsvector,
   GIN) is there for server-side candidates, not yet used.
 - ``memories.created_by`` is the connection's ``memlode.created_by`` setting (who stores).

@@ -1,23 +1,24 @@
-"""The PostgreSQL repositories ported so far, each bound to its Protocol.
+"""The repositories of a PostgreSQL store, each bound to its Protocol.
 
-The counterpart of ``memlode.storage.backend.SqliteBackend`` for the part of it that PostgreSQL
-implements: mypy checks each module assigned below against its Protocol, and the contract suite
-(``tests/storage/contract``) runs the same tests on these and on the SQLite modules. It becomes a
-full ``Backend`` when every repository is ported; until then nothing selects it.
+Every repository is the one module of ``memlode.storage`` that SQLite uses too: its SQL runs on
+both (``memlode.storage.sql``; ``adapter.PgConnection`` takes its ``?`` placeholders), and what
+only PostgreSQL has (HNSW vectors, the text snapshot) is reached through the dialect
+(``vectors``, ``text_reads``). mypy checks each binding below against its Protocol, and the
+contract suite (``tests/storage/contract``) runs the same tests on both backends. The code
+index, dashboard, backup and repair repositories are not here: the code index stays in each
+machine's SQLite store, and the others are SQLite's own file operations.
 
-Porting one more: write ``memlode/storage/postgres/<name>.py`` after ``memlode/storage/<name>.py``
-(same functions and answers; ``%s`` placeholders and arrays instead of ``?`` lists; JSON handed
-out as text where SQLite hands out text); add the tables it needs as the next numbered SQL file
-in ``migrations`` (never edit an applied one); bind it below under its ``Backend`` name; write
-``tests/storage/contract/test_<area>.py`` calling it as ``store.rows.<name>``
-(``tests/storage/postgres/test_pg_repositories.py`` checks all three).
+Adding a repository: write it once in ``memlode/storage/<name>.py`` in SQL both databases run
+(ask ``dialect_of(conn)`` where they differ); add its tables as the next numbered SQL file in
+``migrations`` (never edit an applied one); bind it below under its ``Backend`` name; test it in
+``tests/storage/contract/test_<area>.py`` as ``store.rows.<name>``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memlode.storage.postgres import (
+from memlode.storage import (
     archive,
     briefing,
     capture,
@@ -74,12 +75,10 @@ from memlode.storage.protocols.similarity_links import SimilarityLinkRows
 
 __all__ = ["BEYOND_PROTOCOLS", "POSTGRES", "PostgresRepositories"]
 
-# What a PostgreSQL repository offers beyond its Protocol: the server's own HNSW search, which
-# the engine does not call yet (it loads vectors into its in-process index through VectorRows).
-BEYOND_PROTOCOLS = {
-    "embeddings": frozenset({"ensure_vector_index"}),
-    "vector_rows": frozenset({"nearest"}),
-}
+# What a PostgreSQL repository offers beyond its Protocol: nothing now. The server's own HNSW
+# search, which the engine does not call yet (it loads vectors into its in-process index through
+# VectorRows), is ``memlode.storage.postgres.vectors.nearest``, beside the repositories.
+BEYOND_PROTOCOLS: dict[str, frozenset[str]] = {}
 
 
 @dataclass(frozen=True)
