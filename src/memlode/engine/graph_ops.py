@@ -28,6 +28,7 @@ from memlode.storage.graph_walk import (
     topic_nodes,
 )
 from memlode.storage.memories import MemoryFilter
+from memlode.storage.sql import dialect_of
 from memlode.types import Edge, Memory, MemoryType, Relationship
 
 if TYPE_CHECKING:
@@ -252,7 +253,7 @@ def get_decision_chain(
     ns = engine.resolve_namespace(namespace)
     conn = engine.conn
     flt = MemoryFilter(namespace=ns, memory_types=[MemoryType.DECISION])
-    where, params = flt.where("m")
+    where, params = flt.where("m", dialect_of(conn))
     needle = topic.lower()
     ids: set[str] = set()
 

@@ -40,6 +40,7 @@ from memlode.storage.fts_match import (
 from memlode.storage.fts_match import OVERFETCH as _OVERFETCH
 from memlode.storage.fts_match import match_expression as fts_query
 from memlode.storage.memories import MemoryFilter
+from memlode.storage.sql import dialect_of
 from memlode.textutil import STOPWORDS, query_terms
 
 __all__ = [
@@ -177,7 +178,7 @@ class Bm25Query:
         ranked = best_scored(conn, self.expressions, over)
         if not ranked:
             return []
-        where, params = flt.where("m")
+        where, params = flt.where("m", dialect_of(self.conn))
         scores = dict(ranked)
         kept = filtered_ids(conn, list(scores), where, params)
         if len(kept) < limit and len(ranked) >= over:
@@ -190,7 +191,7 @@ class Bm25Query:
         # The best rows in windows growing fourfold until enough pass the filter (or no row
         # is left). The first window is the limit and a quarter: most stores are mostly one
         # namespace, and every row read is a random read of a large store.
-        where, params = flt.where("m")
+        where, params = flt.where("m", dialect_of(self.conn))
         limit = self.limit
         hits: list[FtsHit] = []
         seen, window = 0, limit + limit // 4
