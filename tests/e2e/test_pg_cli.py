@@ -196,3 +196,22 @@ def test_the_other_commands_that_run_on_postgresql(
     assert {r["cycle"] for r in runs} >= {"decay", "creative"}
     patterns = cli(*db, "patterns", "--detect", cwd=workdir)
     assert patterns.returncode == 0, patterns.stderr
+
+
+def test_a_store_migrated_to_postgresql_is_searched_there(
+    cli, workdir: Path, tmp_path: Path, pg_url: str
+) -> None:
+    lite = ("--db", str(tmp_path / "mine.db"))
+    kept = _ok(cli(*lite, "store", "Feature flags live in LaunchDarkly", "--json", cwd=workdir))
+    _ok(cli(*lite, "store", "Retries use exponential backoff", "--json", cwd=workdir))
+    assert _ok(cli(*lite, "embed", "--json", cwd=workdir))["embedded"] == 2
+    moved = cli(*lite, "--created-by", "cy@old-laptop", "migrate", "--to", pg_url, cwd=workdir)
+    assert moved.returncode == 0, moved.stderr
+    hits = _ok(
+        cli("--db", pg_url, "search", "launchdarkly flags", "--explain", "--json", cwd=workdir)
+    )
+    assert hits[0]["id"] == kept["id"] and {"bm25", "vector"} <= set(hits[0]["signals"])
+    assert _ok(cli("--db", pg_url, "stats", "--json", cwd=workdir))["embedded"] == 2
+    with psycopg.connect(pg_url) as conn:
+        who = conn.execute("SELECT DISTINCT created_by FROM memories").fetchall()
+    assert who == [("cy@old-laptop",)]

@@ -55,9 +55,7 @@ def migrate(ctx: click.Context, url: str, as_json: bool) -> None:
     settings = settings_from(ctx)
     bars = _TableBars(quiet=as_json)
     try:
-        report = migrate_to(
-            settings.database, url, created_by=getattr(settings, "created_by", ""), progress=bars
-        )
+        report = migrate_to(settings.database, url, created_by=settings.author, progress=bars)
     finally:
         bars.close()
     if as_json:
