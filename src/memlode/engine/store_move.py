@@ -25,43 +25,9 @@ from memlode.storage import transfer
 
 __all__ = ["migrate_to"]
 
-# Memories looked up per query when the copy is checked.
-_CHECK_BATCH = 1000
-
 
 def _is_url(location: str) -> bool:
     return location.startswith(("postgresql://", "postgres://"))
-
-
-def _tables_of(conn: Any) -> set[str]:
-    return {str(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-
-
-def _done(target: Any, key: str) -> bool:
-    return (
-        target.execute("SELECT 1 FROM store_settings WHERE key = ?", (key,)).fetchone() is not None
-    )
-
-
-def _missing_memories(source: Any, target: Any) -> list[str]:
-    """Source memories found in the target neither by id nor by (namespace, source, hash)."""
-    missing: list[str] = []
-    cur = source.execute("SELECT id, namespace, source, content_hash FROM memories")
-    while batch := cur.fetchmany(_CHECK_BATCH):
-        ids = [str(r[0]) for r in batch]
-        found = {
-            str(r[0]) for r in target.execute("SELECT id FROM memories WHERE id = ANY(?)", (ids,))
-        }
-        for row in batch:
-            if row[0] in found:
-                continue
-            twin = target.execute(
-                "SELECT 1 FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
-                (row[1], row[2], row[3]),
-            ).fetchone()
-            if twin is None:
-                missing.append(str(row[0]))
-    return missing
 
 
 def migrate_to(
@@ -83,7 +49,7 @@ def migrate_to(
     started = time.perf_counter()
     tables: list[dict[str, Any]] = []
     with Database(database, readonly=True) as src, PgDatabase(url, created_by=created_by) as dst:
-        present = _tables_of(src.conn)
+        present = transfer.tables(src.conn)
         new_ids: dict[str, dict[Any, Any]] = {}
         for spec in transfer.TABLES:
             if spec.name not in present:
@@ -102,9 +68,9 @@ def migrate_to(
                 }
             )
         _index_vectors(dst)
-        missing = _missing_memories(src.conn, dst.conn)
-        memories = int(src.conn.execute("SELECT count(*) FROM memories").fetchone()[0])
-        target_memories = int(dst.conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+        missing = transfer.missing_memories(src.conn, dst.conn)
+        memories = transfer.memory_count(src.conn)
+        target_memories = transfer.memory_count(dst.conn)
     if missing:
         raise StorageError(
             f"{len(missing)} of {memories} memories did not reach {describe(url)} (e.g."
@@ -134,7 +100,6 @@ def _index_vectors(dst: Any) -> None:
     dimension's first vector; the copy wrote around them)."""
     from memlode.storage.postgres import vectors
 
-    dims = [int(r[0]) for r in dst.conn.execute("SELECT DISTINCT dim FROM memory_embeddings")]
-    for dim in dims:
+    for dim in transfer.vector_dims(dst.conn):
         with dst.write() as conn:
             vectors.ensure_vector_index(conn, dim)

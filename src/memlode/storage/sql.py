@@ -128,24 +128,21 @@ class Dialect:
     def fetch_vectors(self, conn: Any, sql: str, parameters: Any = ()) -> list[Any]:
         """The rows of ``sql`` with each vector column as little-endian float32 bytes, as SQLite
         stores vectors. Not a fragment: pgvector's values are read through a binary cursor
-        (``postgres.vectors.vector_cursor``, imported on first use; its JSON columns would come
-        back decoded, so select none)."""
-        if not self.postgres:
-            return conn.execute(sql, parameters).fetchall()  # type: ignore[no-any-return]
-        from memlode.storage.postgres.vectors import vector_cursor
-
-        cursor = vector_cursor(conn)
+        (``PgConnection.vector_cursor``; its JSON columns would come back decoded, so select
+        none)."""
+        cursor = conn.vector_cursor() if self.postgres else conn.cursor()
         try:
-            return cursor.execute(sql, parameters).fetchall()
+            rows: list[Any] = cursor.execute(sql, parameters).fetchall()
         finally:
             cursor.close()
+        return rows
 
     def vector_param(self, vector: bytes) -> Any:
         """A vector (little-endian float32 bytes) as the parameter of a vector column
-        (``postgres.vectors.as_vector`` on PostgreSQL)."""
+        (``postgres.rows.as_vector`` on PostgreSQL)."""
         if not self.postgres:
             return vector
-        from memlode.storage.postgres.vectors import as_vector
+        from memlode.storage.postgres.rows import as_vector
 
         return as_vector(vector)
 

@@ -28,7 +28,17 @@ if TYPE_CHECKING:
 
     from memlode.storage.postgres.adapter import PgConnection
 
-__all__ = ["TABLES", "TableCopy", "TableSpec", "copy_table", "source_count"]
+__all__ = [
+    "TABLES",
+    "TableCopy",
+    "TableSpec",
+    "copy_table",
+    "memory_count",
+    "missing_memories",
+    "source_count",
+    "tables",
+    "vector_dims",
+]
 
 BATCH = 500
 
@@ -224,3 +234,43 @@ def copy_table(
         if progress is not None:
             progress(done, result.source)
     return result
+
+
+# Memories looked up per query when the copy is checked.
+_CHECK_BATCH = 1000
+
+
+def tables(source: sqlite3.Connection) -> set[str]:
+    """The tables of the SQLite store (an older one may lack some)."""
+    rows = source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    return {str(r[0]) for r in rows}
+
+
+def memory_count(store: Any) -> int:
+    return int(store.execute("SELECT count(*) FROM memories").fetchone()[0])
+
+
+def vector_dims(target: PgConnection) -> list[int]:
+    """The dimensions of the vectors in the target."""
+    return [int(r[0]) for r in target.execute("SELECT DISTINCT dim FROM memory_embeddings")]
+
+
+def missing_memories(source: sqlite3.Connection, target: PgConnection) -> list[str]:
+    """Source memories found in the target neither by id nor by (namespace, source, hash)."""
+    missing: list[str] = []
+    cur = source.execute("SELECT id, namespace, source, content_hash FROM memories")
+    while batch := cur.fetchmany(_CHECK_BATCH):
+        ids = [str(r[0]) for r in batch]
+        found = {
+            str(r[0]) for r in target.execute("SELECT id FROM memories WHERE id = ANY(?)", (ids,))
+        }
+        for row in batch:
+            if row[0] in found:
+                continue
+            twin = target.execute(
+                "SELECT 1 FROM memories WHERE namespace = ? AND source = ? AND content_hash = ?",
+                (row[1], row[2], row[3]),
+            ).fetchone()
+            if twin is None:
+                missing.append(str(row[0]))
+    return missing

@@ -4,7 +4,7 @@ whether rows were only appended since it loaded, and the model's version in ``ve
 (bumped by triggers when vectors are deleted or replaced).
 
 One module for both backends: on PostgreSQL the vectors are read back as the same float32 bytes
-(``memlode.storage.postgres.vectors.vector_cursor``)."""
+(``PgConnection.vector_cursor``)."""
 
 from __future__ import annotations
 
@@ -32,11 +32,7 @@ def model_version(conn: Connection, model: str) -> int:
 def vectors_after(conn: Connection, model: str, dim: int, after_rowid: int) -> Any:
     """(rowid, memory_id, vector, namespace) of the model's vectors past ``after_rowid``: a
     cursor, the vectors as little-endian float32 bytes."""
-    cursor = conn
-    if dialect_of(conn).postgres:
-        from memlode.storage.postgres.vectors import vector_cursor
-
-        cursor = vector_cursor(conn)
+    cursor = conn.vector_cursor() if dialect_of(conn).postgres else conn
     return cursor.execute(
         "SELECT e.rowid, e.memory_id, e.vector, m.namespace FROM memory_embeddings e"
         " JOIN memories m ON m.id = e.memory_id"

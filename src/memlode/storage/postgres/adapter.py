@@ -113,6 +113,13 @@ class PgConnection:
     def cursor(self) -> PgCursor:
         return PgCursor(self.raw.cursor())
 
+    def vector_cursor(self) -> PgCursor:
+        """A cursor whose ``vector`` columns come back as little-endian float32 bytes, as SQLite
+        stores them (``rows.vector_bytes_cursor``)."""
+        from memlode.storage.postgres.rows import vector_bytes_cursor
+
+        return PgCursor(vector_bytes_cursor(self.raw))
+
     @property
     def in_transaction(self) -> bool:
         from psycopg.pq import TransactionStatus

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, overload
 if TYPE_CHECKING:
     from psycopg import Connection, Cursor
 
-__all__ = ["Row", "row_factory", "vector_bytes_cursor"]
+__all__ = ["Row", "as_vector", "row_factory", "vector_bytes_cursor"]
 
 
 class Row(tuple[Any, ...]):
@@ -54,6 +54,14 @@ def row_factory(cursor: Cursor[Any]) -> Callable[[Sequence[Any]], Row]:
     names = tuple(column.name for column in cursor.description or ())
     cls = _row_class(names)
     return cls
+
+
+def as_vector(vector: bytes) -> Any:
+    """Little-endian float32 bytes as the value of a ``vector`` column (a float32 array, which
+    pgvector's dumper writes)."""
+    import numpy as np
+
+    return np.frombuffer(vector, dtype="<f4").astype(np.float32)
 
 
 @lru_cache(maxsize=1)

@@ -4,8 +4,8 @@ connection) and its own nearest-neighbour search.
 
 Vectors arrive and leave as SQLite stores them (little-endian float32 bytes, L2-normalised) and
 are kept as pgvector ``vector`` values: ``vector_values`` turns the bytes of a write into them,
-``vector_cursor`` reads them back as bytes (``rows.vector_bytes_cursor``). The column has no
-fixed dimension (models of different dims may coexist), so the HNSW index is per dim: a partial
+``PgConnection.vector_cursor`` reads them back as bytes. The column has no fixed dimension
+(models of different dims may coexist), so the HNSW index is per dim: a partial
 index on ``vector::vector(dim)`` ``WHERE dim = <dim>``, made by ``ensure_vector_index`` in the
 transaction that writes the first vector of that dim (under an advisory lock, so two writers
 never race to make it). Inner product serves as the distance: the vectors are normalised, so it
@@ -17,18 +17,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memlode.storage.postgres.adapter import PgConnection, PgCursor
-from memlode.storage.postgres.rows import vector_bytes_cursor
+from memlode.storage.postgres.adapter import PgConnection
+from memlode.storage.postgres.rows import as_vector
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = [
     "EF_SEARCH",
-    "as_vector",
     "ensure_vector_index",
     "nearest",
-    "vector_cursor",
     "vector_index_name",
     "vector_values",
 ]
@@ -63,14 +61,6 @@ def ensure_vector_index(conn: PgConnection, dim: int) -> bool:
     return True
 
 
-def as_vector(vector: bytes) -> Any:
-    """Little-endian float32 bytes as the value of a ``vector`` column (a float32 array, which
-    pgvector's dumper writes)."""
-    import numpy as np
-
-    return np.frombuffer(vector, dtype="<f4").astype(np.float32)
-
-
 def vector_values(conn: PgConnection, rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """``embeddings.write_vectors``'s (memory id, model, dim, vector bytes, text hash, created at)
     rows with each vector as a pgvector value, once the HNSW index of each dim among them
@@ -78,12 +68,6 @@ def vector_values(conn: PgConnection, rows: Sequence[tuple[Any, ...]]) -> list[t
     for dim in sorted({int(row[2]) for row in rows}):
         ensure_vector_index(conn, dim)
     return [(*row[:3], as_vector(row[3]), *row[4:]) for row in rows]
-
-
-def vector_cursor(conn: PgConnection) -> PgCursor:
-    """A cursor of ``conn`` (``?`` placeholders) whose ``vector`` columns come back as
-    little-endian float32 bytes, as SQLite stores them."""
-    return PgCursor(vector_bytes_cursor(conn.raw))
 
 
 def nearest(
