@@ -48,9 +48,10 @@ EXIT_ABORTED = 130
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The commands that run on a PostgreSQL store (``--db postgresql://...``, issue #21); the others
-# need what only a SQLite store has yet (the code index, backups, the resident, consolidation,
-# docs, transcripts) and refuse in one line (``settings_from``).
+# The commands that run on a PostgreSQL store (``--db postgresql://...``, issue #21; the code
+# commands keep their index in a SQLite file of this machine: storage.code_store); the others
+# need what only a SQLite store has yet (backups, the resident, docs, transcripts) and refuse in
+# one line (``settings_from``).
 POSTGRES_COMMANDS = frozenset(
     {
         "associate",
@@ -60,8 +61,12 @@ POSTGRES_COMMANDS = frozenset(
         "embed",
         "export",
         "get",
+        "graph",
+        "impact",
         "import",
+        "index",
         "list",
+        "map",
         "mcp",
         "namespaces",
         "neighbors",
@@ -71,6 +76,7 @@ POSTGRES_COMMANDS = frozenset(
         "sessions",
         "stats",
         "store",
+        "symbols",
         "update",
     }
 )

@@ -99,7 +99,7 @@ def refresh_graphs(engine: Engine, namespaces: Iterable[str]) -> dict[str, Any]:
 
 def pending_marks(engine: Engine) -> list[code_dirty.Mark]:
     """The hooks' edit marks waiting for a re-index (``storage.code_dirty``)."""
-    return code_dirty.pending(engine.conn)
+    return code_dirty.pending(engine.code_db.conn)
 
 
 def reindex_marked(
@@ -108,6 +108,6 @@ def reindex_marked(
     """Re-index the marked files, then clear those marks (a file marked again meanwhile keeps
     its mark, so its newer edit is re-indexed next time)."""
     report = reindex_files(engine, [m[0] for m in marks], refresh_graph=refresh_graph)
-    with engine.db.write() as conn:
+    with engine.code_db.write() as conn:
         code_dirty.clear(conn, marks)
     return report

@@ -59,7 +59,7 @@ def _resolve(engine: Engine, namespace: str, graph: Graph, ref: str) -> str:
     if text in graph:
         return text
     files = {}
-    for root, rel in code_graph_rows.indexed_file_paths(engine.conn, namespace):
+    for root, rel in code_graph_rows.indexed_file_paths(engine.code_db.conn, namespace):
         node = f"file:{root.rstrip('/') + '/' if root else ''}{rel}"
         files[rel] = node if node in graph else f"file:{rel}"
     tail = "/" + text.lstrip("./")
@@ -73,7 +73,7 @@ def _resolve(engine: Engine, namespace: str, graph: Graph, ref: str) -> str:
 
 
 def _describe(engine: Engine, ids: Sequence[str]) -> list[dict[str, Any]]:
-    details = node_details(engine.conn, list(ids))
+    details = node_details(engine.code_db.conn, list(ids))
     out = []
     for node in ids:
         name, kind, path, line = details.get(node, (node, "", "", 0))

@@ -66,14 +66,14 @@ def one_namespace(engine: Engine, namespace: str | None) -> str:
 
 def indexed_namespace(engine: Engine, namespace: str | None) -> str:
     ns = one_namespace(engine, namespace)
-    if not has_indexed_code(engine.conn, ns):
+    if not has_indexed_code(engine.code_db.conn, ns):
         raise NotFound(f"no code indexed in namespace {ns!r}; run `memlode index` in the project")
     return ns
 
 
 def session_map(engine: Engine, namespace: str) -> str | None:
     """The map kept for the SessionStart hook (see ``save_session_map``), or None."""
-    return briefing.session_map(engine.conn, namespace)
+    return briefing.session_map(engine.code_db.conn, namespace)
 
 
 def save_session_map(engine: Engine, namespace: str, tokens: int = SESSION_MAP_TOKENS) -> str:
@@ -83,7 +83,7 @@ def save_session_map(engine: Engine, namespace: str, tokens: int = SESSION_MAP_T
         text = str(repo_map(engine, tokens=tokens, namespace=namespace)["text"]).strip()
     except NotFound:
         text = ""
-    with engine.db.write() as conn:
+    with engine.code_db.write() as conn:
         briefing.keep_session_map(conn, namespace, text)
     return text
 
@@ -111,7 +111,7 @@ def _indexed_paths(engine: Engine, namespace: str) -> dict[str, str]:
     """Absolute path -> path as stored, of every indexed code file of the namespace."""
     return {
         os.path.normpath(os.path.join(root, path)): path
-        for root, path in code_graph_rows.indexed_file_paths(engine.conn, namespace)
+        for root, path in code_graph_rows.indexed_file_paths(engine.code_db.conn, namespace)
     }
 
 

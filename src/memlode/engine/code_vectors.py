@@ -62,12 +62,11 @@ class SymbolEmbedStats:
 
 
 def pending_symbols(engine: Engine) -> int:
-    """Symbols without a vector from the current model (0 without an embedder, and on a store
-    without a code index: a PostgreSQL one)."""
+    """Symbols without a vector from the current model (0 without an embedder)."""
     embedder = engine.embeddings.embedder
-    if embedder is None or engine.db.path is None:
+    if embedder is None:
         return 0
-    return repo.pending_count(engine.conn, embedder.name)
+    return repo.pending_count(engine.code_db.conn, embedder.name)
 
 
 def embed_symbols(
@@ -87,7 +86,7 @@ def embed_symbols(
         return stats
     model = embedder.name
     plan = _plan(engine, namespace, model, stats, limit)
-    lent = repo.vectors_by_text_hash(engine.conn, model, (h for _, _, h, _ in plan.todo))
+    lent = repo.vectors_by_text_hash(engine.code_db.conn, model, (h for _, _, h, _ in plan.todo))
     reuse = [item for item in plan.todo if item[2] in lent]
     todo = [item for item in plan.todo if item[2] not in lent]
     if limit is not None and len(todo) > limit:
@@ -95,7 +94,7 @@ def embed_symbols(
         todo = todo[:limit]
     if plan.stopped:
         stats.left = max(stats.left, 1)  # more symbols wait beyond the ones planned
-    with engine.db.write() as wconn:
+    with engine.code_db.write() as wconn:
         repo.write_vectors(wconn, plan.skipped)
         repo.keep_vectors(wconn, plan.keep)
         repo.write_vectors(
@@ -121,7 +120,7 @@ def embed_symbols(
         )  # fmt: skip
         stats.embedded += len(batch)
         if len(pending) >= WRITE_BATCH or i + batch_size >= len(todo):
-            with engine.db.write() as wconn:
+            with engine.code_db.write() as wconn:
                 repo.write_vectors(wconn, pending)
             pending = []
         if progress is not None:
@@ -150,7 +149,7 @@ def _plan(
     With ``limit``, planning stops once that many texts are to be embedded, so that a caller
     going batch by batch (the background embedder) does not read every changed file for each
     batch."""
-    conn = engine.conn
+    conn = engine.code_db.conn
     sources = repo.symbol_sources(conn, namespace)
     stored = repo.stored_vectors(conn, model, namespace)
     callees, callers = _neighbours(repo.call_pairs(conn, namespace))
@@ -207,7 +206,7 @@ def semantic_query(engine: Engine, query: str, namespace: str | None) -> Semanti
 
     if not engine.embeddings.enabled:
         return None
-    if not repo.has_vectors(engine.conn, namespace):
+    if not repo.has_vectors(engine.code_db.conn, namespace):
         return None
     try:
         vector = engine.embeddings.embed_query(describe(query))

@@ -45,7 +45,7 @@ def watched_roots(engine: Engine, namespace: str | None = None) -> list[str]:
     from memlode.storage import code_graph_rows
 
     ns = one_namespace(engine, namespace)
-    return [r for r in code_graph_rows.code_roots(engine.conn, ns) if Path(r).is_dir()]
+    return [r for r in code_graph_rows.code_roots(engine.code_db.conn, ns) if Path(r).is_dir()]
 
 
 def _wanted(roots: Sequence[str]) -> Callable[[Any, str], bool]:

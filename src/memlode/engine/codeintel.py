@@ -73,7 +73,7 @@ Progress = Callable[[str, int, int], None]
 
 
 def _roots(engine: Engine, namespace: str) -> list[str]:
-    return code_graph_rows.code_roots(engine.conn, namespace)
+    return code_graph_rows.code_roots(engine.code_db.conn, namespace)
 
 
 def default_root(cwd: Path | None = None) -> Path:
@@ -236,7 +236,7 @@ def search_code(
     if not hits:
         return hits
     ids = [h["node_id"] for h in hits]
-    roots = code_graph_rows.roots_of_symbols(engine.conn, ids)
+    roots = code_graph_rows.roots_of_symbols(engine.code_db.conn, ids)
     for hit in hits:
         root = roots.get(hit["node_id"])
         hit["code"], hit["code_truncated"] = (
@@ -398,7 +398,7 @@ def recompute(
     ns = one_namespace(engine, namespace)
     run = refresh(engine, ns, force=True, method=method)
     assert run is not None  # forced
-    kinds = code_graph_rows.centrality_by_kind(engine.conn, ns)
+    kinds = code_graph_rows.centrality_by_kind(engine.code_db.conn, ns)
     return {
         "namespace": ns,
         "nodes": run.nodes,
@@ -415,7 +415,7 @@ def _fresh_namespace(engine: Engine, namespace: str | None) -> str:
     from memlode.engine.index_state import refresh
 
     ns = one_namespace(engine, namespace)
-    if not code_graph_rows.has_graph(engine.conn, ns):
+    if not code_graph_rows.has_graph(engine.code_db.conn, ns):
         raise NotFound(
             f"namespace {ns!r} has no graph yet; run `memlode index` or link memories first"
         )
@@ -447,7 +447,7 @@ def clusters(
     if not 1 <= limit <= 500 or not 1 <= members <= 100:
         raise InvalidInput("limit must be 1-500 and members 1-100")
     ns = _fresh_namespace(engine, namespace)
-    sizes = code_graph_rows.centrality_by_cluster(engine.conn, ns)
+    sizes = code_graph_rows.centrality_by_cluster(engine.code_db.conn, ns)
     out: list[dict[str, Any]] = []
     for group in _clusters(engine.code_db, ns, limit=limit, members=members):
         if not group:

@@ -26,8 +26,8 @@ from memlode.project import detect_namespace
 from memlode.search.fts import TermFrequencies
 from memlode.search.hybrid import RecallParams
 from memlode.search.pipeline import SearchPipeline
+from memlode.storage import code_store, open_store
 from memlode.storage import memories as memory_repo
-from memlode.storage import open_store
 from memlode.storage import sessions as session_repo
 from memlode.storage.memories import GLOBAL_NAMESPACE, PROMPT_TAG, MemoryFilter, NewMemory
 from memlode.storage.turn_context import CONVERSATION_SOURCES, refresh_context
@@ -79,10 +79,13 @@ class Engine:
         self.embeddings = EmbeddingService(settings, self.db)
         self.term_frequencies = TermFrequencies()  # BM25's candidate choice (search/fts.py)
         self._text_index: TextIndex | None = None  # BM25 in memory (search/text_index.py)
+        self._code_db: Database | None = None  # a team store's code index, on this machine
 
     def close(self) -> None:
         if self._text_index is not None:
             self._text_index.close()
+        if self._code_db is not None and self._code_db is not self.db:
+            self._code_db.close()
         self.embeddings.close()
         self.db.close()
 
@@ -97,12 +100,10 @@ class Engine:
 
     @property
     def code_db(self) -> Database:
-        """The store as the code index reads it: SQLite's (not yet on a PostgreSQL store)."""
-        from memlode.storage.db import Database
-
-        if not isinstance(self.db, Database):
-            raise StorageError("the code index does not work on a PostgreSQL store yet")
-        return self.db
+        """The code index's store (on PostgreSQL a SQLite file of this machine: code_store)."""
+        if self._code_db is None:
+            self._code_db = code_store(self.db, self.settings.home)
+        return self._code_db
 
     def __enter__(self) -> Engine:
         return self

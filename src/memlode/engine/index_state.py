@@ -84,7 +84,8 @@ def stale_reasons(
     """(the record, why the state is stale (empty: fresh), whether the code part is stale)."""
     from memlode.graph.store import graph_fingerprint
 
-    conn = engine.conn
+    code_db = engine.code_db
+    conn = code_db.conn
     rec = derived.record(conn, derived.graph_name(namespace))
     reasons: list[str] = []
     code = False
@@ -99,7 +100,7 @@ def stale_reasons(
         reasons.append(f"centrality missing for {probe.missing} of {probe.nodes} code nodes")
     if full:
         built = rec.built_from or {}
-        if built.get("graph") != graph_fingerprint(engine.db, namespace) and not code:
+        if built.get("graph") != graph_fingerprint(code_db, namespace) and not code:
             reasons.append("graph changed since centrality was computed")
     return rec, reasons, code
 
@@ -125,10 +126,10 @@ def refresh(
     rec, reasons, code = stale_reasons(engine, namespace, full=full)
     if force:
         reasons = reasons or ["asked for"]
-        code = code or has_indexed_code(engine.conn, namespace)
+        code = code or has_indexed_code(engine.code_db.conn, namespace)
     if not reasons:
         return None
-    db = engine.db
+    db = engine.code_db  # the store itself, or on PostgreSQL this machine's code store
     if code and not linked:
         from memlode.code import link_cross_repo
 
@@ -139,6 +140,8 @@ def refresh(
     run = recompute_centrality(db, namespace, method=method, fingerprint=fingerprint)
     if progress:
         progress("centrality", 1, 1)
+    if db is not engine.db and full:  # a team store's memory graph, on the server
+        recompute_centrality(engine.db, namespace, method=method)
     result = GraphRefresh(namespace, reasons, code, run.nodes, run.edges, run.communities)
     if code:
         from memlode.engine.code_map import save_session_map
@@ -173,9 +176,9 @@ def refresh_for_read(engine: Engine, namespace: str | None) -> None:
 def refresh_symbol_index(engine: Engine) -> bool:
     """Rebuild the symbols' FTS5 index when it does not hold every symbol; True if it did."""
     table = "code_symbols_fts"
-    if not derived.fts_probe(engine.conn, table).stale:
+    if not derived.fts_probe(engine.code_db.conn, table).stale:
         return False
-    with engine.db.write() as conn:
+    with engine.code_db.write() as conn:
         derived.fts_rebuild(conn, table)
     log.info("the symbol search index did not match its table; rebuilt")
     return True

@@ -51,7 +51,7 @@ def recall_with_impact(
         query, k, namespace=namespace, memory_types=memory_types, tags=tags, sources=sources
     )
     ns = engine.resolve_namespace(namespace)
-    indexed = ns is not None and has_indexed_code(engine.conn, ns)
+    indexed = ns is not None and has_indexed_code(engine.code_db.conn, ns)
     files = _indexed_files(engine, ns) if indexed and ns is not None else {}
     out_hits = []
     affected: set[str] = set()
@@ -76,7 +76,7 @@ def recall_with_impact(
 def _indexed_files(engine: Engine, namespace: str) -> dict[str, str]:
     """Indexed path (relative, and absolute) -> file node id."""
     out: dict[str, str] = {}
-    for root, path in code_graph_rows.indexed_file_paths(engine.conn, namespace):
+    for root, path in code_graph_rows.indexed_file_paths(engine.code_db.conn, namespace):
         node = f"file:{posixpath.join(root, path)}"
         out[path] = node
         out[posixpath.join(root, path)] = node
@@ -118,7 +118,9 @@ def _impact_of(engine: Engine, node_id: str, depth: int) -> dict[str, Any]:
     from memlode.code.navigate import impact_of_nodes
     from memlode.storage.code_navigation import node_details
 
-    name, kind, path, line = node_details(engine.conn, [node_id]).get(node_id, (node_id, "", "", 0))
+    name, kind, path, line = node_details(engine.code_db.conn, [node_id]).get(
+        node_id, (node_id, "", "", 0)
+    )
     walked = impact_of_nodes(engine.code_db, [node_id], depth=depth)
     return {
         "ref": node_id,

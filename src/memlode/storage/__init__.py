@@ -2,7 +2,8 @@
 
 ``open_store`` opens a store by its location: a SQLite file (``memlode.storage.db.Database``) or
 a ``postgresql://`` URL (``memlode.storage.postgres.connection.PgDatabase``, imported only
-then); both have the surface of ``memlode.storage.store.Store``. ``Database`` and ``connect``
+then); both have the surface of ``memlode.storage.store.Store``. A PostgreSQL store's code index
+is a SQLite file of the machine (``code_store_path``). ``Database`` and ``connect``
 load on first use, so that the hooks can import the import-light ``memlode.storage.scrub`` (the
 redaction every write goes through) without the connection machinery and its imports.
 """
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from memlode.storage.db import Database, connect
     from memlode.storage.store import Store
 
-__all__ = ["Database", "connect", "open_store"]
+__all__ = ["Database", "code_store", "code_store_path", "connect", "open_store"]
 
 
 def open_store(location: Path | str, *, readonly: bool = False, created_by: str = "") -> Store:
@@ -32,6 +33,25 @@ def open_store(location: Path | str, *, readonly: bool = False, created_by: str 
     from memlode.storage.db import Database
 
     return Database(location, readonly=readonly)
+
+
+def code_store_path(home: Path, store_key: str) -> Path:
+    """The SQLite file of this machine's code index for the PostgreSQL store ``store_key``: a
+    team store keeps no code (the index is derived from each machine's checkout and changes with
+    every edit), so the code tables of a SQLite store serve it, one file per team store."""
+    import hashlib
+
+    return home / "code" / f"{hashlib.sha256(store_key.encode()).hexdigest()[:16]}.db"
+
+
+def code_store(store: Store, home: Path) -> Database:
+    """The store of ``store``'s code index: ``store`` itself when it is SQLite, else this
+    machine's SQLite file for it under ``home`` (opened; the caller closes it)."""
+    from memlode.storage.db import Database
+
+    if isinstance(store, Database):
+        return store
+    return Database(code_store_path(home, store.key or ""))
 
 
 def __getattr__(name: str) -> object:

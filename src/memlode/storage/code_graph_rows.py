@@ -9,6 +9,8 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from memlode.storage.sql import dialect_of
+
 __all__ = [
     "centrality_by_cluster",
     "centrality_by_kind",
@@ -167,19 +169,21 @@ def roots_of_symbols(conn: sqlite3.Connection, node_ids: Sequence[str]) -> dict[
     return dict(rows.fetchall())
 
 
-def edited_files_since(
-    conn: sqlite3.Connection, namespace: str, capture_source: str, since: str
-) -> list[Any]:
+def edited_files_since(conn: Any, namespace: str, capture_source: str, since: str) -> list[Any]:
     """(file, created_at) of the captured edits since ``since``: observations of an editing
-    tool naming a ``file`` (and, from stores of earlier versions, decisions naming one)."""
-    return conn.execute(
-        "SELECT json_extract(metadata, '$.file'), created_at FROM memories"
+    tool naming a ``file`` (and, from stores of earlier versions, decisions naming one). A read
+    of memories, so it runs on the memory store of either backend (a team's PostgreSQL one too).
+    """
+    d = dialect_of(conn)
+    file, tool = d.json_text("metadata", "file"), d.json_text("metadata", "tool")
+    rows: list[Any] = conn.execute(
+        f"SELECT {file}, created_at FROM memories"
         " WHERE namespace = ? AND source = ? AND created_at >= ?"
-        " AND (json_extract(metadata, '$.tool') IN ('Edit', 'MultiEdit', 'Write', 'NotebookEdit')"
-        " OR memory_type = 'decision')"
-        " AND json_extract(metadata, '$.file') IS NOT NULL",
+        f" AND ({tool} IN ('Edit', 'MultiEdit', 'Write', 'NotebookEdit')"
+        f" OR memory_type = 'decision') AND {file} IS NOT NULL",
         (namespace, capture_source, since),
     ).fetchall()
+    return rows
 
 
 def has_graph(conn: sqlite3.Connection, namespace: str) -> bool:
