@@ -28,7 +28,6 @@ from memlode.storage.graph_walk import (
     topic_nodes,
 )
 from memlode.storage.memories import MemoryFilter
-from memlode.storage.sql import dialect_of
 from memlode.types import Edge, Memory, MemoryType, Relationship
 
 if TYPE_CHECKING:
@@ -253,19 +252,14 @@ def get_decision_chain(
     ns = engine.resolve_namespace(namespace)
     conn = engine.conn
     flt = MemoryFilter(namespace=ns, memory_types=[MemoryType.DECISION])
-    where, params = flt.where("m", dialect_of(conn))
-    needle = topic.lower()
     ids: set[str] = set()
 
     # Literal mention in text, tags or metadata (file paths, identifiers, exact phrases).
-    ids.update(mentioning_memories(conn, where, params, needle))
+    ids.update(mentioning_memories(conn, flt, topic.lower()))
 
     # Every word of a topic (stemmed): "auth tokens" finds "tokens for authentication".
     if not _looks_like_path(topic):
-        terms = query_terms(topic)
-        if terms:
-            expression = " AND ".join('"' + t.replace('"', '""') + '"' for t in terms)
-            ids.update(matching_memories(conn, where, params, expression))
+        ids.update(matching_memories(conn, flt, query_terms(topic)))
 
     # Decisions linked to a non-memory node for the topic (a file, a module, a symbol).
     node_ids = topic_nodes(conn, topic)

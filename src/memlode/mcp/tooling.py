@@ -183,6 +183,7 @@ POSTGRES_TOOLS = frozenset(
         "get_clusters",
         "get_components",
         "get_cross_repo",
+        "get_decision_chain",
         "get_dependencies",
         "get_impact",
         "get_layers",

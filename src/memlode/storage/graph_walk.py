@@ -1,17 +1,24 @@
 """Reads for walking the memory graph and for decision chains: a node's neighbours along
 chosen relationships, a node by id, the nodes named after a topic, and the decision memories
-that mention a topic or hold all its words."""
+that mention a topic or hold all its words. One module for both backends: the words are
+matched by SQLite's FTS5 index or by PostgreSQL's ``text_vector`` (stemmed alike)."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from memlode.storage.sql import dialect_of
+
+if TYPE_CHECKING:
+    from memlode.storage.memories import MemoryFilter
+    from memlode.storage.protocols import Connection
 
 __all__ = ["adjacent", "matching_memories", "mentioning_memories", "node", "topic_nodes"]
 
 
 def adjacent(
-    conn: sqlite3.Connection,
+    conn: Connection,
     node_id: str,
     relationships: Sequence[str],
     direction: str,
@@ -41,13 +48,13 @@ def adjacent(
     return out
 
 
-def node(conn: sqlite3.Connection, node_id: str) -> tuple[str, str, str] | None:
+def node(conn: Connection, node_id: str) -> tuple[str, str, str] | None:
     """(id, kind, name) of a graph node, or None."""
     row = conn.execute("SELECT id, kind, name FROM graph_nodes WHERE id = ?", (node_id,)).fetchone()
     return None if row is None else (row[0], row[1], row[2])
 
 
-def topic_nodes(conn: sqlite3.Connection, topic: str) -> list[str]:
+def topic_nodes(conn: Connection, topic: str) -> list[str]:
     """Ids of the non-memory nodes for ``topic``: named so, or the file node of that path."""
     rows = conn.execute(
         "SELECT id FROM graph_nodes WHERE kind != 'memory' AND (id = ? OR id = ? OR name = ?)",
@@ -56,26 +63,39 @@ def topic_nodes(conn: sqlite3.Connection, topic: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def mentioning_memories(
-    conn: sqlite3.Connection, where: str, params: Sequence[object], needle: str
-) -> list[str]:
-    """Ids of the memories passing ``where`` (a MemoryFilter clause on ``m``) whose text, tags
-    or metadata hold ``needle`` (lower-case), literally."""
+def mentioning_memories(conn: Connection, flt: MemoryFilter, needle: str) -> list[str]:
+    """Ids of the memories passing ``flt`` whose text, tags or metadata hold ``needle``
+    (lower-case), literally."""
+    d = dialect_of(conn)
+    where, params = flt.where("m", d)
+    held = " OR ".join(
+        f"{d.position(f'lower(CAST(m.{column} AS TEXT))', '?')} > 0"
+        for column in ("content", "tags", "metadata")
+    )
     rows = conn.execute(
-        f"SELECT m.id FROM memories m WHERE {where} AND (instr(lower(m.content), ?) > 0"
-        " OR instr(lower(m.tags), ?) > 0 OR instr(lower(m.metadata), ?) > 0)",
+        f"SELECT m.id FROM memories m WHERE {where} AND ({held})",
         [*params, needle, needle, needle],
     )
     return [r[0] for r in rows]
 
 
-def matching_memories(
-    conn: sqlite3.Connection, where: str, params: Sequence[object], expression: str
-) -> list[str]:
-    """Ids of the memories passing ``where`` that the FTS ``expression`` matches."""
-    rows = conn.execute(
-        "SELECT m.id FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
-        f" WHERE memories_fts MATCH ? AND {where}",
-        [expression, *params],
-    )
-    return [r[0] for r in rows]
+def matching_memories(conn: Connection, flt: MemoryFilter, terms: Sequence[str]) -> list[str]:
+    """Ids of the memories passing ``flt`` whose indexed text holds every one of ``terms``
+    (stemmed, as the text index matches them)."""
+    if not terms:
+        return []
+    d = dialect_of(conn)
+    where, params = flt.where("m", d)
+    if d.postgres:
+        sql = (
+            "SELECT m.id FROM memories m"
+            f" WHERE m.text_vector @@ plainto_tsquery('memlode_text', ?) AND {where}"
+        )
+        query = " ".join(terms)
+    else:
+        sql = (
+            "SELECT m.id FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
+            f" WHERE memories_fts MATCH ? AND {where}"
+        )
+        query = " AND ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    return [r[0] for r in conn.execute(sql, [query, *params])]

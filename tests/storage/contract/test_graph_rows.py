@@ -108,3 +108,51 @@ def test_a_node_upserted_again_takes_the_new_name_and_properties(store: Any) -> 
         g.add_edge(conn, Edge("sym:C", "sym:B", Relationship.CALLS))
     (callee,) = g.neighbors(store.conn, "sym:C")
     assert (callee.node_id, callee.name) == ("sym:B", "b2")
+
+
+def test_walks_and_decision_reads(store: Any) -> None:
+    """``GraphWalkRows``: neighbours along chosen relationships, a node, a topic's nodes, and the
+    decisions that mention a topic literally or hold all its words (stemmed)."""
+    from memlode.storage.memories import MemoryFilter
+    from memlode.types import MemoryType
+
+    first, second, _ = _graph(store)
+    walk = store.rows.graph_walk
+    with store.write() as conn:
+        decided, _ = store.rows.memories.insert(
+            conn,
+            NewMemory(
+                "Decided: tokens for authentication expire after an hour (src/Auth.py)",
+                memory_type=MemoryType.DECISION,
+                namespace="p",
+                tags=["Security"],
+            ),
+        )
+        store.rows.memories.insert(
+            conn, NewMemory("Auth tokens are cached", memory_type=MemoryType.CONTEXT, namespace="p")
+        )
+    near = walk.adjacent(store.conn, first, [], "both", False)
+    assert {(n[0], n[4], n[5]) for n in near} == {
+        (second, "LEADS_TO", "out"),
+        ("file:/a.py", "RELATES_TO", "out"),
+        (second, "REINFORCES", "in"),
+        (_graph_third(store), "SIMILAR_TO", "in"),
+    }
+    only = walk.adjacent(store.conn, first, ["LEADS_TO"], "out", True)
+    assert [(n[0], n[6]) for n in only] == [(second, 0.5)]
+    assert walk.node(store.conn, "sym:A") == ("sym:A", "class", "A")
+    assert walk.node(store.conn, "nope") is None
+    assert walk.topic_nodes(store.conn, "/a.py") == ["file:/a.py"]
+    decisions = MemoryFilter(namespace="p", memory_types=[MemoryType.DECISION])
+    assert walk.mentioning_memories(store.conn, decisions, "src/auth.py") == [decided]
+    assert walk.mentioning_memories(store.conn, decisions, "security") == [decided]
+    assert walk.matching_memories(store.conn, decisions, ["authentication", "token"]) == [decided]
+    assert walk.matching_memories(store.conn, decisions, ["authentication", "lunch"]) == []
+    assert walk.matching_memories(store.conn, decisions, []) == []
+
+
+def _graph_third(store: Any) -> str:
+    row = store.conn.execute(
+        "SELECT id FROM memories WHERE content = ?", ("third memory",)
+    ).fetchone()
+    return str(row[0])

@@ -32,6 +32,7 @@ from memlode.storage import (
     fts_texts,
     graph,
     graph_state,
+    graph_walk,
     memories,
     namespaces,
     patterns,
@@ -51,7 +52,7 @@ from memlode.storage.protocols.archive import ArchiveRows
 from memlode.storage.protocols.compression import CompressionRows
 from memlode.storage.protocols.consolidation import ConsolidationRows, PatternRows, ReflectionRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
-from memlode.storage.protocols.graph import GraphRows, GraphStateRows
+from memlode.storage.protocols.graph import GraphRows, GraphStateRows, GraphWalkRows
 from memlode.storage.protocols.maintenance import RowCheckRows
 from memlode.storage.protocols.memory import (
     CaptureRows,
@@ -97,6 +98,7 @@ class PostgresRepositories:
     fts_log: TextLogRows = fts_log
     fts_texts: TextIndexRows = fts_texts
     graph_state: GraphStateRows = graph_state
+    graph_walk: GraphWalkRows = graph_walk
     recall_rows: RecallRows = recall_rows
     recall_graph: RecallGraphRows = recall_graph
     turn_context: TurnContextRows = turn_context

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
     from memlode.storage.derived import CopyMarks, FtsProbe, GraphProbe, Record
     from memlode.storage.graph import Neighbor, Node
+    from memlode.storage.memories import MemoryFilter
     from memlode.types import Edge, Relationship
 
 __all__ = [
@@ -86,25 +87,16 @@ class GraphWalkRows(Protocol):
         """Ids of the non-memory nodes for ``topic``: named so, or the file node of that path."""
         ...
 
-    def mentioning_memories(
-        self,
-        conn: Connection,
-        where: str,
-        params: Sequence[object],
-        needle: str,
-    ) -> list[str]:
-        """Ids of the memories passing ``where`` (a MemoryFilter clause on ``m``) whose text,
-        tags or metadata hold ``needle`` (lower-case), literally."""
+    def mentioning_memories(self, conn: Connection, flt: MemoryFilter, needle: str) -> list[str]:
+        """Ids of the memories passing ``flt`` whose text, tags or metadata hold ``needle``
+        (lower-case), literally."""
         ...
 
     def matching_memories(
-        self,
-        conn: Connection,
-        where: str,
-        params: Sequence[object],
-        expression: str,
+        self, conn: Connection, flt: MemoryFilter, terms: Sequence[str]
     ) -> list[str]:
-        """Ids of the memories passing ``where`` that the FTS ``expression`` matches."""
+        """Ids of the memories passing ``flt`` whose indexed text holds every one of ``terms``
+        (stemmed, as the text index matches them)."""
         ...
 
 
