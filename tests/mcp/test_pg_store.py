@@ -48,9 +48,11 @@ async def test_store_and_recall_on_postgresql(harness, pg_store_url: str) -> Non
         assert by_meaning["hits"][0]["id"] == stored["id"]
         assert "vector" in by_meaning["hits"][0]["signals"]
 
-        refused = await session.call_tool("get_decision_chain", {"topic": "passwords"})
+        chain = harness.ok(await session.call_tool("get_decision_chain", {"topic": "passwords"}))
+        assert [d["id"] for d in chain["decisions"]] == [stored["id"]]
+        refused = await session.call_tool("docs_reindex", {})
         text = harness.error_text(refused)
-        assert "get_decision_chain does not work on a PostgreSQL store yet" in text
+        assert "docs_reindex does not work on a PostgreSQL store yet" in text
 
         deleted = harness.ok(await session.call_tool("delete_memory", {"memory_id": stored["id"]}))
         assert deleted
