@@ -33,6 +33,7 @@ __all__ = [
     "metadata",
     "namespace",
     "relationship",
+    "stored_by",
     "tags",
     "timestamp",
     "unit_interval",
@@ -323,3 +324,16 @@ def memory_changes(fields: Mapping[str, object]) -> dict[str, Any]:
     if not changes:
         raise InvalidInput("nothing to update; give at least one field to change")
     return changes
+
+
+def stored_by(name: str | None, *, team: bool) -> str | None:
+    """A filter by who stored a memory (``memories.created_by``), which only a team store
+    (PostgreSQL) records; None when not asked."""
+    if name is None:
+        return None
+    if not team:
+        raise InvalidInput("a SQLite store records no author; --stored-by needs a team store")
+    name = utf8_text(name, "stored_by").strip()
+    if not name:
+        raise InvalidInput("stored_by is empty; give a user or machine name (created_by)")
+    return name

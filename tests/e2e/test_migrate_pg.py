@@ -43,7 +43,7 @@ def test_migrate_copies_checks_and_resumes(engine: Engine, cli: Any, pg_url: str
     ).fetchone()[0]
     engine.close()
 
-    first = cli("migrate", "--to", pg_url, "--json")
+    first = cli("--created-by", "migrating@machine", "migrate", "--to", pg_url, "--json")
     assert first.returncode == 0, first.stderr
     report = first.json()
     assert report["checked"] is True and report["memories"] == report["target_memories"]
@@ -52,8 +52,9 @@ def test_migrate_copies_checks_and_resumes(engine: Engine, cli: Any, pg_url: str
     assert by_table["graph_edges"]["inserted"] >= 1
     assert by_table["sessions"]["inserted"] == 1
 
-    stored = {r[0] for r in _rows(pg_url, "SELECT id FROM memories")}
-    assert set(ids.values()) <= stored
+    stored = {r[0]: r[1] for r in _rows(pg_url, "SELECT id, created_by FROM memories")}
+    assert set(ids.values()) <= set(stored)
+    assert set(stored.values()) == {"migrating@machine"}  # the migrating user, not SQLite's ""
     vector = _rows(
         pg_url, "SELECT vector FROM memory_embeddings WHERE memory_id = ?", (ids["pool"],)
     )

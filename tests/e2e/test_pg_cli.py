@@ -215,3 +215,31 @@ def test_a_store_migrated_to_postgresql_is_searched_there(
     with psycopg.connect(pg_url) as conn:
         who = conn.execute("SELECT DISTINCT created_by FROM memories").fetchall()
     assert who == [("cy@old-laptop",)]
+
+
+def test_who_stored_is_recorded_and_filtered(  # type: ignore[no-untyped-def]
+    cli, workdir: Path, pg_store_url: str
+) -> None:
+    db = ("--db", pg_store_url)
+    for author, text in (
+        ("ana@laptop", "Deploys go through the blue-green switch"),
+        ("bo@desktop", "Deploys are frozen on Fridays"),
+        ("ana@laptop", "The staging database is refreshed nightly"),
+    ):
+        _ok(cli(*db, "--created-by", author, "store", text, "--json", cwd=workdir))
+    hers = _ok(cli(*db, "list", "--stored-by", "ana@laptop", "--json", cwd=workdir))
+    assert sorted(m["content"] for m in hers) == [
+        "Deploys go through the blue-green switch",
+        "The staging database is refreshed nightly",
+    ]
+    found = _ok(cli(*db, "search", "deploys", "--stored-by", "bo@desktop", "--json", cwd=workdir))
+    assert [h["content"] for h in found] == ["Deploys are frozen on Fridays"]
+    nobody = _ok(cli(*db, "list", "--stored-by", "cy@laptop", "--json", cwd=workdir))
+    assert nobody == []
+    with psycopg.connect(pg_store_url) as conn:
+        authors = conn.execute("SELECT created_by, count(*) FROM memories GROUP BY 1 ORDER BY 1")
+        assert [tuple(r) for r in authors] == [("ana@laptop", 2), ("bo@desktop", 1)]
+
+    local = cli("list", "--stored-by", "ana@laptop", cwd=workdir)
+    assert local.returncode != 0 and "Traceback" not in local.stderr
+    assert "records no author" in local.stderr

@@ -182,6 +182,12 @@ def _filter_options(fn: Any) -> Any:
                 multiple=True,
                 help="Only this source (memory, transcript, doc, hook, ...); repeatable.",
             ),
+            click.option(
+                "--stored-by",
+                default=None,
+                metavar="NAME",
+                help="Only what NAME stored (its created_by; a team PostgreSQL store).",
+            ),
         ]
     ):
         fn = option(fn)
@@ -203,6 +209,7 @@ def list_(
     memory_types: str | None,
     tags: str | None,
     sources: tuple[str, ...],
+    stored_by: str | None,
     since: str | None,
     until: str | None,
     limit: int,
@@ -220,6 +227,7 @@ def list_(
             until=until,
             limit=limit,
             offset=offset,
+            stored_by=stored_by,
         )
     if as_json:
         echo_json([m.to_dict() for m in found])
@@ -246,6 +254,7 @@ def search(
     memory_types: str | None,
     tags: str | None,
     sources: tuple[str, ...],
+    stored_by: str | None,
     explain: bool,
     as_json: bool,
 ) -> None:
@@ -255,14 +264,18 @@ def search(
     from memlode.resident_client.client import search as resident_search
 
     # The store's resident answers with the same engine call, warm; else search here.
-    hits: list[Any] | None = resident_search(
-        settings_from(ctx),
-        query,
-        k,
-        scope=namespace,
-        memory_types=memory_types,
-        tags=tags,
-        sources=sources,
+    hits: list[Any] | None = (
+        None
+        if stored_by
+        else resident_search(
+            settings_from(ctx),
+            query,
+            k,
+            scope=namespace,
+            memory_types=memory_types,
+            tags=tags,
+            sources=sources,
+        )
     )
     if hits is None:
         with open_engine(ctx) as engine:
@@ -275,6 +288,7 @@ def search(
                     memory_types=memory_types,
                     tags=tags,
                     sources=sources,
+                    stored_by=stored_by,
                 )
             )
     if as_json:

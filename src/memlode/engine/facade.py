@@ -270,8 +270,10 @@ class Engine:
         until: str | None = None,
         limit: int | None = 50,
         offset: int = 0,
+        stored_by: str | None = None,
     ) -> list[Memory]:
         flt = self.filter(namespace, memory_types, tags, sources, session_id, since, until)
+        flt.created_by = validate.stored_by(stored_by, team=self.settings.db_url is not None)
         if limit is not None:
             limit = validate.whole_number(limit, "limit", 1)
         offset = validate.whole_number(offset, "offset", 0)
@@ -311,10 +313,10 @@ class Engine:
         tags: Sequence[str] | str | None = None,
         sources: Sequence[str] = (),
         exclude_session: str | None = None,
+        stored_by: str | None = None,
     ) -> list[SearchHit]:
-        """Hybrid recall (see ``memlode.search.hybrid``). Every hit carries its signal
-        contributions; ``SearchHit.to_dict(explain)`` decides whether a caller shows them.
-        ``exclude_session`` leaves out that session's rows (the prompt hook's own session).
+        """Hybrid recall (``memlode.search.hybrid``); every hit carries its signal contributions
+        (``SearchHit.to_dict(explain)``). ``exclude_session``: not that session's rows.
 
         A read: it writes nothing. Rows stored without a vector yet are found by their words;
         a one-shot caller with no long-lived process beside it calls ``catch_up`` first."""
@@ -323,6 +325,7 @@ class Engine:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1 or k > 1000:
             raise InvalidInput("k must be a whole number between 1 and 1000")
         flt = self.filter(namespace, memory_types, tags, sources)
+        flt.created_by = validate.stored_by(stored_by, team=self.settings.db_url is not None)
         # A stored prompt is not an answer: left out unless asked for by its tag.
         flt.exclude_prompts = PROMPT_TAG not in flt.tags
         # A project reads its own namespace and the global one (not other projects').

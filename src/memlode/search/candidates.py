@@ -40,6 +40,7 @@ class CandidateRow:
     evergreen: bool  # metadata says so
     path: str | None  # metadata's path, for the evergreen file names
     asks: bool = False  # one utterance that ends in a question: it asks rather than tells
+    created_by: str = ""  # who stored it (a team store; empty on SQLite)
 
     @property
     def conversation(self) -> str | None:
@@ -64,6 +65,7 @@ def load_rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Candida
             session,
             created,
             meta,
+            author,
             question,
         ) in candidate_rows(conn, wanted):
             evergreen, path = _metadata_marks(meta)
@@ -81,6 +83,7 @@ def load_rows(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, Candida
                 evergreen,
                 path,
                 bool(question) and source not in _MULTI_MESSAGE_SOURCES,
+                author,
             )
     return out
 
@@ -120,6 +123,8 @@ def passes(row: CandidateRow, flt: MemoryFilter) -> bool:
     if flt.exclude_session_id is not None and row.session_id == flt.exclude_session_id:
         return False
     if flt.since is not None and row.created_at < flt.since:
+        return False
+    if flt.created_by is not None and row.created_by != flt.created_by:
         return False
     return not (flt.until is not None and row.created_at >= flt.until)
 

@@ -87,6 +87,8 @@ class MemoryFilter:
     # Leave out one session's rows: the asking hook's own session is already in the
     # assistant's context (memlode.resident's recall).
     exclude_session_id: str | None = None
+    # Only what one person or machine stored (``memories.created_by``; a team store's filter).
+    created_by: str | None = None
 
     def namespaces(self) -> tuple[str, ...]:
         """The namespaces this filter reads (empty: every namespace)."""
@@ -130,6 +132,9 @@ class MemoryFilter:
         if self.until is not None:
             clauses.append(f"{alias}.created_at < ?")
             params.append(self.until)
+        if self.created_by is not None:
+            clauses.append(f"{alias}.created_by = ?")
+            params.append(self.created_by)
         return (" AND ".join(clauses) if clauses else "TRUE"), params
 
 

@@ -17,11 +17,11 @@ if TYPE_CHECKING:
 __all__ = ["CANDIDATE_COLUMNS", "candidate_rows", "token_states"]
 
 # rowid, id, memory_type, importance, confidence, tags, namespace, source, session_id,
-# created_at, metadata, and whether the text ends in "?" (trailing white space aside);
+# created_at, metadata, created_by, and whether the text ends in "?" (trailing white space aside);
 # ``{last}`` is the dialect's last character of the right-trimmed text
 CANDIDATE_COLUMNS = (
     "rowid, id, memory_type, importance, confidence, tags, namespace, source, session_id,"
-    " created_at, metadata, {last} = '?'"
+    " created_at, metadata, created_by, {last} = '?'"
 )
 _TRIMMED = "rtrim(content, ' \t\n\r')"
 _CHUNK = 500

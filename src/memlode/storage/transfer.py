@@ -41,6 +41,9 @@ __all__ = [
 ]
 
 BATCH = 500
+# Columns the target fills itself: who stored a memory is the migrating user (the connection's
+# created_by), not SQLite's empty value.
+_NOT_COPIED = frozenset({"created_by"})
 
 
 @dataclass(frozen=True)
@@ -176,7 +179,7 @@ def copy_table(
     import numpy as np
 
     result = TableCopy(spec.name, source=source_count(source, spec))
-    wanted = _pg_columns(target, spec.name)
+    wanted = _pg_columns(target, spec.name) - _NOT_COPIED
     columns = [c for c in _sqlite_columns(source, spec.name) if c in wanted or c == spec.renumbered]
     inserted_columns = [c for c in columns if c != spec.renumbered]
     vectors = {columns.index(c) for c in _vector_columns(target, spec.name) if c in columns}
