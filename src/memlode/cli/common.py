@@ -50,14 +50,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # The commands that run on a PostgreSQL store (``--db postgresql://...``, issue #21; the code
 # commands keep their index in a SQLite file of this machine: storage.code_store); the others
-# need what only a SQLite store has yet (backups, the resident, docs, transcripts) and refuse in
-# one line (``settings_from``).
+# need what only a SQLite store has (backups, doctor's file checks) or are not yet on it, and
+# refuse in one line (``settings_from``).
 POSTGRES_COMMANDS = frozenset(
     {
         "associate",
         "config",
         "consolidate",
         "delete",
+        "disable",
+        "docs",
         "embed",
         "export",
         "get",
@@ -65,15 +67,19 @@ POSTGRES_COMMANDS = frozenset(
         "impact",
         "import",
         "index",
+        "ingest",
+        "init",
         "list",
         "map",
         "mcp",
+        "memory",
         "namespaces",
         "neighbors",
         "patterns",
         "reembed",
         "search",
         "sessions",
+        "setup",
         "stats",
         "store",
         "symbols",
