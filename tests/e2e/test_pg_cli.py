@@ -243,3 +243,18 @@ def test_who_stored_is_recorded_and_filtered(  # type: ignore[no-untyped-def]
     local = cli("list", "--stored-by", "ana@laptop", cwd=workdir)
     assert local.returncode != 0 and "Traceback" not in local.stderr
     assert "records no author" in local.stderr
+
+
+def test_doctor_reports_the_team_store(  # type: ignore[no-untyped-def]
+    cli, workdir: Path, pg_store_url: str
+) -> None:
+    db = ("--db", pg_store_url)
+    _ok(cli(*db, "store", "Doctor reads the server's counts", "--json", cwd=workdir))
+    report = cli(*db, "doctor", "--json", cwd=workdir)  # exit 1: no hooks installed here
+    assert "Traceback" not in report.stderr
+    database = report.json()["database"]
+    assert database["exists"] and database["memories"] == 1
+    assert "@" in database["url"] and "password" not in database["url"]
+    repair = cli(*db, "doctor", "--repair", cwd=workdir)
+    assert repair.returncode != 0 and "Traceback" not in repair.stderr
+    assert len(repair.stderr.strip().splitlines()) == 1

@@ -50,7 +50,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # The commands that run on a PostgreSQL store (``--db postgresql://...``, issue #21; the code
 # commands keep their index in a SQLite file of this machine: storage.code_store); the others
-# need what only a SQLite store has (backups, doctor's file checks) or are not yet on it, and
+# need what only a SQLite store has (backups, doctor --repair) or are not yet on it, and
 # refuse in one line (``settings_from``).
 POSTGRES_COMMANDS = frozenset(
     {
@@ -60,6 +60,7 @@ POSTGRES_COMMANDS = frozenset(
         "delete",
         "disable",
         "docs",
+        "doctor",
         "embed",
         "export",
         "get",

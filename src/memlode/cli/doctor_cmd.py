@@ -285,10 +285,12 @@ _DATABASE_KEYS = (
 
 def _database_report(settings: Any) -> tuple[dict[str, Any], list[str]]:
     """The store's counts and derived-index state, and the problems found there."""
-    database: dict[str, Any] = {
-        "path": str(settings.database),
-        "exists": settings.database.exists(),
-    }
+    team = settings.db_url is not None  # a PostgreSQL store: no file, no derived files
+    database: dict[str, Any] = (
+        {"url": _described(settings.db_url), "exists": True}
+        if team
+        else {"path": str(settings.database), "exists": settings.database.exists()}
+    )
     problems: list[str] = []
     if not database["exists"]:
         return database, problems
@@ -298,14 +300,21 @@ def _database_report(settings: Any) -> tuple[dict[str, Any], list[str]]:
 
         with Engine(settings) as engine:
             stats = engine.stats()
-            database["derived"], derived_problems = _derived_report(engine)
-            problems += derived_problems
-            problems += legacy_namespace_warnings(engine)
+            if not team:
+                database["derived"], derived_problems = _derived_report(engine)
+                problems += derived_problems
+                problems += legacy_namespace_warnings(engine)
         database.update((key, stats.get(key)) for key in _DATABASE_KEYS)
     except Exception as exc:
         database["error"] = str(exc)
         problems.append(f"database: {exc}")
     return database, problems
+
+
+def _described(url: str) -> str:
+    from memlode.storage.postgres.connection import describe
+
+    return describe(url)
 
 
 def _hook_problems(hooks: list[dict[str, Any]]) -> list[str]:
@@ -390,7 +399,7 @@ def _print_doctor(result: dict[str, Any]) -> None:
     db = result["database"]
     if db["exists"]:
         click.echo(
-            f"db      {db['path']}: {db.get('database_bytes')} bytes,"
+            f"db      {db.get('path') or db['url']}: {db.get('database_bytes')} bytes,"
             f" {db.get('memories')} memories,"
             f" {db.get('sessions')} sessions, {db.get('graph_nodes')} nodes,"
             f" {db.get('graph_edges')} edges, {db.get('pending_embeddings')} pending embeddings"
