@@ -258,3 +258,6 @@ def test_doctor_reports_the_team_store(  # type: ignore[no-untyped-def]
     repair = cli(*db, "doctor", "--repair", cwd=workdir)
     assert repair.returncode != 0 and "Traceback" not in repair.stderr
     assert len(repair.stderr.strip().splitlines()) == 1
+    backup = cli(*db, "backup", str(workdir / "copy.db"), cwd=workdir)
+    assert backup.returncode != 0 and "pg_dump" in backup.stderr
+    assert len(backup.stderr.strip().splitlines()) == 1

@@ -89,6 +89,17 @@ POSTGRES_COMMANDS = frozenset(
 )
 
 
+# Commands that are about a SQLite file by nature, and what to do on a team store instead.
+_SQLITE_ONLY = {
+    "backup": "copies a SQLite store; back up a PostgreSQL store with the server's own tools"
+    " (pg_dump, or the managed service's snapshots)",
+    "restore": "restores a SQLite store; restore a PostgreSQL store with the server's own tools"
+    " (pg_restore)",
+    "migrate": "copies a SQLite store into PostgreSQL: give --db the SQLite file (or leave it"
+    " out for the default store) and --to the PostgreSQL URL",
+}
+
+
 def interface(name: str) -> Callable[..., Any]:
     """Another interface's entry point (``memlode.interfaces``): the CLI starts the resident and
     the MCP server through these, never by importing their modules."""
@@ -104,6 +115,8 @@ def settings_from(ctx: click.Context, **extra: Any) -> Settings:
     settings = Settings.load(overrides)
     command = ctx.find_root().invoked_subcommand or ctx.info_name or ""
     if settings.db_url is not None and command not in POSTGRES_COMMANDS:
+        if command in _SQLITE_ONLY:
+            raise StorageError(f"`memlode {command}` {_SQLITE_ONLY[command]}")
         raise StorageError(
             f"`memlode {command}` does not work on a PostgreSQL store yet (these do: "
             f"{', '.join(sorted(POSTGRES_COMMANDS))}); point --db / MEMLODE_DB at a SQLite "
