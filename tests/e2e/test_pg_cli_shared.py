@@ -28,6 +28,7 @@ from tests.engine.test_docs_cli import (
     test_docs_add_list_remove,
     test_docs_index_json_then_skip,
     test_memory_get_store_search,
+    test_watch_stops_cleanly_on_ctrl_c,
 )
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "test_ingest_real_transcripts_then_search",
     "test_memory_get_store_search",
     "test_missing_file_is_a_one_line_error_and_stores_nothing",
+    "test_watch_stops_cleanly_on_ctrl_c",
     "test_reembed_stale_only_keeps_current_vectors",
     "test_weights_round_trip_and_bad_input",
 ]
