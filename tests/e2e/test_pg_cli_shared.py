@@ -42,8 +42,8 @@ __all__ = [
     "test_ingest_real_transcripts_then_search",
     "test_memory_get_store_search",
     "test_missing_file_is_a_one_line_error_and_stores_nothing",
-    "test_watch_stops_cleanly_on_ctrl_c",
     "test_reembed_stale_only_keeps_current_vectors",
+    "test_watch_stops_cleanly_on_ctrl_c",
     "test_weights_round_trip_and_bad_input",
 ]
 
