@@ -85,6 +85,7 @@ POSTGRES_COMMANDS = frozenset(
         "store",
         "symbols",
         "update",
+        "viz",
         "watch",
     }
 )

@@ -5,7 +5,7 @@ both (``memlode.storage.sql``; ``adapter.PgConnection`` takes its ``?`` placehol
 only PostgreSQL has (HNSW vectors, the text snapshot) is reached through the dialect
 (``vectors``, ``text_reads``). mypy checks each binding below against its Protocol, and the
 contract suite (``tests/storage/contract``) runs the same tests on both backends. The code
-index, dashboard, backup and repair repositories are not here: the code index stays in each
+index, backup and repair repositories are not here: the code index stays in each
 machine's SQLite store, and the others are SQLite's own file operations.
 
 Adding a repository: write it once in ``memlode/storage/<name>.py`` in SQL both databases run
@@ -25,6 +25,7 @@ from memlode.storage import (
     capture_session,
     compression,
     consolidation,
+    dashboard,
     doc_files,
     doc_folders,
     embeddings,
@@ -51,6 +52,7 @@ from memlode.storage import (
 from memlode.storage.protocols.archive import ArchiveRows
 from memlode.storage.protocols.compression import CompressionRows
 from memlode.storage.protocols.consolidation import ConsolidationRows, PatternRows, ReflectionRows
+from memlode.storage.protocols.dashboard import DashboardRows
 from memlode.storage.protocols.docs import DocFileRows, DocFolderRows
 from memlode.storage.protocols.graph import GraphRows, GraphStateRows, GraphWalkRows
 from memlode.storage.protocols.maintenance import RowCheckRows
@@ -107,6 +109,7 @@ class PostgresRepositories:
     doc_folders: DocFolderRows = doc_folders
     transcript_store: TranscriptRows = transcript_store
     consolidation: ConsolidationRows = consolidation
+    dashboard: DashboardRows = dashboard
     patterns: PatternRows = patterns
     reflection: ReflectionRows = reflection
     compression: CompressionRows = compression
