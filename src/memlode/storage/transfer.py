@@ -217,26 +217,41 @@ def copy_table(
             for row in rows:
                 row[index] = np.frombuffer(row[index], dtype="<f4")
         with write():
-            for row in rows:
-                there = target.execute(lookup, [row[i] for i in keys]).fetchone() if keys else None
-                if there is not None:  # renumbered before: keep the target's row and id
-                    result.new_ids[row[renumbered or 0]] = there[0]
-                    result.present += 1
-                    continue
-                cur = target.execute(sql, [v for i, v in enumerate(row) if i != renumbered])
-                if renumbered is None:
-                    added = cur.rowcount > 0
-                else:
-                    got = cur.fetchone()
-                    added = got is not None
-                    if added:
-                        result.new_ids[row[renumbered]] = got[0]
-                result.inserted += int(added)
-                result.present += int(not added)
+            if renumbered is None:  # one pipelined statement per batch; conflicts add nothing
+                if rows:
+                    added = int(target.executemany(sql, rows).rowcount)
+                    result.inserted += added
+                    result.present += len(rows) - added
+            else:
+                _copy_renumbered(target, rows, renumbered, sql, keys, lookup, result)
         done += len(batch)
         if progress is not None:
             progress(done, result.source)
     return result
+
+
+def _copy_renumbered(
+    target: PgConnection,
+    rows: list[list[Any]],
+    renumbered: int,
+    sql: str,
+    keys: list[int],
+    lookup: str,
+    result: TableCopy,
+) -> None:
+    """Insert rows whose id the target numbers, one at a time (each new id is read back and
+    kept for the rows that refer to it); a row the target holds by ``keys`` keeps its id."""
+    for row in rows:
+        there = target.execute(lookup, [row[i] for i in keys]).fetchone() if keys else None
+        if there is not None:
+            result.new_ids[row[renumbered]] = there[0]
+            result.present += 1
+            continue
+        got = target.execute(sql, [v for i, v in enumerate(row) if i != renumbered]).fetchone()
+        if got is not None:
+            result.new_ids[row[renumbered]] = got[0]
+        result.inserted += int(got is not None)
+        result.present += int(got is None)
 
 
 # Memories looked up per query when the copy is checked.
