@@ -3,6 +3,8 @@
 
 - ``resident``: serve a store's resident in this process (``memlode resident --foreground``).
 - ``resident-host``: the resident server class ``memlode mcp`` hosts on a thread.
+- ``hook-runner``: one spooled hook event through the hooks' handler, on the store the
+  resident of a PostgreSQL store gives it (``memlode.hooks.handoff.apply``).
 - ``mcp-stdio`` / ``mcp-http``: serve MCP (``memlode mcp``).
 - ``viz``: serve the dashboard (``memlode viz``).
 
@@ -19,6 +21,10 @@ from memlode.errors import MemlodeError
 __all__ = ["GROUP", "load"]
 
 GROUP = "memlode.interfaces"
+# memlode's own entry points as pyproject.toml declares them, for an installation whose metadata
+# predates one of them (an editable install keeps the entry points it was installed with until
+# it is installed again): the same objects, found by the same names.
+OWN = {"hook-runner": "memlode.hooks.handoff:apply"}
 
 
 def load(name: str) -> Any:
@@ -33,6 +39,10 @@ def load(name: str) -> Any:
         found = entry_points(group=GROUP, name=name)
     if not found:
         found = entry_points(group=GROUP, name=name)
+    if not found and name in OWN:
+        from importlib.metadata import EntryPoint
+
+        return EntryPoint(name, OWN[name], GROUP).load()
     if not found:
         raise MemlodeError(
             f"memlode's {name!r} entry point is missing: reinstall memlode (pip install -e .)"

@@ -67,6 +67,7 @@ POSTGRES_COMMANDS = frozenset(
         "neighbors",
         "patterns",
         "reembed",
+        "resident",
         "search",
         "sessions",
         "stats",
