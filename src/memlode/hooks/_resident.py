@@ -190,9 +190,11 @@ def ensure_running(home: str, db: str, *, backoff: float = 0.0) -> bool:
                     return False
             except OSError:
                 pass
+        from memlode.config_file import is_server_url
         from memlode.resident_client.launch import start_detached
 
-        start_detached(home, database)
+        # a server's URL as given (its password too): the identity has none
+        start_detached(home, database, location=db if is_server_url(db) else None)
         os.close(os.open(stamp, os.O_WRONLY | os.O_CREAT, 0o600))
         os.utime(stamp)
         return True
