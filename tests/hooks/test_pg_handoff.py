@@ -91,6 +91,7 @@ def test_with_the_resident_up_hooks_store_in_postgresql_and_a_later_prompt_is_an
     pg_env: dict[str, str],
     pg_store_url: str,
     project: Path,
+    memlode_home: Path,
 ) -> None:
     started = _start_resident(pg_env, project)
     assert started["db"] == database_path("", pg_store_url)
@@ -120,6 +121,13 @@ def test_with_the_resident_up_hooks_store_in_postgresql_and_a_later_prompt_is_an
         ("next-session", later["prompt"]),
     )
     assert json.loads(stored[0][0])["recall"] == "resident"
+    start = _rows(pg_store_url, "SELECT metadata FROM sessions WHERE id = ?", ("8c1f-test",))
+    assert json.loads(start[0][0])["start_context"]["chars"] >= 0  # SessionStart was applied
+    assert _status(pg_env, project)["hook_queue"] == {
+        "applied": 4,
+        "skipped": 0,
+        "spool": str(_spool(memlode_home, pg_store_url)),
+    }
 
 
 def test_with_no_resident_hooks_spool_and_a_resident_replays_them_once(
@@ -131,6 +139,8 @@ def test_with_no_resident_hooks_spool_and_a_resident_replays_them_once(
     project: Path,
     memlode_home: Path,
 ) -> None:
+    # the URL with a password (the test server trusts its user, whatever the password)
+    pg_env = {**pg_env, "MEMLODE_DB": pg_store_url.replace("postgres@", "postgres:s3cret@", 1)}
     events = [
         ("post-tool", read_payload(str(project / "src" / "app.py"))),
         ("post-tool", payloads["post-tool"]),
@@ -144,6 +154,7 @@ def test_with_no_resident_hooks_spool_and_a_resident_replays_them_once(
     lines = [json.loads(line) for line in spool.read_bytes().splitlines()]
     assert [line["event"] for line in lines] == [e for e, _ in events]
     assert oct(spool.stat().st_mode & 0o777) == "0o600"
+    assert b"s3cret" not in spool.read_bytes()
     assert _contents(pg_store_url) == []  # nothing reached the store yet
 
     status = _start_resident(pg_env, project)

@@ -74,7 +74,8 @@ def hand_off(event: str, raw: bytes, payload: dict[str, Any], settings: HookSett
         "wait_ms": wait,
         "cwd": run.cwd,
         "namespace": run.namespace,
-        "settings": settings.to_dict(),
+        # the store's identity, not its URL: a password stays out of the spool
+        "settings": {**settings.to_dict(), "db_path": database},
     }
     # the payload as it came (valid JSON, one object: dispatch parsed it), not dumped again
     line = dumps(head)[:-1].encode("utf-8") + b',"payload":' + raw.strip() + b"}"

@@ -116,6 +116,8 @@ class HookQueue:
                 if not lines:
                     break
                 for end, text in lines:
+                    if self._stop.is_set():
+                        return
                     entry = _parse(text)
                     ident = str(entry.get("id", "")) if entry is not None else ""
                     fresh = entry is not None and ident not in self._answers

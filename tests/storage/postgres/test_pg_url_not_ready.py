@@ -13,8 +13,8 @@ import pytest
 from tests.conftest import run_hook, run_memlode
 
 from memlode.config import Settings
-from memlode.resident_client.paths import database_path, spool_path
 from memlode.errors import StorageError
+from memlode.resident_client.paths import database_path, spool_path
 
 URL = "postgresql://team@db.example:5432/memory"
 
