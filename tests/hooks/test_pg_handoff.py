@@ -108,13 +108,27 @@ def test_with_the_resident_up_hooks_store_in_postgresql_and_a_later_prompt_is_an
     sessions = _rows(pg_store_url, "SELECT id, source FROM sessions")
     assert [(s[0], s[1]) for s in sessions] == [("8c1f-test", "claude-code")]
 
+    for text, kind in (
+        ("The login endpoint returns 401 when the auth token expired.", "insight"),
+        ("Deploys go through the staging cluster first.", "decision"),
+    ):  # stored by the CLI, from the project (its namespace), on the same server
+        done = subprocess.run(
+            [sys.executable, "-m", "memlode", "store", text, "-t", kind],
+            capture_output=True,
+            text=True,
+            cwd=project,
+            env={**os.environ, **pg_env},
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
     later = dict(payloads["prompt"], session_id="next-session")
-    later["prompt"] = "what did we change about the auth.py token exp value?"
+    later["prompt"] = "why does the login endpoint give a 401 error?"
     answered = hook("prompt", later, env=pg_env)
     assert (answered.returncode, answered.stderr) == (0, "")
     context = answered.context()["hookSpecificOutput"]
     assert context["hookEventName"] == "UserPromptSubmit"
-    assert "exp=3600" in context["additionalContext"]
+    assert "returns 401 when the auth token expired" in context["additionalContext"]
+    assert "staging cluster" not in context["additionalContext"]
     stored = _rows(
         pg_store_url,
         "SELECT metadata FROM memories WHERE session_id = ? AND content = ?",

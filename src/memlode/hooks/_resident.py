@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from memlode.hooks._recall import Recalled
+    from memlode.hooks.run import Frequencies
 
 __all__ = ["ensure_running", "recall", "recalled", "vector_hits"]
 
@@ -108,6 +109,8 @@ def recalled(
     prompt: str,
     limit: int,
     session_id: str = "",
+    *,
+    frequencies: Frequencies | None = None,
 ) -> list[Recalled]:
     """The resident's hits (the engine's ranking, best first) through the same gate and
     selection as the lean path (``memlode.hooks._recall.choose``), at most ``limit``.
@@ -149,7 +152,15 @@ def recalled(
                 signals.get("cosine", 0.0),
             )
         )
-    return _recall.choose(conn, prompt, candidates, limit, rerank=False, session_id=session_id)
+    return _recall.choose(
+        conn,
+        prompt,
+        candidates,
+        limit,
+        rerank=False,
+        session_id=session_id,
+        frequencies=frequencies,
+    )
 
 
 def vector_hits(

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from memlode.hook_settings import HookSettings
-    from memlode.hooks.run import Ranker
+    from memlode.hooks.run import Frequencies, Ranker
     from memlode.storage.store import Store
 
 __all__ = ["SESSION_START_WAIT_MS", "SPOOL_VERSION", "apply", "hand_off"]
@@ -115,7 +115,12 @@ def _output(answer: bytes | None) -> str | None:
 
 
 def apply(
-    store: Store, entry: dict[str, Any], *, ranker: Ranker | None, waited: bool
+    store: Store,
+    entry: dict[str, Any],
+    *,
+    ranker: Ranker | None,
+    waited: bool,
+    frequencies: Frequencies | None = None,
 ) -> str | None:
     """Run one spooled event's handler on ``store``; what its hook would print. ``waited``:
     its hook still waits for the answer (else nothing is injected). ValueError for a line that
@@ -139,6 +144,13 @@ def apply(
     if not waited:
         settings.inject = False
     run = HookRun(
-        event, payload, settings, store=store, cwd=cwd, namespace=namespace, ranker=ranker
+        event,
+        payload,
+        settings,
+        store=store,
+        cwd=cwd,
+        namespace=namespace,
+        ranker=ranker,
+        frequencies=frequencies,
     )
     return HANDLERS[event](run)

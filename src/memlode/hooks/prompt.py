@@ -54,7 +54,9 @@ def user_prompt(run: HookRun) -> str | None:
             )
         if hits is not None:
             recall_path = "resident"
-            found = _resident.recalled(run.conn, hits, prompt, limit, run.session_id)
+            found = _resident.recalled(
+                run.conn, hits, prompt, limit, run.session_id, frequencies=run.frequencies
+            )
         elif run.on_server:
             found = []  # the lean BM25 reads SQLite's FTS5 index, which a server has not
         else:

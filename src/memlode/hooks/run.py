@@ -5,8 +5,9 @@ and session it belongs to, and the store, opened on first use. Shared by every h
 The handlers reach the store only through it: ``conn`` and ``write()``. In a hook process on a
 SQLite store they are ``memlode.storage.fastpath``'s; when the resident of a PostgreSQL store
 applies a spooled event (``memlode.hooks.handoff.apply``), the run is given the resident's open
-store (``store``), the working directory and namespace the hook resolved, and ``ranker``, the
-resident's own recall (the prompt hook would otherwise ask the resident over its socket).
+store (``store``), the working directory and namespace the hook resolved, ``ranker``, the
+resident's own recall (the prompt hook would otherwise ask the resident over its socket), and
+``frequencies``, its text index's counts for the prompt gate (a server has no FTS5 index).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
     # (query, namespace, session_id, k) -> the hits of memlode.hooks._resident.recall, or None
     Ranker = Callable[[str, str, str, int], "list[dict[str, Any]] | None"]
+    # terms -> (rows, {term: rows holding it}), or None: memlode.hooks._recall's idf
+    Frequencies = Callable[[list[str]], "tuple[int, dict[str, int]] | None"]
 
 __all__ = ["SESSION_SOURCE", "SOURCE", "HookRun"]
 
@@ -48,12 +51,14 @@ class HookRun:
         cwd: str | None = None,
         namespace: str | None = None,
         ranker: Ranker | None = None,
+        frequencies: Frequencies | None = None,
     ) -> None:
         self.event = event
         self.payload = payload
         self.settings = settings
         self.store = store  # a store opened by someone else (the resident's): not closed here
         self.ranker = ranker
+        self.frequencies = frequencies
         self._conn: sqlite3.Connection | None = None
         self._cwd = cwd
         self._namespace: str | None = namespace

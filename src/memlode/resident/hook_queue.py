@@ -43,15 +43,19 @@ KEEP_ANSWERS_SECONDS = 60.0  # an applied line's output waits this long for its 
 CONNECTION_ERRORS = frozenset({"OperationalError", "InterfaceError"})
 
 Ranker = Callable[[str, str, str, int], "list[Any] | None"]
+Frequencies = Callable[[list[str]], "tuple[int, dict[str, int]] | None"]
 
 
 class HookQueue:
     """Apply one store's spooled hook events (see the module)."""
 
-    def __init__(self, settings: Settings, database: str, ranker: Ranker) -> None:
+    def __init__(
+        self, settings: Settings, database: str, ranker: Ranker, frequencies: Frequencies
+    ) -> None:
         self.settings = settings
         self.path = spool_path(str(settings.home), database)
         self.ranker = ranker
+        self.frequencies = frequencies
         self.applied = 0  # lines applied by this process
         self.skipped = 0  # lines whose handler failed on their data
         self._apply_lock = threading.Lock()
@@ -167,7 +171,11 @@ class HookQueue:
 
             self._store = open_store(self.settings.store, created_by=self.settings.author)
         output: str | None = self._runner(
-            self._store, entry, ranker=self.ranker if waited else None, waited=waited
+            self._store,
+            entry,
+            ranker=self.ranker if waited else None,
+            waited=waited,
+            frequencies=self.frequencies,
         )
         return output
 

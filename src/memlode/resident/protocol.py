@@ -223,6 +223,12 @@ class Answerer:
             cosines = _cosines(engine, query, [h.memory.id for h in kept])
         return [_recall_hit(h, cosines.get(h.memory.id, 0.0)) for h in kept]
 
+    def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]] | None:
+        """(rows, {term: rows holding it}) from the engine's text index, for the prompt gate
+        of the hook events the resident applies (``memlode.hooks.run.HookRun.frequencies``)."""
+        with self.engine_session() as engine:
+            return engine.text_index.document_frequencies(engine.conn, terms)
+
     def _search(self, request: dict[str, Any]) -> dict[str, Any]:
         query = _query(request)
         k = request.get("k", 10)

@@ -248,8 +248,12 @@ class ResidentServer:
                 self._start_worker()
             wake = self._worker.wake if self._worker is not None else None  # symbols to embed
             if self.on_server:  # hooks spool their events: apply them (the code index is local)
+                answerer = self.answerer
                 self._hooks = HookQueue(
-                    self.settings, self.database, self.answerer.recall_hits
+                    self.settings,
+                    self.database,
+                    answerer.recall_hits,
+                    answerer.document_frequencies,
                 ).start()
             else:
                 self._code = CodeRefresher(
