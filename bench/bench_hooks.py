@@ -338,6 +338,22 @@ def measure(args: argparse.Namespace, urls: tuple[str, str] | None) -> None:
         if urls is not None:
             stop_resident(env, project)
         report(times, args)
+        if urls is not None:
+            answered(urls[0], args.runs)
+
+
+def answered(url: str, runs: int) -> None:
+    """How many timed prompts the resident ranked while their hook waited (the others were
+    applied later, without injection)."""
+    from memlode.storage import open_store
+
+    with open_store(url) as store:
+        rows = store.query(
+            "SELECT metadata FROM memories WHERE session_id = 'bench-session' AND content LIKE ?",
+            ("why does the login token expiry%",),
+        )
+    ranked = sum(1 for (meta,) in rows if json.loads(meta).get("recall") == "resident")
+    print(f"prompts ranked by the resident while the hook waited: {ranked} of {len(rows)}")
 
 
 def start_resident(env: dict[str, str], project: Path) -> None:
