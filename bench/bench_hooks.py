@@ -13,12 +13,21 @@ runs; ``baseline-noclose`` shows the baseline doing the same.
 Targets (issue 5): p50 and p95 ratio <= 1.25 for PostToolUse and Stop, <= 1.5 for
 UserPromptSubmit and SessionStart.
 
-    .venv/bin/python bench/bench_hooks.py [--runs 40] [--memories 3000]
+With ``--pg`` (the test server of tests/pg_server.py, started and deleted here) or ``--db URL``
+(a server of yours; a schema is made in it and dropped) the hooks run on a PostgreSQL store
+filled the same way, with its resident up (``memlode resident``, the deterministic ``hash``
+embedder so that no model competes for the CPU): each hook spools its event and hands it to
+the resident (``memlode.hooks.handoff``). The baseline is the same bare SQLite insert, in the
+same run. Rows ``*-spool`` are the same hooks on a second PostgreSQL store that no resident
+serves (autostart off): they only append to the spool.
+
+    .venv/bin/python bench/bench_hooks.py [--runs 40] [--memories 3000] [--pg | --db URL]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -29,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +65,7 @@ conn.close()
 """
 
 TARGETS = {"post-tool": 1.25, "stop": 1.25, "prompt": 1.5, "session-start": 1.5}
+SPOOLED = ("post-tool", "prompt")  # measured on a store no resident serves (--pg, --db)
 # The words the prompts use; the stored memories draw from these plus a long tail of 5,000
 # made-up words with a Zipf-like frequency, so that a query matches a realistic share of rows.
 WORDS = [
@@ -68,9 +79,11 @@ def _sentence(rng: random.Random, n: int = 12) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n))
 
 
-def populate(home: Path, project: Path, memories: int) -> None:
+def populate(home: Path, project: Path, memories: int, db: str | None = None) -> None:
     """A store that looks used: curated memories, captured observations, past sessions."""
     env = {**os.environ, "MEMLODE_HOME": str(home), "MEMLODE_EMBED_PROVIDER": "none"}
+    if db is not None:
+        env["MEMLODE_DB"] = db
     script = f"""
 import random
 from memlode.config import Settings
@@ -214,6 +227,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--memories", type=int, default=3000)
+    parser.add_argument("--pg", action="store_true", help="hooks on the test PostgreSQL server")
+    parser.add_argument("--db", metavar="URL", help="hooks on this PostgreSQL server (a schema)")
     parser.add_argument(
         "--git",
         action="store_true",
@@ -221,6 +236,45 @@ def main() -> None:
         " then reads .git/config on every event)",
     )
     args = parser.parse_args()
+    if args.pg or args.db:
+        with postgres(args.db) as urls:
+            measure(args, urls)
+    else:
+        measure(args, None)
+
+
+@contextlib.contextmanager
+def postgres(url: str | None) -> Iterator[tuple[str, str]]:
+    """Two empty stores (schemas) on the test server or on ``url``'s: (served, unserved)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests import pg_server
+
+    server = None if url else pg_server.start()
+    base = server.url() if server is not None else str(url)
+    schemas = ["bench_" + os.urandom(4).hex() for _ in range(2)]
+
+    def in_schema(schema: str) -> str:
+        if server is not None:
+            return str(server.url(schema=schema))
+        sep = "&" if "?" in base else "?"
+        return f"{base}{sep}options=-csearch_path%3D{schema}%2Cpublic"
+
+    import psycopg
+
+    try:
+        with psycopg.connect(base, autocommit=True) as conn:
+            for schema in schemas:
+                conn.execute(f'CREATE SCHEMA "{schema}"')
+        yield in_schema(schemas[0]), in_schema(schemas[1])
+        with psycopg.connect(base, autocommit=True) as conn:
+            for schema in schemas:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def measure(args: argparse.Namespace, urls: tuple[str, str] | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         project = Path(tmp) / "proj"
@@ -234,6 +288,8 @@ def main() -> None:
                 "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
             )
         populate(home, project, args.memories)
+        if urls is not None:
+            populate(home, project, args.memories, urls[0])
         # The baseline writes to its own copy of the store, so that neither side pays for the
         # other's WAL checkpoints.
         db = Path(tmp) / "baseline" / "memlode.db"
@@ -244,17 +300,25 @@ def main() -> None:
         # Installed packages have their bytecode compiled; let the warm-up runs write it.
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         rng = random.Random(1)
+        envs = {event: env for event in TARGETS}
+        if urls is not None:  # the hooks' store is the served one; *-spool rows the other
+            env = {**env, "MEMLODE_DB": urls[0], "MEMLODE_RESIDENT_AUTOSTART": "0"}
+            envs = {event: env for event in TARGETS}
+            envs.update({f"{e}-spool": {**env, "MEMLODE_DB": urls[1]} for e in SPOOLED})
+            start_resident(env, project)
         times: dict[str, list[float]] = {
             "baseline": [],
             "baseline-noclose": [],
-            **{k: [] for k in TARGETS},
+            **{k: [] for k in envs},
         }
         # what `memlode init` installs (memlode.cli.claude_cmds.HOOK_CODE)
         hook = [sys.executable, "-c", HOOK_CODE]
         for warm in range(3):  # warm the page cache and .pyc files
             timed([sys.executable, "-c", BASELINE, str(db)], b"", env, project)
-            for event, payload in payloads(project, rng, -1 - warm).items():
-                timed([*hook, event], json.dumps(payload).encode(), env, project)
+            shaped = payloads(project, rng, -1 - warm)
+            for name, event_env in envs.items():
+                data = json.dumps(shaped[name.removesuffix("-spool")]).encode()
+                timed([*hook, name.removesuffix("-spool")], data, event_env, project)
         for i in range(args.runs):
             order = list(times)
             rng.shuffle(order)
@@ -267,17 +331,59 @@ def main() -> None:
                     cmd = [sys.executable, "-c", BASELINE, str(db), "noclose"]
                     times[event].append(timed(cmd, b"", env, project, event))
                 else:
-                    data = json.dumps(shaped[event]).encode()
-                    times[event].append(timed([*hook, event], data, env, project, event))
+                    name = event.removesuffix("-spool")
+                    data = json.dumps(shaped[name]).encode()
+                    cmd = [*hook, name]
+                    times[event].append(timed(cmd, data, envs[event], project, event))
+        if urls is not None:
+            stop_resident(env, project)
         report(times, args)
+        if urls is not None:
+            answered(urls[0], args.runs)
+
+
+def answered(url: str, runs: int) -> None:
+    """How many timed prompts the resident ranked while their hook waited (the others were
+    applied later, without injection)."""
+    from memlode.storage import open_store
+
+    with open_store(url) as store:
+        rows = store.query(
+            "SELECT metadata FROM memories WHERE session_id = 'bench-session' AND content LIKE ?",
+            ("why does the login token expiry%",),
+        )
+    ranked = sum(1 for (meta,) in rows if json.loads(meta).get("recall") == "resident")
+    print(f"prompts ranked by the resident while the hook waited: {ranked} of {len(rows)}")
+
+
+def start_resident(env: dict[str, str], project: Path) -> None:
+    """The store's resident, warm, never idling out, with the ``hash`` embedder."""
+    env = {**env, "MEMLODE_EMBED_PROVIDER": "hash", "MEMLODE_RESIDENT_IDLE": "0"}
+    memlode = [sys.executable, "-m", "memlode", "resident"]
+    subprocess.run(memlode, env=env, cwd=project, check=True, capture_output=True)
+    for _ in range(600):
+        done = subprocess.run(
+            [*memlode, "status", "--json"], env=env, cwd=project, text=True, capture_output=True
+        )
+        if done.returncode == 0 and json.loads(done.stdout).get("ready"):
+            return
+        time.sleep(0.1)
+    raise SystemExit("the resident did not get ready")
+
+
+def stop_resident(env: dict[str, str], project: Path) -> None:
+    memlode = [sys.executable, "-m", "memlode", "resident", "stop"]
+    subprocess.run(memlode, env=env, cwd=project, check=False, capture_output=True)
 
 
 def report(times: dict[str, list[float]], args: argparse.Namespace) -> None:
     base50, base95 = pct(times["baseline"], 0.5), pct(times["baseline"], 0.95)
     cpu_base = statistics.median(CPU["baseline"])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    store = "PostgreSQL with its resident up" if args.pg or args.db else "SQLite"
     print(
-        f"python {sys.version.split()[0]}, {args.runs} runs per row, {args.memories} memories,"
+        f"hooks on {store}; python {sys.version.split()[0]}, {args.runs} runs per row,"
+        f" {args.memories} memories,"
         f"{' git project,' if args.git else ''}"
         f" {os.cpu_count()} CPUs, load average {load:.1f}"
     )
@@ -287,7 +393,7 @@ def report(times: dict[str, list[float]], args: argparse.Namespace) -> None:
         p50, p95 = pct(samples, 0.5), pct(samples, 0.95)
         r50, r95 = p50 / base50, p95 / base95
         cpu = statistics.median(CPU[event])
-        target = TARGETS.get(event)
+        target = TARGETS.get(event.removesuffix("-spool"))
         verdict = ""
         if target is not None:
             verdict = f"{target:>6.2f} " + ("ok" if max(r50, r95) <= target else "OVER")

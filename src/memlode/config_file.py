@@ -23,7 +23,6 @@ __all__ = [
     "ENV_DB",
     "ENV_HOME",
     "ENV_NAMESPACE",
-    "SERVER_NOT_READY",
     "database_path",
     "default_home",
     "home_dir",
@@ -38,15 +37,10 @@ ENV_NAMESPACE = "MEMLODE_NAMESPACE"
 CONFIG_NAME = "config.toml"
 DATABASE_NAME = "memlode.db"
 
-# A store on a PostgreSQL server (team memory, issue #21) is named by its URL. The commands and
-# the MCP server run on it (``memlode.config.Settings.db_url``); the hooks do not yet (they would
-# import the driver, 0.4-0.9 s a hook), so a hook given such a URL does nothing and logs this
-# sentence, rather than take the URL for a file path (``postgresql://h/db`` would quietly be a
-# SQLite file ``postgresql:/h/db`` under the working directory).
-SERVER_NOT_READY = (
-    "the store is a PostgreSQL URL, and the hooks do not run on a PostgreSQL store in this "
-    "version of memlode (the commands and the MCP server do); this hook did nothing"
-)
+# A store on a PostgreSQL server (team memory, issue #21) is named by its URL, never taken for a
+# file path (``postgresql://h/db`` would quietly be a SQLite file ``postgresql:/h/db`` under the
+# working directory): the commands and the MCP server open it (``memlode.config.Settings.db_url``),
+# and the hooks hand their events to the store's resident (``memlode.hooks.handoff``).
 
 
 def default_home() -> str:

@@ -23,6 +23,10 @@ resident_timeout_ms = 150
 and ``[resident] autostart`` (``MEMLODE_RESIDENT_AUTOSTART``): whether SessionStart starts the
 store's resident process when none runs (``memlode.resident``).
 
+On a PostgreSQL store (``on_server``) a hook hands its event to the store's resident
+(``memlode.hooks.handoff``) with these settings (``to_dict``), and the resident runs the same
+handler with them (``from_dict``): the hook's environment decides, not the resident's.
+
 The ``[hooks]`` table:
 """
 
@@ -79,6 +83,7 @@ class HookSettings:
         "ingest_transcripts",
         "inject",
         "namespace",
+        "on_server",
         "prompt_budget_tokens",
         "prompt_max_memories",
         "resident_autostart",
@@ -96,14 +101,13 @@ class HookSettings:
         table: dict[str, Any] = hooks if isinstance(hooks, dict) else {}
 
         self.db_path = config_file.database_path(self.home, env, data)
-        server = config_file.is_server_url(self.db_path)
-        if server:  # noted in the hook log; every hook does nothing
-            self.config_error = config_file.SERVER_NOT_READY
+        # a PostgreSQL URL: the hook hands its event to the resident (memlode.hooks.handoff)
+        self.on_server = config_file.is_server_url(self.db_path)
+        if self.on_server:
+            self.db_path = self.db_path.strip()
         self.namespace = config_file.namespace(env, data)
 
-        self.enabled = not server and _flag(
-            env.get("MEMLODE_HOOKS"), _flag(table.get("enabled"), True)
-        )
+        self.enabled = _flag(env.get("MEMLODE_HOOKS"), _flag(table.get("enabled"), True))
         self.capture = _flag(env.get("MEMLODE_HOOKS_CAPTURE"), _flag(table.get("capture"), True))
         self.inject = _flag(env.get("MEMLODE_HOOKS_INJECT"), _flag(table.get("inject"), True))
         self.capture_prompts = _flag(table.get("capture_prompts"), True)
@@ -142,6 +146,23 @@ class HookSettings:
         except Exception as exc:  # a broken config file must not break the assistant
             self.config_error = str(exc)
             return {}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as JSON values (``tools`` as a sorted list), for ``from_dict``."""
+        out = {name: getattr(self, name) for name in self.__slots__}
+        if self.tools is not None:
+            out["tools"] = sorted(self.tools)
+        return out
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> HookSettings:
+        """Settings a hook resolved (``to_dict``), read back without the environment."""
+        settings = cls.__new__(cls)
+        for name in cls.__slots__:
+            setattr(settings, name, values.get(name))
+        tools = values.get("tools")
+        settings.tools = frozenset(str(t) for t in tools) if isinstance(tools, list) else None
+        return settings
 
     @property
     def log_path(self) -> str:

@@ -3,6 +3,8 @@
 
 - ``resident``: serve a store's resident in this process (``memlode resident --foreground``).
 - ``resident-host``: the resident server class ``memlode mcp`` hosts on a thread.
+- ``hook-runner``: one spooled hook event through the hooks' handler, on the store the
+  resident of a PostgreSQL store gives it (``memlode.hooks.handoff.apply``).
 - ``mcp-stdio`` / ``mcp-http``: serve MCP (``memlode mcp``).
 - ``viz``: serve the dashboard (``memlode viz``).
 

@@ -65,6 +65,21 @@ def test_each_database_has_its_own_key_and_one_database_one_key(tmp_path: Path) 
         os.chdir(cwd)
 
 
+def test_a_server_store_is_keyed_by_its_url_without_the_password(tmp_path: Path) -> None:
+    plain = "postgresql://team@db.example:5432/memory?options=-csearch_path%3Dt"
+    for spelt in (
+        plain,
+        "  postgres://team:s3cret@db.example:5432/memory?options=-csearch_path%3Dt",
+        "postgresql://team@db.example:5432/memory?options=-csearch_path%3Dt&password=s3cret",
+    ):
+        identity = database_path(str(tmp_path), spelt)
+        assert identity == plain and "s3cret" not in identity
+        assert resident_key(identity) == resident_key(plain)
+    assert not (tmp_path / "postgresql:").exists()  # never taken for a file path
+    other = database_path(str(tmp_path), plain.replace("csearch_path%3Dt", "csearch_path%3Du"))
+    assert resident_key(other) != resident_key(plain)  # another schema: another resident
+
+
 def test_a_socket_path_that_would_be_too_long_goes_to_a_short_private_folder(
     tmp_path: Path,
 ) -> None:

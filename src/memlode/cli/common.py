@@ -78,6 +78,7 @@ POSTGRES_COMMANDS = frozenset(
         "neighbors",
         "patterns",
         "reembed",
+        "resident",
         "search",
         "sessions",
         "setup",

@@ -50,12 +50,12 @@ def resident(
     if foreground:
         _serve(settings, idle, log_file)
         return
-    from memlode.resident_client.client import start
+    from memlode.resident_client.client import database_of, start
     from memlode.resident_client.paths import log_path
 
     found = start(settings, idle_seconds=idle)
     if found is None:
-        where = log_path(str(settings.home), str(settings.database))
+        where = log_path(str(settings.home), database_of(settings))
         raise MemlodeError(f"the resident process did not answer; see {where}")
     click.echo(
         f"resident running (pid {found['pid']}, {found.get('host', 'resident')}) for "

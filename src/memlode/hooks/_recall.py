@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from memlode.hooks.run import Frequencies
+
 __all__ = ["Recalled", "recall"]
 
 MIN_QUERY_TERMS = 2
@@ -217,8 +219,11 @@ def choose(
     *,
     rerank: bool,
     session_id: str = "",
+    frequencies: Frequencies | None = None,
 ) -> list[Recalled]:
     """The gate and the selection, the same for the lean path and the resident's ranking.
+    The terms' document frequencies come from the store's FTS5 index, or from ``frequencies``
+    (the resident's text index: a PostgreSQL store has no FTS5 index).
 
     ``candidates`` are (memory, cosine) pairs, ``memory.score`` their rank so far. The prompt is
     answered only when one candidate covers ``MIN_IDF_COVERAGE`` of the prompt's information
@@ -229,7 +234,7 @@ def choose(
     terms = _gate_terms(prompt)
     if len(terms) < MIN_QUERY_TERMS or limit <= 0 or not candidates:
         return []
-    weights = _idf_weights(conn, terms, session_id)
+    weights = _idf_weights(conn, terms, session_id, frequencies)
     total = sum(weights.values()) or 1.0
     scored: list[tuple[Recalled, set[str]]] = []
     answered = False
@@ -311,7 +316,10 @@ def _overlap(a: set[Any], b: set[Any]) -> float:
 
 
 def _idf_weights(
-    conn: sqlite3.Connection, terms: list[str], session_id: str = ""
+    conn: sqlite3.Connection,
+    terms: list[str],
+    session_id: str = "",
+    frequencies: Frequencies | None = None,
 ) -> dict[str, float]:
     """Each stemmed prompt term's BM25 idf over the whole store (a term no memory holds gets
     the highest weight: a prompt about something never stored is not covered).
@@ -322,7 +330,8 @@ def _idf_weights(
     """
     import math
 
-    size = fts_match.memory_count(conn) or 1
+    counted = frequencies(terms[:64]) if frequencies is not None else None
+    size = (counted[0] if counted is not None else fts_match.memory_count(conn)) or 1
     asked: list[set[str]] = []
     if session_id:
         asked = [
@@ -334,7 +343,10 @@ def _idf_weights(
         stem = _stem(term)
         if stem in weights:
             continue
-        count = fts_match.document_frequency(conn, term)
+        if counted is not None:
+            count = counted[1].get(term, 0)
+        else:
+            count = fts_match.document_frequency(conn, term)
         count = max(0, count - sum(1 for prompt in asked if stem in prompt))
         weights[stem] = math.log((size - count + 0.5) / (count + 0.5) + 1.0)
     return weights

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from memlode.hooks._recall import Recalled
+    from memlode.hooks.run import Frequencies
 
 __all__ = ["ensure_running", "recall", "recalled", "vector_hits"]
 
@@ -108,6 +109,8 @@ def recalled(
     prompt: str,
     limit: int,
     session_id: str = "",
+    *,
+    frequencies: Frequencies | None = None,
 ) -> list[Recalled]:
     """The resident's hits (the engine's ranking, best first) through the same gate and
     selection as the lean path (``memlode.hooks._recall.choose``), at most ``limit``.
@@ -149,7 +152,15 @@ def recalled(
                 signals.get("cosine", 0.0),
             )
         )
-    return _recall.choose(conn, prompt, candidates, limit, rerank=False, session_id=session_id)
+    return _recall.choose(
+        conn,
+        prompt,
+        candidates,
+        limit,
+        rerank=False,
+        session_id=session_id,
+        frequencies=frequencies,
+    )
 
 
 def vector_hits(
@@ -190,9 +201,11 @@ def ensure_running(home: str, db: str, *, backoff: float = 0.0) -> bool:
                     return False
             except OSError:
                 pass
+        from memlode.config_file import is_server_url
         from memlode.resident_client.launch import start_detached
 
-        start_detached(home, database)
+        # a server's URL as given (its password too): the identity has none
+        start_detached(home, database, location=db if is_server_url(db) else None)
         os.close(os.open(stamp, os.O_WRONLY | os.O_CREAT, 0o600))
         os.utime(stamp)
         return True

@@ -6,6 +6,9 @@ connection to a WAL database checkpoints it (copies the WAL into the database an
 which costs more than the hook's own write; committed transactions are already durable in the
 WAL, and the next long-lived process (or SQLite's auto-checkpoint) folds them in.
 
+On a PostgreSQL store the event goes to the store's resident instead
+(``memlode.hooks.handoff``): a hook cannot afford to load the database driver.
+
 Errors (bad JSON, a locked or broken database, a bug) are written to
 ``$MEMLODE_HOME/hooks.log`` and never reach stdout, stderr or the exit code, so that memlode
 can never block, interrupt or pollute an assistant session.
@@ -120,6 +123,10 @@ def _run(event: str, raw: bytes, settings: HookSettings, keep_open: bool) -> str
     if name is None:
         log_line(settings.log_path, event, f"unknown hook event {event!r}; ignored")
         return None
+    if settings.on_server:  # a PostgreSQL store: its resident runs the handler
+        from memlode.hooks.handoff import hand_off
+
+        return hand_off(name, raw, payload, settings)
     from memlode.hooks.handlers import HANDLERS, HookRun
 
     hook = HookRun(name, payload, settings)

@@ -15,6 +15,10 @@ print (only SessionStart and UserPromptSubmit ever return any).
 
 Transcripts are not ingested here (too slow for a hook); the path is kept in the session's
 metadata (``transcript_path``) for a long-lived process to ingest.
+
+On a PostgreSQL store the store's resident runs these same functions on the events the hooks
+spooled (``memlode.hooks.handoff``); there the code index (per machine, SQLite only) gets no
+edit marks, and transcripts are not ingested (``memlode ingest`` does not run on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ def session_start(run: HookRun) -> str | None:
 
             log_line(run.settings.log_path, "session-start", f"context not built: {exc!r}")
     meta["start_context"] = {"chars": len(text), "text": text}  # nothing, when injection is off
-    with fastpath.write(run.conn) as conn:
+    with run.write() as conn:
         sessions.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE, meta)
     if run.settings.resident_autostart:  # the store's resident, unless one runs (memlode.resident)
         from memlode.hooks._resident import ensure_running
@@ -125,7 +129,7 @@ def _store_observation(run: HookRun, obs: Observation) -> None:
     if isinstance(redacted_meta, dict):
         metadata.update(redacted_meta)
     namespace = run.namespace
-    with fastpath.write(run.conn) as conn:
+    with run.write() as conn:
         sessions.start_session(conn, run.session_id, namespace, SESSION_SOURCE)
         memory_id, created = capture.insert_memory(
             conn,
@@ -142,7 +146,9 @@ def _store_observation(run: HookRun, obs: Observation) -> None:
             sessions.remember_seen(conn, run.session_id, memory_id)
         if obs.file_path:
             _link_file(conn, run, memory_id, content, obs)
-            if obs.action == "edit":  # the resident re-indexes it (memlode.resident.code_refresh)
+            # the resident re-indexes it (memlode.resident.code_refresh); a PostgreSQL store
+            # holds no code index (each machine keeps its own)
+            if obs.action == "edit" and not run.on_server:
                 from memlode.storage import code_dirty
 
                 code_dirty.mark(conn, obs.file_path)
@@ -176,7 +182,7 @@ def checkpoint(run: HookRun, *, end: bool, extra: dict[str, Any] | None = None) 
     from memlode.hooks.summary import SUMMARY_TAG, build_summary
 
     last = redact(run.text("last_assistant_message", 20_000)).strip()
-    with fastpath.write(run.conn) as conn:
+    with run.write() as conn:
         changes = run.session_metadata()
         if extra:
             changes.update(extra)
@@ -234,7 +240,9 @@ def ingest_transcript_detached(run: HookRun) -> None:
     a large file, so it never runs inside the hook: the hook starts it and returns at once.
     """
     path = run.text("transcript_path", 4096)
-    if not path or not run.settings.ingest_transcripts or not os.path.isfile(path):
+    if not path or not run.settings.ingest_transcripts:
+        return
+    if not os.path.isfile(path):
         return
     env = dict(os.environ)
     env.setdefault("MEMLODE_HOME", run.settings.home)

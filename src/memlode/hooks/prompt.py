@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from memlode.hooks.run import SESSION_SOURCE, SOURCE, HookRun
 from memlode.redact import redact
-from memlode.storage import capture, fastpath
+from memlode.storage import capture
 from memlode.storage import capture_session as sessions
 
 __all__ = ["MAX_PROMPT_CHARS", "user_prompt"]
@@ -40,18 +40,25 @@ def user_prompt(run: HookRun) -> str | None:
         # The engine's ranking from the store's resident; the lean BM25 when it cannot answer
         # in time (and then it is started again if it is gone).
         limit = run.settings.prompt_max_memories
-        hits = _resident.recall(
-            run.settings.home,
-            run.settings.db_path,
-            prompt,
-            run.namespace,
-            run.session_id,
-            limit * 3,
-            run.settings.resident_timeout_ms,
-        )
+        if run.ranker is not None:  # the resident runs this handler: its own ranking
+            hits = run.ranker(prompt, run.namespace, run.session_id, limit * 3)
+        else:
+            hits = _resident.recall(
+                run.settings.home,
+                run.settings.db_path,
+                prompt,
+                run.namespace,
+                run.session_id,
+                limit * 3,
+                run.settings.resident_timeout_ms,
+            )
         if hits is not None:
             recall_path = "resident"
-            found = _resident.recalled(run.conn, hits, prompt, limit, run.session_id)
+            found = _resident.recalled(
+                run.conn, hits, prompt, limit, run.session_id, frequencies=run.frequencies
+            )
+        elif run.on_server:
+            found = []  # the lean BM25 reads SQLite's FTS5 index, which a server has not
         else:
             recall_path = "lean"
             found = _recall.recall(run.conn, prompt, run.namespace, run.session_id, limit=limit)
@@ -66,7 +73,7 @@ def user_prompt(run: HookRun) -> str | None:
             found_ids = [f.id for f in found]
     store_prompt = run.settings.capture and run.settings.capture_prompts and prompt.strip()
     if store_prompt or found_ids:
-        with fastpath.write(run.conn) as conn:
+        with run.write() as conn:
             sessions.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE)
             if store_prompt:
                 content = redact(prompt[:MAX_PROMPT_CHARS]).strip()

@@ -1,6 +1,13 @@
 """One hook invocation (``HookRun``): its event, payload and settings, the project namespace
 and session it belongs to, and the store, opened on first use. Shared by every handler
 (``memlode.hooks.handlers``, ``memlode.hooks.prompt``).
+
+The handlers reach the store only through it: ``conn`` and ``write()``. In a hook process on a
+SQLite store they are ``memlode.storage.fastpath``'s; when the resident of a PostgreSQL store
+applies a spooled event (``memlode.hooks.handoff.apply``), the run is given the resident's open
+store (``store``), the working directory and namespace the hook resolved, ``ranker``, the
+resident's own recall (the prompt hook would otherwise ask the resident over its socket), and
+``frequencies``, its text index's counts for the prompt gate (a server has no FTS5 index).
 """
 
 from __future__ import annotations
@@ -13,9 +20,17 @@ from memlode.storage.capture import HOOK_SOURCE
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
     from typing import Any
 
     from memlode.hook_settings import HookSettings
+    from memlode.storage.store import Store
+
+    # (query, namespace, session_id, k) -> the hits of memlode.hooks._resident.recall, or None
+    Ranker = Callable[[str, str, str, int], "list[dict[str, Any]] | None"]
+    # terms -> (rows, {term: rows holding it}), or None: memlode.hooks._recall's idf
+    Frequencies = Callable[[list[str]], "tuple[int, dict[str, int]] | None"]
 
 __all__ = ["SESSION_SOURCE", "SOURCE", "HookRun"]
 
@@ -26,12 +41,27 @@ SESSION_SOURCE = "claude-code"  # sessions.source
 class HookRun:
     """One hook invocation: its settings, payload and (lazily) the database."""
 
-    def __init__(self, event: str, payload: dict[str, Any], settings: HookSettings) -> None:
+    def __init__(
+        self,
+        event: str,
+        payload: dict[str, Any],
+        settings: HookSettings,
+        *,
+        store: Store | None = None,
+        cwd: str | None = None,
+        namespace: str | None = None,
+        ranker: Ranker | None = None,
+        frequencies: Frequencies | None = None,
+    ) -> None:
         self.event = event
         self.payload = payload
         self.settings = settings
+        self.store = store  # a store opened by someone else (the resident's): not closed here
+        self.ranker = ranker
+        self.frequencies = frequencies
         self._conn: sqlite3.Connection | None = None
-        self._namespace: str | None = None
+        self._cwd = cwd
+        self._namespace: str | None = namespace
 
     def text(self, key: str, limit: int = 100_000) -> str:
         value = self.payload.get(key)
@@ -43,12 +73,15 @@ class HookRun:
 
     @property
     def cwd(self) -> str:
+        if self._cwd is not None:
+            return self._cwd
         cwd = self.text("cwd", 4096) or os.environ.get("CLAUDE_PROJECT_DIR", "")
         if not cwd or not os.path.isabs(cwd):
             try:
                 cwd = os.getcwd()
             except OSError:
                 cwd = ""
+        self._cwd = cwd
         return cwd
 
     @property
@@ -63,10 +96,27 @@ class HookRun:
         return self._namespace
 
     @property
+    def on_server(self) -> bool:
+        """The store is on a PostgreSQL server (the resident runs this handler)."""
+        from memlode.storage.sql import dialect_of
+
+        return self.store is not None and dialect_of(self.store.conn).postgres
+
+    @property
     def conn(self) -> sqlite3.Connection:
+        if self.store is not None:
+            conn: sqlite3.Connection = self.store.conn  # either backend runs the same SQL
+            return conn
         if self._conn is None:
             self._conn = fastpath.open_db(self.settings.db_path)
         return self._conn
+
+    def write(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One short write transaction on the store (``fastpath.write`` on a hook's own
+        connection, the store's ``write()`` on one it was given)."""
+        if self.store is not None:
+            return self.store.write()
+        return fastpath.write(self.conn)
 
     def close(self) -> None:
         if self._conn is not None:

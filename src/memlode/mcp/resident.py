@@ -53,9 +53,6 @@ class ResidentVectors:
         hosting is off."""
         if not self.settings.resident_autostart:
             return False
-        if self.settings.db_url is not None:
-            log.info("no resident for a PostgreSQL store yet: the hooks do not run on one")
-            return False
         from memlode import interfaces
 
         host_class = interfaces.load("resident-host")  # memlode.resident, by its entry point

@@ -20,6 +20,9 @@ gets another store's memories even if paths were mixed up.
     {"op": "vector_search", "db": ..., "query": "...", "namespace": "...", "k": 8}
         -> {"hits": [{"id", "score"}]}   (cosine; the old MCP socket's request, kept)
     {"op": "stop", "db": ...} -> {"ok": true}   (a resident hosted by ``memlode mcp`` refuses)
+    {"op": "hook", "db": ..., "id": "<spooled line's id>", "wait": true|false}
+        -> {"ok": true, "output": "<what the hook prints>" | null}   (PostgreSQL stores:
+           the spooled hook events applied up to that line, ``memlode.resident.hook_queue``)
 
 ``recall`` is the UserPromptSubmit hook's question. Its ranking is ``Engine.search`` - the call
 ``memlode search`` makes - with the asking hook's project as the engine's namespace (so the
@@ -77,11 +80,12 @@ MAX_REQUEST_BYTES = 64 * 1024
 MAX_QUERY_CHARS = 4000  # memlode.hooks.prompt.MAX_PROMPT_CHARS: a prompt is stored cut there
 MAX_RECALL_K = 50
 
-QUERY_OPS = frozenset({"recall", "search", "vector_search"})
+QUERY_OPS = frozenset({"recall", "search", "vector_search", "hook"})
 RECALL_FIELDS = ("id", "content", "memory_type", "source", "tags", "created_at", "session_id")
 
 
 def same_database(a: str | Path, b: str | Path) -> bool:
+    """Do ``a`` and ``b`` name one store (one file, or one server URL but for its password)?"""
     from memlode.resident_client.paths import database_path
 
     try:
@@ -102,15 +106,17 @@ class Answerer:
     def __init__(
         self,
         settings: Settings,
-        database: Path,
+        database: str | Path,
         engine_session: EngineSession,
         *,
         info: Callable[[], dict[str, Any]],
         on_request: Callable[[str], None] | None = None,
         on_stop: Callable[[], bool] | None = None,
         status_extra: Callable[[], dict[str, Any]] | None = None,
+        on_hook: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         self.settings = settings
+        self.on_hook = on_hook
         self.database = database
         self.engine_session = engine_session
         self.info = info
@@ -146,6 +152,7 @@ class Answerer:
             "search": self._search,
             "vector_search": self._vector_search,
             "stop": self._stop,
+            "hook": self._hook,
         }.get(op)
         if handler is None:
             return {"error": f"unknown op {op}", "code": "unknown-op", "hits": []}
@@ -192,16 +199,35 @@ class Answerer:
             raise _Refusal("refused", "this resident is hosted by `memlode mcp`; it stops with it")
         return {"ok": True, **self.info()}
 
+    def _hook(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.on_hook is None:
+            raise _Refusal("refused", "this resident applies no hook events (a SQLite store)")
+        if not isinstance(request.get("id"), str):
+            raise _Refusal("bad-request", "id must be a string")
+        return self.on_hook(request)
+
     def _recall(self, request: dict[str, Any]) -> dict[str, Any]:
         query = _query(request)
         k = _whole(request.get("k", 8), "k", 1, MAX_RECALL_K)
         namespace = _text(request.get("namespace"), "namespace")
         session_id = request.get("session_id")
         skip = session_id if isinstance(session_id, str) and session_id else None
+        return {"hits": self.recall_hits(query, namespace, skip or "", k)}
+
+    def recall_hits(self, query: str, namespace: str, session_id: str, k: int) -> list[Any]:
+        """The ``recall`` op's hits (also the ranking of the hook events the resident applies
+        itself: ``memlode.hooks.run.HookRun.ranker``)."""
+        query = query[:MAX_QUERY_CHARS]
         with self.engine_session() as engine, _project(engine, namespace):
-            kept = engine.search(query, k, exclude_session=skip)
+            kept = engine.search(query, k, exclude_session=session_id or None)
             cosines = _cosines(engine, query, [h.memory.id for h in kept])
-        return {"hits": [_recall_hit(h, cosines.get(h.memory.id, 0.0)) for h in kept]}
+        return [_recall_hit(h, cosines.get(h.memory.id, 0.0)) for h in kept]
+
+    def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]] | None:
+        """(rows, {term: rows holding it}) from the engine's text index, for the prompt gate
+        of the hook events the resident applies (``memlode.hooks.run.HookRun.frequencies``)."""
+        with self.engine_session() as engine:
+            return engine.text_index.document_frequencies(engine.conn, terms)
 
     def _search(self, request: dict[str, Any]) -> dict[str, Any]:
         query = _query(request)

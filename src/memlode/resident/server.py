@@ -9,6 +9,9 @@ One ``ResidentServer`` serves one store. It runs in two hosts:
   ``idle_seconds`` without a request, when asked to stop, when its database file is removed
   or replaced (a deleted test folder, a file copied over it): a new one serves the new file,
   or when ``config.toml`` changes (a new embedder or weights): a new one reads it.
+- on a PostgreSQL store, the hooks' events: they spool them, and it applies them with the
+  hooks' own handlers (``memlode.resident.hook_queue``), in both hosts; there is no code index
+  to refresh on a server.
 - ``memlode mcp`` hosts it on a thread, with an engine of its own (so that a long tool call
   never holds up a hook) made by the server's opener (the server's one embedder and vector
   index); the server's own worker embeds. It does not idle out, and waits in standby while
@@ -43,7 +46,9 @@ from memlode import __version__
 from memlode.config import Settings
 from memlode.errors import MemlodeError
 from memlode.resident.code_refresh import CodeRefresher
-from memlode.resident.protocol import MAX_REQUEST_BYTES, QUERY_OPS, Answerer, EngineSession
+from memlode.resident.files import identity, read_line, same_user, stamp
+from memlode.resident.hook_queue import HookQueue
+from memlode.resident.protocol import QUERY_OPS, Answerer, EngineSession
 from memlode.resident_client.lock import ResidentLock
 from memlode.resident_client.paths import (
     database_path,
@@ -103,11 +108,13 @@ class ResidentServer:
     ) -> None:
         self.settings = settings
         self.home = str(settings.home)
-        self.database = Path(database_path(self.home, str(settings.database)))
+        # the store's identity: its resolved file, or its URL without the password
+        self.database = database_path(self.home, str(settings.store))
+        self.on_server = settings.db_url is not None
         self.idle_seconds = max(0.0, idle_seconds)
         self.host = host
-        self.lock = ResidentLock(lock_path(self.home, str(self.database)))
-        self.socket_path = socket_path(self.home, str(self.database))
+        self.lock = ResidentLock(lock_path(self.home, self.database))
+        self.socket_path = socket_path(self.home, self.database)
         self.started_at = time.time()
         self.exit_reason = ""
         self.ready = threading.Event()
@@ -126,6 +133,7 @@ class ResidentServer:
         self._shared_made = False
         self._worker: BackgroundEmbedder | None = None
         self._code: CodeRefresher | None = None
+        self._hooks: HookQueue | None = None  # a PostgreSQL store's spooled hook events
         self._thread: threading.Thread | None = None
         self._consolidating: threading.Thread | None = None
         self._on_request = on_request
@@ -140,16 +148,17 @@ class ResidentServer:
             on_request=self._note_request,
             on_stop=self._stop_request if host == "resident" else None,
             status_extra=status_extra or self._status_extra,
+            on_hook=self._hook_event if self.on_server else None,
         )
         self._engine_session = session
-        self._db_identity = _identity(self.database)
-        self._config_stamp = _stamp(settings.config_file)
+        self._db_identity = None if self.on_server else identity(Path(self.database))
+        self._config_stamp = stamp(settings.config_file)
 
     # ---- facts ------------------------------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
         return {
-            "db": str(self.database),
+            "db": self.database,
             "pid": os.getpid(),
             "host": self.host,
             "socket": self.socket_path,
@@ -165,6 +174,7 @@ class ResidentServer:
         return {
             "background_embedder": self._worker.status() if self._worker else None,
             "code_refresher": self._code.status() if self._code else None,
+            "hook_queue": self._hooks.status() if self._hooks else None,
         }
 
     # ---- the engine -------------------------------------------------------------------------
@@ -207,6 +217,11 @@ class ResidentServer:
         if self._on_request is not None:
             self._on_request()
 
+    def _hook_event(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self._hooks is None:  # not serving yet: the line waits in the spool
+            return {"ok": True, "output": None}
+        return self._hooks.answer(request)
+
     def _stop_request(self) -> bool:
         self.exit_reason = self.exit_reason or "asked to stop"
         self._stop.set()
@@ -232,7 +247,18 @@ class ResidentServer:
             if self._embed_in_background:
                 self._start_worker()
             wake = self._worker.wake if self._worker is not None else None  # symbols to embed
-            self._code = CodeRefresher(self.settings, cwd=Path(self.home), on_change=wake).start()
+            if self.on_server:  # hooks spool their events: apply them (the code index is local)
+                answerer = self.answerer
+                self._hooks = HookQueue(
+                    self.settings,
+                    self.database,
+                    answerer.recall_hits,
+                    answerer.document_frequencies,
+                ).start()
+            else:
+                self._code = CodeRefresher(
+                    self.settings, cwd=Path(self.home), on_change=wake
+                ).start()
             warm = threading.Thread(target=self._warm_up, name="memlode-warm-up", daemon=True)
             warm.start()
             self._serve()
@@ -361,9 +387,9 @@ class ResidentServer:
     def _handle(self, conn: socket.socket) -> None:
         try:
             conn.settimeout(READ_TIMEOUT)
-            if not _same_user(conn):
+            if not same_user(conn):
                 return
-            raw = _read_line(conn)
+            raw = read_line(conn)
             if not raw.strip():
                 return
             with self._flight_lock:
@@ -382,14 +408,14 @@ class ResidentServer:
             self._slots.release()
 
     def _store_gone(self) -> str:
-        current = _identity(self.database)
-        if current is None:
+        current = None if self.on_server else identity(Path(self.database))
+        if current is None and not self.on_server:
             return "the database file was removed"
         if self._db_identity is not None and current != self._db_identity:
             return "the database file was replaced"
-        if self._socket_id is not None and _identity(Path(self.socket_path)) != self._socket_id:
+        if self._socket_id is not None and identity(Path(self.socket_path)) != self._socket_id:
             return "the socket file was removed or replaced"
-        if self.host == "resident" and _stamp(self.settings.config_file) != self._config_stamp:
+        if self.host == "resident" and stamp(self.settings.config_file) != self._config_stamp:
             return "config.toml changed"  # the next start reads it (embedder, weights, ...)
         return ""
 
@@ -440,61 +466,18 @@ class ResidentServer:
         if self._listener is not None:
             self._listener.close()
             self._listener = None
-            if self._socket_id is not None and _identity(Path(self.socket_path)) == self._socket_id:
+            if self._socket_id is not None and identity(Path(self.socket_path)) == self._socket_id:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self.socket_path)
         if self._worker is not None:
             self._worker.stop()
         if self._code is not None:
             self._code.stop()
+        if self._hooks is not None:
+            self._hooks.stop()
         with self._engine_lock:
             if self._engine is not None:
                 self._engine.close()
                 self._engine = None
         self.lock.release()
         log.info("resident for %s stopped: %s", self.database, self.exit_reason or "stopped")
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        info = os.stat(path)  # stat only: the database file is never opened here
-    except OSError:
-        return None
-    return (info.st_dev, info.st_ino)
-
-
-def _stamp(path: Path) -> tuple[int, int, int] | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return (info.st_ino, info.st_mtime_ns, info.st_size)
-
-
-def _same_user(conn: socket.socket) -> bool:
-    """False for a peer of another user (Linux credentials; elsewhere the 0600 socket file in a
-    0700 folder is the guard)."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None or not hasattr(os, "getuid"):
-        return True
-    import struct
-
-    try:
-        raw = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    except OSError:
-        return True
-    _pid, uid, _gid = struct.unpack("3i", raw)
-    if uid != os.getuid():
-        log.warning("resident: refused a connection from uid %d", uid)
-        return False
-    return True
-
-
-def _read_line(conn: socket.socket) -> bytes:
-    data = b""
-    while b"\n" not in data and len(data) <= MAX_REQUEST_BYTES:
-        chunk = conn.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    return data.split(b"\n", 1)[0][:MAX_REQUEST_BYTES]

@@ -56,14 +56,12 @@ def ranking_settings(settings: Settings) -> dict[str, Any]:
 
 
 def database_of(settings: Settings) -> str:
-    return database_path(str(settings.home), str(settings.database))
+    """The store's identity (``paths.database_path``): its file, or its URL without a password."""
+    return database_path(str(settings.home), str(settings.store))
 
 
 def ask(settings: Settings, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
-    """The resident's answer to ``request`` (``db`` filled in), or None without one (always
-    on a PostgreSQL store, which no resident serves yet)."""
-    if settings.db_url is not None:
-        return None
+    """The resident's answer to ``request`` (``db`` filled in), or None without one."""
     database = database_of(settings)
     payload = json.dumps({**request, "db": database}, ensure_ascii=False).encode("utf-8")
     raw = exchange(socket_path(str(settings.home), database), payload, timeout)
@@ -129,8 +127,6 @@ def search_scoped(
 ) -> tuple[list[SearchHit], str] | None:
     """``search``'s hits and the namespace they were read from (``'*'`` for all); with
     ``catch_up`` the resident first embeds a few rows stored without a vector."""
-    if settings.db_url is not None:
-        return None  # no resident serves a PostgreSQL store yet
     if not os.path.exists(socket_path(str(settings.home), database_of(settings))):
         return None  # none runs: not even the protocol's imports
     if namespace is None:
@@ -176,7 +172,9 @@ def start(
 
     database = database_of(settings)
     if not held(lock_path(str(settings.home), database)):
-        start_detached(str(settings.home), database, idle_seconds=idle_seconds)
+        start_detached(
+            str(settings.home), database, idle_seconds=idle_seconds, location=settings.db_url
+        )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = ping(settings, timeout=0.5)
@@ -211,4 +209,4 @@ def _project_here() -> str:
 
 
 def _same(a: object, b: str) -> bool:
-    return isinstance(a, str) and os.path.realpath(a) == os.path.realpath(b)
+    return isinstance(a, str) and database_path("", a) == database_path("", b)

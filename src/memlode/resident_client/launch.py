@@ -30,13 +30,16 @@ def start_detached(
     environ: Mapping[str, str] | None = None,
     *,
     idle_seconds: float | None = None,
+    location: str | None = None,
 ) -> int:
-    """Spawn the resident of ``database`` (whose home is ``home``); its pid."""
+    """Spawn the resident of ``database`` (whose home is ``home``; ``location``: where the
+    resident opens the store, when not at ``database``, e.g. a PostgreSQL URL with its
+    password, which the store's identity leaves out); its pid."""
     from memlode.resident_client.paths import log_path, run_dir
 
     env = dict(os.environ if environ is None else environ)
     env["MEMLODE_HOME"] = home
-    env["MEMLODE_DB"] = database
+    env["MEMLODE_DB"] = location or database
     os.makedirs(run_dir(home), mode=0o700, exist_ok=True)
     args = [
         sys.executable,

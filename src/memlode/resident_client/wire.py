@@ -13,7 +13,11 @@ from __future__ import annotations
 import os
 import time
 
-__all__ = ["MAX_ANSWER_BYTES", "exchange"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["MAX_ANSWER_BYTES", "exchange", "notify"]
 
 MAX_ANSWER_BYTES = 16 << 20  # a search of k=1000 long memories stays well under this
 
@@ -37,11 +41,8 @@ def _ours(path: str) -> bool:
     )
 
 
-def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
-    """Send ``request`` (one line, newline added) to the socket at ``path`` and return the
-    answer's first line; None when nobody listens, the deadline passes or the answer breaks
-    off. Never raises for socket trouble, never waits longer than ``timeout`` seconds.
-    Only a socket of this user's, in a private folder, is asked."""
+def _connect(path: str, timeout: float) -> Any:
+    """A connected ``_socket.socket`` to ``path`` (the caller closes it), or None."""
     if timeout <= 0 or not _ours(path):
         return None
     try:
@@ -51,7 +52,6 @@ def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
     family = getattr(_socket, "AF_UNIX", None)
     if family is None:
         return None
-    deadline = time.monotonic() + timeout
     try:
         sock = _socket.socket(family, _socket.SOCK_STREAM)
     except OSError:
@@ -59,6 +59,37 @@ def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
     try:
         sock.settimeout(timeout)
         sock.connect(path)
+    except OSError:  # refused (a stale socket), timed out
+        sock.close()
+        return None
+    return sock
+
+
+def notify(path: str, request: bytes, timeout: float) -> bool:
+    """Send ``request`` (one line) to the socket at ``path`` and hang up without waiting for an
+    answer; True when it was sent (someone listens). Never raises."""
+    sock = _connect(path, timeout)
+    if sock is None:
+        return False
+    try:
+        sock.sendall(request.rstrip(b"\n") + b"\n")
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.close()
+
+
+def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
+    """Send ``request`` (one line, newline added) to the socket at ``path`` and return the
+    answer's first line; None when nobody listens, the deadline passes or the answer breaks
+    off. Never raises for socket trouble, never waits longer than ``timeout`` seconds.
+    Only a socket of this user's, in a private folder, is asked."""
+    deadline = time.monotonic() + timeout
+    sock = _connect(path, timeout)
+    if sock is None:
+        return None
+    try:
         sock.sendall(request.rstrip(b"\n") + b"\n")
         chunks: list[bytes] = []
         size = 0

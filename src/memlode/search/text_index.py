@@ -279,6 +279,22 @@ class TextIndex:
         with self._use:  # another engine's refresh may be applying changes to ``postings``
             return score_query(postings, self.tokenizer(conn), conn, terms)
 
+    def document_frequencies(
+        self, conn: sqlite3.Connection, terms: list[str]
+    ) -> tuple[int, dict[str, int]] | None:
+        """(rows, {term: rows holding it}) from the up-to-date postings, as FTS5 counts a
+        quoted term (a term of several tokens: its rarest token's rows); None without them."""
+        postings = self.scorer(conn)
+        if postings is None:
+            return None
+        tokenizer = self.tokenizer(conn)
+        with self._use:
+            counts = {
+                term: min((len(postings.postings(t)[0]) for t in tokenizer.tokens(term)), default=0)
+                for term in terms
+            }
+            return postings.rows, counts
+
     def _refresh(self, conn: sqlite3.Connection, current: Postings) -> Postings | None:
         seq = log_seq(conn)
         if seq == current.seq:

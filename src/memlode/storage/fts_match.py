@@ -73,7 +73,14 @@ def memory_count(conn: sqlite3.Connection) -> int:
 
 
 def document_frequency(conn: sqlite3.Connection, term: str) -> int:
-    """Rows whose FTS columns contain ``term`` (a walk of its doclist, no scoring)."""
+    """Rows whose FTS columns contain ``term`` (a walk of its doclist, no scoring). On
+    PostgreSQL, the rows whose ``text_vector`` (GIN) matches it: the same columns, stemmed by
+    the server's ``memlode_text`` configuration rather than FTS5's tokenizer."""
+    if dialect_of(conn).postgres:
+        sql = (
+            "SELECT count(*) FROM memories WHERE text_vector @@ plainto_tsquery('memlode_text', ?)"
+        )
+        return int(conn.execute(sql, (term,)).fetchone()[0])
     row = conn.execute(
         "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (match_expression([term]),)
     ).fetchone()
@@ -261,9 +268,13 @@ def session_texts_tagged(
     """The contents of the session's memories that carry one of ``tags``."""
     if not tags:
         return []
-    where = " OR ".join("instr(tags, ?) > 0" for _ in tags)
+    dialect = dialect_of(conn)
+    if dialect.postgres:
+        where, values = dialect.json_has_any("tags", len(tags)), tuple(tags)
+    else:  # a text search of the quoted tag: no json_each per row
+        where = " OR ".join("instr(tags, ?) > 0" for _ in tags)
+        values = tuple(f'"{t}"' for t in tags)
     rows = conn.execute(
-        f"SELECT content FROM memories WHERE session_id = ? AND ({where})",
-        (session_id, *(f'"{t}"' for t in tags)),
+        f"SELECT content FROM memories WHERE session_id = ? AND ({where})", (session_id, *values)
     )
     return [str(r[0]) for r in rows]

@@ -1,8 +1,10 @@
 """A PostgreSQL URL as the store (``--db``, ``MEMLODE_DB``, ``db_path`` in config.toml) is taken
 for what it is, never for a file path: the commands that run on PostgreSQL use it
-(``tests/e2e/test_pg_cli.py``), every other command refuses in one line naming itself (exit 1),
-and every hook does nothing, exits 0 and notes why in its log. Before, such a URL was taken for
-a file path and quietly became a SQLite file under the working directory."""
+(``tests/e2e/test_pg_cli.py``), a command about a SQLite file refuses in one line naming itself
+and what to do instead (exit 1),
+and every hook hands its event to the store's resident (``tests/hooks/test_pg_handoff.py``).
+Before, such a URL was taken for a file path and quietly became a SQLite file under the working
+directory."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ import pytest
 from tests.conftest import run_hook, run_memlode
 
 from memlode.config import Settings
-from memlode.config_file import SERVER_NOT_READY
 from memlode.errors import StorageError
+from memlode.resident_client.paths import database_path, spool_path
 
 URL = "postgresql://team@db.example:5432/memory"
 
@@ -33,10 +35,11 @@ def test_a_command_not_on_postgresql_refuses_in_one_line_naming_itself(
     (memlode_home / "config.toml").write_text(config)
     project = tmp_path / "project"
     project.mkdir()
-    result = run_memlode(*args, "doctor", cwd=project, env=env)
+    result = run_memlode(*args, "backup", "copy.db", cwd=project, env=env)
     assert result.returncode == 1, result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "`memlode doctor` does not work on a PostgreSQL store" in lines[0]
+    assert len(lines) == 1 and "`memlode backup` copies a SQLite store" in lines[0]
+    assert "pg_dump" in lines[0]
     assert list(project.iterdir()) == []  # no file made of the URL
 
 
@@ -62,11 +65,14 @@ def test_created_by_flag_env_config_default(memlode_home: Path) -> None:
     assert "@" in default and default.split("@")[0] and default.split("@")[1]
 
 
-def test_a_hook_does_nothing_and_says_why_in_its_log(tmp_path: Path, memlode_home: Path) -> None:
+def test_a_hook_spools_its_event_for_the_resident_and_makes_no_file_of_the_url(
+    tmp_path: Path, memlode_home: Path
+) -> None:
     project = tmp_path / "project"
     project.mkdir()
     payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": "SessionStart"}
     result = run_hook("SessionStart", payload, cwd=project, env={"MEMLODE_DB": URL})
     assert (result.returncode, result.stdout) == (0, "")
     assert list(project.iterdir()) == []
-    assert SERVER_NOT_READY in (memlode_home / "hooks.log").read_text()
+    spool = Path(spool_path(str(memlode_home), database_path(str(memlode_home), URL)))
+    assert b'"event": "session-start"' in spool.read_bytes()

@@ -9,8 +9,9 @@ PostgreSQL copies of repositories: each is the one module of ``memlode.storage``
 ``memlode.storage.sql``), and ``tests/storage/contract`` runs the same tests on both backends.
 
 The engine runs on it for the commands in ``memlode.cli.common.POSTGRES_COMMANDS`` and the MCP
-tools in ``memlode.mcp.tooling.POSTGRES_TOOLS``; any other command or tool refuses in one line,
-and the hooks do nothing (``memlode.config_file.SERVER_NOT_READY``). A search reads the store's
+tools in ``memlode.mcp.tooling.POSTGRES_TOOLS``; any other command or tool refuses in one line.
+The hooks never open it (the driver costs more than a hook's budget): they spool their events
+for the store's resident, which applies them (``memlode.hooks.handoff``). A search reads the store's
 text into the in-memory BM25 index (``memlode.search.text_index``) on its first query, as there
 is no FTS5 index to answer meanwhile; the vector index's mirror lives under
 ``$MEMLODE_HOME/cache`` keyed by the URL without its password (``connection.store_key``).

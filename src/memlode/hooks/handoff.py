@@ -1,0 +1,156 @@
+"""Hooks on a PostgreSQL store: the hook hands its event to the store's resident, which runs
+the same handler (``memlode.hooks.handlers``) on its own connection.
+
+A hook process cannot open a PostgreSQL store: importing the driver alone costs 0.4-0.9 s, ten
+times a hook's budget. So ``hand_off`` (the hook's side, import-light):
+
+1. appends the event to the store's spool (``memlode.resident_client.spool``): one JSON line
+   with an id, the time, the payload as it came, the settings the hook resolved, its working
+   directory and namespace. From here on nothing is lost, whatever happens next;
+2. SessionStart and UserPromptSubmit ask the resident to apply the spool up to their line and
+   wait for what to print (at most ``SESSION_START_WAIT_MS`` / ``resident_timeout_ms``); every
+   other event only tells the resident there is a line (``notify``) and exits;
+3. when no resident listens, starts one detached (as on SQLite: ``memlode.hooks._resident``;
+   SessionStart always, other events at most once a minute), and exits 0 printing nothing. The
+   resident replays the spool when it starts.
+
+``apply`` is the resident's side (loaded by name, ``memlode.interfaces`` ``hook-runner``): one
+spooled line through the event's handler, on the store the resident gives it. A line applied
+after its hook stopped waiting prints to no one: it is applied without injection (nothing is
+recalled or recorded as shown).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from memlode.fastjson import dumps, loads
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from memlode.hook_settings import HookSettings
+    from memlode.hooks.run import Frequencies, Ranker
+    from memlode.storage.store import Store
+
+__all__ = ["SESSION_START_WAIT_MS", "SPOOL_VERSION", "apply", "hand_off"]
+
+SPOOL_VERSION = 1
+# How long SessionStart waits for the resident's context block. Its hook timeout is 10 s
+# (memlode init), but a session should not start slower on a team store than on a file: a
+# warm resident builds the block in tens of milliseconds; a cold one answers the next session.
+SESSION_START_WAIT_MS = 500
+# Events whose output the hook prints (the others print nothing, so they never wait).
+PRINTING = frozenset({"session-start", "prompt"})
+NOTIFY_TIMEOUT = 0.05  # connecting to a listening unix socket takes microseconds
+
+
+def wait_ms(event: str, settings: HookSettings) -> int:
+    if event not in PRINTING or not settings.inject:
+        return 0
+    if event == "session-start":
+        return max(SESSION_START_WAIT_MS, settings.resident_timeout_ms)
+    return settings.resident_timeout_ms
+
+
+def hand_off(event: str, raw: bytes, payload: dict[str, Any], settings: HookSettings) -> str | None:
+    """Spool the event, tell the resident, and return what it says to print (or None)."""
+    from memlode.hooks._log import log_line
+    from memlode.hooks.run import HookRun
+    from memlode.resident_client import spool
+    from memlode.resident_client.paths import database_path, socket_path, spool_path
+
+    run = HookRun(event, payload, settings)  # resolves the directory and namespace, opens nothing
+    database = database_path(settings.home, settings.db_path)
+    ident = os.urandom(8).hex()
+    wait = wait_ms(event, settings)
+    head = {
+        "v": SPOOL_VERSION,
+        "id": ident,
+        "t": time.time(),
+        "event": event,
+        "wait_ms": wait,
+        "cwd": run.cwd,
+        "namespace": run.namespace,
+        # the store's identity, not its URL: a password stays out of the spool
+        "settings": {**settings.to_dict(), "db_path": database},
+    }
+    # the payload as it came (valid JSON, one object: dispatch parsed it), not dumped again
+    line = dumps(head)[:-1].encode("utf-8") + b',"payload":' + raw.strip() + b"}"
+    if not spool.append(spool_path(settings.home, database), line):
+        log_line(settings.log_path, event, "could not write to the hook spool; event dropped")
+        return None
+    request = dumps({"op": "hook", "db": database, "id": ident, "wait": wait > 0}).encode()
+    path = socket_path(settings.home, database)
+    output: str | None = None
+    if wait > 0:
+        from memlode.resident_client.wire import exchange
+
+        answer = exchange(path, request, wait / 1000)
+        answered = answer is not None
+        output = _output(answer)
+    else:
+        from memlode.resident_client.wire import notify
+
+        answered = notify(path, request, NOTIFY_TIMEOUT)
+    if not answered and settings.resident_autostart:
+        from memlode.hooks._resident import PROMPT_START_BACKOFF, ensure_running
+
+        backoff = 0.0 if event == "session-start" else PROMPT_START_BACKOFF
+        ensure_running(settings.home, settings.db_path, backoff=backoff)
+    return output
+
+
+def _output(answer: bytes | None) -> str | None:
+    if answer is None:
+        return None
+    try:
+        value = loads(answer.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    text = value.get("output") if isinstance(value, dict) else None
+    return text if isinstance(text, str) and text else None
+
+
+def apply(
+    store: Store,
+    entry: dict[str, Any],
+    *,
+    ranker: Ranker | None,
+    waited: bool,
+    frequencies: Frequencies | None = None,
+) -> str | None:
+    """Run one spooled event's handler on ``store``; what its hook would print. ``waited``:
+    its hook still waits for the answer (else nothing is injected). ValueError for a line that
+    is not a hook event."""
+    from memlode.hook_settings import HookSettings
+    from memlode.hooks.handlers import HANDLERS, HookRun
+
+    event, payload, values = entry.get("event"), entry.get("payload"), entry.get("settings")
+    cwd, namespace = entry.get("cwd"), entry.get("namespace")
+    if not (
+        isinstance(event, str)
+        and event in HANDLERS
+        and isinstance(payload, dict)
+        and isinstance(values, dict)
+        and isinstance(cwd, str)
+        and isinstance(namespace, str)
+    ):
+        raise ValueError("not a spooled hook event")
+    settings = HookSettings.from_dict(values)
+    settings.resident_autostart = False  # this is the resident
+    if not waited:
+        settings.inject = False
+    run = HookRun(
+        event,
+        payload,
+        settings,
+        store=store,
+        cwd=cwd,
+        namespace=namespace,
+        ranker=ranker,
+        frequencies=frequencies,
+    )
+    return HANDLERS[event](run)
