@@ -127,9 +127,7 @@ def test_a_command_not_on_postgresql_names_itself_and_touches_nothing(
 ) -> None:
     result = cli("--db", pg_store_url, "backup", str(workdir / "copy.db"), cwd=workdir)
     assert result.returncode == 1
-    assert result.stderr.startswith(
-        "memlode: error: `memlode backup` does not work on a PostgreSQL store yet"
-    )
+    assert result.stderr.startswith("memlode: error: `memlode backup` copies a SQLite store")
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (workdir / "copy.db").exists() and not (memlode_home / "memlode.db").exists()
 

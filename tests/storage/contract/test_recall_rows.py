@@ -56,6 +56,10 @@ def _linked(store: Any) -> list[str]:
     return ids
 
 
+def store_author(store: Any) -> str:
+    return "" if store.backend == "sqlite" else "contract-test"
+
+
 def test_candidate_rows_carry_what_recall_scores(store: Any) -> None:
     ids = _linked(store)
     rows = sorted(
@@ -68,7 +72,8 @@ def test_candidate_rows_carry_what_recall_scores(store: Any) -> None:
     assert list(alpha[2:5]) == ["context", 0.1, 1.0]
     assert json.loads(alpha[5]) == ["t0"] and json.loads(alpha[10]) == {"i": 0}
     assert list(alpha[6:10]) == ["p", "memory", "s", "2026-01-01T00:00:00.000000Z"]
-    assert (bool(alpha[11]), bool(delta[11])) == (False, True)  # a question, white space aside
+    assert alpha[11] == store_author(store)  # who stored it: the connection's, or "" on SQLite
+    assert (bool(alpha[12]), bool(delta[12])) == (False, True)  # a question, white space aside
     assert int(alpha[0]) < int(delta[0])  # rowids in insertion order
     assert list(store.rows.recall_rows.candidate_rows(store.conn, [])) == []
 
