@@ -48,9 +48,11 @@ EXIT_ABORTED = 130
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The commands that run on a PostgreSQL store (``--db postgresql://...``, issue #21); the others
-# need what only a SQLite store has yet (the code index, backups, the resident, consolidation,
-# docs, transcripts) and refuse in one line (``settings_from``).
+# The commands that run on a PostgreSQL store (``--db postgresql://...``, issue #21): a command's
+# name, or for a subcommand of a group only some of which run there, its path ("eval locomo").
+# The others need what only a SQLite store has yet (the code index, backups, the resident, docs,
+# transcripts, the hooks that ``eval replay`` installs) and refuse in one line
+# (``settings_from``).
 POSTGRES_COMMANDS = frozenset(
     {
         "associate",
@@ -58,6 +60,7 @@ POSTGRES_COMMANDS = frozenset(
         "consolidate",
         "delete",
         "embed",
+        "eval locomo",
         "export",
         "get",
         "import",
@@ -89,14 +92,24 @@ def settings_from(ctx: click.Context, **extra: Any) -> Settings:
     overrides = dict(ctx.find_root().obj or {})
     overrides.update({k: v for k, v in extra.items() if v is not None})
     settings = Settings.load(overrides)
-    command = ctx.find_root().invoked_subcommand or ctx.info_name or ""
-    if settings.db_url is not None and command not in POSTGRES_COMMANDS:
+    command = _command_path(ctx)
+    top = command.split(" ", 1)[0]
+    if settings.db_url is not None and not {command, top} & POSTGRES_COMMANDS:
         raise StorageError(
             f"`memlode {command}` does not work on a PostgreSQL store yet (these do: "
             f"{', '.join(sorted(POSTGRES_COMMANDS))}); point --db / MEMLODE_DB at a SQLite "
             "file for it"
         )
     return settings
+
+
+def _command_path(ctx: click.Context) -> str:
+    """The command being run below ``memlode``: "store", "eval locomo"."""
+    names: list[str] = []
+    while ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(reversed(names)) or ctx.invoked_subcommand or ctx.info_name or ""
 
 
 @contextmanager

@@ -2,7 +2,8 @@
 
 LoCoMo (snap-research/LoCoMo) holds long two-person conversations split into dated sessions;
 every question names the dialogue turns (``"D3:14"``) that answer it. This module stores each
-conversation in a fresh temporary database through the normal store API (one memory per turn,
+conversation in a fresh store (``evaluation.stores``: a temporary SQLite file, or a schema of its
+own on the user's PostgreSQL server) through the normal store API (one memory per turn,
 with speaker, session and the session's date in metadata and as ``created_at``), asks every
 question that has evidence through ``Engine.search`` with the settings the user would get, and
 maps each hit back to turn ids through its metadata (``dia_ids`` when a memory covers several
@@ -11,7 +12,6 @@ turns, else ``dia_id``). What ships is what is measured: nothing here ranks anyt
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import statistics
@@ -28,6 +28,7 @@ from memlode.config import Settings
 from memlode.engine import Engine, SearchHit
 from memlode.errors import InvalidInput
 from memlode.evaluation.metrics import expand_turns, mean_metrics, question_metrics, session_of
+from memlode.evaluation.stores import fresh_store
 
 __all__ = [
     "CATEGORY_NAMES",
@@ -59,10 +60,10 @@ MIN_DEPTH = 25
 _EVIDENCE_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)", re.IGNORECASE)
 _SESSION_KEY = re.compile(r"session_(\d+)")
 _DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%d %B, %Y", "%d %B %Y")
-# Caches under the home that depend on nothing but the model (shared by the fresh stores).
-_SHARED_CACHES = ("models",)
 # Secrets never go into a report.
 _HIDDEN_SETTINGS = frozenset({"embed_api_key"})
+# Where the store is says nothing of the ranking (and a URL may carry a password).
+_STORE_SETTINGS = frozenset({"home", "db_path", "db_url", "created_by", "namespace", "log_level"})
 
 Progress = Callable[[str], None]
 
@@ -328,22 +329,6 @@ def _ingest(engine: Engine, conversation: Conversation) -> int:
     return len(items)
 
 
-def _fresh_store(settings: Settings, home: Path, namespace: str) -> Settings:
-    """Settings for an empty store of its own: a new home and database, one namespace.
-
-    Everything derived from a store (vector mirrors, caches) lives under the home, so each
-    conversation gets its own; only the model cache, derived from model weights alone, is
-    linked to the user's so the model is not rebuilt for every conversation.
-    """
-    home.mkdir(parents=True)
-    for name in _SHARED_CACHES:
-        # Without symlinks (or a writable home) the cache is rebuilt per store: only slower.
-        with contextlib.suppress(OSError):
-            (settings.home / name).mkdir(parents=True, exist_ok=True)
-            (home / name).symlink_to(settings.home / name, target_is_directory=True)
-    return settings.with_(home=home, db_path=home / "memlode.db", namespace=namespace)
-
-
 def _describe_config(engine: Engine, settings: Settings) -> dict[str, Any]:
     describe = getattr(engine, "describe_config", None)
     if callable(describe):
@@ -352,7 +337,7 @@ def _describe_config(engine: Engine, settings: Settings) -> dict[str, Any]:
             return {k: v for k, v in described.items() if k not in _HIDDEN_SETTINGS}
     out: dict[str, Any] = {}
     for f in fields(settings):
-        if f.name in _HIDDEN_SETTINGS or f.name in ("home", "db_path", "namespace", "log_level"):
+        if f.name in _HIDDEN_SETTINGS or f.name in _STORE_SETTINGS:
             continue
         out[f.name] = getattr(settings, f.name)
     out["weights"] = settings.effective_weights
@@ -378,11 +363,12 @@ def run_locomo(
     """Store each conversation in a fresh database, ask its questions, and score the rankings.
 
     ``settings`` are the user's (embedding provider, weights, ...); the home, the database and
-    the namespace are replaced by fresh temporary ones. Returns the report: ``overall`` and
-    ``by_category`` metrics, the ``config`` used, timings and counts. ``k`` memories are
-    retrieved per question; their turns, cut at ``k``, are what the metrics see. With
-    ``consolidate`` each store is consolidated (the default cycles) before its questions, and
-    the report's ``consolidation`` holds what the cycles did.
+    the namespace are replaced by fresh temporary ones (on the user's server when their store is
+    on PostgreSQL: ``evaluation.stores``; the report's ``store`` says which). Returns the
+    report: ``overall`` and ``by_category`` metrics, the ``config`` used, timings and counts.
+    ``k`` memories are retrieved per question; their turns, cut at ``k``, are what the metrics
+    see. With ``consolidate`` each store is consolidated (the default cycles) before its
+    questions, and the report's ``consolidation`` holds what the cycles did.
     """
     if k < MIN_DEPTH:
         raise InvalidInput(f"k must be at least {MIN_DEPTH} (recall@25 needs 25 turns)")
@@ -392,9 +378,12 @@ def run_locomo(
     with tempfile.TemporaryDirectory(prefix="memlode-locomo-") as tmp:
         for number, conversation in enumerate(conversations, start=1):
             namespace = f"locomo-{conversation.sample_id}"
-            conv_settings = _fresh_store(settings, Path(tmp) / conversation.sample_id, namespace)
             asked_before = len(run.latencies)
-            with Engine(conv_settings) as engine:
+            home = Path(tmp) / conversation.sample_id
+            with (
+                fresh_store(settings, home, namespace) as conv_settings,
+                Engine(conv_settings) as engine,
+            ):
                 stored_in = run.conversation(engine, conv_settings, conversation, namespace)
             if progress is not None:
                 progress(
@@ -403,7 +392,9 @@ def run_locomo(
                     f" {len(run.latencies) - asked_before} questions asked in"
                     f" {sum(run.latencies[asked_before:]):.1f} s"
                 )
-    return run.report(conversations, time.perf_counter() - started)
+    report = run.report(conversations, time.perf_counter() - started)
+    report["store"] = "sqlite" if settings.db_url is None else "postgresql"
+    return report
 
 
 @dataclass
