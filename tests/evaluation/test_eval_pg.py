@@ -1,8 +1,8 @@
 """``memlode --db postgresql://... eval locomo`` end to end on a slice of LoCoMo (the shared data's
 first conversation), against the same run on SQLite: the same figures (deterministic embedder),
 each conversation's store a schema of its own on the server, dropped afterwards, also when the
-run is interrupted, and the user's own store never touched. ``eval replay`` (hooks, which do not
-run on PostgreSQL yet) refuses in one line.
+run is interrupted or terminated, and the user's own store never touched. ``eval replay``
+(hooks, which do not run on PostgreSQL yet) refuses in one line.
 """
 
 from __future__ import annotations
@@ -78,7 +78,8 @@ def test_locomo_on_postgresql_is_sqlites_and_leaves_no_schema(
     assert tables == (0,)
 
 
-def test_an_interrupted_run_drops_its_schema(pg_server: Any, pg_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_run_drops_its_schema(pg_server: Any, pg_url: str, stop: int) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "memlode", "--db", pg_url, "eval", "locomo", str(LOCOMO)],
         stdout=subprocess.DEVNULL,
@@ -92,7 +93,7 @@ def test_an_interrupted_run_drops_its_schema(pg_server: Any, pg_url: str, tmp_pa
             assert time.monotonic() < deadline, "no evaluation schema appeared"
             time.sleep(0.02)
         assert _eval_schemas(pg_server), "the run ended before its first store was made"
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         _, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:

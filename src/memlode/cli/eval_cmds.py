@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import click
@@ -80,6 +81,8 @@ def locomo(
     from memlode.evaluation import format_report, load_locomo, load_questions, run_locomo
 
     settings = settings_from(ctx, embed_provider=embed_provider)
+    # Terminated as when interrupted: the temporary stores (a schema on a server) are removed.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     conversations, questions = load_locomo(path)
     if questions_path is not None:
         questions = load_questions(questions_path)
