@@ -48,10 +48,11 @@ EXIT_ABORTED = 130
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The commands that run on a PostgreSQL store (``--db postgresql://...``, issue #21; the code
-# commands keep their index in a SQLite file of this machine: storage.code_store); the others
-# need what only a SQLite store has (backups, doctor --repair) or are not yet on it, and
-# refuse in one line (``settings_from``).
+# The commands that run on a PostgreSQL store (``--db postgresql://...``, issue #21): a command's
+# name, or for a subcommand of a group only some of which run there, its path ("eval locomo").
+# The code commands keep their index in a SQLite file of this machine (storage.code_store). The
+# others need what only a SQLite store has (backups, doctor --repair, the hooks that ``eval
+# replay`` installs) and refuse in one line (``settings_from``).
 POSTGRES_COMMANDS = frozenset(
     {
         "associate",
@@ -62,6 +63,7 @@ POSTGRES_COMMANDS = frozenset(
         "docs",
         "doctor",
         "embed",
+        "eval locomo",
         "export",
         "get",
         "graph",
@@ -116,16 +118,26 @@ def settings_from(ctx: click.Context, **extra: Any) -> Settings:
     overrides = dict(ctx.find_root().obj or {})
     overrides.update({k: v for k, v in extra.items() if v is not None})
     settings = Settings.load(overrides)
-    command = ctx.find_root().invoked_subcommand or ctx.info_name or ""
-    if settings.db_url is not None and command not in POSTGRES_COMMANDS:
-        if command in _SQLITE_ONLY:
-            raise StorageError(f"`memlode {command}` {_SQLITE_ONLY[command]}")
+    command = _command_path(ctx)
+    top = command.split(" ", 1)[0]
+    if settings.db_url is not None and not {command, top} & POSTGRES_COMMANDS:
+        if top in _SQLITE_ONLY:
+            raise StorageError(f"`memlode {top}` {_SQLITE_ONLY[top]}")
         raise StorageError(
             f"`memlode {command}` does not work on a PostgreSQL store yet (these do: "
             f"{', '.join(sorted(POSTGRES_COMMANDS))}); point --db / MEMLODE_DB at a SQLite "
             "file for it"
         )
     return settings
+
+
+def _command_path(ctx: click.Context) -> str:
+    """The command being run below ``memlode``: "store", "eval locomo"."""
+    names: list[str] = []
+    while ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(reversed(names)) or ctx.invoked_subcommand or ctx.info_name or ""
 
 
 @contextmanager

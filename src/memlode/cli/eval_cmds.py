@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import click
@@ -72,13 +73,16 @@ def locomo(
 ) -> None:
     """Run the LoCoMo benchmark file PATH (locomo10.json) and report retrieval quality.
 
-    Each conversation is stored in a fresh temporary database, one memory per turn; every
+    Each conversation is stored in a fresh temporary database, one memory per turn (with
+    --db postgresql://..., a schema of its own on that server, dropped afterwards); every
     question with evidence is asked through the normal search. Reports turn-level evidence
     recall@5/10/25, session-level recall@5/10, MRR and nDCG@10, per category and overall.
     """
     from memlode.evaluation import format_report, load_locomo, load_questions, run_locomo
 
     settings = settings_from(ctx, embed_provider=embed_provider)
+    # Terminated as when interrupted: the temporary stores (a schema on a server) are removed.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     conversations, questions = load_locomo(path)
     if questions_path is not None:
         questions = load_questions(questions_path)
@@ -142,7 +146,9 @@ def locomo(
     help="Report each session on stderr (on a terminal this is the default without --json).",
 )
 @json_option
+@click.pass_context
 def replay(
+    ctx: click.Context,
     questions: Path,
     data_dir: Path,
     only: tuple[str, ...],
@@ -162,6 +168,7 @@ def replay(
     """
     from memlode.evaluation.replay import format_replay, load_replay_spec, run_replay
 
+    settings_from(ctx)  # refuses a PostgreSQL store: the replay's hooks need a SQLite one
     spec = load_replay_spec(questions, data_dir, list(only) or None)
     extra = {"MEMLODE_EMBED_PROVIDER": embed_provider} if embed_provider else None
     report = run_replay(

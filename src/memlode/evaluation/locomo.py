@@ -1,8 +1,10 @@
-"""The LoCoMo retrieval evaluation: load the benchmark, store it, ask it, score it.
+"""The LoCoMo retrieval evaluation: store the benchmark, ask it, score it (its data is read by
+``evaluation.locomo_data``, re-exported here).
 
 LoCoMo (snap-research/LoCoMo) holds long two-person conversations split into dated sessions;
 every question names the dialogue turns (``"D3:14"``) that answer it. This module stores each
-conversation in a fresh temporary database through the normal store API (one memory per turn,
+conversation in a fresh store (``evaluation.stores``: a temporary SQLite file, or a schema of its
+own on the user's PostgreSQL server) through the normal store API (one memory per turn,
 with speaker, session and the session's date in metadata and as ``created_at``), asks every
 question that has evidence through ``Engine.search`` with the settings the user would get, and
 maps each hit back to turn ids through its metadata (``dia_ids`` when a memory covers several
@@ -11,23 +13,29 @@ turns, else ``dia_id``). What ships is what is measured: nothing here ranks anyt
 
 from __future__ import annotations
 
-import contextlib
-import json
-import re
 import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from memlode.config import Settings
 from memlode.engine import Engine, SearchHit
 from memlode.errors import InvalidInput
+from memlode.evaluation.locomo_data import (
+    Conversation,
+    Question,
+    Turn,
+    load_locomo,
+    load_questions,
+    parse_evidence,
+    parse_session_date,
+)
 from memlode.evaluation.metrics import expand_turns, mean_metrics, question_metrics, session_of
+from memlode.evaluation.stores import fresh_store
 
 __all__ = [
     "CATEGORY_NAMES",
@@ -56,52 +64,12 @@ CATEGORY_NAMES = {
 # recall@25 needs at least 25 ranked turns.
 MIN_DEPTH = 25
 
-_EVIDENCE_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)", re.IGNORECASE)
-_SESSION_KEY = re.compile(r"session_(\d+)")
-_DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%d %B, %Y", "%d %B %Y")
-# Caches under the home that depend on nothing but the model (shared by the fresh stores).
-_SHARED_CACHES = ("models",)
 # Secrets never go into a report.
 _HIDDEN_SETTINGS = frozenset({"embed_api_key"})
+# Where the store is says nothing of the ranking (and a URL may carry a password).
+_STORE_SETTINGS = frozenset({"home", "db_path", "db_url", "created_by", "namespace", "log_level"})
 
 Progress = Callable[[str], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    dia_id: str
-    session: int
-    speaker: str
-    text: str
-    image_caption: str | None
-    date: str  # the session's date as the data gives it
-    created_at: str | None  # ISO-8601, from the session date (None if unparseable)
-
-    @property
-    def content(self) -> str:
-        body = f"{self.speaker}: {self.text}"
-        if self.image_caption:
-            body += f" [shares an image: {self.image_caption}]"
-        return body
-
-
-@dataclass(frozen=True, slots=True)
-class Conversation:
-    sample_id: str
-    turns: tuple[Turn, ...]
-
-    @property
-    def sessions(self) -> int:
-        return len({t.session for t in self.turns})
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    sample_id: str
-    query: str
-    evidence: tuple[str, ...]
-    category: int
-    unparsed_evidence: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,142 +79,6 @@ class TurnUnit:
     content: str
     dia_ids: tuple[str, ...]
     first: Turn
-
-
-def parse_evidence(entries: Iterable[object]) -> tuple[list[str], list[str]]:
-    """Dialogue ids from evidence entries, tolerating the data's typos.
-
-    ``"D8:6; D9:17"`` and ``"D9:1 D4:4"`` give two ids, ``"D:11:26"`` gives ``"D11:26"``,
-    spaces are ignored. Returns ``(ids, unparsed)``: ids in order, each once, and the entries
-    holding no id at all (such as a bare ``"D"``), which the caller reports instead of hiding.
-    """
-    ids: dict[str, None] = {}
-    unparsed: list[str] = []
-    for entry in entries:
-        text = str(entry)
-        found = _EVIDENCE_ID.findall(text)
-        if not found:
-            unparsed.append(text)
-        for session, turn in found:
-            ids.setdefault(f"D{int(session)}:{int(turn)}", None)
-    return list(ids), unparsed
-
-
-def parse_session_date(text: str) -> datetime | None:
-    """A session's date (``"1:56 pm on 8 May, 2023"``) as UTC, or None if it is not one."""
-    cleaned = " ".join(str(text).split())
-    for fmt in _DATE_FORMATS:
-        try:
-            return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-    return None
-
-
-def _read_json(path: Path, what: str) -> Any:
-    if Path(path).exists() and not Path(path).is_file():  # /dev/zero would never end
-        raise InvalidInput(f"{what} {path} is not a regular file; give the path to the file")
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidInput(f"{what} {path} does not exist; give the path to the file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"cannot read {what} {path}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{what} {path} is not valid JSON: {exc}") from None
-
-
-def _category(value: object, where: str) -> int:
-    try:
-        return int(str(value))
-    except ValueError:
-        raise InvalidInput(f"{where}: category must be an integer, got {value!r}") from None
-
-
-def _conversation(sample_id: str, data: Mapping[str, Any]) -> Conversation:
-    sessions = sorted(
-        (int(m.group(1)), key)
-        for key in data
-        if (m := _SESSION_KEY.fullmatch(key)) and isinstance(data[key], list)
-    )
-    turns: list[Turn] = []
-    for number, key in sessions:
-        date = str(data.get(f"{key}_date_time", "") or "")
-        start = parse_session_date(date)
-        for index, raw in enumerate(data[key]):
-            if not isinstance(raw, Mapping) or "dia_id" not in raw:
-                raise InvalidInput(f"{sample_id} {key} turn {index}: not a turn with a dia_id")
-            # Turns of a session share its date; a second apart keeps their order in time.
-            created = (start + timedelta(seconds=index)).isoformat() if start else None
-            caption = raw.get("blip_caption")
-            turns.append(
-                Turn(
-                    dia_id=str(raw["dia_id"]).strip(),
-                    session=number,
-                    speaker=str(raw.get("speaker", "")).strip(),
-                    text=str(raw.get("text", "")),
-                    image_caption=str(caption).strip() if caption else None,
-                    date=date,
-                    created_at=created,
-                )
-            )
-    return Conversation(sample_id, tuple(turns))
-
-
-def load_locomo(path: Path) -> tuple[list[Conversation], list[Question]]:
-    """The conversations and questions of a ``locomo10.json``-shaped file."""
-    data = _read_json(path, "LoCoMo file")
-    if not isinstance(data, list):
-        raise InvalidInput(f"LoCoMo file {path} must hold a JSON list of samples")
-    conversations: list[Conversation] = []
-    questions: list[Question] = []
-    for position, sample in enumerate(data):
-        if not isinstance(sample, Mapping) or not isinstance(sample.get("conversation"), Mapping):
-            raise InvalidInput(f"sample {position} in {path} has no 'conversation' object")
-        sample_id = str(sample.get("sample_id", f"sample-{position}"))
-        conversations.append(_conversation(sample_id, sample["conversation"]))
-        for number, qa in enumerate(sample.get("qa", [])):
-            where = f"{sample_id} question {number}"
-            ids, unparsed = parse_evidence(qa.get("evidence") or [])
-            questions.append(
-                Question(
-                    sample_id=sample_id,
-                    query=str(qa.get("question", "")),
-                    evidence=tuple(ids),
-                    category=_category(qa.get("category", 0), where),
-                    unparsed_evidence=tuple(unparsed),
-                )
-            )
-    return conversations, questions
-
-
-def load_questions(path: Path) -> list[Question]:
-    """A question set: a JSON list of {"sample_id", "query", "evidence", "category"}."""
-    data = _read_json(path, "questions file")
-    if not isinstance(data, list):
-        raise InvalidInput(f"questions file {path} must hold a JSON list of questions")
-    out: list[Question] = []
-    for number, item in enumerate(data):
-        where = f"questions file {path} item {number}"
-        if not isinstance(item, Mapping):
-            raise InvalidInput(f"{where}: not an object")
-        query = item.get("query", item.get("question"))
-        if not isinstance(query, str) or "sample_id" not in item:
-            raise InvalidInput(f"{where}: needs 'sample_id' and a 'query' string")
-        raw_evidence = item.get("evidence") or []
-        if isinstance(raw_evidence, str):
-            raw_evidence = [raw_evidence]
-        ids, unparsed = parse_evidence(raw_evidence)
-        out.append(
-            Question(
-                sample_id=str(item["sample_id"]),
-                query=query,
-                evidence=tuple(ids),
-                category=_category(item.get("category", 0), where),
-                unparsed_evidence=tuple(unparsed),
-            )
-        )
-    return out
 
 
 def turn_units(conversation: Conversation) -> list[TurnUnit]:
@@ -328,22 +160,6 @@ def _ingest(engine: Engine, conversation: Conversation) -> int:
     return len(items)
 
 
-def _fresh_store(settings: Settings, home: Path, namespace: str) -> Settings:
-    """Settings for an empty store of its own: a new home and database, one namespace.
-
-    Everything derived from a store (vector mirrors, caches) lives under the home, so each
-    conversation gets its own; only the model cache, derived from model weights alone, is
-    linked to the user's so the model is not rebuilt for every conversation.
-    """
-    home.mkdir(parents=True)
-    for name in _SHARED_CACHES:
-        # Without symlinks (or a writable home) the cache is rebuilt per store: only slower.
-        with contextlib.suppress(OSError):
-            (settings.home / name).mkdir(parents=True, exist_ok=True)
-            (home / name).symlink_to(settings.home / name, target_is_directory=True)
-    return settings.with_(home=home, db_path=home / "memlode.db", namespace=namespace)
-
-
 def _describe_config(engine: Engine, settings: Settings) -> dict[str, Any]:
     describe = getattr(engine, "describe_config", None)
     if callable(describe):
@@ -352,7 +168,7 @@ def _describe_config(engine: Engine, settings: Settings) -> dict[str, Any]:
             return {k: v for k, v in described.items() if k not in _HIDDEN_SETTINGS}
     out: dict[str, Any] = {}
     for f in fields(settings):
-        if f.name in _HIDDEN_SETTINGS or f.name in ("home", "db_path", "namespace", "log_level"):
+        if f.name in _HIDDEN_SETTINGS or f.name in _STORE_SETTINGS:
             continue
         out[f.name] = getattr(settings, f.name)
     out["weights"] = settings.effective_weights
@@ -378,11 +194,12 @@ def run_locomo(
     """Store each conversation in a fresh database, ask its questions, and score the rankings.
 
     ``settings`` are the user's (embedding provider, weights, ...); the home, the database and
-    the namespace are replaced by fresh temporary ones. Returns the report: ``overall`` and
-    ``by_category`` metrics, the ``config`` used, timings and counts. ``k`` memories are
-    retrieved per question; their turns, cut at ``k``, are what the metrics see. With
-    ``consolidate`` each store is consolidated (the default cycles) before its questions, and
-    the report's ``consolidation`` holds what the cycles did.
+    the namespace are replaced by fresh temporary ones (on the user's server when their store is
+    on PostgreSQL: ``evaluation.stores``; the report's ``store`` says which). Returns the
+    report: ``overall`` and ``by_category`` metrics, the ``config`` used, timings and counts.
+    ``k`` memories are retrieved per question; their turns, cut at ``k``, are what the metrics
+    see. With ``consolidate`` each store is consolidated (the default cycles) before its
+    questions, and the report's ``consolidation`` holds what the cycles did.
     """
     if k < MIN_DEPTH:
         raise InvalidInput(f"k must be at least {MIN_DEPTH} (recall@25 needs 25 turns)")
@@ -392,9 +209,12 @@ def run_locomo(
     with tempfile.TemporaryDirectory(prefix="memlode-locomo-") as tmp:
         for number, conversation in enumerate(conversations, start=1):
             namespace = f"locomo-{conversation.sample_id}"
-            conv_settings = _fresh_store(settings, Path(tmp) / conversation.sample_id, namespace)
             asked_before = len(run.latencies)
-            with Engine(conv_settings) as engine:
+            home = Path(tmp) / conversation.sample_id
+            with (
+                fresh_store(settings, home, namespace) as conv_settings,
+                Engine(conv_settings) as engine,
+            ):
                 stored_in = run.conversation(engine, conv_settings, conversation, namespace)
             if progress is not None:
                 progress(
@@ -403,7 +223,9 @@ def run_locomo(
                     f" {len(run.latencies) - asked_before} questions asked in"
                     f" {sum(run.latencies[asked_before:]):.1f} s"
                 )
-    return run.report(conversations, time.perf_counter() - started)
+    report = run.report(conversations, time.perf_counter() - started)
+    report["store"] = "sqlite" if settings.db_url is None else "postgresql"
+    return report
 
 
 @dataclass

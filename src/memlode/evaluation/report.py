@@ -61,5 +61,7 @@ def format_report(report: Mapping[str, Any]) -> str:
     ]
     if problems:
         lines.append("data: " + "; ".join(problems))
+    if "store" in report:
+        lines.append(f"store: {report['store']}")
     lines.append("config: " + _format_value(report.get("config", {})))
     return "\n".join(lines)

@@ -4,7 +4,8 @@ What is here: connections and a pool (``connection``; ``PgDatabase`` is what
 ``memlode.storage.open_store`` opens for a ``postgresql://`` URL), a connection that runs the
 repositories' SQL (``adapter``), numbered migrations with their own SQL (``migrations``), what
 only PostgreSQL has (``vectors``: HNSW per dimension and vector I/O; ``text_reads``: the texts
-read in one snapshot), and the binding of the repositories (``repositories``). There are no
+read in one snapshot), the binding of the repositories (``repositories``), and throw-away stores
+in schemas of their own, dropped afterwards (``scratch``: ``memlode eval locomo``'s). There are no
 PostgreSQL copies of repositories: each is the one module of ``memlode.storage`` (see
 ``memlode.storage.sql``), and ``tests/storage/contract`` runs the same tests on both backends.
 
@@ -34,7 +35,8 @@ Decisions the repositories rest on on PostgreSQL (keep them, or change them in o
   GIN) is there for server-side candidates, not yet used.
 - ``memories.created_by`` is the connection's ``memlode.created_by`` setting (who stores).
 - A store is a database or a schema in one (``options=-csearch_path=<schema>,public``); the
-  migration lock and the write lock are keyed by the schema.
+  migration lock and the write lock are keyed by the schema, and its migration records are
+  looked for in it alone (a new schema ahead of one that holds a store is a store of its own).
 - The code index stays in each machine's SQLite store (it is derived from the local checkout
   and re-indexed on every edit), so the code tables are not in this schema.
 

@@ -49,8 +49,14 @@ def latest_version() -> int:
 
 
 def _applied(conn: psycopg.Connection[Any]) -> set[int] | None:
-    """The versions applied (None: no ``schema_migrations`` table in this schema yet)."""
-    row = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
+    """The versions applied (None: no ``schema_migrations`` table in this schema yet).
+
+    Looked for in the current schema (the first of the search path that exists) only: a store
+    made in a new schema ahead of one that holds a store (``-csearch_path=team,public`` with a
+    store in ``public``) is migrated where it is, not taken for the other one."""
+    row = conn.execute(
+        "SELECT to_regclass(quote_ident(current_schema()) || '.schema_migrations') IS NOT NULL"
+    ).fetchone()
     if row is None or not row[0]:
         return None
     return {int(str(r[0])) for r in conn.execute("SELECT version FROM schema_migrations")}
