@@ -25,15 +25,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-HEADLINE = (
-    "turn_recall@5",
-    "turn_recall@10",
-    "turn_recall@25",
-    "session_recall@5",
-    "session_recall@10",
-    "mrr",
-    "ndcg@10",
-)
+from memlode.evaluation.metrics import METRIC_NAMES
+
+HEADLINE = METRIC_NAMES  # the report's own keys, in its order
 
 
 def run_eval(path: Path, home: Path, db: str | None, provider: str, extra: list[str]) -> Any:
