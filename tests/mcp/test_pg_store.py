@@ -50,15 +50,24 @@ async def test_store_and_recall_on_postgresql(harness, pg_store_url: str) -> Non
 
         chain = harness.ok(await session.call_tool("get_decision_chain", {"topic": "passwords"}))
         assert [d["id"] for d in chain["decisions"]] == [stored["id"]]
-        refused = await session.call_tool("docs_reindex", {})
-        text = harness.error_text(refused)
-        assert "docs_reindex does not work on a PostgreSQL store yet" in text
+        note = "Releases are tagged from main after the changelog is reviewed."
+        harness.ok(await session.call_tool("memory_store", {"name": "release", "text": note}))
+        harness.ok(await session.call_tool("docs_reindex", {}))
+        found = harness.ok(await session.call_tool("memory_search", {"query": "changelog tagged"}))
+        assert any("changelog" in r["text"] for r in found["results"]), found
 
         deleted = harness.ok(await session.call_tool("delete_memory", {"memory_id": stored["id"]}))
         assert deleted
     with psycopg.connect(pg_store_url) as conn:
-        rows = conn.execute("SELECT content, created_by FROM memories").fetchall()
-        vectors = conn.execute("SELECT count(*) FROM memory_embeddings").fetchone()
+        rows = conn.execute(
+            "SELECT content, created_by FROM memories WHERE source = 'memory'"
+        ).fetchall()
+        notes = conn.execute("SELECT count(*) FROM memories WHERE source = 'doc'").fetchone()
+        vectors = conn.execute(
+            "SELECT count(*) FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id"
+            " WHERE m.source = 'memory'"
+        ).fetchone()
     assert rows == [("Standup is at 9:30", "mcp-test@host")]
+    assert notes == (1,)  # the memory file's chunk, on the server
     assert vectors == (1,)
     assert "Traceback" not in harness.server_stderr()
