@@ -84,6 +84,7 @@ NOT_USER_TEXT: dict[str, dict[str, str]] = {
         "created_at": _TS,
         "updated_at": _TS,
         "last_accessed_at": _TS,
+        "created_by": "who stored it: a user or machine name from settings (empty on SQLite)",
     },
     "memory_embeddings": {
         "memory_id": _ID,
