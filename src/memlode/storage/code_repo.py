@@ -197,6 +197,9 @@ class CodeRepo:
         last = int(conn.execute("SELECT coalesce(max(id), 0) FROM code_symbols").fetchone()[0])
         if not rows:
             return last
+        # signatures and docs redacted as one batch: the same as one by one, in half the time
+        texts = scrub.texts([r.signature for r in rows] + [r.doc for r in rows])
+        signatures, docs = texts[: len(rows)], texts[len(rows) :]
         conn.executemany(
             "INSERT INTO code_symbols (file_id, namespace, node_id, name, qualified_name, kind,"
             " parent, container, signature, doc, visibility, line_start, line_end, properties,"
@@ -204,10 +207,10 @@ class CodeRepo:
             [
                 (
                     r.file_id, namespace, r.node_id, r.name, r.qualified_name, r.kind, r.parent,
-                    r.container, scrub.text(r.signature), scrub.text(r.doc), r.visibility,
-                    r.line_start, r.line_end, _json(scrub.mapping(r.properties)), r.name_parts,
+                    r.container, signature, doc, r.visibility, r.line_start, r.line_end,
+                    _json(scrub.mapping(r.properties)) if r.properties else "{}", r.name_parts,
                 )
-                for r in rows
+                for r, signature, doc in zip(rows, signatures, docs, strict=True)
             ],
         )  # fmt: skip
         # a store migrated by a pre-release 0004 still has the row trigger: it did the work
