@@ -255,20 +255,20 @@ def scan_files(
     if workers is None:  # only a large scan is worth measuring the idle cores for
         workers = default_workers() if len(items) >= PARALLEL_MIN_FILES else 1
     count = workers
-    chunks = [list(items[i : i + _CHUNK_FILES]) for i in range(0, len(items), _CHUNK_FILES)]
     if count <= 1 or len(items) < PARALLEL_MIN_FILES:
         out: list[ScannedFile] = []
-        for chunk in chunks:
-            out.extend(_scan_chunk(chunk))
+        for start in range(0, len(items), _CHUNK_FILES):
+            out.extend(_scan_chunk(list(items[start : start + _CHUNK_FILES])))
             if progress:
                 progress(len(out), len(items))
         return out
-    results: list[list[ScannedFile] | None] = [None] * len(chunks)
+    results: list[ScannedFile | None] = [None] * len(items)
     done = 0
 
-    def finish(index: int, result: list[ScannedFile]) -> None:
+    def finish(chunk: list[int], result: list[ScannedFile]) -> None:
         nonlocal done
-        results[index] = result
+        for position, scanned in zip(chunk, result, strict=True):
+            results[position] = scanned
         done += len(result)
         if progress:
             progress(done, len(items))
@@ -276,23 +276,51 @@ def scan_files(
     # fork is cheap, but only safe while this process runs a single thread
     method = "fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn"
     helpers = min(count, MAX_WORKERS) - 1
-    todo = deque(enumerate(chunks))
-    running: dict[Future[list[_WireFile]], int] = {}
+    todo = deque(_plan(items, helpers + 1))
+    running: dict[Future[list[_WireFile]], list[int]] = {}
     with ProcessPoolExecutor(helpers, mp_context=multiprocessing.get_context(method)) as pool:
         while todo or running:
             for future in [f for f in running if f.done()]:
                 finish(running.pop(future), _from_wire(future.result()))
             while todo and len(running) < 2 * helpers:  # the workers never wait for work
-                index, chunk = todo.popleft()
-                running[pool.submit(_scan_chunk_wire, chunk)] = index
-            if todo:  # this process takes chunks from the other end meanwhile
-                index, chunk = todo.pop()
-                finish(index, _scan_chunk(chunk))
+                chunk = todo.popleft()
+                running[pool.submit(_scan_chunk_wire, [items[i] for i in chunk])] = chunk
+            if todo:  # this process takes the next chunk meanwhile
+                chunk = todo.popleft()
+                finish(chunk, _scan_chunk([items[i] for i in chunk]))
             elif running:
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
                     finish(running.pop(future), _from_wire(future.result()))
-    return [scanned for result in results if result is not None for scanned in result]
+    return [scanned for scanned in results if scanned is not None]
+
+
+# A parallel scan hands out the biggest files first, in chunks that shrink with the bytes left
+# (guided self-scheduling), so that the processes run out of work together: whoever ends last
+# ends on a small chunk. With chunks of 24 files in walk order, the calling process waited
+# 1.2-1.5 s of 11-15 s for the last chunks of its helper on the stdlib set (loaded machine).
+_GUIDED_SHARES = 4  # a chunk is about 1 / (this x processes) of the bytes not yet handed out
+_MIN_CHUNK_BYTES = 32_000  # below this, sending a chunk costs more than it balances
+
+
+def _plan(items: Sequence[ScanItem], processes: int) -> list[list[int]]:
+    """Chunks of positions in ``items`` for a parallel scan, biggest files first."""
+    order = sorted(range(len(items)), key=lambda i: -items[i][0].size)  # stable: ties in order
+    left = sum(item[0].size for item in items)
+    chunks: list[list[int]] = []
+    chunk: list[int] = []
+    size = 0
+    for position in order:
+        chunk.append(position)
+        size += items[position][0].size
+        target = max(_MIN_CHUNK_BYTES, left / (_GUIDED_SHARES * processes))
+        if size >= target or len(chunk) >= _CHUNK_FILES:
+            chunks.append(chunk)
+            left -= size
+            chunk, size = [], 0
+    if chunk:
+        chunks.append(chunk)
+    return chunks
 
 
 def manifest_hints(packages: Iterable[Package]) -> dict[str, str]:
