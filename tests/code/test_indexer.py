@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memlode.code.indexer import index_project, remove_index
-from memlode.storage.code_repo import CodeRepo
+from memlode.storage.code_repo import CodeRepo, RefRow
 from memlode.storage.db import Database
 
 PROJECT = {
@@ -146,6 +146,7 @@ def test_a_first_index_leaves_the_connection_as_it_found_it(tmp_path, db, write)
     root = write(tmp_path / "shop", PROJECT)
     index_project(db, root, "shop", workers=1)
     assert db.one("PRAGMA ignore_check_constraints")[0] == 0
+    assert db.one("PRAGMA foreign_keys")[0] == 1  # off for the first index's transaction only
     assert gc.isenabled()
     # the bulk insert checks relationships itself, and the schema's CHECK still holds after it
     a, b = db.query("SELECT id FROM graph_nodes WHERE kind = 'file' ORDER BY id LIMIT 2")
@@ -157,6 +158,27 @@ def test_a_first_index_leaves_the_connection_as_it_found_it(tmp_path, db, write)
             " VALUES (?, ?, 'LIKES', 1, 'now')",
             (a[0], b[0]),
         )
+
+
+def test_bulk_inserts_check_references_when_sqlite_does_not(tmp_path, db, write):
+    """A first index writes with foreign keys off; CodeRepo then checks what SQLite would."""
+    root = write(tmp_path / "shop", PROJECT)
+    index_project(db, root, "shop", workers=1)
+    repo = CodeRepo(db)
+    (node,) = db.query("SELECT id FROM graph_nodes WHERE kind = 'file' LIMIT 1")
+    (file_id,) = db.query("SELECT id FROM code_files LIMIT 1")
+    bad_ref = RefRow("file:x", "call", "f", file_id=10_000)
+    good_ref = RefRow(node[0], "call", "f", file_id=file_id[0])
+    for foreign_keys in (False, True):  # the same error either way
+        with pytest.raises(sqlite3.IntegrityError), db.write(foreign_keys=foreign_keys) as conn:
+            repo.insert_edges(conn, {(node[0], "sym:shop:nowhere", "CALLS"): 1.0})
+        with pytest.raises(sqlite3.IntegrityError), db.write(foreign_keys=foreign_keys) as conn:
+            repo.insert_refs(conn, "shop", [good_ref, bad_ref])
+        assert db.one("PRAGMA foreign_keys")[0] == 1  # back on after a failed write
+    with db.write(foreign_keys=False) as conn:
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 0
+        repo.insert_refs(conn, "shop", [good_ref])
+    assert db.one("SELECT count(*) FROM code_refs WHERE source_id = ?", (node[0],))[0] >= 1
 
 
 def test_two_roots_in_one_namespace_keep_apart(tmp_path, db, write):

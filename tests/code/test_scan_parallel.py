@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memlode.code.model import RefKind, Visibility
 from memlode.code.scan import (
     MAX_WORKERS,
     PARALLEL_MIN_FILES,
@@ -15,6 +16,7 @@ from memlode.code.scan import (
     usable_cores,
 )
 from memlode.code.walk import walk_project
+from memlode.types import NodeKind
 
 # Enough files for the parallel path, in several chunks, with two languages and one file
 # that cannot be parsed cleanly, so that every kind of result crosses the process boundary.
@@ -34,7 +36,9 @@ def _project(root: Path) -> Path:
             (folder / f"mod{i}.py").write_text(
                 f"from pkg{(i + 1) % 7}.mod{i + 1} import thing{i + 1}\n\n"
                 f"class Thing{i}:\n    def run(self):\n        return thing{i + 1}()\n\n"
-                f"def thing{i}():\n    return Thing{i}().run()\n"
+                f"def thing{i}():\n    return Thing{i}().run()\n\n"
+                f'def _private{i}(x: int) -> int:\n    """Doubled."""\n    return x * 2\n\n'
+                f"@app.get('/things/{i}')\ndef endpoint{i}():\n    return thing{i}()\n"
             )
     (root / "pkg0" / "broken.py").write_text("def broken(:\n    pass\n")
     return root
@@ -72,6 +76,15 @@ def test_parallel_scan_equals_serial_scan(tmp_path: Path) -> None:
 
     assert [f.source.path for f in parallel] == [s.path for s in sources]
     assert _summary(parallel) == _summary(serial)
+    # every field crosses the process boundary (workers send tuples back), enums as enums
+    assert parallel == serial
+    symbols = [s for f in parallel if f.extract is not None for s in f.extract.symbols]
+    refs = [r for f in parallel if f.extract is not None for r in f.extract.references]
+    assert all(type(s.kind) is NodeKind and type(s.visibility) is Visibility for s in symbols)
+    assert all(type(r.kind) is RefKind for r in refs)
+    assert {str(s.visibility) for s in symbols} >= {"public", "private"}
+    assert any(s.doc for s in symbols) and any(s.signature for s in symbols)
+    assert any(s.properties for s in symbols)  # the endpoints' route
     assert any(f.extract is not None and f.extract.errors for f in parallel)  # broken.py
     # progress only grows and ends at the total
     dones = [d for d, _ in seen]

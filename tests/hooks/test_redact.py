@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlode.redact import RULES, redact, redact_value, strip_private
+from memlode.redact import RULES, redact, redact_many, redact_value, strip_private
 
 # (text, the secret part that must not survive)
 PLANTED = [
@@ -156,3 +156,22 @@ def test_prefilters_never_skip_a_pattern_that_matches(text: str) -> None:
     for rule in RULES:
         if rule.rewrite(text) != text:
             assert rule.probe(text, lowered), (rule.kind, rule.source, text)
+
+
+def test_redact_many_is_redact_of_each() -> None:
+    """The batched form gives what ``redact`` gives one text at a time, whatever the batch
+    holds around a text (secrets in neighbours, repeats, empty texts, a needle split across
+    two texts) and across batch boundaries."""
+    texts = [text for text, _ in PLANTED] + NORMAL + ["", "sk", "-ant-x", "", "pass", "word="]
+    texts += [f"def f{i}(self, token: str = 'abcdef{i:08d}xyz') -> None" for i in range(150)]
+    texts += texts[:40]  # repeats
+    many = redact_many(texts)
+    assert many == [redact(text) for text in texts]
+    assert any(out != text for out, text in zip(many, texts, strict=True))
+    assert redact_many([]) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TEXTS, max_size=80))
+def test_redact_many_matches_redact_on_generated_texts(texts: list[str]) -> None:
+    assert redact_many(texts) == [redact(text) for text in texts]

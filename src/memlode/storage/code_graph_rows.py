@@ -21,6 +21,7 @@ __all__ = [
     "delete_tagged_depends_on",
     "edited_files_since",
     "has_graph",
+    "holds_no_code",
     "indexed_file_paths",
     "indexed_namespaces",
     "indexed_roots",
@@ -141,6 +142,17 @@ def other_root_exists(conn: sqlite3.Connection, namespace: str, root: str) -> bo
         "SELECT 1 FROM code_files WHERE namespace = ? AND root != ? LIMIT 1", (namespace, root)
     ).fetchone()
     return row is not None
+
+
+def holds_no_code(conn: sqlite3.Connection, namespace: str) -> bool:
+    """Whether the namespace has no indexed file and no package node (a first index there
+    writes rows that name only each other)."""
+    row = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM code_files WHERE namespace = ?)"
+        " OR EXISTS (SELECT 1 FROM graph_nodes WHERE namespace = ? AND kind = 'package')",
+        (namespace, namespace),
+    ).fetchone()
+    return not row[0]
 
 
 def code_roots(conn: sqlite3.Connection, namespace: str) -> list[str]:

@@ -193,6 +193,10 @@ class CodeGraphRows(Protocol):
         """Whether the namespace has files indexed under another root."""
         ...
 
+    def holds_no_code(self, conn: Connection, namespace: str) -> bool:
+        """Whether the namespace has no indexed file and no package node."""
+        ...
+
     def code_roots(self, conn: Connection, namespace: str) -> list[str]:
         """The folders the namespace's code was indexed from."""
         ...
