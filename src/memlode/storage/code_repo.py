@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memlode.storage import scrub
+from memlode.storage._code_checks import (
+    check_references,
+    checked_here,
+    chunks,
+    foreign_keys_off,
+    marks,
+)
 from memlode.storage.code_rows import FileRow, NodeRow, PackageRow, RefRow, SymbolRow
 from memlode.storage.db import Database
 from memlode.types import NodeKind, format_ts, utcnow
@@ -42,7 +48,6 @@ def _json(value: dict[str, Any]) -> str:
     return _ENCODER.encode(value) if value else "{}"
 
 
-_CHUNK = 500  # host parameters per IN (...) list
 # Upsert of a graph node: an unchanged node (same kind, name and properties) is left alone,
 # so that its updated_at, and the graph's fingerprint, only move when something changed.
 _NODE_UPSERT = (
@@ -57,58 +62,6 @@ _NODE_UPSERT = (
 
 
 _NODE_KINDS = frozenset(k.value for k in NodeKind)
-
-
-@contextmanager
-def _checked_here(
-    conn: sqlite3.Connection, values: Iterable[str], allowed: Iterable[str]
-) -> Iterator[None]:
-    """SQLite's CHECK constraints skipped for the statements prepared inside, once ``values``
-    are found among ``allowed`` (the list the schema's CHECK names).
-
-    A CHECK of the form ``x IN (...)`` costs 4 to 10 us a row however the rows arrive (SQLite
-    3.40): measured, about half the time of inserting the stdlib's 50k edges (0.3 to 0.5 s) and
-    0.07 s of its 22k nodes. The flag is read when a statement is prepared and prepared
-    statements are cached, so only statements that run nowhere else may run inside (two, below).
-    Foreign keys, NOT NULL and UNIQUE still apply.
-    """
-    unknown = set(values) - set(allowed)
-    if unknown:
-        raise ValueError(f"values the schema does not allow: {sorted(unknown)}")
-    before = int(conn.execute("PRAGMA ignore_check_constraints").fetchone()[0])
-    conn.execute("PRAGMA ignore_check_constraints = ON")
-    try:
-        yield
-    finally:
-        conn.execute(f"PRAGMA ignore_check_constraints = {before}")
-
-
-def _foreign_keys_off(conn: sqlite3.Connection) -> bool:
-    return not conn.execute("PRAGMA foreign_keys").fetchone()[0]
-
-
-def _check_references(conn: sqlite3.Connection, table: str, ids: Iterable[Any]) -> None:
-    """When foreign keys are off (``Database.write(foreign_keys=False)``), what SQLite would
-    have checked on each row: every id names a row of ``table`` (by its key ``id``). One
-    lookup per distinct id instead of one per row and reference."""
-    if not _foreign_keys_off(conn):
-        return  # SQLite checks them itself
-    wanted = sorted(set(ids))
-    found = 0
-    for chunk in _chunks(wanted):
-        sql = f'SELECT count(*) FROM "{table}" WHERE id IN ({_marks(chunk)})'
-        found += int(conn.execute(sql, chunk).fetchone()[0])
-    if found != len(wanted):
-        raise sqlite3.IntegrityError(f"FOREIGN KEY constraint failed: a row names no {table} row")
-
-
-def _chunks(items: Sequence[Any]) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), _CHUNK):
-        yield items[start : start + _CHUNK]
-
-
-def _marks(items: Sequence[Any]) -> str:
-    return ",".join("?" * len(items))
 
 
 class CodeRepo:
@@ -163,8 +116,8 @@ class CodeRepo:
         )
 
     def delete_files(self, conn: sqlite3.Connection, file_ids: Sequence[int]) -> None:
-        for chunk in _chunks(list(file_ids)):
-            conn.execute(f"DELETE FROM code_files WHERE id IN ({_marks(chunk)})", chunk)
+        for chunk in chunks(list(file_ids)):
+            conn.execute(f"DELETE FROM code_files WHERE id IN ({marks(chunk)})", chunk)
 
     # --- symbols ---------------------------------------------------------------------------
     _SYMBOL_COLUMNS = (
@@ -190,17 +143,17 @@ class CodeRepo:
         if file_ids is None:
             return [self._symbol(r) for r in self.db.conn.execute(base, (namespace,))]
         out: list[SymbolRow] = []
-        for chunk in _chunks(list(file_ids)):
-            sql = f"{base} AND s.file_id IN ({_marks(chunk)})"
+        for chunk in chunks(list(file_ids)):
+            sql = f"{base} AND s.file_id IN ({marks(chunk)})"
             out += [self._symbol(r) for r in self.db.conn.execute(sql, [namespace, *chunk])]
         return out
 
     def symbols_by_node(self, node_ids: Sequence[str]) -> dict[str, SymbolRow]:
         out: dict[str, SymbolRow] = {}
-        for chunk in _chunks(list(node_ids)):
+        for chunk in chunks(list(node_ids)):
             sql = (
                 f"SELECT {self._SYMBOL_COLUMNS} FROM code_symbols s"
-                f" JOIN code_files f ON f.id = s.file_id WHERE s.node_id IN ({_marks(chunk)})"
+                f" JOIN code_files f ON f.id = s.file_id WHERE s.node_id IN ({marks(chunk)})"
             )
             for r in self.db.conn.execute(sql, chunk):
                 out[r[0]] = self._symbol(r)
@@ -216,7 +169,7 @@ class CodeRepo:
         last = int(conn.execute("SELECT coalesce(max(id), 0) FROM code_symbols").fetchone()[0])
         if not rows:
             return last
-        _check_references(conn, "code_files", (r.file_id for r in rows))
+        check_references(conn, "code_files", (r.file_id for r in rows))
         # signatures and docs redacted as one batch: the same as one by one, in half the time
         texts = scrub.texts([r.signature for r in rows] + [r.doc for r in rows])
         signatures, docs = texts[: len(rows)], texts[len(rows) :]
@@ -254,7 +207,7 @@ class CodeRepo:
             "SELECT DISTINCT kind FROM code_symbols WHERE id > ?", (after,)
         )}  # fmt: skip
         now = format_ts(utcnow())
-        with _checked_here(conn, kinds, _NODE_KINDS):
+        with checked_here(conn, kinds, _NODE_KINDS):
             conn.execute(
                 "INSERT INTO graph_nodes (id, kind, name, namespace, properties, created_at,"
                 " updated_at) SELECT s.node_id, s.kind, s.name, s.namespace, json_object('line',"
@@ -265,8 +218,8 @@ class CodeRepo:
             )
 
     def delete_symbols_of(self, conn: sqlite3.Connection, file_ids: Sequence[int]) -> None:
-        for chunk in _chunks(list(file_ids)):
-            conn.execute(f"DELETE FROM code_symbols WHERE file_id IN ({_marks(chunk)})", chunk)
+        for chunk in chunks(list(file_ids)):
+            conn.execute(f"DELETE FROM code_symbols WHERE file_id IN ({marks(chunk)})", chunk)
 
     # --- references ------------------------------------------------------------------------
     _REF_COLUMNS = (
@@ -306,13 +259,13 @@ class CodeRepo:
 
     def _refs_in(self, namespace: str, column: str, values: Sequence[object]) -> list[RefRow]:
         found: dict[int, RefRow] = {}
-        for chunk in _chunks(list(values)):
-            for ref in self._refs_where(namespace, f"{column} IN ({_marks(chunk)})", chunk):
+        for chunk in chunks(list(values)):
+            for ref in self._refs_where(namespace, f"{column} IN ({marks(chunk)})", chunk):
                 found[ref.id] = ref
         return [found[k] for k in sorted(found)]
 
     def insert_refs(self, conn: sqlite3.Connection, namespace: str, rows: Sequence[RefRow]) -> None:
-        _check_references(conn, "code_files", (r.file_id for r in rows))
+        check_references(conn, "code_files", (r.file_id for r in rows))
         conn.executemany(
             "INSERT INTO code_refs (file_id, namespace, source_id, kind, name, qualifier, alias,"
             " line, count, target_id, target_file, relationship)"
@@ -335,8 +288,8 @@ class CodeRepo:
         )
 
     def delete_refs_of(self, conn: sqlite3.Connection, file_ids: Sequence[int]) -> None:
-        for chunk in _chunks(list(file_ids)):
-            conn.execute(f"DELETE FROM code_refs WHERE file_id IN ({_marks(chunk)})", chunk)
+        for chunk in chunks(list(file_ids)):
+            conn.execute(f"DELETE FROM code_refs WHERE file_id IN ({marks(chunk)})", chunk)
 
     # --- graph rows ------------------------------------------------------------------------
     def upsert_nodes(
@@ -369,8 +322,8 @@ class CodeRepo:
         )  # fmt: skip
 
     def delete_nodes(self, conn: sqlite3.Connection, node_ids: Sequence[str]) -> None:
-        for chunk in _chunks(list(node_ids)):
-            conn.execute(f"DELETE FROM graph_nodes WHERE id IN ({_marks(chunk)})", chunk)
+        for chunk in chunks(list(node_ids)):
+            conn.execute(f"DELETE FROM graph_nodes WHERE id IN ({marks(chunk)})", chunk)
 
     def insert_edges(
         self, conn: sqlite3.Connection, weights: Mapping[tuple[str, str, str], float]
@@ -379,8 +332,8 @@ class CodeRepo:
         index (no old edge to replace), in key order: what the unique index likes best."""
         now = format_ts(utcnow())
         rows = [(*key, weights[key], now) for key in sorted(weights)]
-        _check_references(conn, "graph_nodes", (end for key in weights for end in key[:2]))
-        with _checked_here(conn, {key[2] for key in weights}, CODE_RELATIONSHIPS):
+        check_references(conn, "graph_nodes", (end for key in weights for end in key[:2]))
+        with checked_here(conn, {key[2] for key in weights}, CODE_RELATIONSHIPS):
             conn.executemany(
                 "INSERT INTO graph_edges (source_id, target_id, relationship, weight,"
                 " properties, created_at) VALUES (?, ?, ?, ?, '{}', ?) ON CONFLICT DO NOTHING",
@@ -392,11 +345,11 @@ class CodeRepo:
     ) -> None:
         """Recompute the reference-made code edges leaving ``sources``."""
         now = format_ts(utcnow())
-        for chunk in _chunks(sorted(set(sources))):
-            marks = _marks(chunk)
+        for chunk in chunks(sorted(set(sources))):
+            in_list = marks(chunk)
             conn.execute(
                 f"DELETE FROM graph_edges WHERE relationship IN ({_REF_RELS})"
-                f" AND source_id IN ({marks})",
+                f" AND source_id IN ({in_list})",
                 chunk,
             )
             conn.execute(
@@ -404,16 +357,16 @@ class CodeRepo:
                 " created_at) SELECT source_id, target_id, relationship, SUM(count), '{}', ?"
                 " FROM code_refs WHERE namespace = ? AND target_id IS NOT NULL"
                 " AND relationship IS NOT NULL AND source_id != target_id"
-                f" AND source_id IN ({marks})"
+                f" AND source_id IN ({in_list})"
                 " GROUP BY source_id, target_id, relationship ON CONFLICT DO NOTHING",
                 [now, namespace, *chunk],
             )
-            if _foreign_keys_off(conn):
+            if foreign_keys_off(conn):
                 targets = conn.execute(
-                    f"SELECT DISTINCT target_id FROM graph_edges WHERE source_id IN ({marks})",
+                    f"SELECT DISTINCT target_id FROM graph_edges WHERE source_id IN ({in_list})",
                     chunk,
                 )
-                _check_references(conn, "graph_nodes", [*chunk, *(r[0] for r in targets)])
+                check_references(conn, "graph_nodes", [*chunk, *(r[0] for r in targets)])
 
     def rebuild_contains(
         self, conn: sqlite3.Connection, namespace: str, children: Sequence[str]
@@ -431,27 +384,27 @@ class CodeRepo:
             " AND p.node_id = 'sym:' || s.namespace || ':' || s.parent"
             " WHERE s.namespace = ?"
         )
-        for chunk in _chunks(sorted(set(children))):
-            marks = _marks(chunk)
+        for chunk in chunks(sorted(set(children))):
+            in_list = marks(chunk)
             conn.execute(
                 "DELETE FROM graph_edges WHERE relationship = 'CONTAINS'"
-                f" AND target_id IN ({marks})",
+                f" AND target_id IN ({in_list})",
                 chunk,
             )
             conn.execute(
-                select + f" AND s.node_id IN ({marks}) ORDER BY 1, 2 ON CONFLICT DO NOTHING",
+                select + f" AND s.node_id IN ({in_list}) ORDER BY 1, 2 ON CONFLICT DO NOTHING",
                 [now, namespace, *chunk],
             )
 
     def children_of(self, namespace: str, parents: Sequence[str]) -> list[str]:
         """Node ids of symbols whose parent is one of the given qualified names."""
         out: list[str] = []
-        for chunk in _chunks(sorted(set(parents))):
+        for chunk in chunks(sorted(set(parents))):
             out += [
                 r[0]
                 for r in self.db.conn.execute(
                     "SELECT node_id FROM code_symbols WHERE namespace = ?"
-                    f" AND parent IN ({_marks(chunk)})",
+                    f" AND parent IN ({marks(chunk)})",
                     [namespace, *chunk],
                 )
             ]
@@ -474,7 +427,7 @@ class CodeRepo:
         self, conn: sqlite3.Connection, namespace: str, file_id: int, rows: Sequence[PackageRow]
     ) -> None:
         conn.execute("DELETE FROM code_packages WHERE file_id = ?", (file_id,))
-        _check_references(conn, "code_files", [file_id] if rows else [])
+        check_references(conn, "code_files", [file_id] if rows else [])
         conn.executemany(
             "INSERT OR REPLACE INTO code_packages (file_id, namespace, node_id, ecosystem, name,"
             " version, provides) VALUES (?, ?, ?, ?, ?, ?, ?)",
