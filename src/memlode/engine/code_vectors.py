@@ -12,6 +12,7 @@ that behaves; tests stay findable by name).
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -232,8 +233,13 @@ def _neighbours(
     return callees, callers
 
 
+# The file a qualified name starts with in languages named by path ("lib/x.ts:Name",
+# "src/de.rs:Type::method"): not part of the name.
+_PATH_HEAD = re.compile(r"^[^:]*[./][^:]*:(?!:)")
+
+
 def _short(node_id: str) -> str:
-    qualified = node_id.split(":", 2)[-1]
+    qualified = _PATH_HEAD.sub("", node_id.split(":", 2)[-1])
     tail = qualified.replace("::", ".").rsplit("/", 1)[-1]
     return ".".join(tail.split(".")[-2:])
 
