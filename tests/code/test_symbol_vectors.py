@@ -220,3 +220,26 @@ def test_batches_embed_what_is_left_and_read_no_further(engine: Engine, project:
     second = embed_symbols(engine, "shop", limit=3)
     assert (second.embedded, second.left) == (1, 0)
     assert pending_symbols(engine) == 0 and len(recording.texts) == 4
+
+
+def test_neighbours_named_by_path_are_said_by_name(engine: Engine, tmp_path: Path) -> None:
+    """TypeScript and Rust qualify a symbol by its file ('lib/util.ts:parseHeader'): the text
+    of its caller names the function, not the file's extension."""
+    root = tmp_path / "web"
+    (root / "lib").mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "web"}')
+    (root / "lib" / "util.ts").write_text(
+        "export function parseHeader(raw: string): string {\n  return raw.trim();\n}\n"
+    )
+    (root / "lib" / "main.ts").write_text(
+        'import { parseHeader } from "./util";\n\n'
+        "export function run(raw: string): string {\n  return parseHeader(raw);\n}\n"
+    )
+    recording = Recording()
+    engine.embeddings.use_embedder(recording)
+    _index(engine, root, "web")
+    (run,) = [t for t in recording.texts if t.startswith("function run.")]
+    assert "calls parse header" in run
+    (parse,) = [t for t in recording.texts if t.startswith("function parse header.")]
+    assert "called by run" in parse
+    assert " ts " not in f" {run} {parse} "
