@@ -243,3 +243,49 @@ def test_neighbours_named_by_path_are_said_by_name(engine: Engine, tmp_path: Pat
     (parse,) = [t for t in recording.texts if t.startswith("function parse header.")]
     assert "called by run" in parse
     assert " ts " not in f" {run} {parse} "
+
+
+DURATIONS = '''\
+def parse_duration_strict(text):
+    """Parse a duration like 5m or 2h, rejecting anything else."""
+    return int(text[:-1])
+
+
+def parse_duration_loose(text):
+    """Parse a duration like 5m or 2h, or a bare number of seconds."""
+    return int(text.rstrip("mh"))
+
+
+def parse_duration_iso(text):
+    """Parse a duration like PT5M or PT2H."""
+    return int(text[2:-1])
+
+
+def parse_duration(text):
+    """Read a duration."""
+    return int(text[:-1])
+
+
+def schedule(spec):
+    return parse_duration(spec)
+'''
+
+
+def test_impact_by_description_passes_over_matches_nothing_calls(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """ "Who calls the function that ..." presumes callers: the best matches that nothing
+    calls are passed over, down the candidates, until one that something calls."""
+    root = tmp_path / "timer"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'timer'\n")
+    (root / "durations.py").write_text(DURATIONS)
+    codeintel.index(engine, root, namespace="timer")
+    result = codeintel.impact(
+        engine, "who calls the function that parses a duration like 5m or 2h", namespace="timer"
+    )
+    order = [c["qualified_name"] for c in result["resolved"]["candidates"]]
+    assert order.index("durations.parse_duration") >= 3, order  # not among the best three
+    assert [(h["node_id"], h["via"]) for h in result["hits"]] == [
+        ("sym:timer:durations.schedule", "durations.parse_duration")
+    ]

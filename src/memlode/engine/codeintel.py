@@ -296,8 +296,9 @@ def impact(
 
     ``symbol`` is a name, a qualified name, a node id, or a description in words ("the
     function that parses durations"): a description is resolved by symbol search, and the
-    answer takes the dependants of its best RESOLVE_ANSWERS matches in turn, each hit naming
-    the match it depends on (``via``); ``resolved`` shows the search's top candidates."""
+    answer takes the dependants of its best RESOLVE_ANSWERS matches that anything depends on,
+    in turn, each hit naming the match it depends on (``via``); ``resolved`` shows the
+    search's top candidates."""
     from memlode.code import impact as _impact
     from memlode.code import impact_of_nodes
 
@@ -315,11 +316,17 @@ def impact(
     # what depends on each of the best few matches, taken in turn (a description rarely picks
     # one symbol for sure: on the tune half of the code-search evaluation, the dependants of
     # the best match alone held an expected caller in their first ten for 8 of 17 questions,
-    # those of the best three taken in turn for 12)
-    walks = [
-        (c, impact_of_nodes(engine.code_db, [c["node_id"]], depth=depth))
-        for c in candidates[:RESOLVE_ANSWERS]
-    ]
+    # those of the best three taken in turn for 12); a match nothing depends on is passed
+    # over, since the question presumes callers (12 -> 13 of 17)
+    walks = []
+    for candidate in candidates:
+        walk = impact_of_nodes(engine.code_db, [candidate["node_id"]], depth=depth)
+        if walk.hits:
+            walks.append((candidate, walk))
+            if len(walks) == RESOLVE_ANSWERS:
+                break
+    if not walks:  # nothing depends on any match: the best one's (empty) walk
+        walks = [(best, impact_of_nodes(engine.code_db, [best["node_id"]], depth=depth))]
     out = _walk_result(walks[0][1])
     out["hits"] = _interleave(walks)
     out["truncated"] = any(walk.truncated for _, walk in walks)
