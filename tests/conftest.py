@@ -20,6 +20,15 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 SHARED_DATA = SHARED / "data"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules marked ``heavy`` (``pytestmark = pytest.mark.heavy``: tests of tens of
+    seconds, the wheel installs the longest) run first, each in its own order. ``make pytest``
+    hands the xdist workers their tests with ``--dist worksteal``: a worker that runs dry takes
+    half of what the other has not started, so the run ends on short tests, with both workers
+    busy to the end, instead of one idling while the other runs a long test collected last."""
+    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)  # a stable sort
+
+
 @pytest.fixture(autouse=True)
 def memlode_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "memlode-home"

@@ -30,6 +30,8 @@ import pytest
 from memlode import __version__
 from memlode.embed._model_files import MODEL_WHEEL
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 REPO = Path(__file__).resolve().parents[2]
 # pip resolving and downloading (or taking from its cache) ~40 dependency wheels.
 PIP_TIMEOUT_S = 1200

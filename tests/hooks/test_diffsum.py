@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from memlode.hooks.diffsum import summarize_patch, summarize_strings, symbols_in
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 # The regex the scanner replaced (the hooks no longer import ``re``); the scanner must agree
 # with it on every single line.
 REFERENCE = re.compile(

@@ -26,6 +26,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 BENCH = Path(__file__).resolve().parents[3] / "bench" / "bench_kill.py"
 
 
