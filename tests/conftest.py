@@ -16,6 +16,12 @@ import pytest
 from memlode.config import Settings
 from memlode.engine import Engine
 
+# One BLAS thread in every test process and in the processes they start (set before any test
+# module imports numpy; nothing this file imports does). The xdist workers keep the cores
+# busy already, and OpenBLAS's own threads (one per core by default) then spin against them:
+# under ``-n 2`` an eigendecomposition of a 384 x 384 matrix took ~1.2 s instead of 30 ms.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 SHARED_DATA = SHARED / "data"
 
