@@ -54,7 +54,7 @@ $(CHROMIUM):
 	  || ($(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
 
 pytest: $(TEST_STAMP) $(INSPECTOR) $(REALCODE) $(CHROMIUM)
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
 test: lint types pytest
 

@@ -13,6 +13,8 @@ import pytest
 
 from memlode.project import detect_namespace
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/util.py": '''"""Small helpers everything uses."""

@@ -12,7 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-pytestmark = pytest.mark.usefixtures("workdir")
+pytestmark = [pytest.mark.heavy, pytest.mark.usefixtures("workdir")]
 
 
 def _ok(result) -> object:  # type: ignore[no-untyped-def]

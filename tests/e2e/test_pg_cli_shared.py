@@ -31,6 +31,8 @@ from tests.engine.test_docs_cli import (
     test_watch_stops_cleanly_on_ctrl_c,
 )
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 __all__ = [
     "project",
     "test_a_session_with_every_command",

@@ -20,6 +20,8 @@ from tests.e2e.test_code_cli import (
     test_map_heat_from_hook_edits_and_focus,
 )
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 __all__ = [
     "project",
     "test_graph_path_components_and_layers",

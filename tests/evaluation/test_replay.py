@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "bench" / "replay_prompts.json"
 DATA = ROOT.parent / "shared" / "data" / "transcripts" / "spotter"

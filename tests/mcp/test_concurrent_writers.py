@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from tests.mcp.conftest import Harness
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.heavy, pytest.mark.anyio]
 
 MCP_STORES = 30
 CLI_WORKERS = 2

@@ -19,6 +19,8 @@ import pytest
 
 from memlode.engine import Engine
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 INSPECTOR_VERSION = "0.15.0"
 REPO = Path(__file__).resolve().parents[2]
 INSPECTOR_DIR = REPO / ".cache" / "inspector"

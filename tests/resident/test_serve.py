@@ -14,6 +14,8 @@ from tests.resident.support import memlode, ping, request, wait_ready
 from memlode.engine import Engine
 from memlode.hooks._resident import recall
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 QUERIES = [
     "postgres connection pooling pgbouncer",
     "why do session tokens live in redis?",

@@ -16,6 +16,8 @@ from memlode.vector.clusters import cluster_count
 from memlode.vector.index import VectorIndex
 from memlode.vector.projection import MIN_RECALL, fit_projection
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 DIM = 384
 MODEL = "test:lists"
 ROWS = 30_000

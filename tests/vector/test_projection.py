@@ -13,6 +13,8 @@ from memlode.vector import projection
 from memlode.vector.index import VectorIndex
 from memlode.vector.projection import MIN_RECALL, MIN_ROWS, fit_projection
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 DIM = 384
 MODEL = "test:clusters"
 

@@ -140,8 +140,15 @@ def fit_lists(
     for _ in range(KMEANS_ROUNDS):
         assigned = found.assign(sample)
         counts = np.bincount(assigned, minlength=lists)
-        sums = np.zeros((lists, basis.shape[1]), dtype=np.float64)
-        np.add.at(sums, assigned, sample)
+        # per-list sums, a column at a time: the same float64 additions in the same order as
+        # np.add.at(sums, assigned, sample), about ten times faster
+        sums = np.stack(
+            [
+                np.bincount(assigned, weights=sample[:, j], minlength=lists)
+                for j in range(sample.shape[1])
+            ],
+            axis=1,
+        )
         empty = counts == 0
         centres[~empty] = (sums[~empty] / counts[~empty, None]).astype(np.float32)
         # an empty list restarts at a random sample row

@@ -34,6 +34,8 @@ from hypothesis import strategies as st
 from memlode.cli import cli as root_group
 from memlode.cli import main
 
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
+
 # ---- running the CLI -----------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import shutil
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -24,6 +25,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+
+pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
 
 BENCH = Path(__file__).resolve().parents[3] / "bench" / "bench_kill.py"
 
@@ -42,8 +45,12 @@ NS = bk.NAMESPACE
 
 
 @pytest.fixture(scope="module")
-def workloads(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    work = tmp_path_factory.mktemp("kill")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("kill")
+
+
+@pytest.fixture(scope="module")
+def workloads(work: Path) -> Iterator[dict[str, Any]]:
     # a part of memlode's own source (about 60 files), 3 short generated sessions
     yield bk.prepare(
         work, bk.WORKLOADS, code_folders=("code", "graph", "storage"), sessions=3, turns=10
@@ -130,9 +137,10 @@ def test_a_kill_after_the_index_commit_is_repaired_by_the_next_read(
 # ---- the same crash state made by hand ----------------------------------------------------------
 
 
-def _indexed(workload: Any, home: Path) -> Path:
-    bk._start(workload, home)
-    _memlode([*workload.args, "--json"], home)
+def _indexed(work: Path, home: Path) -> Path:
+    """A store a clean ``index`` run left: a copy of the home of the run ``bk.prepare`` made for
+    the reference (the same command on the same files, closed since)."""
+    shutil.copytree(work / "reference-index", home)
     db = home / "memlode.db"
     assert bk.centrality_gaps(db) == 0
     return db
@@ -155,11 +163,11 @@ READS = [
 
 
 def test_deleted_derived_rows_are_rebuilt_by_the_next_run_or_read(
-    workloads: dict[str, Any], tmp_path: Path
+    workloads: dict[str, Any], work: Path, tmp_path: Path
 ) -> None:
     workload = workloads["index"]
     home = tmp_path / "home"
-    db = _indexed(workload, home)
+    db = _indexed(work, home)
     want = _memlode(["symbols", "resolve", "-n", NS, "--json"], home)
     _delete_centrality(db)
     with closing(sqlite3.connect(db)) as conn:  # and the search index of every third symbol
@@ -188,11 +196,13 @@ def test_deleted_derived_rows_are_rebuilt_by_the_next_run_or_read(
         assert bk.differences(bk.snapshot(db), workload.reference) == [], read
 
 
-def test_a_fresh_graph_state_is_not_rebuilt(workloads: dict[str, Any], tmp_path: Path) -> None:
+def test_a_fresh_graph_state_is_not_rebuilt(
+    workloads: dict[str, Any], work: Path, tmp_path: Path
+) -> None:
     """The checks cost a lookup, not a rebuild: an unchanged store is left alone."""
     workload = workloads["index"]
     home = tmp_path / "home"
-    db = _indexed(workload, home)
+    db = _indexed(work, home)
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
         built = conn.execute("SELECT built_at FROM derived_state WHERE name LIKE 'graph:%'")
         first = built.fetchone()[0]

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import shutil
 import sqlite3
+import subprocess
 import sys
 from collections.abc import Callable
 from contextlib import closing
@@ -61,9 +64,12 @@ def memlode(cli: Callable[..., Any]) -> Cli:
     return Cli(cli)
 
 
-@pytest.fixture
-def store(tmp_path: Path, memlode_home: Path, memlode: Cli) -> Path:
-    """Memories (with vectors and token states), a few links, and indexed code."""
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home with memories (with vectors and token states), a few links, and indexed code,
+    built once for the module through the CLI; ``store`` gives each test a copy of it."""
+    base = tmp_path_factory.mktemp("repair")
+    home = base / "memlode-home"
     lines = [json.dumps({"kind": "header", "format": "memlode-jsonl", "version": 1})]
     words = ["caching", "payments", "retry", "schema", "tokens"]
     for i in range(300):
@@ -91,12 +97,43 @@ def store(tmp_path: Path, memlode_home: Path, memlode: Cli) -> Path:
                 }
             )
         )
-    (tmp_path / "fill.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    memlode.ok("import", str(tmp_path / "fill.jsonl"), "--json")
-    memlode.ok("embed", "--json")
-    project = bk.copy_code(tmp_path / "project", ("graph",))
-    memlode.ok("index", str(project), "-n", CODE, "--json")
-    memlode.ok("graph", "recompute", "-n", NS, "--json")  # memory nodes' centrality too
+    (base / "fill.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    project = bk.copy_code(base / "project", ("graph",))
+    for args in (
+        ["import", str(base / "fill.jsonl")],
+        ["embed"],
+        ["index", str(project), "-n", CODE],
+        ["graph", "recompute", "-n", NS],  # memory nodes' centrality too
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "memlode", *args, "--json"],
+            env=_test_environment(home),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+    return home
+
+
+def _test_environment(home: Path) -> dict[str, str]:
+    """What ``memlode_home`` (tests/conftest.py) gives a test's processes, with ``home``: a
+    module-scoped fixture runs before that function-scoped one sets it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLODE_")}
+    env.update(
+        MEMLODE_HOME=str(home),
+        MEMLODE_EMBED_PROVIDER="hash",
+        MEMLODE_RESIDENT_AUTOSTART="0",
+        MEMLODE_CONSOLIDATE_EVERY="0",
+    )
+    return env
+
+
+@pytest.fixture
+def store(built: Path, memlode_home: Path) -> Path:
+    """A copy of the ``built`` home as this test's home (the store is closed)."""
+    shutil.copytree(built, memlode_home)
     return memlode_home / "memlode.db"
 
 
