@@ -38,19 +38,34 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(autouse=True)
 def memlode_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "memlode-home"
-    monkeypatch.setenv("MEMLODE_HOME", str(home))
     for name in list(os.environ):
-        if name.startswith("MEMLODE_") and name != "MEMLODE_HOME":
+        if name.startswith("MEMLODE_"):
             monkeypatch.delenv(name, raising=False)
-    # Tests use the deterministic embedder unless they ask for the real model.
-    monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "hash")
-    # No resident process (memlode.resident) unless a test asks for one: SessionStart hooks
-    # would otherwise leave one per test running until its idle exit.
-    monkeypatch.setenv("MEMLODE_RESIDENT_AUTOSTART", "0")
-    # No automatic consolidation by a resident unless a test asks for it: it would rewrite
-    # importances and add summaries under tests that compare rankings.
-    monkeypatch.setenv("MEMLODE_CONSOLIDATE_EVERY", "0")
+    for name, value in TEST_SETTINGS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("MEMLODE_HOME", str(home))
     return home
+
+
+# memlode's settings in every test (``memlode_home``) and in the processes tests start.
+TEST_SETTINGS = {
+    # the deterministic embedder unless a test asks for the real model
+    "MEMLODE_EMBED_PROVIDER": "hash",
+    # no resident process (memlode.resident) unless a test asks for one: SessionStart hooks
+    # would otherwise leave one per test running until its idle exit
+    "MEMLODE_RESIDENT_AUTOSTART": "0",
+    # no automatic consolidation by a resident unless a test asks for it: it would rewrite
+    # importances and add summaries under tests that compare rankings
+    "MEMLODE_CONSOLIDATE_EVERY": "0",
+}
+
+
+def process_environment(home: Path) -> dict[str, str]:
+    """This process's environment with the test settings and ``home`` as memlode's home, for
+    a process started where the ``memlode_home`` fixture has not run (a module-scoped
+    fixture, a helper that builds a store in a home of its own)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLODE_")}
+    return {**env, **TEST_SETTINGS, "MEMLODE_HOME": str(home)}
 
 
 @pytest.fixture(scope="session")

@@ -8,10 +8,11 @@ the project).
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.conftest import process_environment
 
 from memlode.config import Settings
 from memlode.engine import Engine, codeintel
@@ -52,17 +53,6 @@ MEMORIES = [
 ]
 
 
-def env_for(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLODE_")}
-    env.update(
-        MEMLODE_HOME=str(home),
-        MEMLODE_EMBED_PROVIDER="hash",
-        MEMLODE_RESIDENT_AUTOSTART="0",
-        MEMLODE_CONSOLIDATE_EVERY="0",
-    )
-    return env
-
-
 def memlode(env: dict[str, str], cwd: Path, *args: str) -> str:
     proc = subprocess.run(
         [sys.executable, "-m", "memlode", *args],
@@ -85,7 +75,7 @@ def build(folder: Path) -> tuple[Path, Path, dict[str, str]]:
     for name, text in CODE.items():
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text(text)
-    env = env_for(home)
+    env = process_environment(home)
     settings_file = folder / "claude-settings.json"
     memlode(env, project, "init", "--settings-file", str(settings_file), "--no-mcp")
     hooks = InstalledHooks(settings_file, env, project)

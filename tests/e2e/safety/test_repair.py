@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -23,6 +22,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from tests.conftest import process_environment
 
 BENCH = Path(__file__).resolve().parents[3] / "bench" / "bench_kill.py"
 NS = "bk"
@@ -107,7 +107,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ):
         done = subprocess.run(
             [sys.executable, "-m", "memlode", *args, "--json"],
-            env=_test_environment(home),
+            env=process_environment(home),
             capture_output=True,
             text=True,
             timeout=120,
@@ -115,19 +115,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
         assert done.returncode == 0, done.stderr
     return home
-
-
-def _test_environment(home: Path) -> dict[str, str]:
-    """What ``memlode_home`` (tests/conftest.py) gives a test's processes, with ``home``: a
-    module-scoped fixture runs before that function-scoped one sets it."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLODE_")}
-    env.update(
-        MEMLODE_HOME=str(home),
-        MEMLODE_EMBED_PROVIDER="hash",
-        MEMLODE_RESIDENT_AUTOSTART="0",
-        MEMLODE_CONSOLIDATE_EVERY="0",
-    )
-    return env
 
 
 @pytest.fixture
