@@ -37,6 +37,15 @@ types: $(TEST_STAMP)
 $(INSPECTOR):
 	npm install --prefix .cache/inspector --no-audit --no-fund --silent @modelcontextprotocol/inspector@0.15.0
 
+# The real assistants the client tests drive (tests/clients): pinned CLIs from npm, each run
+# with its own HOME against a scripted model on loopback. Versions in tests/clients/clients.json.
+CLIENTS := .cache/clients/.installed
+
+$(CLIENTS): tests/clients/clients.json | $(BIN)/python
+	npm install --prefix .cache/clients --no-audit --no-fund --silent \
+	  $$($(BIN)/python -c "import json; print(' '.join(f'{k}@{v}' for k, v in json.load(open('tests/clients/clients.json'))['npm'].items()))")
+	touch $@
+
 # Real third-party code some tests and the code-search evaluation read (tests/realcode.json).
 REALCODE := .cache/realcode/.fetched
 
@@ -53,7 +62,7 @@ $(CHROMIUM):
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
 	  || ($(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
 
-pytest: $(TEST_STAMP) $(INSPECTOR) $(REALCODE) $(CHROMIUM)
+pytest: $(TEST_STAMP) $(INSPECTOR) $(CLIENTS) $(REALCODE) $(CHROMIUM)
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
 test: lint types pytest
