@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from tests.conftest import CliResult, run_memlode
 
+from memlode.hook_events import CLIENT_HOOKS
+
 PYTHON = str(Path(sys.executable).absolute())
 MCP_ARGS = ["-m", "memlode", "mcp"]
 
@@ -242,16 +244,16 @@ def test_codex_hooks_in_hooks_json(run: Callable[..., CliResult], project: Path)
     assert done.returncode == 0, done.stderr
     hooks = _hook_commands(read(path))
     ours = {e: h for e, hs in hooks.items() for h in hs if "memlode.hooks.dispatch" in h["command"]}
-    assert set(ours) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop"}
-    assert ours["PostToolUse"]["matcher"] == "Bash"
-    assert ours["UserPromptSubmit"]["command"].endswith(" prompt")
+    assert set(ours) == {spec.event for spec in CLIENT_HOOKS["codex"]}
+    assert ours["PostToolUse"]["matcher"] is None  # every tool: the adapter keeps what it reads
+    assert ours["UserPromptSubmit"]["command"].endswith(" prompt codex")
     assert all(h["timeout"] <= 10 and "async" not in h for h in ours.values())
     assert f'"{PYTHON}" -c' in ours["SessionStart"]["command"]
     assert any(h["command"] == "python3 ~/audit.py" for h in hooks["Stop"])
 
     off = run("disable", "--client", "codex")
     assert off.returncode == 0, off.stderr
-    assert "removed 5 memlode handler(s)" in off.stdout
+    assert f"removed {len(CLIENT_HOOKS['codex'])} memlode handler(s)" in off.stdout
     assert read(path) == {"hooks": {"Stop": [{"hooks": [theirs]}]}}
 
 
@@ -261,9 +263,9 @@ def test_gemini_hooks_share_settings_json(run: Callable[..., CliResult], project
     data = read(project / ".gemini" / "settings.json")
     assert "memlode" in data["mcpServers"]
     hooks = _hook_commands(data)
-    assert set(hooks) == {"SessionStart", "BeforeAgent", "AfterAgent", "PreCompress", "SessionEnd"}
+    assert set(hooks) == {spec.event for spec in CLIENT_HOOKS["gemini"]}
     (before_agent,) = hooks["BeforeAgent"]
-    assert before_agent["command"].endswith(" prompt")
+    assert before_agent["command"].endswith(" prompt gemini")
     assert before_agent["name"] == "memlode-prompt"
     assert before_agent["timeout"] == 5000  # Gemini CLI counts milliseconds
     off = run("disable", "--client", "gemini")

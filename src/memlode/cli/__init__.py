@@ -1,14 +1,16 @@
 """The ``memlode`` command line: its entry point.
 
-The command group and its subcommands are in ``memlode.cli.root``. One invocation skips them:
+The command group and its subcommands are in ``memlode.cli.root``. Two invocations skip them:
 ``memlode mcp`` with no options - the line every assistant's configuration runs at each launch
 (``memlode init``) - starts the server without click's parsing, ~20 ms of a start that an
-assistant waits for. Any option, or a settings error, takes the full command line.
+assistant waits for; and ``memlode hook EVENT [CLIENT]``, the hook command of the files a team
+commits (``memlode init --scope project``), goes straight to the hook dispatcher, as the hooks
+``init`` writes into personal settings do. Any option, or a settings error, takes the full
+command line.
 """
 
 from __future__ import annotations
 
-import logging
 import sys
 from typing import Any
 
@@ -20,6 +22,10 @@ LOG_FORMAT = "memlode: %(levelname)s %(message)s"
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, turning expected errors into one line on stderr."""
     args = sys.argv[1:] if argv is None else argv
+    if len(args) in (2, 3) and args[0] == "hook" and not args[1].startswith("-"):
+        from memlode.hooks.dispatch import main as hook_main
+
+        hook_main(args[1:], exit_process=True)  # exits 0 whatever happens
     if args == ["mcp"] and _serve_mcp():
         return
     from memlode.cli.common import run_cli
@@ -32,6 +38,7 @@ def _serve_mcp() -> bool:
     """``memlode mcp`` as its click command runs it, with the same settings (the group's
     ``--db``/``--home`` options read the same environment); False, before anything started,
     when the settings cannot be read, so the full command line reports it."""
+    import logging
     import os
 
     from memlode import interfaces

@@ -26,6 +26,7 @@ import click
 
 from memlode.cli.claude_mcp import MCP_NAME
 from memlode.errors import InvalidInput
+from memlode.hook_events import CLIENT_HOOKS, DEFAULT_CLIENT, HookSpec
 
 __all__ = [
     "HOOK_SPECS",
@@ -42,41 +43,7 @@ __all__ = [
 ]
 
 
-class HookSpec:
-    """One memlode hook: Claude Code event, our event name, matcher, timeout (s), async."""
-
-    __slots__ = ("async_", "event", "matcher", "name", "timeout")
-
-    def __init__(
-        self, event: str, name: str, matcher: str | None, timeout: int, async_: bool = False
-    ) -> None:
-        self.event = event
-        self.name = name
-        self.matcher = matcher
-        self.timeout = timeout
-        self.async_ = async_
-
-
-# Timeouts are seconds (values like 2000 have left other tools' hooks effectively uncapped).
-# PostToolUse runs async: Claude Code does not wait for it at all. The PostToolUse matcher
-# names the tools memlode has extractors for, which also leaves out memlode's own MCP tools.
-CAPTURED_TOOLS = (
-    "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|Grep|Glob|WebFetch|WebSearch"
-    "|AskUserQuestion|ExitPlanMode"
-)
-# Failures worth remembering: a rejected push, a failing test run, an edit that did not apply.
-FAILED_TOOLS = "Bash|Edit|MultiEdit|Write|NotebookEdit|WebFetch"
-HOOK_SPECS = (
-    HookSpec("SessionStart", "session-start", None, 5),
-    HookSpec("UserPromptSubmit", "prompt", None, 5),
-    HookSpec("PostToolUse", "post-tool", CAPTURED_TOOLS, 10, async_=True),
-    HookSpec("PostToolUseFailure", "post-tool-failure", FAILED_TOOLS, 10, async_=True),
-    HookSpec("Stop", "stop", None, 5),
-    HookSpec("PreCompact", "pre-compact", "auto|manual", 5),
-    HookSpec("PostCompact", "post-compact", "auto|manual", 5, async_=True),
-    HookSpec("SubagentStop", "subagent-stop", None, 5, async_=True),
-    HookSpec("SessionEnd", "session-end", None, 5),
-)
+HOOK_SPECS = CLIENT_HOOKS[DEFAULT_CLIENT]  # Claude Code's row of the hook-event table
 
 _OURS = re.compile(
     r"-m\s+memlode\.hooks\b|memlode\.hooks\.dispatch\b|(?:^|[\s/\\\"'])memlode\s+hook\s"
@@ -99,11 +66,16 @@ def _quote(path: str) -> str:
     return f'"{escaped}"'
 
 
-def hook_command(python: str, event: str, env: dict[str, str] | None = None) -> str:
+def hook_command(
+    python: str, event: str, env: dict[str, str] | None = None, client: str = DEFAULT_CLIENT
+) -> str:
+    """The command a client runs for memlode event ``event``: this interpreter straight into
+    the dispatcher, with the client named after the event (all but Claude Code's)."""
     prefix = ""
     if env and os.name != "nt":
         prefix = " ".join(f"{k}={_quote(v)}" for k, v in sorted(env.items())) + " "
-    return f'{prefix}{_quote(python)} -c "{HOOK_CODE}" {event}'
+    suffix = "" if client == DEFAULT_CLIENT else f" {client}"
+    return f'{prefix}{_quote(python)} -c "{HOOK_CODE}" {event}{suffix}'
 
 
 def _handler(spec: HookSpec, command: str) -> dict[str, Any]:
@@ -119,6 +91,7 @@ def merge_hooks(
     env: dict[str, str] | None = None,
     specs: tuple[HookSpec, ...] = HOOK_SPECS,
     handler: Any = None,
+    client: str = DEFAULT_CLIENT,
 ) -> dict[str, Any]:
     """``settings`` with memlode's hooks in place (a new dict; other entries untouched).
 
@@ -130,7 +103,7 @@ def merge_hooks(
     if not isinstance(hooks, dict):
         raise InvalidInput('"hooks" in the settings file is not an object; fix it by hand first')
     for spec in specs:
-        wanted = make_handler(spec, hook_command(python, spec.name, env))
+        wanted = make_handler(spec, hook_command(python, spec.name, env, client))
         groups = hooks.get(spec.event)
         if not isinstance(groups, list):
             groups = []
@@ -206,6 +179,27 @@ def remove_hooks(settings: dict[str, Any]) -> tuple[dict[str, Any], int]:
     if not hooks:
         del out["hooks"]
     return dict(out), removed
+
+
+# The Claude Code plugin's hooks (plugin/hooks/hooks.json): Claude Code's row of the table, each
+# run through the plugin's launcher. The file is generated from here; a test checks it is current.
+PLUGIN_LAUNCHER = 'sh "${CLAUDE_PLUGIN_ROOT}/scripts/run-memlode" hook'
+PLUGIN_DESCRIPTION = (
+    "memlode: capture the session and hand back what is remembered"
+    " (the hooks `memlode init` installs)"
+)
+
+
+def plugin_hooks_json() -> str:
+    """The text of plugin/hooks/hooks.json (regenerate: ``python -m memlode.cli.claude_cmds``)."""
+    hooks: dict[str, Any] = {}
+    for spec in HOOK_SPECS:
+        group: dict[str, Any] = {}
+        _set_matcher(group, spec.matcher)
+        group["hooks"] = [_handler(spec, f"{PLUGIN_LAUNCHER} {spec.name}")]
+        hooks[spec.event] = [group]
+    data = {"description": PLUGIN_DESCRIPTION, "hooks": hooks}
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 # ---- files -----------------------------------------------------------------------------------
@@ -313,16 +307,24 @@ def _explicit_env(ctx: click.Context) -> dict[str, str]:
 
 @click.command()
 @click.argument("event")
+@click.argument("client", required=False, default=DEFAULT_CLIENT)
 @click.pass_context
-def hook(ctx: click.Context, event: str) -> None:
-    """Run one Claude Code hook EVENT with its JSON payload on stdin (always exits 0).
+def hook(ctx: click.Context, event: str, client: str) -> None:
+    """Run one hook EVENT with its JSON payload on stdin (always exits 0).
 
-    Events: session-start, prompt, post-tool, stop, pre-compact, session-end. Installed hooks
-    call the hook dispatcher with `python -c` directly, which skips the CLI's start-up cost.
+    EVENT is memlode's event (session-start, prompt, post-tool, post-tool-failure, stop,
+    pre-compact, post-compact, subagent-stop, session-end) or the client's own name for it;
+    CLIENT is the assistant that fired it (claude, the default, codex, cursor, gemini, opencode,
+    windsurf). `memlode hook EVENT [CLIENT]` without options goes straight to the hook
+    dispatcher, skipping the CLI's start-up.
     """
     for key, value in _explicit_env(ctx).items():
         os.environ[key] = value
     # The hooks are another interface: started as installed hooks start them (this process
     # becomes the hook, with the same stdin and the same exit status 0), not imported.
     sys.stdout.flush()
-    os.execv(sys.executable, [sys.executable, "-c", HOOK_CODE, event])
+    os.execv(sys.executable, [sys.executable, "-c", HOOK_CODE, event, client])
+
+
+if __name__ == "__main__":  # the plugin's hooks.json, from the table
+    sys.stdout.write(plugin_hooks_json())

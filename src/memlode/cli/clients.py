@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any
 
 from memlode.cli.claude_cmds import (
-    HookSpec,
     is_memlode_command,
     merge_hooks,
     read_json,
@@ -50,29 +49,13 @@ from memlode.cli.claude_cmds import (
 from memlode.cli.claude_mcp import MCP_NAME
 from memlode.cli.toml_table import read_toml, remove_table, set_table, table_of
 from memlode.errors import InvalidInput
+from memlode.hook_events import CLIENT_HOOKS, HookSpec
 
 __all__ = ["CLIENTS", "Client", "clients_report", "disable_client", "init_client"]
 
 MCP_ARGS = ["-m", "memlode", "mcp"]
 TOML_KEY = ("mcp_servers", MCP_NAME)
 
-# Codex hook events (developers.openai.com/codex/hooks): Claude Code's names and payloads. Its
-# PostToolUse matches tool names; Bash is the one whose input memlode's extractors read.
-CODEX_HOOKS = (
-    HookSpec("SessionStart", "session-start", None, 5),
-    HookSpec("UserPromptSubmit", "prompt", None, 5),
-    HookSpec("PostToolUse", "post-tool", "Bash", 10),
-    HookSpec("PreCompact", "pre-compact", None, 5),
-    HookSpec("Stop", "stop", None, 5),
-)
-# Gemini CLI hook events (geminicli.com/docs/hooks/reference) and the memlode event each feeds.
-GEMINI_HOOKS = (
-    HookSpec("SessionStart", "session-start", None, 5),
-    HookSpec("BeforeAgent", "prompt", None, 5),
-    HookSpec("AfterAgent", "stop", None, 5),
-    HookSpec("PreCompress", "pre-compact", None, 5),
-    HookSpec("SessionEnd", "session-end", None, 5),
-)
 MS_PER_S = 1000  # Gemini CLI's hook timeouts are milliseconds
 
 
@@ -168,7 +151,7 @@ CLIENTS: dict[str, Client] = {
                 "project": lambda r: r / ".codex" / "hooks.json",
                 "user": lambda r: _codex_home() / "hooks.json",
             },
-            hook_specs=CODEX_HOOKS,
+            hook_specs=CLIENT_HOOKS["codex"],
             hook_handler=_codex_handler,
         ),
         Client(
@@ -194,7 +177,7 @@ CLIENTS: dict[str, Client] = {
                 "project": lambda r: r / ".gemini" / "settings.json",
                 "user": lambda r: _home() / ".gemini" / "settings.json",
             },
-            hook_specs=GEMINI_HOOKS,
+            hook_specs=CLIENT_HOOKS["gemini"],
             hook_handler=_gemini_handler,
         ),
         Client(
@@ -300,7 +283,7 @@ def init_client(
         hooks_path = client.hooks_files[scope](root)
         specs, handler = client.hook_specs, client.hook_handler
         changed_hooks = update_json(
-            hooks_path, lambda data: merge_hooks(data, python, env, specs, handler)
+            hooks_path, lambda data: merge_hooks(data, python, env, specs, handler, name)
         )
         state = "installed in" if changed_hooks else "already up to date in"
         events = ", ".join(s.event for s in specs)

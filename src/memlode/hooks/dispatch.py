@@ -20,54 +20,28 @@ import os
 import sys
 import time
 
-from memlode.fastjson import loads
+from memlode.fastjson import dumps, loads
+from memlode.hook_events import ADAPTED, CLIENT_LABELS, DEFAULT_CLIENT, EVENTS, event_name
 from memlode.hook_settings import HookSettings
 from memlode.hooks._log import log_line, timing_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
-__all__ = ["EVENTS", "MAX_PAYLOAD_BYTES", "canonical_event", "main", "run"]
+    from memlode.hooks.run import HookRun
 
-# Claude Code's event names and the short names used on the command line.
-EVENTS = {
-    "SessionStart": "session-start",
-    "UserPromptSubmit": "prompt",
-    "PostToolUse": "post-tool",
-    "PostToolUseFailure": "post-tool-failure",
-    "Stop": "stop",
-    "PreCompact": "pre-compact",
-    "PostCompact": "post-compact",
-    "SubagentStop": "subagent-stop",
-    "SessionEnd": "session-end",
-}
-_ALIASES = {
-    "user-prompt-submit": "prompt",
-    "user-prompt": "prompt",
-    "post-tool-use": "post-tool",
-    "posttooluse": "post-tool",
-    "post-tool-use-failure": "post-tool-failure",
-    "posttoolusefailure": "post-tool-failure",
-    "sessionstart": "session-start",
-    "sessionend": "session-end",
-    "precompact": "pre-compact",
-    "postcompact": "post-compact",
-    "subagentstop": "subagent-stop",
-}
+__all__ = ["MAX_PAYLOAD_BYTES", "canonical_event", "handler", "main", "run"]
+
 _LEFT_OPEN: list[object] = []  # hooks whose connection the process exit abandons
 
 # Payloads above this are not parsed (a Read of a huge file can produce tens of MB).
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
 
 
-def canonical_event(name: str) -> str | None:
-    name = name.strip()
-    if name in EVENTS.values():
-        return name
-    if name in EVENTS:
-        return EVENTS[name]
-    return _ALIASES.get(name.lower().replace("_", "-")) or _ALIASES.get(name.lower())
+def canonical_event(name: str, client: str = DEFAULT_CLIENT) -> str | None:
+    """memlode's event for a name on the command line or in a payload (``event_name``)."""
+    return event_name(name, client)
 
 
 def run(
@@ -76,8 +50,10 @@ def run(
     environ: Mapping[str, str] | None = None,
     *,
     keep_open: bool = False,
+    client: str = DEFAULT_CLIENT,
 ) -> str | None:
-    """Handle one event; the text to print (SessionStart/UserPromptSubmit only) or None.
+    """Handle one event from ``client``; the text to print (SessionStart/UserPromptSubmit
+    only) or None.
 
     ``keep_open`` leaves the database connection open for a process about to ``os._exit``.
     """
@@ -92,19 +68,24 @@ def run(
         return None
     started = time.perf_counter()
     try:
-        return _run(event, raw, settings, keep_open)
+        return _run(event, raw, settings, keep_open, client)
     except Exception as exc:
         log_line(settings.log_path, event, _describe(exc))
         return None
     finally:
-        timing_line(settings.timings_path, canonical_event(event) or event, _ms(started))
+        timing_line(settings.timings_path, canonical_event(event, client) or event, _ms(started))
 
 
 def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000.0
 
 
-def _run(event: str, raw: bytes, settings: HookSettings, keep_open: bool) -> str | None:
+def _run(
+    event: str, raw: bytes, settings: HookSettings, keep_open: bool, client: str
+) -> str | None:
+    if client not in CLIENT_LABELS:
+        log_line(settings.log_path, event, f"unknown client {client!r}; ignored")
+        return None
     if len(raw) > MAX_PAYLOAD_BYTES:
         log_line(settings.log_path, event, f"payload of {len(raw)} bytes skipped (too large)")
         return None
@@ -116,27 +97,44 @@ def _run(event: str, raw: bytes, settings: HookSettings, keep_open: bool) -> str
     if not isinstance(payload, dict):
         log_line(settings.log_path, event, "payload is not a JSON object; ignored")
         return None
-    name = canonical_event(event)
+    name = canonical_event(event, client)
     if name is None:
         declared = payload.get("hook_event_name")
-        name = canonical_event(declared) if isinstance(declared, str) else None
+        name = canonical_event(declared, client) if isinstance(declared, str) else None
     if name is None:
         log_line(settings.log_path, event, f"unknown hook event {event!r}; ignored")
         return None
+    if client in ADAPTED:  # the client's payload, in the shape the handlers read
+        from importlib import import_module
+
+        adapted = import_module(f"memlode.hooks.adapters.{client}").adapt(name, payload)
+        if adapted is None:
+            return None
+        name, payload = adapted
+        raw = dumps(payload).encode("utf-8")
     if settings.on_server:  # a PostgreSQL store: its resident runs the handler
         from memlode.hooks.handoff import hand_off
 
-        return hand_off(name, raw, payload, settings)
-    from memlode.hooks.handlers import HANDLERS, HookRun
+        return hand_off(name, raw, payload, settings, client)
+    from memlode.hooks.run import HookRun
 
-    hook = HookRun(name, payload, settings)
+    hook = HookRun(name, payload, settings, client=client)
     try:
-        return HANDLERS[name](hook)
+        return handler(name)(hook)
     finally:
         if keep_open:
             _LEFT_OPEN.append(hook)
         else:
             hook.close()
+
+
+def handler(event: str) -> Callable[[HookRun], str | None]:
+    """The handler of memlode event ``event``: its module alone is imported (``EVENTS``)."""
+    from importlib import import_module
+
+    module, function = EVENTS[event].split(":")
+    found: Callable[[HookRun], str | None] = getattr(import_module(module), function)
+    return found
 
 
 def _describe(exc: BaseException) -> str:
@@ -155,11 +153,12 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool = False) -> in
     """
     args = list(sys.argv[1:] if argv is None else argv)
     event = args[0] if args else ""
+    client = args[1] if len(args) > 1 else DEFAULT_CLIENT
     try:
         raw = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1) if sys.stdin is not None else b""
     except (OSError, ValueError):
         raw = b""
-    output = run(event, raw, keep_open=exit_process)
+    output = run(event, raw, keep_open=exit_process, client=client)
     if output:
         try:
             sys.stdout.write(output + "\n")

@@ -1,5 +1,7 @@
-"""One function per Claude Code hook event. Each gets a ``HookRun`` and returns the text to
-print (only SessionStart and UserPromptSubmit ever return any).
+"""One function per memlode hook event (``memlode.hook_events.EVENTS`` names each one's
+function; the prompt's is in ``memlode.hooks.prompt``). Each gets a ``HookRun``, its payload
+in Claude Code's shape (other clients' are adapted first: ``memlode.hooks.adapters``), and
+returns the text to print (only SessionStart and UserPromptSubmit ever return any).
 
 - SessionStart: starts or resumes the session (transcript path, model and cwd go into its
   metadata); prints the project's context block, and keeps it in the session's metadata
@@ -26,8 +28,7 @@ from __future__ import annotations
 import os
 import sys
 
-from memlode.hooks.prompt import user_prompt
-from memlode.hooks.run import SESSION_SOURCE, SOURCE, HookRun
+from memlode.hooks.run import SOURCE, HookRun
 from memlode.redact import redact, redact_value
 from memlode.storage import capture, fastpath
 from memlode.storage import capture_session as sessions
@@ -39,7 +40,17 @@ if TYPE_CHECKING:
 
     from memlode.hooks.extract import Observation
 
-__all__ = ["HANDLERS", "SESSION_SOURCE", "SOURCE", "HookRun"]
+__all__ = [
+    "checkpoint",
+    "post_compact",
+    "post_tool",
+    "post_tool_failure",
+    "pre_compact",
+    "session_end",
+    "session_start",
+    "stop",
+    "subagent_stop",
+]
 
 SUMMARY_IMPORTANCE = 0.6
 
@@ -68,7 +79,7 @@ def session_start(run: HookRun) -> str | None:
             log_line(run.settings.log_path, "session-start", f"context not built: {exc!r}")
     meta["start_context"] = {"chars": len(text), "text": text}  # nothing, when injection is off
     with run.write() as conn:
-        sessions.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE, meta)
+        sessions.start_session(conn, run.session_id, run.namespace, run.label, meta)
     if run.settings.resident_autostart:  # the store's resident, unless one runs (memlode.resident)
         from memlode.hooks._resident import ensure_running
 
@@ -130,7 +141,7 @@ def _store_observation(run: HookRun, obs: Observation) -> None:
         metadata.update(redacted_meta)
     namespace = run.namespace
     with run.write() as conn:
-        sessions.start_session(conn, run.session_id, namespace, SESSION_SOURCE)
+        sessions.start_session(conn, run.session_id, namespace, run.label)
         memory_id, created = capture.insert_memory(
             conn,
             content=content,
@@ -188,7 +199,7 @@ def checkpoint(run: HookRun, *, end: bool, extra: dict[str, Any] | None = None) 
             changes.update(extra)
         if last:
             changes["last_assistant_message"] = last[:600]
-        sessions.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE, changes)
+        sessions.start_session(conn, run.session_id, run.namespace, run.label, changes)
         meta = sessions.session_metadata(conn, run.session_id) or {}
         summary = build_summary(
             sessions.session_memories(conn, run.session_id),
@@ -302,16 +313,3 @@ def session_end(run: HookRun) -> str | None:
     checkpoint(run, end=True, extra={"end_reason": reason} if reason else None)
     ingest_transcript_detached(run)
     return None
-
-
-HANDLERS = {
-    "session-start": session_start,
-    "prompt": user_prompt,
-    "post-tool": post_tool,
-    "post-tool-failure": post_tool_failure,
-    "stop": stop,
-    "pre-compact": pre_compact,
-    "post-compact": post_compact,
-    "subagent-stop": subagent_stop,
-    "session-end": session_end,
-}

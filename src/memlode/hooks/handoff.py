@@ -55,14 +55,18 @@ def wait_ms(event: str, settings: HookSettings) -> int:
     return settings.resident_timeout_ms
 
 
-def hand_off(event: str, raw: bytes, payload: dict[str, Any], settings: HookSettings) -> str | None:
+def hand_off(
+    event: str, raw: bytes, payload: dict[str, Any], settings: HookSettings, client: str
+) -> str | None:
     """Spool the event, tell the resident, and return what it says to print (or None)."""
     from memlode.hooks._log import log_line
     from memlode.hooks.run import HookRun
     from memlode.resident_client import spool
     from memlode.resident_client.paths import database_path, socket_path, spool_path
 
-    run = HookRun(event, payload, settings)  # resolves the directory and namespace, opens nothing
+    run = HookRun(
+        event, payload, settings, client=client
+    )  # resolves the directory and namespace, opens nothing
     database = database_path(settings.home, settings.db_path)
     ident = os.urandom(8).hex()
     wait = wait_ms(event, settings)
@@ -71,6 +75,7 @@ def hand_off(event: str, raw: bytes, payload: dict[str, Any], settings: HookSett
         "id": ident,
         "t": time.time(),
         "event": event,
+        "client": client,
         "wait_ms": wait,
         "cwd": run.cwd,
         "namespace": run.namespace,
@@ -125,14 +130,18 @@ def apply(
     """Run one spooled event's handler on ``store``; what its hook would print. ``waited``:
     its hook still waits for the answer (else nothing is injected). ValueError for a line that
     is not a hook event."""
+    from memlode.hook_events import CLIENT_LABELS, DEFAULT_CLIENT, EVENTS
     from memlode.hook_settings import HookSettings
-    from memlode.hooks.handlers import HANDLERS, HookRun
+    from memlode.hooks.dispatch import handler
+    from memlode.hooks.run import HookRun
 
     event, payload, values = entry.get("event"), entry.get("payload"), entry.get("settings")
     cwd, namespace = entry.get("cwd"), entry.get("namespace")
+    client = entry.get("client", DEFAULT_CLIENT)  # lines spooled before clients were recorded
     if not (
         isinstance(event, str)
-        and event in HANDLERS
+        and event in EVENTS
+        and client in CLIENT_LABELS
         and isinstance(payload, dict)
         and isinstance(values, dict)
         and isinstance(cwd, str)
@@ -152,5 +161,6 @@ def apply(
         namespace=namespace,
         ranker=ranker,
         frequencies=frequencies,
+        client=str(client),
     )
-    return HANDLERS[event](run)
+    return handler(event)(run)

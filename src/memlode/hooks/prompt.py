@@ -9,7 +9,7 @@ can use, a question or a nudge ("continue") as a prompt, which recall leaves out
 
 from __future__ import annotations
 
-from memlode.hooks.run import SESSION_SOURCE, SOURCE, HookRun
+from memlode.hooks.run import SOURCE, HookRun
 from memlode.redact import redact
 from memlode.storage import capture
 from memlode.storage import capture_session as sessions
@@ -74,7 +74,7 @@ def user_prompt(run: HookRun) -> str | None:
     store_prompt = run.settings.capture and run.settings.capture_prompts and prompt.strip()
     if store_prompt or found_ids:
         with run.write() as conn:
-            sessions.start_session(conn, run.session_id, run.namespace, SESSION_SOURCE)
+            sessions.start_session(conn, run.session_id, run.namespace, run.label)
             if store_prompt:
                 content = redact(prompt[:MAX_PROMPT_CHARS]).strip()
                 metadata = run.base_metadata()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+from memlode.hook_events import CLIENT_LABELS, DEFAULT_CLIENT
 from memlode.storage import fastpath
 from memlode.storage.capture import HOOK_SOURCE
 
@@ -32,10 +33,9 @@ if TYPE_CHECKING:
     # terms -> (rows, {term: rows holding it}), or None: memlode.hooks._recall's idf
     Frequencies = Callable[[list[str]], "tuple[int, dict[str, int]] | None"]
 
-__all__ = ["SESSION_SOURCE", "SOURCE", "HookRun"]
+__all__ = ["SOURCE", "HookRun"]
 
 SOURCE = HOOK_SOURCE  # memories.source of everything the hooks capture
-SESSION_SOURCE = "claude-code"  # sessions.source
 
 
 class HookRun:
@@ -52,8 +52,12 @@ class HookRun:
         namespace: str | None = None,
         ranker: Ranker | None = None,
         frequencies: Frequencies | None = None,
+        client: str = DEFAULT_CLIENT,
     ) -> None:
         self.event = event
+        self.client = client
+        # what memlode records as the client: memories' metadata "client", sessions.source
+        self.label = CLIENT_LABELS.get(client, client)
         self.payload = payload
         self.settings = settings
         self.store = store  # a store opened by someone else (the resident's): not closed here
@@ -126,7 +130,8 @@ class HookRun:
     def base_metadata(self) -> dict[str, Any]:
         meta: dict[str, Any] = {
             "hook": self.payload.get("hook_event_name") or self.event,
-            "source": SESSION_SOURCE,
+            "source": self.label,
+            "client": self.label,
             "session_id": self.session_id,
         }
         for key in ("tool_use_id", "prompt_id", "agent_id"):
