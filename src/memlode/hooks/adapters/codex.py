@@ -1,0 +1,330 @@
+"""Codex CLI's hook payloads in Claude Code's shape.
+
+Codex (0.171) runs hooks in Claude Code's wire format: SessionStart, UserPromptSubmit, Stop,
+SessionEnd and the compaction events carry the same fields (plus ``turn_id``, ``model``) and
+pass through unchanged. Its PostToolUse differs (recorded in tests/clients/payloads/codex/):
+
+- The shell (the model's ``exec_command``) arrives as ``tool_name: "Bash"`` with
+  ``tool_input.command`` the command line, but ``tool_response`` is the command's output as one
+  string (stdout and stderr together) with no exit code, and a failed command fires PostToolUse
+  too (Codex has no PostToolUseFailure).
+- An edit arrives as ``tool_name: "apply_patch"`` with ``tool_input.command`` the patch text
+  (``*** Begin Patch`` / ``*** Update File: path`` / hunks) and ``tool_response`` the tool's
+  report (``Exit code: 0 ... Success. Updated the following files: ...``).
+- MCP tools keep Codex's names, ``mcp__<server>__<tool>``.
+
+The exit code and the real diff (with line numbers) are in the session's rollout file
+(``transcript_path``), written before the hook runs: an ``item_completed`` event whose item
+(``CommandExecution`` with ``exit_code``, ``FileChange`` with a ``unified_diff`` per file) has
+the call's id (``tool_use_id``). The adapter reads the end of that file for it; without it, a
+command counts as succeeded and an edit's hunks come from the patch (no line numbers).
+
+A failed command becomes memlode's ``post-tool-failure`` (``error``: what it printed); a patch
+becomes an ``Edit`` (or a ``Write`` for a new file) of its first file, with a
+``structuredPatch``. memlode's own MCP tools are left out.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["adapt", "adapt_all", "parse_patch"]
+
+OWN_TOOL_PREFIX = "mcp__memlode__"
+# How much of the rollout's end is searched for a call's result: its item_completed line is
+# among the last few written (the hook runs right after the call).
+ROLLOUT_TAIL_BYTES = 512 * 1024
+
+
+def adapt(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """memlode's event and the payload in Claude Code's shape, or None to ignore it."""
+    adapted = adapt_all(event, payload)
+    return adapted[0] if adapted else None
+
+
+def adapt_all(event: str, payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """As ``adapt``, one entry per file a patch touches (``adapt`` keeps the first)."""
+    if event not in ("post-tool", "post-tool-failure"):
+        return [(event, payload)]
+    tool = payload.get("tool_name")
+    if not isinstance(tool, str) or tool.startswith(OWN_TOOL_PREFIX):
+        return []
+    if tool == "Bash":
+        return [_shell(payload)]
+    if tool == "apply_patch":
+        return _patch(payload)
+    return [(event, payload)]
+
+
+# ---- the shell -----------------------------------------------------------------------------
+
+
+def _shell(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    response = payload.get("tool_response")
+    output = _text(response)
+    exit_code: int | None = None
+    if isinstance(response, dict):  # a later Codex may send the fields themselves
+        output = _text(response.get("stdout")) or _text(response.get("output"))
+        code = response.get("exit_code", response.get("exitCode"))
+        exit_code = code if isinstance(code, int) else None
+    item = _rollout_item(payload, "CommandExecution")
+    if item is not None:
+        code = item.get("exit_code")
+        exit_code = code if isinstance(code, int) else exit_code
+        output = output or _text(item.get("aggregated_output"))
+    shaped = {**payload, "tool_name": "Bash", "tool_input": {"command": _text(command)}}
+    if exit_code is not None and exit_code != 0:
+        shaped.pop("tool_response", None)
+        shaped["hook_event_name"] = "PostToolUseFailure"
+        shaped["error"] = f"Exit code {exit_code}\n{output}".rstrip()
+        return "post-tool-failure", shaped
+    shaped["tool_response"] = {
+        "stdout": output,
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+        "exit_code": exit_code,
+    }
+    return "post-tool", shaped
+
+
+# ---- apply_patch ---------------------------------------------------------------------------
+
+
+def _patch(payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    tool_input = payload.get("tool_input")
+    patch = ""
+    if isinstance(tool_input, dict):
+        for key in ("command", "input", "patch"):
+            if isinstance(tool_input.get(key), str):
+                patch = tool_input[key]
+                break
+    elif isinstance(tool_input, str):
+        patch = tool_input
+    files = parse_patch(patch)
+    if not files:
+        return []
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else ""
+    report = _text(payload.get("tool_response"))
+    exit_code = _reported_exit_code(report)
+    item = _rollout_item(payload, "FileChange")
+    changes = item.get("changes") if item is not None else None
+    if item is not None and item.get("status") == "failed" and exit_code is None:
+        exit_code = 1
+    out: list[tuple[str, dict[str, Any]]] = []
+    for change in files:
+        path = _absolute(str(change["path"]), str(cwd))
+        if exit_code is not None and exit_code != 0:
+            shaped = {
+                **payload,
+                "hook_event_name": "PostToolUseFailure",
+                "tool_name": "Edit",
+                "tool_input": {"file_path": path},
+                "error": report.strip() or f"Exit code {exit_code}",
+            }
+            shaped.pop("tool_response", None)
+            out.append(("post-tool-failure", shaped))
+            continue
+        hunks = change["hunks"]
+        if isinstance(changes, dict):
+            recorded = changes.get(path)
+            if isinstance(recorded, dict) and isinstance(recorded.get("unified_diff"), str):
+                hunks = _unified_hunks(recorded["unified_diff"]) or hunks
+        out.append(("post-tool", _edit_payload(payload, change, path, hunks)))
+    return out
+
+
+def _edit_payload(
+    payload: dict[str, Any], change: dict[str, Any], path: str, hunks: list[dict[str, Any]]
+) -> dict[str, Any]:
+    kind = change["kind"]
+    if kind == "add":
+        added = [line[1:] for h in change["hunks"] for line in h["lines"] if line[:1] == "+"]
+        content = "\n".join(added)
+        content += "\n" if content else ""
+        return {
+            **payload,
+            "tool_name": "Write",
+            "tool_input": {"file_path": path, "content": content},
+            "tool_response": {
+                "type": "create",
+                "filePath": path,
+                "content": content,
+                "structuredPatch": [],
+                "originalFile": None,
+            },
+        }
+    old = "\n".join(line[1:] for h in hunks for line in h["lines"] if line[:1] in ("-", " "))
+    new = "\n".join(line[1:] for h in hunks for line in h["lines"] if line[:1] in ("+", " "))
+    response: dict[str, Any] = {
+        "filePath": path,
+        "oldString": old,
+        "newString": new,
+        "structuredPatch": hunks,
+        "userModified": False,
+        "replaceAll": False,
+    }
+    if kind == "delete":
+        response["type"] = "delete"
+    moved = change.get("move_to")
+    if moved:
+        response["movedTo"] = moved
+    return {
+        **payload,
+        "tool_name": "Edit",
+        "tool_input": {"file_path": path, "old_string": old, "new_string": new},
+        "tool_response": response,
+    }
+
+
+def parse_patch(patch: str) -> list[dict[str, Any]]:
+    """The files of an ``apply_patch`` patch, in order: ``path``, ``kind`` (add, update,
+    delete), ``move_to`` (or None) and ``hunks`` (``structuredPatch``-like, without line
+    numbers: the patch format has none)."""
+    files: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    hunk: dict[str, Any] | None = None
+    for line in patch.splitlines():
+        header = _file_header(line)
+        if header is not None:
+            kind, path = header
+            hunk = {"lines": []} if kind != "delete" else None
+            current = {"path": path, "kind": kind, "move_to": None, "hunks": []}
+            if hunk is not None:
+                current["hunks"].append(hunk)
+            files.append(current)
+            continue
+        if current is None or line.startswith("*** End Patch") or line == "*** End of File":
+            continue
+        if line.startswith("*** Move to: "):
+            current["move_to"] = line[len("*** Move to: ") :].strip()
+        elif line.startswith("@@"):
+            hunk = {"lines": []}
+            if current["hunks"] and not current["hunks"][-1]["lines"]:
+                current["hunks"][-1] = hunk
+            else:
+                current["hunks"].append(hunk)
+        elif hunk is not None and line[:1] in ("+", "-", " "):
+            hunk["lines"].append(line)
+        elif hunk is not None and line == "":  # a blank context line whose space was trimmed
+            hunk["lines"].append(" ")
+    for entry in files:
+        entry["hunks"] = [h for h in entry["hunks"] if h["lines"]]
+    return files
+
+
+def _file_header(line: str) -> tuple[str, str] | None:
+    for prefix, kind in (
+        ("*** Add File: ", "add"),
+        ("*** Update File: ", "update"),
+        ("*** Delete File: ", "delete"),
+    ):
+        if line.startswith(prefix):
+            return kind, line[len(prefix) :].strip()
+    return None
+
+
+def _unified_hunks(diff: str) -> list[dict[str, Any]]:
+    """``@@ -a,b +c,d @@`` hunks of a unified diff as ``structuredPatch`` entries."""
+    hunks: list[dict[str, Any]] = []
+    for line in diff.splitlines():
+        if line.startswith("@@"):
+            ranges = line.split("@@")[1].split() if line.count("@@") >= 2 else []
+            old = _range(ranges[0]) if ranges else (0, 0)
+            new = _range(ranges[1]) if len(ranges) > 1 else (0, 0)
+            hunks.append(
+                {
+                    "oldStart": old[0],
+                    "oldLines": old[1],
+                    "newStart": new[0],
+                    "newLines": new[1],
+                    "lines": [],
+                }
+            )
+        elif hunks and line[:1] in ("+", "-", " ") and not line.startswith(("+++", "---")):
+            hunks[-1]["lines"].append(line)
+    return hunks
+
+
+def _range(text: str) -> tuple[int, int]:
+    start, _, count = text.lstrip("+-").partition(",")
+    try:
+        return int(start), int(count) if count else 1
+    except ValueError:
+        return 0, 0
+
+
+def _reported_exit_code(report: str) -> int | None:
+    """``Exit code: N`` at the head of apply_patch's report."""
+    for line in report.splitlines()[:3]:
+        if line.startswith("Exit code:"):
+            try:
+                return int(line.split(":", 1)[1].strip())
+            except ValueError:
+                return None
+    return None
+
+
+# ---- the rollout ---------------------------------------------------------------------------
+
+
+def _rollout_item(payload: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    """The ``item_completed`` item of type ``kind`` for this call in the session's rollout
+    (``transcript_path``), or None when it cannot be found or read."""
+    path = payload.get("transcript_path")
+    call = payload.get("tool_use_id")
+    if not isinstance(path, str) or not path or not isinstance(call, str) or not call:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(size - ROLLOUT_TAIL_BYTES, 0))
+            tail = handle.read()
+    except OSError:
+        return None
+    needle = f'"id":"{call}"'.encode()
+    if needle not in tail:
+        return None
+    from memlode.fastjson import loads
+
+    for raw in reversed(tail.split(b"\n")):
+        if needle not in raw or b"item_completed" not in raw:
+            continue
+        try:
+            line = loads(raw.decode("utf-8", "replace"))
+        except ValueError:
+            continue
+        event = line.get("payload") if isinstance(line, dict) else None
+        item = event.get("item") if isinstance(event, dict) else None
+        if isinstance(item, dict) and item.get("type") == kind and item.get("id") == call:
+            return item
+    return None
+
+
+# ---- small helpers -------------------------------------------------------------------------
+
+
+def _text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict | list):
+        from memlode.fastjson import dumps
+
+        try:
+            return str(dumps(value))
+        except (TypeError, ValueError):
+            return ""
+    return ""
+
+
+def _absolute(path: str, cwd: str) -> str:
+    if path.startswith("/") or not cwd:
+        return path
+    from os.path import join, normpath
+
+    return normpath(join(cwd, path))
