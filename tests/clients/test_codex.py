@@ -4,8 +4,9 @@ in a git project that the user config trusts.
 
 One scenario per module, run once (``codex_run``):
 
-0. ``memlode init --client codex`` (writes the project's ``.codex/config.toml`` MCP entry and
-   ``.codex/hooks.json``); ``codex app-server`` lists the hooks with their trust hash.
+0. ``memlode init --client codex`` (writes the MCP entry in ``config.toml`` and the hooks in
+   ``hooks.json``: ``$CODEX_HOME/`` or the project's ``.codex/``); ``codex app-server`` lists
+   the hooks with their trust hash.
 1. A ``codex exec`` without ``--dangerously-bypass-hook-trust``: Codex skips the untrusted hooks.
 2. Session 1 (``--dangerously-bypass-hook-trust``, as for automation): the model reads
    ``calc.py`` with the shell, edits it with ``apply_patch``, runs a check that fails with a
@@ -152,6 +153,15 @@ class Scenario:
     requests: list[Request]
     problems: list[str]
     records: list[dict[str, Any]] = field(default_factory=list)
+
+    def codex_files(self) -> tuple[Path, Path]:
+        """The config.toml and hooks.json ``memlode init`` wrote: the user's ($CODEX_HOME) or
+        the project's (.codex/), whichever holds memlode's hooks."""
+        for folder in (self.codex_home, self.project / ".codex"):
+            hooks = folder / "hooks.json"
+            if hooks.exists() and "memlode" in hooks.read_text():
+                return folder / "config.toml", hooks
+        raise AssertionError(f"no memlode hooks.json; init said: {self.init.stdout}")
 
     def memories(self) -> list[dict[str, Any]]:
         return [r for r in self.records if r.get("kind") == "memory"]
@@ -352,11 +362,11 @@ def test_codex_ran_every_session_against_the_script(codex_run: Scenario) -> None
     assert "LIMIT = 4096" in (codex_run.project / "calc.py").read_text()
 
 
-def test_init_writes_the_project_codex_config(codex_run: Scenario) -> None:
+def test_init_writes_codex_config_and_hooks(codex_run: Scenario) -> None:
     assert codex_run.init.returncode == 0, codex_run.init.stderr
-    config = (codex_run.project / ".codex" / "config.toml").read_text()
-    assert "[mcp_servers.memlode]" in config
-    hooks = json.loads((codex_run.project / ".codex" / "hooks.json").read_text())["hooks"]
+    config_file, hooks_file = codex_run.codex_files()
+    assert "[mcp_servers.memlode]" in config_file.read_text()
+    hooks = json.loads(hooks_file.read_text())["hooks"]
     assert {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"} <= set(hooks)
     for event, groups in hooks.items():
         for group in groups:
@@ -368,7 +378,7 @@ def test_init_writes_the_project_codex_config(codex_run: Scenario) -> None:
 def test_post_tool_hook_sees_apply_patch(codex_run: Scenario) -> None:
     """Codex names the edit tool ``apply_patch`` in PostToolUse: a matcher of ``Bash`` alone
     never sees an edit."""
-    hooks = json.loads((codex_run.project / ".codex" / "hooks.json").read_text())["hooks"]
+    hooks = json.loads(codex_run.codex_files()[1].read_text())["hooks"]
     matchers = [g.get("matcher") for g in hooks["PostToolUse"]]
     assert any(m in (None, "", "*") or "apply_patch" in str(m) for m in matchers), matchers
 
@@ -410,7 +420,7 @@ def test_codex_lists_memlodes_hooks_as_untrusted_with_a_hash_we_can_compute(
     """How a user (or ``memlode init``) trusts the hooks without the TUI: for each hook,
     ``[hooks.state."<hooks.json path>:<event>:<group>:<handler>"] trusted_hash = "sha256:..."``
     in the user's ``$CODEX_HOME/config.toml``."""
-    hooks_file = codex_run.project / ".codex" / "hooks.json"
+    hooks_file = codex_run.codex_files()[1]
     ours = {h["key"]: h for h in codex_run.hooks_listed if h["sourcePath"] == str(hooks_file)}
     hooks = json.loads(hooks_file.read_text())["hooks"]
     expected = {}
