@@ -3,7 +3,9 @@ against a scripted model (``gemini_api``): what its hooks store, what reaches th
 the MCP server answers.
 
 The scenario runs once for the module (``scenario``), each session one ``gemini -p PROMPT
---yolo`` in a trusted project folder (``GEMINI_CLI_TRUST_WORKSPACE=true``):
+--yolo`` in a trusted project folder (``GEMINI_CLI_TRUST_WORKSPACE=true``; in an untrusted
+folder ``gemini -p`` exits 55 asking for ``--skip-trust``, and with ``--skip-trust`` the
+project's ``.gemini/settings.json`` hooks and MCP servers are ignored without a word):
 
 - session 1: the model reads ``calc.py`` (read_file), edits it (replace), runs a check that
   fails with a distinctive error (run_shell_command), runs it again passing, and answers with
@@ -281,17 +283,24 @@ def test_the_scripted_model_answered_every_request(scenario: Scenario) -> None:
     assert scenario.results[UNRELATED]["response"] == UNRELATED_ANSWER
 
 
-def test_init_wires_hooks_and_mcp_server_into_the_project(scenario: Scenario) -> None:
-    settings = json.loads((scenario.project / ".gemini" / "settings.json").read_text())
-    wired = set(settings["hooks"])
+def test_init_wires_hooks_and_mcp_server(scenario: Scenario) -> None:
+    """Where ``init --client gemini`` put them: the user's settings or the project's (Gemini
+    CLI merges both; the project's only in a trusted folder)."""
+    wired: set[str] = set()
+    servers: set[str] = set()
+    for path in (scenario.home / ".gemini" / "settings.json",
+                 scenario.project / ".gemini" / "settings.json"):  # fmt: skip
+        settings = json.loads(path.read_text()) if path.exists() else {}
+        wired |= set(settings.get("hooks") or {})
+        servers |= set(settings.get("mcpServers") or {})
     assert {"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd"} <= wired
-    assert "memlode" in settings["mcpServers"]
+    assert "memlode" in servers
     declared = [
         d["name"]
         for t in scenario.requests_for(PROMPT)[0].body["tools"]
         for d in t.get("functionDeclarations") or []
     ]
-    assert RECALL_TOOL in declared  # the project's MCP server connected
+    assert RECALL_TOOL in declared  # the MCP server connected
 
 
 def test_gemini_keeps_its_own_chat_file_per_session(scenario: Scenario) -> None:
