@@ -439,7 +439,8 @@ def test_untrusted_hooks_do_not_run(codex_run: Scenario) -> None:
     stored = [m for m in codex_run.memories() if UNTRUSTED in m["content"]]
     assert stored == []
     turn = codex_run.turn(UNTRUSTED)
-    assert turn and "memlode" not in turn[0].raw
+    # memlode's MCP server runs without hook trust (its tools may be listed): no hook context
+    assert turn and "## memlode" not in turn[0].raw
 
 
 def test_init_tells_the_user_codex_hooks_need_trusting(codex_run: Scenario) -> None:
