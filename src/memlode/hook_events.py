@@ -23,8 +23,8 @@ in tests/clients confirm the ones that run here):
 - Gemini CLI: ``hooks`` in ``settings.json``; BeforeAgent/AfterAgent around a turn, AfterTool
   after each tool, PreCompress before a compression. Timeouts in milliseconds (the installer
   converts).
-- OpenCode: no hook files; a plugin memlode installs forwards its events (``session.created``,
-  ``chat.message``, ``tool.execute.after``, ``session.idle``, ``session.compacted``).
+- OpenCode: no hook files; a plugin memlode installs forwards its events and hooks
+  (``session.created``, ``chat.message``, ``tool.execute.after``, ``session.idle``, ...).
 - Cursor: ``hooks.json`` ``{"version": 1, "hooks": {...}}``, camelCase events.
 - Windsurf: ``hooks.json`` with snake_case events (``pre_user_prompt``, ``post_write_code``...).
 """
@@ -114,16 +114,22 @@ CLIENT_HOOKS: dict[str, tuple[HookSpec, ...]] = {
         HookSpec("BeforeAgent", "prompt", None, 5),
         HookSpec("AfterTool", "post-tool", None, 10),
         HookSpec("AfterAgent", "stop", None, 5),
-        HookSpec("PreCompress", "pre-compact", None, 5),
+        # Gemini fires PreCompress before every model request with trigger "auto" (before it
+        # checks whether anything needs compressing); its matcher is compared with the trigger
+        HookSpec("PreCompress", "pre-compact", "manual", 5),
         HookSpec("SessionEnd", "session-end", None, 5),
     ),
-    # The plugin memlode installs (memlode/hooks/opencode_plugin.js) maps these.
+    # The plugin memlode installs (memlode/hooks/opencode_plugin.js) receives this row: a tool
+    # that throws fires no tool.execute.after, only a message part in error.
     "opencode": (
         HookSpec("session.created", "session-start", None, 5),
         HookSpec("chat.message", "prompt", None, 5),
         HookSpec("tool.execute.after", "post-tool", None, 10, async_=True),
+        HookSpec("message.part.updated", "post-tool-failure", None, 10, async_=True),
         HookSpec("session.idle", "stop", None, 5, async_=True),
+        HookSpec("experimental.session.compacting", "pre-compact", None, 5),
         HookSpec("session.compacted", "post-compact", None, 5, async_=True),
+        HookSpec("session.deleted", "session-end", None, 5, async_=True),
     ),
     "cursor": (
         HookSpec("sessionStart", "session-start", None, 5),

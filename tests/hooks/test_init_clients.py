@@ -1,10 +1,13 @@
-"""``memlode init --client X`` / ``disable --client X`` / ``doctor`` for the assistants other than
-Claude Code, through the real entry point, with HOME a fake home and the cwd a fake project;
-every file is read back with its format's own parser (json, tomllib)."""
+"""``memlode init --client X`` / ``disable --client X`` / ``doctor`` for every assistant, through
+the real entry point, with HOME a fake home and the cwd a fake project; every file is read back
+with its format's own parser (json, tomllib), and compared byte for byte where it must not
+change."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import tomllib
 from collections.abc import Callable
@@ -18,17 +21,44 @@ from memlode.hook_events import CLIENT_HOOKS
 
 PYTHON = str(Path(sys.executable).absolute())
 MCP_ARGS = ["-m", "memlode", "mcp"]
+CLIENTS = ["claude", "codex", "cursor", "gemini", "opencode", "windsurf"]
 
-# client -> (scope -> file relative to the project ("P") or the home ("H")), reader, servers key
-FILES: dict[str, dict[str, tuple[str, str]]] = {
-    "codex": {"project": ("P", ".codex/config.toml"), "user": ("H", ".codex/config.toml")},
-    "cursor": {"project": ("P", ".cursor/mcp.json"), "user": ("H", ".cursor/mcp.json")},
-    "gemini": {"project": ("P", ".gemini/settings.json"), "user": ("H", ".gemini/settings.json")},
-    "opencode": {
-        "project": ("P", "opencode.json"),
-        "user": ("H", ".config/opencode/opencode.json"),
+# client -> scope -> (MCP file, hooks file, plugin file), relative to the project ("P:") or the
+# home ("H:"); None where the client has none in that scope.
+FILES: dict[str, dict[str, tuple[str | None, str | None, str | None]]] = {
+    "claude": {
+        "local": ("H:.claude.json", "P:.claude/settings.local.json", None),
+        "project": ("P:.mcp.json", "P:.claude/settings.json", None),
+        "user": ("H:.claude.json", "H:.claude/settings.json", None),
     },
-    "windsurf": {"user": ("H", ".codeium/windsurf/mcp_config.json")},
+    "codex": {
+        "local": ("H:.codex/config.toml", "H:.codex/hooks.json", None),
+        "project": ("P:.codex/config.toml", "P:.codex/hooks.json", None),
+    },
+    "cursor": {
+        "local": ("H:.cursor/mcp.json", "H:.cursor/hooks.json", None),
+        "project": ("P:.cursor/mcp.json", "P:.cursor/hooks.json", None),
+    },
+    "gemini": {
+        "local": ("H:.gemini/settings.json", "H:.gemini/settings.json", None),
+        "project": ("P:.gemini/settings.json", "P:.gemini/settings.json", None),
+    },
+    "opencode": {
+        "local": (
+            "H:.config/opencode/opencode.json",
+            None,
+            "H:.config/opencode/plugins/memlode.js",
+        ),
+        "project": ("P:opencode.json", None, "P:.opencode/plugins/memlode.js"),
+    },
+    "windsurf": {
+        "local": (
+            "H:.codeium/windsurf/mcp_config.json",
+            "H:.codeium/windsurf/hooks.json",
+            None,
+        ),
+        "project": (None, "P:.windsurf/hooks.json", None),
+    },
 }
 CASES = [(c, s) for c, scopes in FILES.items() for s in scopes]
 
@@ -41,30 +71,26 @@ def read(path: Path) -> dict[str, Any]:
     return data
 
 
-def servers(client: str, data: dict[str, Any]) -> dict[str, Any]:
+def servers(client: str, data: dict[str, Any], project: Path, scope: str) -> dict[str, Any]:
+    if client == "claude" and scope == "local":
+        data = data.get("projects", {}).get(str(project), {})
     key = {"codex": "mcp_servers", "opencode": "mcp"}.get(client, "mcpServers")
     found = data.get(key, {})
     assert isinstance(found, dict)
     return found
 
 
-def expected_entry(client: str, env: dict[str, str]) -> dict[str, Any]:
+def server_words(client: str, entry: dict[str, Any]) -> list[str]:
     if client == "opencode":
-        entry: dict[str, Any] = {"type": "local", "command": [PYTHON, *MCP_ARGS], "enabled": True}
-        if env:
-            entry["environment"] = env
-        return entry
-    entry = {"command": PYTHON, "args": MCP_ARGS}
-    if env:
-        entry["env"] = env
-    return entry
+        return list(entry["command"])
+    return [entry["command"], *entry["args"]]
 
 
 OTHER_SERVER: dict[str, Any] = {"command": "npx", "args": ["-y", "@acme/docs-mcp"]}
 OTHER_OPENCODE: dict[str, Any] = {"type": "local", "command": ["npx", "-y", "@acme/docs-mcp"]}
 
-# An existing config of each format with another server and unrelated keys, comments included
-# in the TOML (they must survive byte for byte).
+# Existing configs with another server, someone else's hook and unrelated keys, comments and a
+# hand-made layout included (they must survive byte for byte).
 CODEX_BEFORE = """# my Codex settings
 model = "o4-mini"  # fast
 approval_policy = "on-request"
@@ -77,20 +103,34 @@ args = ["-y", "@acme/docs-mcp"]
 [profiles.deep]
 model = "o3"
 """
+JSONC_BEFORE = """{
+    // my settings: comments and trailing commas, as Gemini CLI and OpenCode accept
+    "theme": "dark",
+    "nested": {"keep": [1, 2, 3]},
+    "SERVERS": {
+        "docs": DOCS, /* the docs server */
+    },
+    "hooks": {
+        "EVENT": [HOOK],
+    },
+}
+"""
 
 
-def seed(client: str, path: Path) -> None:
+def seed(client: str, path: Path, kind: str) -> None:
+    """An existing file of the user's at ``path`` (kind: mcp or hooks)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    if client == "codex":
+    if path.suffix == ".toml":
         path.write_text(CODEX_BEFORE, encoding="utf-8")
         return
-    data: dict[str, Any] = {"theme": "dark", "nested": {"keep": [1, 2, 3]}}
-    if client == "opencode":
-        data["$schema"] = "https://opencode.ai/config.json"
-        data["mcp"] = {"docs": OTHER_OPENCODE}
-    else:
-        data["mcpServers"] = {"docs": OTHER_SERVER}
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    key = {"opencode": "mcp"}.get(client, "mcpServers")
+    docs = OTHER_OPENCODE if client == "opencode" else OTHER_SERVER
+    event = CLIENT_HOOKS[client][-1].event
+    theirs: dict[str, Any] = {"command": "python3 ~/audit.py"}
+    hook = theirs if client in ("cursor", "windsurf") else {"hooks": [theirs]}
+    text = JSONC_BEFORE.replace("SERVERS", key).replace("DOCS", json.dumps(docs))
+    text = text.replace("EVENT", event).replace("HOOK", json.dumps(hook))
+    path.write_text(text, encoding="utf-8")
 
 
 @pytest.fixture
@@ -110,13 +150,19 @@ def run(project: Path, fake_home: Path) -> Callable[..., CliResult]:
     return call
 
 
-def where(client: str, scope: str, project: Path, home: Path) -> Path:
-    base, rel = FILES[client][scope]
-    return (project if base == "P" else home) / rel
+def where(client: str, scope: str, project: Path, home: Path) -> list[Path | None]:
+    out: list[Path | None] = []
+    for rel in FILES[client][scope]:
+        if rel is None:
+            out.append(None)
+        else:
+            base, _, name = rel.partition(":")
+            out.append((project if base == "P" else home) / name)
+    return out
 
 
 @pytest.mark.parametrize(("client", "scope"), CASES)
-def test_init_writes_the_clients_own_file(
+def test_init_writes_the_clients_own_files(
     client: str,
     scope: str,
     run: Callable[..., CliResult],
@@ -126,52 +172,122 @@ def test_init_writes_the_clients_own_file(
 ) -> None:
     done = run("init", "--client", client, "--scope", scope)
     assert done.returncode == 0, done.stderr
-    path = where(client, scope, project, fake_home)
-    assert f"mcp: registered in {path}" in done.stdout
-    env = {"MEMLODE_HOME": str(memlode_home.resolve())}  # the store this run used, pinned
-    assert servers(client, read(path)) == {"memlode": expected_entry(client, env)}
+    mcp, hooks, plugin = where(client, scope, project, fake_home)
+    written = [p for p in (mcp, hooks, plugin) if p is not None]
+    for path in written:
+        assert f"written to {path}" in done.stdout, (path, done.stdout)
+        text = path.read_text(encoding="utf-8")
+        if scope == "project":  # a file a team commits: nothing of this machine
+            for mine in (PYTHON, str(memlode_home), str(fake_home), "MEMLODE_HOME"):
+                assert mine not in text, (path, mine)
+        else:
+            assert PYTHON in text, path
+    if mcp is not None:
+        (entry,) = servers(client, read(mcp), project, scope).values()
+        expected = ["memlode", "mcp"] if scope == "project" else [PYTHON, *MCP_ARGS]
+        assert server_words(client, entry) == expected
+    if hooks is not None:
+        commands = [c for e, cs in _hook_commands(read(hooks)).items() for c in cs]
+        events = {spec.event for spec in CLIENT_HOOKS[client]}
+        assert set(_hook_commands(read(hooks))) == events
+        suffix = "" if client == "claude" else f" {client}"
+        for handler in commands:
+            assert handler["command"].endswith(suffix)
+            if scope == "project":
+                assert handler["command"].startswith("memlode hook ")
+    if scope != "project":
+        assert f"interpreter: {PYTHON}" in done.stdout
+    # nothing else was created: in the project, only the files of this scope
+    made = {p for p in project.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert made == {p for p in written if project in p.parents}
 
 
 @pytest.mark.parametrize(("client", "scope"), CASES)
-def test_init_keeps_the_rest_is_idempotent_and_disable_removes_exactly_ours(
+def test_init_keeps_the_rest_is_idempotent_and_disable_restores_every_file(
     client: str, scope: str, run: Callable[..., CliResult], project: Path, fake_home: Path
 ) -> None:
-    path = where(client, scope, project, fake_home)
-    seed(client, path)
-    before_text = path.read_text(encoding="utf-8")
-    before = read(path)
+    mcp, hooks, plugin = where(client, scope, project, fake_home)
+    if mcp is not None:
+        seed(client, mcp, "mcp")
+    if hooks is not None and hooks != mcp:
+        seed(client, hooks, "hooks")
+    paths = [p for p in dict.fromkeys((mcp, hooks, plugin)) if p is not None]
+    before = {p: (p.read_text(encoding="utf-8") if p.exists() else None) for p in paths}
 
     first = run("init", "--client", client, "--scope", scope)
     assert first.returncode == 0, first.stderr
-    after = read(path)
-    listed = servers(client, after)
-    assert listed["docs"] == servers(client, before)["docs"]
-    assert listed["memlode"]["command"] in (PYTHON, [PYTHON, *MCP_ARGS])
-    ours = ("mcpServers", "mcp", "mcp_servers", "hooks")  # Gemini's hooks share the file
-    assert {k: v for k, v in after.items() if k not in ours} == {
-        k: v for k, v in before.items() if k not in ours
-    }
-    if client == "codex":  # the lines around our table are the user's, byte for byte
-        assert path.read_text(encoding="utf-8").startswith(before_text)
+    if mcp is not None and mcp.suffix != ".toml":
+        after = mcp.read_text(encoding="utf-8")
+        assert "// my settings" in after and "/* the docs server */" in after  # comments kept
+        data = read_jsonc(mcp)
+        assert "docs" in servers(client, data, project, "project")  # where the user has it
+        assert "memlode" in servers(client, data, project, scope)
+    if mcp is not None and mcp.suffix == ".toml":
+        assert mcp.read_text(encoding="utf-8").startswith(CODEX_BEFORE)
+    written = {p: p.read_text(encoding="utf-8") for p in paths}
 
-    written = path.read_text(encoding="utf-8")
     second = run("init", "--client", client, "--scope", scope)
     assert second.returncode == 0, second.stderr
-    assert f"mcp: already registered in {path}" in second.stdout
     assert "Nothing changed" in second.stdout
-    assert path.read_text(encoding="utf-8") == written
+    assert {p: p.read_text(encoding="utf-8") for p in paths} == written
 
     off = run("disable", "--client", client, "--scope", scope)
     assert off.returncode == 0, off.stderr
-    assert f"mcp: unregistered from {path}" in off.stdout
-    assert read(path) == before
-    if client == "codex":
-        assert path.read_text(encoding="utf-8") == before_text
+    for path, text in before.items():
+        if text is None:
+            assert not path.exists(), path  # a file init created is gone again
+        else:
+            assert path.read_text(encoding="utf-8") == text, path  # byte for byte
 
     again = run("disable", "--client", client, "--scope", scope)
     assert again.returncode == 0, again.stderr
-    assert f"mcp: not registered in {path}" in again.stdout
-    assert read(path) == before
+    for path, text in before.items():
+        assert (path.read_text(encoding="utf-8") if path.exists() else None) == text
+
+
+def read_jsonc(path: Path) -> dict[str, Any]:
+    from memlode.cli.jsonc_edit import Document
+
+    return Document(path.read_text(encoding="utf-8"), str(path)).data
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_init_then_disable_without_files_leaves_nothing(
+    client: str, run: Callable[..., CliResult], project: Path, fake_home: Path
+) -> None:
+    assert run("init", "--client", client).returncode == 0
+    assert run("init", "--client", client, "--scope", "project").returncode == 0
+    off = run("disable", "--client", client)  # local and project
+    assert off.returncode == 0, off.stderr
+    left = [p for p in [*project.rglob("*"), *fake_home.rglob("*")] if p.is_file()]
+    assert [p for p in left if ".git" not in p.parts] == []
+
+
+def test_a_malformed_file_changes_nothing_at_all(
+    run: Callable[..., CliResult], project: Path, fake_home: Path
+) -> None:
+    config = fake_home / ".codex" / "config.toml"
+    hooks = fake_home / ".codex" / "hooks.json"
+    config.parent.mkdir()
+    config.write_text(CODEX_BEFORE, encoding="utf-8")
+    hooks.write_text('{"hooks": {"Stop": [}', encoding="utf-8")
+    done = run("init", "--client", "codex")
+    assert done.returncode != 0
+    (line,) = done.stderr.strip().splitlines()
+    assert str(hooks) in line and "not valid JSON" in line
+    assert config.read_text(encoding="utf-8") == CODEX_BEFORE  # the good file untouched too
+    assert hooks.read_text(encoding="utf-8") == '{"hooks": {"Stop": [}'
+
+
+def test_opencode_jsonc_is_edited_in_place(run: Callable[..., CliResult], project: Path) -> None:
+    path = project / "opencode.jsonc"
+    text = '{\n  // ours\n  "theme": "dark",\n}\n'
+    path.write_text(text, encoding="utf-8")
+    assert run("init", "--client", "opencode", "--scope", "project").returncode == 0
+    assert not (project / "opencode.json").exists()
+    assert "memlode" in read_jsonc(path)["mcp"]
+    assert run("disable", "--client", "opencode", "--scope", "project").returncode == 0
+    assert path.read_text(encoding="utf-8") == text
 
 
 def test_disable_keeps_someone_elses_server_named_memlode(
@@ -187,21 +303,14 @@ def test_disable_keeps_someone_elses_server_named_memlode(
     assert read(path) == theirs
 
 
-def test_windsurf_has_no_project_scope(
+def test_windsurf_project_scope_is_hooks_only(
     run: Callable[..., CliResult], project: Path, fake_home: Path
 ) -> None:
     done = run("init", "--client", "windsurf", "--scope", "project")
-    assert done.returncode != 0
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    assert "no project scope" in lines[0] and "--scope user" in lines[0]
-    assert "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stderr
+    assert (project / ".windsurf" / "hooks.json").is_file()
+    assert "reads MCP servers only from ~/.codeium/windsurf/mcp_config.json" in done.stdout
     assert not (fake_home / ".codeium").exists()
-    assert not (project / ".codeium").exists()
-    # With no --scope, Windsurf goes to the user scope.
-    default = run("init", "--client", "windsurf")
-    assert default.returncode == 0, default.stderr
-    assert (fake_home / ".codeium" / "windsurf" / "mcp_config.json").is_file()
 
 
 def test_claude_only_options_are_refused_for_other_clients(
@@ -220,18 +329,20 @@ def test_codex_table_defined_another_way_is_refused_not_broken(
     path.parent.mkdir()
     text = '[mcp_servers]\nmemlode.command = "elsewhere"\n'
     path.write_text(text)
-    done = run("init", "--client", "codex")
+    done = run("init", "--client", "codex", "--scope", "project")
     assert done.returncode != 0
     assert "edit its [mcp_servers.memlode] table by hand" in done.stderr
     assert path.read_text() == text
 
 
 def _hook_commands(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Event -> memlode's and others' handlers (a group's matcher added), either layout."""
     found: dict[str, list[dict[str, Any]]] = {}
-    for event, groups in data.get("hooks", {}).items():
-        for group in groups:
-            for handler in group["hooks"]:
-                found.setdefault(event, []).append({**handler, "matcher": group.get("matcher")})
+    for event, entries in data.get("hooks", {}).items():
+        for entry in entries:
+            handlers = entry.get("hooks") if isinstance(entry.get("hooks"), list) else [entry]
+            for handler in handlers:
+                found.setdefault(event, []).append({**handler, "matcher": entry.get("matcher")})
     return found
 
 
@@ -240,27 +351,27 @@ def test_codex_hooks_in_hooks_json(run: Callable[..., CliResult], project: Path)
     path.parent.mkdir()
     theirs = {"type": "command", "command": "python3 ~/audit.py", "timeout": 3}
     path.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [theirs]}]}}))
-    done = run("init", "--client", "codex")
+    done = run("init", "--client", "codex", "--scope", "project")
     assert done.returncode == 0, done.stderr
     hooks = _hook_commands(read(path))
-    ours = {e: h for e, hs in hooks.items() for h in hs if "memlode.hooks.dispatch" in h["command"]}
+    ours = {e: h for e, hs in hooks.items() for h in hs if h["command"].startswith("memlode ")}
     assert set(ours) == {spec.event for spec in CLIENT_HOOKS["codex"]}
     assert ours["PostToolUse"]["matcher"] is None  # every tool: the adapter keeps what it reads
     assert ours["UserPromptSubmit"]["command"].endswith(" prompt codex")
     assert all(h["timeout"] <= 10 and "async" not in h for h in ours.values())
-    assert f'"{PYTHON}" -c' in ours["SessionStart"]["command"]
+    assert ours["SessionStart"]["command"] == "memlode hook session-start codex"
     assert any(h["command"] == "python3 ~/audit.py" for h in hooks["Stop"])
 
-    off = run("disable", "--client", "codex")
+    off = run("disable", "--client", "codex", "--scope", "project")
     assert off.returncode == 0, off.stderr
     assert f"removed {len(CLIENT_HOOKS['codex'])} memlode handler(s)" in off.stdout
     assert read(path) == {"hooks": {"Stop": [{"hooks": [theirs]}]}}
 
 
-def test_gemini_hooks_share_settings_json(run: Callable[..., CliResult], project: Path) -> None:
+def test_gemini_hooks_share_settings_json(run: Callable[..., CliResult], fake_home: Path) -> None:
     done = run("init", "--client", "gemini")
     assert done.returncode == 0, done.stderr
-    data = read(project / ".gemini" / "settings.json")
+    data = read(fake_home / ".gemini" / "settings.json")
     assert "memlode" in data["mcpServers"]
     hooks = _hook_commands(data)
     assert set(hooks) == {spec.event for spec in CLIENT_HOOKS["gemini"]}
@@ -270,19 +381,17 @@ def test_gemini_hooks_share_settings_json(run: Callable[..., CliResult], project
     assert before_agent["timeout"] == 5000  # Gemini CLI counts milliseconds
     off = run("disable", "--client", "gemini")
     assert off.returncode == 0, off.stderr
-    assert read(project / ".gemini" / "settings.json") == {"mcpServers": {}}
+    assert not (fake_home / ".gemini" / "settings.json").exists()  # init had created it
 
 
 def test_a_wired_gemini_prompt_hook_answers_in_geminis_format(
-    run: Callable[..., CliResult], project: Path
+    run: Callable[..., CliResult], project: Path, fake_home: Path
 ) -> None:
     """The BeforeAgent command as installed, fed Gemini CLI's payload: exit 0 and one JSON object
     whose hookSpecificOutput.additionalContext (what Gemini CLI reads) holds the memory."""
-    import subprocess
-
     run("store", "The billing service retries webhooks three times", "--type", "decision")
     assert run("init", "--client", "gemini").returncode == 0
-    data = read(project / ".gemini" / "settings.json")
+    data = read(fake_home / ".gemini" / "settings.json")
     command = _hook_commands(data)["BeforeAgent"][0]["command"]
     payload = {
         "session_id": "g-1",
@@ -300,23 +409,42 @@ def test_a_wired_gemini_prompt_hook_answers_in_geminis_format(
     assert "webhooks three times" in out["hookSpecificOutput"]["additionalContext"]
 
 
-def test_doctor_lists_the_clients_found(
+def test_doctor_lists_the_clients_their_scopes_and_what_they_wait_for(
     run: Callable[..., CliResult], project: Path, fake_home: Path
 ) -> None:
     (fake_home / ".cursor").mkdir()
-    (fake_home / ".gemini").mkdir()
-    assert run("init", "--client", "gemini").returncode == 0
-    done = run("doctor", "--json")
-    report = json.loads(done.stdout)
+    assert run("init", "--client", "gemini", "--scope", "project").returncode == 0
+    assert run("init", "--client", "codex").returncode == 0
+    report = json.loads(run("doctor", "--json").stdout)
     assert {"hooks", "mcp", "database", "problems", "ok"} <= set(report)  # the shape it had
     by_name = {c["client"]: c for c in report["clients"]}
-    assert set(by_name) == {"cursor", "gemini"}  # found: their folders exist; no others
+    assert set(by_name) == {"cursor", "gemini", "codex"}  # found or wired; no others
     assert by_name["cursor"]["registered"] is False
-    assert by_name["gemini"]["registered"] is True
-    events = {e for h in by_name["gemini"]["hooks"] for e in h["events"]}
-    assert "BeforeAgent" in events
+    gemini = by_name["gemini"]
+    assert gemini["registered"] is True and gemini["scopes"]["project"]["mcp"] is True
+    assert "BeforeAgent" in gemini["scopes"]["project"]["hooks"]
+    assert any("trust" in w and str(project) in w for w in gemini["waits_for"])
+    assert any("/hooks" in w for w in by_name["codex"]["waits_for"])
+    assert gemini["last_hook"] is None
+
+    # a hook as the client runs it is seen
+    command = _hook_commands(read(project / ".gemini" / "settings.json"))["SessionStart"][0]
+    env = {**os.environ, "PATH": f"{Path(PYTHON).parent}{os.pathsep}{os.environ['PATH']}"}
+    payload = {"session_id": "g-2", "cwd": str(project), "hook_event_name": "SessionStart"}
+    subprocess.run(
+        command["command"],
+        shell=True,
+        input=json.dumps(payload),
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+    )
+    again = json.loads(run("doctor", "--json").stdout)
+    seen = {c["client"]: c["last_hook"] for c in again["clients"]}
+    assert seen["gemini"] is not None and seen["codex"] is None
     text = run("doctor").stdout
-    assert "client  gemini: registered in" in text
+    assert "client  gemini: project: mcp, hooks 6; waits: trust" in text
     assert "client  cursor: memlode not registered" in text
 
 

@@ -90,14 +90,18 @@ def _hooks_report(path: Path, cache: dict[str, str]) -> dict[str, Any]:
     return report
 
 
-def _mcp_report(path: Path) -> dict[str, Any]:
+def _mcp_report(path: Path, key: tuple[str, ...] = ("mcpServers",)) -> dict[str, Any]:
     report: dict[str, Any] = {"file": str(path), "registered": False}
+    if len(key) > 1:
+        report["under"] = ".".join(key[:-1])
     try:
-        data = read_json(path)
+        data: Any = read_json(path)
     except InvalidInput as exc:
         report["error"] = str(exc)
         return report
-    servers = data.get("mcpServers")
+    for step in key[:-1]:
+        data = data.get(step) if isinstance(data, dict) else None
+    servers = data.get(key[-1]) if isinstance(data, dict) else None
     if isinstance(servers, dict) and isinstance(servers.get(MCP_NAME), dict):
         report["registered"] = True
         report["command"] = servers[MCP_NAME].get("command")
@@ -208,14 +212,27 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
         return
     root = project_root()
     cache: dict[str, str] = {}
-    files = [root / ".claude" / "settings.json", Path.home() / ".claude" / "settings.json"]
+    files = [
+        root / ".claude" / "settings.local.json",
+        root / ".claude" / "settings.json",
+        Path.home() / ".claude" / "settings.json",
+    ]
     files += [Path(f).expanduser().resolve() for f in settings_file]
     files = list(dict.fromkeys(files))
     hooks = [_hooks_report(f, cache) for f in files]
-    mcp = [_mcp_report(root / ".mcp.json"), _mcp_report(Path.home() / ".claude.json")]
+    local = ("projects", str(root), "mcpServers")
+    mcp = [
+        _mcp_report(Path.home() / ".claude.json", local),
+        _mcp_report(root / ".mcp.json"),
+        _mcp_report(Path.home() / ".claude.json"),
+    ]
     database, problems = _database_report(settings)
-    problems += _hook_problems(hooks)
-    if not any(m["registered"] for m in mcp):
+    from memlode.cli.client_report import clients_report
+
+    clients, client_problems = clients_report(root, settings.home)
+    plugin = any(c["client"] == "claude" and c["claude_plugin"] for c in clients)
+    problems += _hook_problems(hooks, plugin)
+    if not plugin and not any(m["registered"] for m in mcp):
         problems.append("mcp: memlode is not registered; run `memlode init`")
     from memlode.storage.db import fts5_available
 
@@ -224,21 +241,6 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
         problems.append("sqlite: FTS5 is not available in this Python's SQLite")
     embedder = _embedder_report(settings)
     problems += _embedder_problems(embedder)
-    from memlode.cli.clients import clients_report
-
-    clients, client_problems = clients_report(root)
-    if (Path.home() / ".claude").is_dir():  # Claude Code: the hooks and mcp sections above
-        registered = any(m["registered"] for m in mcp)
-        clients.insert(
-            0,
-            {
-                "client": "claude",
-                "folder": str(Path.home() / ".claude"),
-                "registered": registered,
-                "mcp": mcp,
-                "hooks": hooks,
-            },
-        )
     problems += client_problems
     from memlode.hook_settings import HookSettings
 
@@ -317,10 +319,10 @@ def _described(url: str) -> str:
     return describe(url)
 
 
-def _hook_problems(hooks: list[dict[str, Any]]) -> list[str]:
+def _hook_problems(hooks: list[dict[str, Any]], plugin: bool) -> list[str]:
     installed = [h for h in hooks if h["events"]]
     if not installed:
-        return ["hooks: not installed; run `memlode init`"]
+        return [] if plugin else ["hooks: not installed; run `memlode init`"]
     problems: list[str] = []
     for report in installed:
         missing = [s.event for s in HOOK_SPECS if s.event not in report["events"]]
@@ -376,12 +378,20 @@ def _print_repair(report: dict[str, Any]) -> None:
 
 
 def _client_state(found: dict[str, Any]) -> str:
-    """One line: where memlode is registered for a client, and its hooks where it has them."""
-    where = [m["file"] for m in found["mcp"] if m["registered"]]
-    state = f"registered in {', '.join(where)}" if where else "memlode not registered"
-    if found["client"] != "claude" and found["hooks"] is not None:
-        events = sorted({e for h in found["hooks"] for e in h["events"]})
-        state += f"; hooks: {', '.join(events) if events else 'none'}"
+    """One line: per scope what memlode has there, what the client waits for, the last hook."""
+    parts = []
+    for scope, state in found["scopes"].items():
+        have = (["mcp"] if state["mcp"] else []) + (["plugin"] if state["plugin"] else [])
+        if state["hooks"]:
+            have.append(f"hooks {len(state['hooks'])}")
+        if have:
+            parts.append(f"{scope}: {', '.join(have)}")
+    if found.get("claude_plugin"):
+        parts.append("plugin enabled")
+    state = "; ".join(parts) or "memlode not registered"
+    if found["waits_for"]:
+        state += "; waits: " + "; ".join(found["waits_for"])
+    state += f"; last hook {found['last_hook'] or 'never'}"
     return state
 
 

@@ -1,11 +1,10 @@
-"""``memlode init`` and ``memlode disable``: Claude Code's hooks and MCP registration by default
-(``memlode.cli.claude_cmds``, ``memlode.cli.claude_mcp``), or with ``--client`` another
-assistant's own configuration (``memlode.cli.clients``).
+"""``memlode init`` and ``memlode disable``: an assistant's hooks (or plugin) and MCP
+registration, Claude Code's by default, another's with ``--client`` (the table in
+``memlode.cli.clients``; the edits in ``memlode.cli.wiring``).
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,15 +12,10 @@ from typing import Any
 import click
 
 from memlode.cli import claude_mcp
-from memlode.cli.claude_cmds import (
-    _explicit_env,
-    _paths,
-    merge_hooks,
-    project_root,
-    remove_hooks,
-    update_json,
-)
-from memlode.cli.claude_mcp import MCP_NAME
+from memlode.cli.claude_cmds import _explicit_env, project_root, update_json
+from memlode.cli.clients import CLIENTS, SCOPES, Client, Launch
+from memlode.cli.common import echo_json, json_option
+from memlode.cli.wiring import Edit, apply, plan_disable, plan_init
 from memlode.errors import InvalidInput, StorageError
 
 __all__ = ["CLIENT_NAMES", "disable", "init"]
@@ -32,20 +26,22 @@ def _scope_option(fn: Any) -> Any:
         "--mcp-file",
         type=click.Path(dir_okay=False),
         default=None,
-        help="MCP registration file (default: .mcp.json, or ~/.claude.json for --scope user).",
+        help="Claude Code: the MCP registration file to edit instead of the scope's.",
     )(fn)
     fn = click.option(
         "--settings-file",
         type=click.Path(dir_okay=False),
         default=None,
-        help="Claude Code settings file to edit (default: the scope's settings.json).",
+        help="Claude Code: the settings file for the hooks instead of the scope's.",
     )(fn)
     fn = click.option(
         "--scope",
-        type=click.Choice(["project", "user"]),
+        type=click.Choice(SCOPES),
         default=None,
-        help="project (the default; Windsurf: user only): the project's config files;"
-        " user: the ones in your home folder (Claude Code: ~/.claude/settings.json).",
+        help="local (init's default): your personal settings for this project (Claude Code:"
+        " .claude/settings.local.json and ~/.claude.json; the others keep none per project, so"
+        " their user config); project: the files a team commits, naming only the `memlode`"
+        " command; user: your user config. disable's default: local and project.",
     )(fn)
     return click.option(
         "--client",
@@ -56,19 +52,16 @@ def _scope_option(fn: Any) -> Any:
     )(fn)
 
 
-# The assistants `--client` knows; all but Claude Code are in memlode.cli.clients (imported only
-# when one is asked for).
-CLIENT_NAMES = ["claude", "codex", "cursor", "gemini", "opencode", "windsurf"]
+CLIENT_NAMES = list(CLIENTS)  # the assistants `--client` knows
 
 
-def _other_client(ctx: click.Context, client: str, **claude_only: object) -> bool:
-    """True if ``client`` is not Claude Code (then the Claude-only options must be unset)."""
+def _claude_only(client: str, **claude_only: object) -> None:
+    """The Claude-only options must be unset for another client."""
     if client == "claude":
-        return False
+        return
     given = [f"--{k.replace('_', '-')}" for k, v in claude_only.items() if v]
     if given:
         raise InvalidInput(f"{', '.join(given)}: only with --client claude")
-    return True
 
 
 @click.command()
@@ -94,6 +87,7 @@ def _other_client(ctx: click.Context, client: str, **claude_only: object) -> boo
     type=click.IntRange(1, 65535),
     help="With --http: the port `memlode mcp --http` serves on.",
 )
+@json_option
 @click.pass_context
 def init(
     ctx: click.Context,
@@ -105,38 +99,111 @@ def init(
     use_http: bool,
     host: str,
     port: int,
+    as_json: bool,
 ) -> None:
-    """Install memlode's Claude Code hooks and register its MCP server.
+    """Wire memlode into an assistant: its hooks (or plugin) and its MCP server.
 
-    Merges into the existing settings (other hooks are kept) and is safe to run again.
-    Restart Claude Code (or review /hooks) afterwards. With --http the MCP entry points at
-    `memlode mcp --http` and carries its bearer token; start that server yourself.
-
-    --client codex|cursor|gemini|opencode|windsurf writes that assistant's own MCP config (and
-    the Codex CLI and Gemini CLI hooks) instead.
+    Merges into the existing settings (other entries, comments and formatting are kept) and is
+    safe to run again; nothing is written if any file cannot be read. --scope local (the
+    default) writes your personal settings for this project, naming this interpreter; --scope
+    project writes the files a team commits, naming only the `memlode` command; --scope user
+    your user configuration. Restart the assistant afterwards.
     """
-    python = str(Path(sys.executable).absolute())
+    wired = CLIENTS[client]
+    _claude_only(client, settings_file=settings_file, mcp_file=mcp_file, http=use_http)
+    scope = scope or "local"
+    root = project_root()
     env = _explicit_env(ctx)
-    if _other_client(
-        ctx, client, settings_file=settings_file, mcp_file=mcp_file, no_mcp=no_mcp, http=use_http
-    ):
-        from memlode.cli.clients import init_client
-
-        for line in init_client(client, scope, project_root(), python, env):
+    launch = (
+        Launch(None) if scope == "project" else Launch(str(Path(sys.executable).absolute()), env)
+    )
+    edits, lines = plan_init(
+        wired,
+        scope,
+        root,
+        launch,
+        mcp_file=_resolved(mcp_file),
+        hooks_file=_resolved(settings_file),
+        with_mcp=not (no_mcp or use_http),
+    )
+    apply(edits)
+    notes = _init_notes(wired, scope, root, env)
+    changed = any(e.changed for e in edits)
+    if as_json:
+        echo_json(
+            {
+                "client": client,
+                "scope": scope,
+                "files": [{"path": str(e.path), "changed": e.changed} for e in edits],
+                "notes": notes,
+            }
+        )
+    else:
+        for line in lines:
             click.echo(line)
-        return
-    scope = scope or "project"
-    settings_path, mcp_path, user_mcp = _paths(scope, settings_file, mcp_file)
-    changed = update_json(settings_path, lambda data: merge_hooks(data, python, env))
-    click.echo(f"hooks: {'installed in' if changed else 'already up to date in'} {settings_path}")
-    if not no_mcp and use_http:
+    if use_http:
         _register_http(ctx, scope, mcp_file, host, port)
-    elif not no_mcp:
-        changed = update_json(mcp_path, claude_mcp.register(claude_mcp.stdio_entry(python, env)))
-        where = f"{mcp_path}" + (" (user scope)" if user_mcp else "")
-        click.echo(f"mcp: {'registered in' if changed else 'already registered in'} {where}")
-    click.echo(f"interpreter: {python}")
-    click.echo("Restart Claude Code (or open /hooks) so it picks up the new hooks.")
+    if as_json:
+        return
+    for note in notes:
+        click.echo(note)
+    click.echo(
+        f"Restart {wired.title} so it picks up memlode."
+        if changed or use_http
+        else f"Nothing changed: memlode was already set up for {wired.title}."
+    )
+
+
+def _resolved(path: str | None) -> Path | None:
+    return Path(path).expanduser().resolve() if path else None
+
+
+def _init_notes(wired: Client, scope: str, root: Path, env: dict[str, str]) -> list[str]:
+    """What the user must know or do: approvals, where memlode went, stale shared entries."""
+    notes: list[str] = []
+    if scope == "local" and wired.name != "claude":
+        notes.append(
+            f"{wired.title} keeps no personal settings per project: memlode went into your user"
+            " configuration (each project keeps its own memory)."
+        )
+    if scope == "project" and env:
+        names = ", ".join(sorted(env))
+        notes.append(
+            f"{names}: this machine's, so not written into files a team shares; teammates use"
+            " their own store (default ~/.memlode)."
+        )
+    approval = wired.approval.get(scope)
+    if approval:
+        notes.append(approval)
+    if scope != "project":
+        stale = _shared_with_paths(wired, root)
+        if stale:
+            notes.append(
+                f"{', '.join(map(str, stale))} also runs memlode by this machine's paths (an older"
+                " `memlode init`): run `memlode disable --scope project`, then"
+                " `memlode init --scope project` if your team shares it."
+            )
+    if wired.schema_only:
+        notes.append(
+            f"{wired.title}: its hook and MCP files follow its documentation; no {wired.title}"
+            " ran against them here."
+        )
+    return notes
+
+
+def _shared_with_paths(wired: Client, root: Path) -> list[Path]:
+    """The project's shared files that hold memlode entries naming an interpreter path."""
+    found: list[Path] = []
+    for path in {wired.mcp_path("project", root), wired.hooks_path("project", root)}:
+        if path is None or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "memlode" in text and ("memlode.hooks.dispatch" in text or '"-m", "memlode"' in text):
+            found.append(path)
+    return sorted(found)
 
 
 def _register_http(
@@ -171,6 +238,7 @@ def _register_http(
 
 @click.command()
 @_scope_option
+@json_option
 @click.pass_context
 def disable(
     ctx: click.Context,
@@ -178,44 +246,44 @@ def disable(
     scope: str | None,
     settings_file: str | None,
     mcp_file: str | None,
+    as_json: bool,
 ) -> None:
-    """Remove memlode's hooks and MCP registration; the stored memories are kept."""
-    if _other_client(ctx, client, settings_file=settings_file, mcp_file=mcp_file):
-        from memlode.cli.clients import disable_client
+    """Remove memlode's hooks and MCP registration; the stored memories are kept.
 
-        for line in disable_client(client, scope, project_root()):
-            click.echo(line)
+    Without --scope: this project's personal and shared files (local and project). Each file
+    is left as `init` found it: a file `init` created is deleted, nothing else changes.
+    """
+    wired = CLIENTS[client]
+    _claude_only(client, settings_file=settings_file, mcp_file=mcp_file)
+    root = project_root()
+    scopes = [scope] if scope else [s for s in ("local", "project") if s in _scopes_of(wired)]
+    edits: list[Edit] = []
+    lines: list[str] = []
+    for each in scopes:
+        planned, said = plan_disable(
+            wired,
+            each,
+            root,
+            mcp_file=_resolved(mcp_file),
+            hooks_file=_resolved(settings_file),
+        )
+        seen = {e.path for e in edits}
+        edits += [e for e in planned if e.path not in seen]
+        lines += [line for line in said if line not in lines]
+    apply(edits)
+    if as_json:
+        echo_json(
+            {
+                "client": client,
+                "scopes": scopes,
+                "files": [{"path": str(e.path), "changed": e.changed} for e in edits],
+            }
+        )
         return
-    scope = scope or "project"
-    settings_path, mcp_path, _ = _paths(scope, settings_file, mcp_file)
-    removed = 0
+    for line in lines:
+        click.echo(line)
+    click.echo(f"Your memories are kept; run `memlode init --client {client}` to turn it back on.")
 
-    def strip_hooks(data: dict[str, Any]) -> dict[str, Any]:
-        nonlocal removed
-        out, removed = remove_hooks(data)
-        return out
 
-    if settings_path.exists():
-        update_json(settings_path, strip_hooks)
-    click.echo(f"hooks: removed {removed} memlode handler(s) from {settings_path}")
-    dropped = False
-
-    def unregister(data: dict[str, Any]) -> dict[str, Any]:
-        nonlocal dropped
-        out = json.loads(json.dumps(data))
-        servers = out.get("mcpServers")
-        if isinstance(servers, dict) and claude_mcp.is_our_entry(servers.get(MCP_NAME)):
-            del servers[MCP_NAME]
-            dropped = True
-        return dict(out)
-
-    if mcp_path.exists():
-        update_json(mcp_path, unregister)
-    click.echo(f"mcp: {'unregistered from' if dropped else 'not registered in'} {mcp_path}")
-    local = Path.home() / ".claude.json"
-    if scope == "project" and not mcp_file and local.exists():
-        dropped = False
-        update_json(local, lambda data: claude_mcp.drop_local(data, project_root(), unregister))
-        if dropped:
-            click.echo(f"mcp: unregistered from {local} (local scope of {project_root()})")
-    click.echo("Your memories are kept; run `memlode init` to turn capture back on.")
+def _scopes_of(wired: Client) -> set[str]:
+    return set(wired.mcp_files) | set(wired.hooks_files) | set(wired.plugin_files)

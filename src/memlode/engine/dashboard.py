@@ -328,7 +328,7 @@ def hook_timings(home: os.PathLike[str] | str) -> list[dict[str, Any]]:
     by_event: dict[str, list[float]] = {}
     for line in lines:
         parts = line.split()
-        if len(parts) != 3:
+        if len(parts) not in (3, 4):  # when, event, milliseconds[, client]
             continue
         try:
             milliseconds = float(parts[2])

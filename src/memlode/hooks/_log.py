@@ -1,6 +1,7 @@
 """The hook error log: ``$MEMLODE_HOME/hooks.log``, and the hook timing log:
 ``$MEMLODE_HOME/hook-timings.log`` (one line per hook run: when, the event, the milliseconds
-memlode spent from reading the payload to its answer; the dashboard's Health page reads it).
+memlode spent from reading the payload to its answer, the client that ran it; the dashboard's
+Health page and ``doctor``'s "last hook seen" read it).
 Both bounded in size.
 
 Hooks must print nothing, so failures go here (and nowhere else). When the file passes
@@ -35,13 +36,13 @@ def log_line(path: str, event: str, message: str) -> None:
         pass
 
 
-def timing_line(path: str, event: str, milliseconds: float) -> None:
+def timing_line(path: str, event: str, milliseconds: float, client: str) -> None:
     """Append one hook run's time (its home exists once the hook has opened its store);
     never raises. One short write with O_APPEND, so parallel hooks never interleave a line."""
     try:
         _rotate(path)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        _append(path, f"{stamp} {event} {milliseconds:.1f}\n")
+        _append(path, f"{stamp} {event} {milliseconds:.1f} {client}\n")
     except Exception:
         pass
 

@@ -73,7 +73,8 @@ def run(
         log_line(settings.log_path, event, _describe(exc))
         return None
     finally:
-        timing_line(settings.timings_path, canonical_event(event, client) or event, _ms(started))
+        name = canonical_event(event, client) or event
+        timing_line(settings.timings_path, name, _ms(started), client)
 
 
 def _ms(started: float) -> float:

@@ -251,8 +251,8 @@ def ingest_transcript_detached(run: HookRun) -> None:
     a large file, so it never runs inside the hook: the hook starts it and returns at once.
     """
     path = run.text("transcript_path", 4096)
-    if not path or not run.settings.ingest_transcripts:
-        return
+    if not path or not run.settings.ingest_transcripts or run.client != "claude":
+        return  # other clients' conversation files are not Claude Code transcripts
     if not os.path.isfile(path):
         return
     env = dict(os.environ)
