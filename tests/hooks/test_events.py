@@ -48,8 +48,9 @@ def test_example_payloads_round_trip(hook, payloads, proj_engine: Engine, memlod
     assert not (memlode_home / "hooks.log").exists()
     # each run's own time, one line each, for the dashboard's Health page
     timed = [line.split() for line in (memlode_home / "hook-timings.log").read_text().splitlines()]
-    assert [event for _, event, _ in timed] == EVENTS
-    assert all(0.0 < float(ms) < 60_000 for _, _, ms in timed)
+    assert [event for _, event, _, _ in timed] == EVENTS
+    assert all(0.0 < float(ms) < 60_000 for _, _, ms, _ in timed)
+    assert {client for *_, client in timed} == {"claude"}  # who ran it: doctor's last hook
 
 
 def test_session_start_injects_compact_context(hook, payloads, proj_engine: Engine):

@@ -1,5 +1,6 @@
 """``memlode init`` / ``disable`` / ``doctor`` through the real entry point, on empty, existing
-and twice-initialised Claude Code settings files."""
+and twice-initialised Claude Code settings files. HOME is a folder of the test's own: the
+default scope writes personal settings, some of them in the home."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from memlode.hook_events import CLIENT_HOOKS
+
+HOOK_SPECS = CLIENT_HOOKS["claude"]
 
 EVENTS = [
     "SessionStart",
@@ -42,6 +47,14 @@ OTHER_SETTINGS: dict[str, Any] = {
 }
 
 
+@pytest.fixture(autouse=True)
+def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
 def memlode(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
@@ -60,15 +73,19 @@ def ours(settings: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, 
     for event, groups in settings.get("hooks", {}).items():
         for group in groups:
             for handler in group["hooks"]:
-                if "memlode.hooks" in handler["command"]:
+                if "memlode.hooks" in handler["command"] or "memlode hook " in handler["command"]:
                     found.append((event, group, handler))
     return found
 
 
-def test_init_on_empty_project(project: Path) -> None:
+def test_init_on_empty_project(project: Path, fake_home: Path) -> None:
     result = memlode("init", cwd=project)
     assert result.returncode == 0, result.stderr
-    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    # personal settings: the project's settings.local.json (Claude Code keeps it out of git)
+    # and the project's entry in ~/.claude.json; no file a team commits
+    assert not (project / ".claude" / "settings.json").exists()
+    assert not (project / ".mcp.json").exists()
+    settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     found = ours(settings)
     assert sorted(e for e, _, _ in found) == sorted(EVENTS)
     python = str(Path(sys.executable).absolute())
@@ -82,21 +99,55 @@ def test_init_on_empty_project(project: Path) -> None:
             assert {"Read", "Edit", "Write", "Bash", "Grep", "Glob", "WebFetch"} <= set(
                 group["matcher"].split("|")
             )
-    mcp = json.loads((project / ".mcp.json").read_text())
-    server = mcp["mcpServers"]["memlode"]
+    mcp = json.loads((fake_home / ".claude.json").read_text())
+    server = mcp["projects"][str(project)]["mcpServers"]["memlode"]
     assert server["type"] == "stdio"
     assert (server["command"], server["args"]) == (python, ["-m", "memlode", "mcp"])
 
 
+def test_project_scope_is_what_a_team_can_commit(project: Path, fake_home: Path) -> None:
+    result = memlode("init", "--scope", "project", cwd=project)
+    assert result.returncode == 0, result.stderr
+    texts = [(project / f).read_text() for f in (".claude/settings.json", ".mcp.json")]
+    python = str(Path(sys.executable).absolute())
+    for text in texts:
+        assert python not in text and str(project.parent) not in text and "MEMLODE" not in text
+    settings = json.loads(texts[0])
+    commands = sorted(h["command"] for groups in settings["hooks"].values() for g in groups
+                      for h in g["hooks"])  # fmt: skip
+    assert commands == sorted(f"memlode hook {s.name}" for s in HOOK_SPECS)
+    assert json.loads(texts[1])["mcpServers"]["memlode"] == {
+        "type": "stdio",
+        "command": "memlode",
+        "args": ["mcp"],
+    }
+    assert "approve the servers of .mcp.json" in result.stdout
+    assert not (fake_home / ".claude.json").exists()
+
+    # a teammate with memlode on PATH: the committed hook stores the prompt
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    payload = {"session_id": "t-1", "cwd": str(project), "prompt": "use tabs for the makefile"}
+    proc = subprocess.run(
+        command, shell=True, input=json.dumps(payload), text=True, capture_output=True,
+        cwd=project, env=env, timeout=60,
+    )  # fmt: skip
+    assert (proc.returncode, proc.stderr) == (0, "")
+    listed = memlode("list", "--json", "--namespace", "proj", cwd=project)
+    assert "use tabs for the makefile" in listed.stdout
+
+
 def test_init_keeps_other_entries_and_is_idempotent(project: Path) -> None:
-    settings_path = project / ".claude" / "settings.json"
+    settings_path = project / ".claude" / "settings.local.json"
     settings_path.parent.mkdir()
     settings_path.write_text(json.dumps(OTHER_SETTINGS, indent=2))
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"github": {"command": "gh"}}}))
-    assert memlode("init", cwd=project).returncode == 0
+    assert memlode("init", "--scope", "project", "--settings-file", str(settings_path),
+                   cwd=project).returncode == 0  # fmt: skip
     first = settings_path.read_text()
     first_mcp = (project / ".mcp.json").read_text()
-    again = memlode("init", cwd=project)
+    again = memlode("init", "--scope", "project", "--settings-file", str(settings_path),
+                    cwd=project)  # fmt: skip
     assert again.returncode == 0 and "already up to date" in again.stdout
     assert settings_path.read_text() == first  # byte for byte: nothing changed
     assert (project / ".mcp.json").read_text() == first_mcp
@@ -140,14 +191,14 @@ def test_disable_removes_exactly_ours(project: Path, memlode_home: Path) -> None
     settings_path.parent.mkdir()
     settings_path.write_text(json.dumps(OTHER_SETTINGS))
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"github": {"command": "gh"}}}))
+    before = (settings_path.read_text(), (project / ".mcp.json").read_text())
+    memlode("init", "--scope", "project", cwd=project)
     memlode("init", cwd=project)
     memlode("store", "a memory that must survive", cwd=project)
-    result = memlode("disable", cwd=project)
+    result = memlode("disable", cwd=project)  # both of this project's scopes
     assert result.returncode == 0 and f"removed {len(EVENTS)}" in result.stdout
-    assert json.loads(settings_path.read_text()) == OTHER_SETTINGS
-    assert json.loads((project / ".mcp.json").read_text()) == {
-        "mcpServers": {"github": {"command": "gh"}}
-    }
+    assert (settings_path.read_text(), (project / ".mcp.json").read_text()) == before
+    assert not (project / ".claude" / "settings.local.json").exists()
     listed = memlode("list", "--json", cwd=project)
     assert "a memory that must survive" in listed.stdout
     assert memlode("disable", cwd=project).returncode == 0  # twice is fine
@@ -164,7 +215,7 @@ def test_user_scope_uses_home_files(project: Path, tmp_path: Path) -> None:
     assert claude["numStartups"] == 3 and "memlode" in claude["mcpServers"]
     assert not (project / ".claude").exists()
     assert memlode("disable", "--scope", "user", cwd=project, env=env).returncode == 0
-    assert "memlode" not in json.loads((home / ".claude.json").read_text())["mcpServers"]
+    assert json.loads((home / ".claude.json").read_text()) == {"numStartups": 3}
 
 
 def test_init_refuses_a_broken_settings_file(project: Path) -> None:
@@ -178,7 +229,7 @@ def test_init_refuses_a_broken_settings_file(project: Path) -> None:
 
 def test_installed_command_runs_through_the_shell(project: Path, payloads) -> None:
     memlode("init", cwd=project)
-    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     command = next(h["command"] for e, _, h in ours(settings) if e == "PostToolUse")
     proc = subprocess.run(
         ["sh", "-c", command],

@@ -397,3 +397,24 @@ def test_a_message_typed_while_a_reply_ran_is_stored_as_an_instruction(
     assert told[0].created_at.startswith("2026-03-02T09:05:00")
     # a second ingest of the same file changes nothing
     assert ingest_transcript(engine, path).units_added == 0
+
+
+def test_an_enqueue_followed_by_the_same_prompt_is_the_prompt_not_an_interjection(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """Claude Code 2.1 writes an enqueue line before every prompt in print mode (and the same
+    text as the user message after it): stored once, as the turn, never as "User said while
+    the assistant worked"."""
+    path = tmp_path / "s.jsonl"
+    w = factory.TranscriptWriter(path, session_id="sess-print")
+    text = "rename the billing retry constant to MAX_WEBHOOK_RETRIES everywhere"
+    for operation in ("enqueue", "dequeue"):
+        record = {"type": "queue-operation", "operation": operation, "sessionId": "sess-print"}
+        record.update(content=text, timestamp="2026-03-02T09:05:00.000Z")
+        w.write_raw(json.dumps(record) + "\n")
+    w.prompt(text)
+    w.reply("Renamed it in three files.")
+    ingest_transcript(engine, path)
+    rows = stored(engine)
+    assert not [m for m in rows if m.content.startswith("User said while the assistant worked")]
+    assert sum(text in m.content for m in rows) == 1

@@ -28,6 +28,7 @@ from memlode.hooks._log import log_line, timing_line
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
 
     from memlode.hooks.run import HookRun
 
@@ -105,14 +106,38 @@ def _run(
     if name is None:
         log_line(settings.log_path, event, f"unknown hook event {event!r}; ignored")
         return None
+    events = [(name, payload)]
     if client in ADAPTED:  # the client's payload, in the shape the handlers read
-        from importlib import import_module
+        events = _adapted(client, name, payload)
+    output: str | None = None
+    for name, payload in events:
+        if len(events) > 1 or client in ADAPTED:
+            raw = dumps(payload).encode("utf-8")
+        output = _handle(name, raw, payload, settings, keep_open, client) or output
+    return output
 
-        adapted = import_module(f"memlode.hooks.adapters.{client}").adapt(name, payload)
-        if adapted is None:
-            return None
-        name, payload = adapted
-        raw = dumps(payload).encode("utf-8")
+
+def _adapted(client: str, event: str, payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The events a client's payload stands for (``memlode.hooks.adapters``)."""
+    from importlib import import_module
+
+    module = import_module(f"memlode.hooks.adapters.{client}")
+    several = getattr(module, "adapt_all", None)
+    if several is not None:
+        found: list[tuple[str, dict[str, Any]]] = several(event, payload)
+        return found
+    one: tuple[str, dict[str, Any]] | None = module.adapt(event, payload)
+    return [one] if one is not None else []
+
+
+def _handle(
+    name: str,
+    raw: bytes,
+    payload: dict[str, Any],
+    settings: HookSettings,
+    keep_open: bool,
+    client: str,
+) -> str | None:
     if settings.on_server:  # a PostgreSQL store: its resident runs the handler
         from memlode.hooks.handoff import hand_off
 

@@ -309,6 +309,9 @@ def pre_compact(run: HookRun) -> str | None:
 
 
 def session_end(run: HookRun) -> str | None:
+    if sessions.session_metadata(run.conn, run.session_id) is None:
+        # no session to end: a command that starts none fired it (`claude mcp list`)
+        return None
     reason = run.text("reason", 60)
     checkpoint(run, end=True, extra={"end_reason": reason} if reason else None)
     ingest_transcript_detached(run)

@@ -421,7 +421,24 @@ def _split(records: Iterator[Record], transcript: Transcript) -> tuple[list[Reco
         if transcript.git_branch is None:
             transcript.git_branch = text_field(rec.data.get("gitBranch"))
         (side if rec.sidechain else main).append(rec)
+    if transcript.queued:
+        # an enqueue followed by the same text as a user message is how current Claude Code
+        # writes every prompt in print mode (and a message typed while it works, once the turn
+        # takes it): the prompt itself, not an interjection
+        said = {_said(rec) for rec in main if rec.type == "user"}
+        transcript.queued = [q for q in transcript.queued if " ".join(q.text.split()) not in said]
     return main, side
+
+
+def _said(rec: Record) -> str:
+    """A user line's text, whitespace folded (its text blocks joined)."""
+    message = rec.data.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        content = "\n".join(
+            str(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return " ".join(content.split()) if isinstance(content, str) else ""
 
 
 class _Threads:
