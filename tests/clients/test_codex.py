@@ -23,7 +23,6 @@ prompt and UserPromptSubmit's in one right after it).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import subprocess
 import sys
@@ -37,6 +36,8 @@ import pytest
 from tests.clients import responses_api
 from tests.clients.scripted import Reply, Request, ScriptedServer, ToolCall
 from tests.conftest import process_environment
+
+from memlode.cli.client_report import codex_hook_hash
 
 pytestmark = pytest.mark.heavy
 
@@ -386,30 +387,6 @@ def test_post_tool_hook_sees_apply_patch(codex_run: Scenario) -> None:
 # ---- hook trust -------------------------------------------------------------------------------
 
 
-def codex_hook_hash(event_key: str, group: dict[str, Any], handler: dict[str, Any]) -> str:
-    """Codex's trust hash of one command hook (codex-rs hooks/src/engine/discovery.rs,
-    ``command_hook_hash``): SHA-256 of the compact, key-sorted JSON of
-    ``{"event_name": <snake_case event>, "matcher"?: ..., "hooks": [{"type": "command",
-    "command": ..., "timeout": <seconds, default 600>, "async": false, "statusMessage"?: ...}]}``,
-    written ``sha256:<hex>``."""
-    normalized: dict[str, Any] = {
-        "type": "command",
-        "command": handler["command"],
-        "timeout": handler.get("timeout", 600),
-        "async": bool(handler.get("async", False)),
-    }
-    if handler.get("statusMessage") is not None:
-        normalized["statusMessage"] = handler["statusMessage"]
-    identity: dict[str, Any] = {"event_name": event_key, "hooks": [normalized]}
-    if group.get("matcher") not in (None, "") and event_key not in (
-        "user_prompt_submit",
-        "stop",
-    ):
-        identity["matcher"] = group["matcher"]
-    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
-
-
 def _snake(event: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in event).lstrip("_")
 
@@ -427,10 +404,8 @@ def test_codex_lists_memlodes_hooks_as_untrusted_with_a_hash_we_can_compute(
     for event, groups in hooks.items():
         for g, group in enumerate(groups):
             for n, handler in enumerate(group["hooks"]):
-                if event == "SessionEnd":  # Codex caps SessionEnd hooks at 3 s
-                    handler = {**handler, "timeout": min(int(handler.get("timeout", 600)), 3)}
                 key = f"{hooks_file}:{_snake(event)}:{g}:{n}"
-                expected[key] = codex_hook_hash(_snake(event), group, handler)
+                expected[key] = codex_hook_hash(_snake(event), group.get("matcher"), handler)
     assert {k: h["currentHash"] for k, h in ours.items()} == expected
     assert {h["trustStatus"] for h in ours.values()} == {"untrusted"}
 

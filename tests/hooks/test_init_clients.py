@@ -457,3 +457,34 @@ def test_doctor_flags_a_registration_whose_interpreter_is_gone(
     path.write_text(json.dumps({"mcpServers": {"memlode": gone}}))
     report = json.loads(run("doctor", "--json").stdout)
     assert any("cursor" in p and "/nowhere/bin/python" in p for p in report["problems"])
+
+
+def test_doctor_sees_codex_hooks_trusted_once_their_hashes_are_recorded(
+    run: Callable[..., CliResult], fake_home: Path
+) -> None:
+    """Codex keys trust to each hook's hash (tests/clients/test_codex.py checks the formula
+    against Codex's own listing); doctor stops asking once every memlode hook is trusted."""
+    from memlode.cli.client_report import codex_hook_hash
+
+    assert run("init", "--client", "codex").returncode == 0
+    waits = _codex_waits(run)
+    assert waits and "0 of 6" in waits[0]
+    hooks_file = fake_home / ".codex" / "hooks.json"
+    lines = []
+    for event, groups in read(hooks_file)["hooks"].items():
+        snake = "".join("_" + c.lower() if c.isupper() else c for c in event).lstrip("_")
+        for g, group in enumerate(groups):
+            for n, handler in enumerate(group["hooks"]):
+                digest = codex_hook_hash(snake, group.get("matcher"), handler)
+                lines.append(f'[hooks.state."{hooks_file}:{snake}:{g}:{n}"]')
+                lines.append(f'trusted_hash = "{digest}"\n')
+    with (fake_home / ".codex" / "config.toml").open("a", encoding="utf-8") as fh:
+        fh.write("\n" + "\n".join(lines))
+    assert _codex_waits(run) == []
+
+
+def _codex_waits(run: Callable[..., CliResult]) -> list[str]:
+    report = json.loads(run("doctor", "--json").stdout)
+    (codex,) = [c for c in report["clients"] if c["client"] == "codex"]
+    waits: list[str] = codex["waits_for"]
+    return waits

@@ -19,7 +19,7 @@ from memlode.cli.wiring import PLUGIN_MARK, read_text
 from memlode.errors import InvalidInput
 from memlode.hook_events import CLIENT_LABELS
 
-__all__ = ["clients_report", "last_hooks"]
+__all__ = ["clients_report", "codex_hook_hash", "codex_trust", "last_hooks"]
 
 
 def last_hooks(home: Path) -> dict[str, str]:
@@ -38,6 +38,64 @@ def last_hooks(home: Path) -> dict[str, str]:
         except OSError:
             continue
     return seen
+
+
+def codex_hook_hash(event: str, matcher: object, handler: dict[str, Any]) -> str:
+    """Codex's trust hash of one command hook (its ``command_hook_hash``; tests/clients checks
+    it against what Codex itself lists): SHA-256 of the compact, key-sorted JSON of the event
+    (snake_case), the matcher (not for user_prompt_submit and stop) and the handler as Codex
+    normalises it (timeout in seconds, 600 by default, SessionEnd's capped at 3)."""
+    import hashlib
+    import json
+
+    timeout = int(handler.get("timeout", 600))
+    if event == "session_end":
+        timeout = min(timeout, 3)
+    normalized: dict[str, Any] = {
+        "type": "command",
+        "command": handler.get("command"),
+        "timeout": timeout,
+        "async": bool(handler.get("async", False)),
+    }
+    if handler.get("statusMessage") is not None:
+        normalized["statusMessage"] = handler["statusMessage"]
+    identity: dict[str, Any] = {"event_name": event, "hooks": [normalized]}
+    if matcher not in (None, "") and event not in ("user_prompt_submit", "stop"):
+        identity["matcher"] = matcher
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _snake(event: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in event).lstrip("_")
+
+
+def codex_trust(hooks_path: Path, config_path: Path) -> tuple[int, int]:
+    """(memlode's hooks in ``hooks_path``, how many of them Codex trusts): trust is a
+    ``[hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash`` in the user's config
+    that matches the hook's current hash."""
+    import tomllib
+
+    doc = _readable(hooks_path)
+    hooks = doc.get(("hooks",)) if doc else None
+    try:
+        text = read_text(config_path) or ""
+        state = tomllib.loads(text).get("hooks", {}).get("state", {})
+    except (InvalidInput, tomllib.TOMLDecodeError):
+        state = {}
+    ours = trusted = 0
+    for event, groups in (hooks or {}).items():
+        for g, group in enumerate(groups if isinstance(groups, list) else []):
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for n, handler in enumerate(inner if isinstance(inner, list) else []):
+                if not (isinstance(handler, dict) and is_memlode_command(handler.get("command"))):
+                    continue
+                ours += 1
+                key = f"{hooks_path}:{_snake(event)}:{g}:{n}"
+                wanted = codex_hook_hash(_snake(event), group.get("matcher"), handler)
+                entry = state.get(key) if isinstance(state, dict) else None
+                trusted += isinstance(entry, dict) and entry.get("trusted_hash") == wanted
+    return ours, trusted
 
 
 def _document(path: Path) -> Document | None:
@@ -145,8 +203,17 @@ def _waits_for(client: Client, scopes: dict[str, dict[str, Any]], root: Path) ->
         )
         if not approved:
             waits.append("approve memlode's server of .mcp.json when Claude Code asks")
-    if client.name == "codex" and any(s.get("hooks") for s in scopes.values()):
-        waits.append("trust memlode's hooks in Codex's /hooks (Codex runs no untrusted hook)")
+    if client.name == "codex":
+        from memlode.cli.clients import _codex_home
+
+        for scope in scopes:
+            path = client.hooks_path(scope, root)
+            ours, trusted = codex_trust(path, _codex_home() / "config.toml") if path else (0, 0)
+            if trusted < ours:
+                waits.append(
+                    f"trust memlode's hooks in Codex's /hooks ({trusted} of {ours} in {path}"
+                    " trusted; Codex runs no untrusted hook)"
+                )
     if client.name == "gemini" and scopes.get("project", {}).get("hooks"):
         trusted = os.environ.get("GEMINI_CLI_TRUST_WORKSPACE", "").lower() == "true"
         doc = _readable(Path.home() / ".gemini" / "trustedFolders.json")
