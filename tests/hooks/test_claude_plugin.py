@@ -179,6 +179,83 @@ def test_a_plugin_hook_runs_memlode_from_path(workdir: Path, tmp_path: Path, for
     assert text in _stored_prompts(workdir)
 
 
+def _flagged_script(folder: Path, flags: str) -> None:
+    """A ``memlode`` console script as pipx 1.18 writes it, ``#!/path/to/python -E``, whose
+    body fails loudly: a hook stores something only if the launcher never ran the script but
+    went to the dispatcher with the script's interpreter (the fast path)."""
+    script = folder / "memlode"
+    script.write_text(f"#!{sys.executable} {flags}\nraise SystemExit('the slow path ran')\n")
+    script.chmod(0o755)
+
+
+def _shadowed_memlode(folder: Path) -> str:
+    """A folder with a ``memlode`` package that cannot be imported: on PYTHONPATH it breaks
+    every interpreter that reads PYTHONPATH, so only one started with -E or -I gets memlode."""
+    (folder / "memlode").mkdir(parents=True)
+    (folder / "memlode" / "__init__.py").write_text("raise ImportError('PYTHONPATH was read')\n")
+    return str(folder)
+
+
+@pytest.mark.parametrize("flags", ["-E", "-I", "-s", "-sE"])
+def test_a_plugin_hook_runs_a_flagged_interpreter_line_straight_into_the_dispatcher(
+    workdir: Path, tmp_path: Path, flags: str
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _flagged_script(bin_dir, flags)
+    env = _plugin_env([str(bin_dir)])
+    if "E" in flags or "I" in flags:  # the flags reached the interpreter
+        env["PYTHONPATH"] = _shadowed_memlode(tmp_path / "shadow")
+    text = f"why is the lexer of this project run with {flags} in its interpreter line?"
+    done = _run_plugin_hook("UserPromptSubmit", _prompt(workdir, text), workdir, env)
+    assert done.returncode == 0, done.stderr
+    assert "slow path" not in done.stderr
+    assert text in _stored_prompts(workdir)
+
+
+def test_a_plugin_hook_runs_an_env_interpreter_line_through_the_memlode_command(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """``#!/usr/bin/env python3`` names no interpreter by path: the launcher runs the script
+    itself (``memlode hook EVENT``), whose failing body shows it was the one run."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "memlode"
+    script.write_text("#!/usr/bin/env python3\nraise SystemExit('the slow path ran')\n")
+    script.chmod(0o755)
+    done = _run_plugin_hook(
+        "UserPromptSubmit",
+        _prompt(workdir, "anything at all"),
+        workdir,
+        _plugin_env([str(bin_dir)]),
+    )
+    assert "the slow path ran" in done.stderr
+
+
+def test_the_launcher_passes_the_client_on_to_the_dispatcher(
+    workdir: Path, tmp_path: Path, memlode_home: Path
+) -> None:
+    """``run-memlode hook EVENT CLIENT``: a client the dispatcher does not know is logged and
+    nothing is stored, which happens only if the third argument arrived."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _flagged_script(bin_dir, "-E")
+    command = f"sh {PLUGIN}/scripts/run-memlode hook UserPromptSubmit no-such-client"
+    text = "why does the tokenizer keep a cache between runs of the lexer?"
+    done = subprocess.run(
+        ["sh", "-c", command],
+        input=json.dumps(_prompt(workdir, text)),
+        capture_output=True,
+        text=True,
+        cwd=workdir,
+        env=_plugin_env([str(bin_dir)]),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "unknown client 'no-such-client'" in (memlode_home / "hooks.log").read_text()
+    assert text not in _stored_prompts(workdir)
+
+
 def test_a_plugin_hook_without_memlode_says_so_and_lets_the_assistant_go_on(
     workdir: Path,
 ) -> None:
@@ -187,7 +264,8 @@ def test_a_plugin_hook_without_memlode_says_so_and_lets_the_assistant_go_on(
     )
     assert done.returncode == 0
     assert "memlode command is not on PATH" in done.stderr
-    assert "pip install memlode" in done.stderr
+    assert "pipx install ." in done.stderr  # an install that works: memlode is not on PyPI
+    assert "pip install memlode" not in done.stderr
 
 
 @pytest.fixture
