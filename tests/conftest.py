@@ -35,8 +35,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("heavy") is None)  # a stable sort
 
 
+# The real user's caches (pip, uv), kept while HOME points elsewhere: see user_home.
+_REAL_CACHE = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+
+
 @pytest.fixture(autouse=True)
-def memlode_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home of the test's own: `memlode init` (personal settings) and the assistants' configs
+    land there, never in the real user's (~/.claude.json, ~/.codex/...). The caches stay the
+    user's, so package installs in tests stay warm."""
+    home = tmp_path / "user-home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", _REAL_CACHE)
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "CODEX_HOME", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture(autouse=True)
+def memlode_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_home: Path) -> Path:
     home = tmp_path / "memlode-home"
     for name in list(os.environ):
         if name.startswith("MEMLODE_"):

@@ -38,10 +38,17 @@ __all__ = [
     "CLIENT_LABELS",
     "DEFAULT_CLIENT",
     "EVENTS",
+    "HOOK_CODE",
     "HookSpec",
     "client_spec",
     "event_name",
 ]
+
+
+# What an installed hook runs: ``python -c HOOK_CODE <event> [<client>]``. Not ``python -m
+# memlode.hooks``: runpy imports importlib.util, contextlib and functools, several milliseconds
+# of a hook's budget (bench/RESULTS.md).
+HOOK_CODE = "from memlode.hooks.dispatch import main; main(exit_process=True)"
 
 
 class HookSpec:

@@ -45,7 +45,7 @@ def memory_count(memlode_home: Path) -> Any:
 
 @pytest.mark.skipif(not REAL.is_dir(), reason=f"{REAL} is absent")
 def test_ingest_real_transcripts_then_search(cli: Any, tmp_path: Path, memory_count: Any) -> None:
-    files = sorted(str(p) for p in REAL.glob("*/*.jsonl"))
+    files = [str(p) for p in factory.real_fixtures()]
     first = cli("ingest", "transcript", *files, "--json")
     assert first.returncode == 0, first.stderr
     summary = first.json()

@@ -361,7 +361,7 @@ def test_hook_imports_stay_light(project: Path, payloads):
     import subprocess
     import sys
 
-    from memlode.cli.claude_cmds import HOOK_CODE
+    from memlode.hook_events import HOOK_CODE
 
     def imported(event: str) -> set[str]:
         proc = subprocess.run(

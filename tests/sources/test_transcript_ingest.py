@@ -53,7 +53,7 @@ def snapshot(engine: Engine) -> list[tuple[str, str, str]]:
 
 @pytest.mark.skipif(not REAL.is_dir(), reason=f"{REAL} is absent")
 def test_real_files_become_memories(engine: Engine) -> None:
-    reports = [ingest_transcript(engine, p) for p in sorted(REAL.glob("*/*.jsonl"))]
+    reports = [ingest_transcript(engine, p) for p in factory.real_fixtures()]
     assert sum(r.turns for r in reports) == 16
     assert sum(r.sidechain_turns for r in reports) == 2
     assert sum(r.malformed for r in reports) == 7

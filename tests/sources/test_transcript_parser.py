@@ -54,7 +54,7 @@ REAL_COUNTS = {
 
 @needs_real
 def test_every_real_file_is_listed() -> None:
-    found = {str(p.relative_to(REAL)) for p in REAL.glob("*/*.jsonl")}
+    found = {str(p.relative_to(REAL)) for p in factory.real_fixtures()}
     assert found == set(REAL_COUNTS)
 
 

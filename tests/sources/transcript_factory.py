@@ -15,6 +15,14 @@ from typing import Any
 REAL_TRANSCRIPTS = Path(__file__).resolve().parents[3] / "shared" / "data" / "transcripts"
 
 
+def real_fixtures() -> list[Path]:
+    """The small real transcripts the parser tests count (``<group>/<file>.jsonl``); a group
+    with a SOURCES.md of its own holds long sessions kept for the replay evaluations."""
+    return sorted(
+        p for p in REAL_TRANSCRIPTS.glob("*/*.jsonl") if not (p.parent / "SOURCES.md").exists()
+    )
+
+
 class TranscriptWriter:
     """Appends records to a .jsonl file, chaining parentUuid like Claude Code does."""
 

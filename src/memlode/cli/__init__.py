@@ -4,9 +4,9 @@ The command group and its subcommands are in ``memlode.cli.root``. Two invocatio
 ``memlode mcp`` with no options - the line every assistant's configuration runs at each launch
 (``memlode init``) - starts the server without click's parsing, ~20 ms of a start that an
 assistant waits for; and ``memlode hook EVENT [CLIENT]``, the hook command of the files a team
-commits (``memlode init --scope project``), goes straight to the hook dispatcher, as the hooks
-``init`` writes into personal settings do. Any option, or a settings error, takes the full
-command line.
+commits (``memlode init --scope project``), becomes the hook process without click, as the
+hooks ``init`` writes into personal settings start it. Any option, or a settings error, takes
+the full command line.
 """
 
 from __future__ import annotations
@@ -23,15 +23,24 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, turning expected errors into one line on stderr."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) in (2, 3) and args[0] == "hook" and not args[1].startswith("-"):
-        from memlode.hooks.dispatch import main as hook_main
-
-        hook_main(args[1:], exit_process=True)  # exits 0 whatever happens
+        _run_hook(args[1:])
     if args == ["mcp"] and _serve_mcp():
         return
     from memlode.cli.common import run_cli
     from memlode.cli.root import cli
 
     run_cli(cli, argv)
+
+
+def _run_hook(args: list[str]) -> None:
+    """Become the hook process: this interpreter straight into the dispatcher, as installed
+    hooks start it (interfaces start each other as processes, never by import)."""
+    import os
+
+    from memlode.hook_events import HOOK_CODE
+
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable, "-c", HOOK_CODE, *args])
 
 
 def _serve_mcp() -> bool:

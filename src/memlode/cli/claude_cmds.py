@@ -26,7 +26,7 @@ import click
 
 from memlode.cli.claude_mcp import MCP_NAME
 from memlode.errors import InvalidInput
-from memlode.hook_events import CLIENT_HOOKS, DEFAULT_CLIENT, HookSpec
+from memlode.hook_events import CLIENT_HOOKS, DEFAULT_CLIENT, HOOK_CODE, HookSpec
 
 __all__ = [
     "HOOK_SPECS",
@@ -48,10 +48,6 @@ HOOK_SPECS = CLIENT_HOOKS[DEFAULT_CLIENT]  # Claude Code's row of the hook-event
 _OURS = re.compile(
     r"-m\s+memlode\.hooks\b|memlode\.hooks\.dispatch\b|(?:^|[\s/\\\"'])memlode\s+hook\s"
 )
-# What an installed hook runs: ``python -c HOOK_CODE <event>``. Not ``python -m
-# memlode.hooks``: runpy imports importlib.util, contextlib and functools, several milliseconds
-# of a hook's budget (bench/RESULTS.md).
-HOOK_CODE = "from memlode.hooks.dispatch import main; main(exit_process=True)"
 
 
 def is_memlode_command(command: object) -> bool:

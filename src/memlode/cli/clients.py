@@ -33,12 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from memlode.errors import InvalidInput
-from memlode.hook_events import CLIENT_HOOKS, DEFAULT_CLIENT, HookSpec
+from memlode.hook_events import CLIENT_HOOKS, DEFAULT_CLIENT, HOOK_CODE, HookSpec
 
 __all__ = ["CLIENTS", "SCOPES", "Client", "Launch", "is_ours"]
 
 SCOPES = ("local", "project", "user")
-HOOK_CODE = "from memlode.hooks.dispatch import main; main(exit_process=True)"
 MS_PER_S = 1000  # Gemini CLI's hook timeouts are milliseconds
 
 

@@ -141,7 +141,7 @@ def init(
     else:
         for line in lines:
             click.echo(line)
-    if use_http:
+    if use_http and not no_mcp:
         _register_http(ctx, scope, mcp_file, host, port)
     if as_json:
         return

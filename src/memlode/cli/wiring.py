@@ -306,11 +306,13 @@ def opencode_plugin(launch: Launch) -> str:
     """The plugin file memlode installs for OpenCode: its template with the hook command and
     OpenCode's row of the hook-event table filled in."""
     import json
-    from importlib import resources
 
+    import memlode
     from memlode.hook_events import CLIENT_HOOKS
 
-    template = resources.files("memlode.hooks").joinpath("opencode_plugin.js").read_text("utf-8")
+    # read as package data, by path: the CLI does not import the hooks (another interface)
+    template_path = Path(memlode.__file__).parent / "hooks" / "opencode_plugin.js"
+    template = template_path.read_text(encoding="utf-8")
     events = {spec.event: spec.name for spec in CLIENT_HOOKS["opencode"]}
     text = template.replace("__MEMLODE_HOOK_COMMAND__", json.dumps(launch.hook_argv()))
     text = text.replace("__MEMLODE_EVENTS__", json.dumps(events))

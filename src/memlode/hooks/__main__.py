@@ -1,6 +1,6 @@
 """``python -m memlode.hooks <event>``: run one hook by hand. Always exits 0.
 
-``memlode init`` installs the same entry as ``python -c`` (memlode.cli.claude_cmds.HOOK_CODE),
+``memlode init`` installs the same entry as ``python -c`` (memlode.hook_events.HOOK_CODE),
 which skips runpy's imports.
 """
 

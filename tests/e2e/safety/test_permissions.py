@@ -198,7 +198,7 @@ def test_the_hook_log_is_owner_only_from_its_first_line(memlode_home: Path, proj
 
 def test_files_written_into_the_project_keep_the_users_umask(project: Path) -> None:
     """Owner-only is for memlode's home; the user's project files follow the user's umask."""
-    memlode("init", cwd=project)
+    memlode("init", "--scope", "project", cwd=project)
     memlode("memory", "store", "deploys", "Releases go out on Tuesdays", cwd=project)
     for path in (
         project / ".claude" / "settings.json",
