@@ -138,20 +138,31 @@ CLIENT_HOOKS: dict[str, tuple[HookSpec, ...]] = {
         HookSpec("session.compacted", "post-compact", None, 5, async_=True),
         HookSpec("session.deleted", "session-end", None, 5, async_=True),
     ),
+    # cursor.com/docs/agent/hooks (adapter: memlode.hooks.adapters.cursor). Edits and commands
+    # through their own events (their documented fields); postToolUse for reads only (the
+    # adapter passes the rest over); afterAgentResponse carries the reply that Stop records,
+    # stop the end of the loop (also after an abort).
     "cursor": (
         HookSpec("sessionStart", "session-start", None, 5),
         HookSpec("beforeSubmitPrompt", "prompt", None, 5),
         HookSpec("afterFileEdit", "post-tool", None, 10),
         HookSpec("afterShellExecution", "post-tool", None, 10),
-        HookSpec("preCompact", "pre-compact", None, 5),
+        HookSpec("afterMCPExecution", "post-tool", None, 10),
+        HookSpec("postToolUse", "post-tool", None, 10),
+        HookSpec("postToolUseFailure", "post-tool-failure", None, 10),
+        HookSpec("afterAgentResponse", "stop", None, 5),
         HookSpec("stop", "stop", None, 5),
+        HookSpec("preCompact", "pre-compact", None, 5),
         HookSpec("sessionEnd", "session-end", None, 5),
     ),
+    # docs.windsurf.com/windsurf/cascade/hooks (adapter: memlode.hooks.adapters.windsurf):
+    # no session start or end, no compaction, no failure event.
     "windsurf": (
         HookSpec("pre_user_prompt", "prompt", None, 5),
         HookSpec("post_read_code", "post-tool", None, 10),
         HookSpec("post_write_code", "post-tool", None, 10),
         HookSpec("post_run_command", "post-tool", None, 10),
+        HookSpec("post_mcp_tool_use", "post-tool", None, 10),
         HookSpec("post_cascade_response", "stop", None, 5),
     ),
 }
