@@ -21,7 +21,14 @@ the resident (``memlode.hooks.handoff``). The baseline is the same bare SQLite i
 same run. Rows ``*-spool`` are the same hooks on a second PostgreSQL store that no resident
 serves (autostart off): they only append to the spool.
 
+With ``--clients`` the rows also hold the other assistants' hooks, each fed a payload its real
+CLI sent (tests/clients/payloads/<client>/, read as data) through the command ``memlode init
+--client X`` installs (``python -c HOOK_CODE <event> <client>``: the client's adapter, then the
+same handler), and ``shared:prompt``: the prompt hook as a team's committed files run it
+(``memlode hook prompt``, the console script of this interpreter's environment).
+
     .venv/bin/python bench/bench_hooks.py [--runs 40] [--memories 3000] [--pg | --db URL]
+        [--clients]
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memlode.cli.claude_cmds import HOOK_CODE
+from memlode.hook_events import HOOK_CODE
 
 BASELINE = """
 import sqlite3, sys, os
@@ -203,6 +210,35 @@ def payloads(project: Path, rng: random.Random, i: int) -> dict[str, dict[str, A
 CPU: dict[str, list[float]] = {}
 
 
+# client rows: (client, memlode event) -> the recorded payload (tests/clients/payloads)
+CLIENT_PAYLOADS = {
+    ("codex", "prompt"): "codex/session2-02-prompt.json",
+    ("codex", "post-tool"): "codex/session1-04-post-tool-bash.json",
+    ("gemini", "prompt"): "gemini/session2-02-prompt.json",
+    ("gemini", "post-tool"): "gemini/session1-08-post-tool-run-shell-command.json",
+    ("opencode", "prompt"): "opencode/chat.message.json",
+    ("opencode", "post-tool"): "opencode/tool.execute.after.bash-exit-0.json",
+}
+PAYLOADS = Path(__file__).resolve().parents[1] / "tests" / "clients" / "payloads"
+
+
+def client_rows(project: Path) -> dict[str, tuple[list[str], bytes]]:
+    """Row name -> (command, payload) for the other clients and the shared command."""
+    rows: dict[str, tuple[list[str], bytes]] = {}
+    for (client, event), name in CLIENT_PAYLOADS.items():
+        data = json.loads((PAYLOADS / name).read_text(encoding="utf-8"))
+        data["cwd"] = str(project)
+        data.pop("transcript_path", None)  # the recorded run's file is gone
+        rows[f"{client}:{event}"] = (
+            [sys.executable, "-c", HOOK_CODE, event, client],
+            json.dumps(data).encode(),
+        )
+    script = Path(sys.executable).with_name("memlode")
+    prompt = {"session_id": "bench-shared", "cwd": str(project), "prompt": "why does login fail"}
+    rows["shared:prompt"] = ([str(script), "hook", "prompt"], json.dumps(prompt).encode())
+    return rows
+
+
 def timed(cmd: list[str], stdin: bytes, env: dict[str, str], cwd: Path, key: str = "") -> float:
     """Wall milliseconds of one process; its CPU milliseconds go to ``CPU[key]``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -229,6 +265,11 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=3000)
     parser.add_argument("--pg", action="store_true", help="hooks on the test PostgreSQL server")
     parser.add_argument("--db", metavar="URL", help="hooks on this PostgreSQL server (a schema)")
+    parser.add_argument(
+        "--clients",
+        action="store_true",
+        help="also time Codex, Gemini and OpenCode payloads and the shared `memlode hook`",
+    )
     parser.add_argument(
         "--git",
         action="store_true",
@@ -311,7 +352,9 @@ def measure(args: argparse.Namespace, urls: tuple[str, str] | None) -> None:
             "baseline-noclose": [],
             **{k: [] for k in envs},
         }
-        # what `memlode init` installs (memlode.cli.claude_cmds.HOOK_CODE)
+        extra = client_rows(project) if args.clients else {}
+        times.update({name: [] for name in extra})
+        # what `memlode init` installs (memlode.hook_events.HOOK_CODE)
         hook = [sys.executable, "-c", HOOK_CODE]
         for warm in range(3):  # warm the page cache and .pyc files
             timed([sys.executable, "-c", BASELINE, str(db)], b"", env, project)
@@ -319,6 +362,8 @@ def measure(args: argparse.Namespace, urls: tuple[str, str] | None) -> None:
             for name, event_env in envs.items():
                 data = json.dumps(shaped[name.removesuffix("-spool")]).encode()
                 timed([*hook, name.removesuffix("-spool")], data, event_env, project)
+            for cmd, data in extra.values():
+                timed(cmd, data, env, project)
         for i in range(args.runs):
             order = list(times)
             rng.shuffle(order)
@@ -330,6 +375,9 @@ def measure(args: argparse.Namespace, urls: tuple[str, str] | None) -> None:
                 elif event == "baseline-noclose":
                     cmd = [sys.executable, "-c", BASELINE, str(db), "noclose"]
                     times[event].append(timed(cmd, b"", env, project, event))
+                elif event in extra:
+                    cmd, data = extra[event]
+                    times[event].append(timed(cmd, data, env, project, event))
                 else:
                     name = event.removesuffix("-spool")
                     data = json.dumps(shaped[name]).encode()
@@ -393,7 +441,7 @@ def report(times: dict[str, list[float]], args: argparse.Namespace) -> None:
         p50, p95 = pct(samples, 0.5), pct(samples, 0.95)
         r50, r95 = p50 / base50, p95 / base95
         cpu = statistics.median(CPU[event])
-        target = TARGETS.get(event.removesuffix("-spool"))
+        target = TARGETS.get(event.removesuffix("-spool").split(":")[-1])
         verdict = ""
         if target is not None:
             verdict = f"{target:>6.2f} " + ("ok" if max(r50, r95) <= target else "OVER")

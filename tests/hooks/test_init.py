@@ -73,7 +73,7 @@ def ours(settings: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, 
     for event, groups in settings.get("hooks", {}).items():
         for group in groups:
             for handler in group["hooks"]:
-                if "memlode.hooks" in handler["command"] or "memlode hook " in handler["command"]:
+                if "memlode.hooks" in handler["command"] or "memlode-hook " in handler["command"]:
                     found.append((event, group, handler))
     return found
 
@@ -115,7 +115,7 @@ def test_project_scope_is_what_a_team_can_commit(project: Path, fake_home: Path)
     settings = json.loads(texts[0])
     commands = sorted(h["command"] for groups in settings["hooks"].values() for g in groups
                       for h in g["hooks"])  # fmt: skip
-    assert commands == sorted(f"memlode hook {s.name}" for s in HOOK_SPECS)
+    assert commands == sorted(f"memlode-hook {s.name}" for s in HOOK_SPECS)
     assert json.loads(texts[1])["mcpServers"]["memlode"] == {
         "type": "stdio",
         "command": "memlode",

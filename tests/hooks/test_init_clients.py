@@ -194,7 +194,7 @@ def test_init_writes_the_clients_own_files(
         for handler in commands:
             assert handler["command"].endswith(suffix)
             if scope == "project":
-                assert handler["command"].startswith("memlode hook ")
+                assert handler["command"].startswith("memlode-hook ")
     if scope != "project":
         assert f"interpreter: {PYTHON}" in done.stdout
     # nothing else was created: in the project, only the files of this scope
@@ -354,12 +354,12 @@ def test_codex_hooks_in_hooks_json(run: Callable[..., CliResult], project: Path)
     done = run("init", "--client", "codex", "--scope", "project")
     assert done.returncode == 0, done.stderr
     hooks = _hook_commands(read(path))
-    ours = {e: h for e, hs in hooks.items() for h in hs if h["command"].startswith("memlode ")}
+    ours = {e: h for e, hs in hooks.items() for h in hs if h["command"].startswith("memlode-hook ")}
     assert set(ours) == {spec.event for spec in CLIENT_HOOKS["codex"]}
     assert ours["PostToolUse"]["matcher"] is None  # every tool: the adapter keeps what it reads
     assert ours["UserPromptSubmit"]["command"].endswith(" prompt codex")
     assert all(h["timeout"] <= 10 and "async" not in h for h in ours.values())
-    assert ours["SessionStart"]["command"] == "memlode hook session-start codex"
+    assert ours["SessionStart"]["command"] == "memlode-hook session-start codex"
     assert any(h["command"] == "python3 ~/audit.py" for h in hooks["Stop"])
 
     off = run("disable", "--client", "codex", "--scope", "project")

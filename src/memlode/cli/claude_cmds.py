@@ -46,7 +46,7 @@ __all__ = [
 HOOK_SPECS = CLIENT_HOOKS[DEFAULT_CLIENT]  # Claude Code's row of the hook-event table
 
 _OURS = re.compile(
-    r"-m\s+memlode\.hooks\b|memlode\.hooks\.dispatch\b|(?:^|[\s/\\\"'])memlode\s+hook\s"
+    r"-m\s+memlode\.hooks\b|memlode\.hooks\.dispatch\b|(?:^|[\s/\\\"'])memlode(?:\s+hook|-hook)\s"
 )
 
 

@@ -12,8 +12,8 @@ Scopes:
   ``PATH`` lookup on a hook's hot path.
 - ``project``: the files a team commits (``.claude/settings.json``, ``.mcp.json``,
   ``.codex/``, ``.gemini/settings.json``, ``opencode.json``, ``.cursor/``, ``.windsurf/``).
-  They hold nothing of this machine: the ``memlode`` command (``memlode mcp``, ``memlode hook
-  EVENT [CLIENT]``), which every teammate has on ``PATH``.
+  They hold nothing of this machine: memlode's commands (``memlode mcp``, ``memlode-hook EVENT
+  [CLIENT]``, installed with memlode), which every teammate has on ``PATH``.
 - ``user``: the user configuration, with the absolute interpreter.
 
 Where each client reads its configuration (its documentation, checked 2026; INTEGRATION.md):
@@ -54,12 +54,12 @@ class Launch:
 
         suffix = "" if client == DEFAULT_CLIENT else f" {client}"
         if self.python is None:
-            return f"memlode hook {event}{suffix}"
+            return f"memlode-hook {event}{suffix}"
         return hook_command(self.python, event, self.env, client)
 
     def hook_argv(self) -> list[str]:
         """The hook command as a list, the event and client to be appended (OpenCode)."""
-        return ["memlode", "hook"] if self.python is None else [self.python, "-c", HOOK_CODE]
+        return ["memlode-hook"] if self.python is None else [self.python, "-c", HOOK_CODE]
 
     def server(self) -> tuple[str, list[str], dict[str, str]]:
         if self.python is None:

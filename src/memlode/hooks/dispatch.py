@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from memlode.hooks.run import HookRun
 
-__all__ = ["MAX_PAYLOAD_BYTES", "canonical_event", "handler", "main", "run"]
+__all__ = ["MAX_PAYLOAD_BYTES", "canonical_event", "console", "handler", "main", "run"]
 
 _LEFT_OPEN: list[object] = []  # hooks whose connection the process exit abandons
 
@@ -198,3 +198,9 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool = False) -> in
             pass
         os._exit(0)
     return 0
+
+
+def console() -> None:
+    """The ``memlode-hook EVENT [CLIENT]`` console script: what the files a team commits run
+    (``memlode init --scope project``), as fast as the interpreter-path command."""
+    main(exit_process=True)
