@@ -177,6 +177,19 @@ CLIENT_LABELS = {
     "windsurf": "windsurf",
 }
 
+# The events whose output reaches the client's model, per client (their hook references):
+# Cursor's beforeSubmitPrompt takes no context (only continue/user_message) and Windsurf's hooks
+# none at all; there memlode stores what happened and recalls nothing it cannot hand over.
+_BOTH = frozenset({"session-start", "prompt"})
+HANDS_CONTEXT = {
+    "claude": _BOTH,
+    "codex": _BOTH,
+    "gemini": _BOTH,
+    "opencode": _BOTH,
+    "cursor": frozenset({"session-start"}),
+    "windsurf": frozenset(),
+}
+
 # Clients whose payloads go through memlode.hooks.adapters.<client> first.
 ADAPTED = frozenset({"codex", "gemini", "opencode", "cursor", "windsurf"})
 

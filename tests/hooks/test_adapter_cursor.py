@@ -264,3 +264,37 @@ def test_each_installed_hook_stores_what_cursor_sent(
     assert any(c.startswith("Failed: $ python3 check_parser.py --frobnicate") for c in contents)
     assert not any("recall_memory" in c for c in contents)
     assert any("raised it to 4096" in c for c in contents)  # the summary keeps the reply
+
+
+def _run(hooks_file: dict[str, Any], name: str, project: Path) -> str:
+    data = payload(name, str(project))
+    (entry,) = hooks_file["hooks"][data["hook_event_name"]]
+    proc = subprocess.run(
+        ["sh", "-c", entry["command"]],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    return proc.stdout
+
+
+def test_session_start_hands_context_in_cursors_shape_and_a_prompt_none(
+    hooks_file: dict[str, Any], project: Path
+) -> None:
+    """sessionStart's output is Cursor's ``additional_context``; beforeSubmitPrompt cannot add
+    context (only continue/user_message), so memlode recalls nothing there."""
+    stored = run_memlode(
+        "store", "The zebra parser wraps tables wider than 120 columns", "--type", "decision",
+        cwd=project,
+    )  # fmt: skip
+    assert stored.returncode == 0, stored.stderr
+    out = json.loads(_run(hooks_file, "sessionStart", project))
+    assert set(out) == {"additional_context", "continue"}
+    assert "wraps tables wider than 120 columns" in out["additional_context"]
+    assert _run(hooks_file, "beforeSubmitPrompt", project) == ""
+    rows = json.loads(run_memlode("list", "--json", "-n", "*", cwd=project).stdout)
+    (prompt,) = [r for r in rows if "prompt" in r["tags"] or "instruction" in r["tags"]]
+    assert "injected" not in prompt["metadata"]  # nothing was recalled for it

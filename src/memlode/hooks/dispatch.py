@@ -21,7 +21,14 @@ import sys
 import time
 
 from memlode.fastjson import dumps, loads
-from memlode.hook_events import ADAPTED, CLIENT_LABELS, DEFAULT_CLIENT, EVENTS, event_name
+from memlode.hook_events import (
+    ADAPTED,
+    CLIENT_LABELS,
+    DEFAULT_CLIENT,
+    EVENTS,
+    HANDS_CONTEXT,
+    event_name,
+)
 from memlode.hook_settings import HookSettings
 from memlode.hooks._log import log_line, timing_line
 
@@ -113,7 +120,14 @@ def _run(
     for name, payload in events:
         if len(events) > 1 or client in ADAPTED:
             raw = dumps(payload).encode("utf-8")
+        if name in ("session-start", "prompt") and name not in HANDS_CONTEXT[client]:
+            settings.inject = False  # nothing would reach the model: recall nothing
         output = _handle(name, raw, payload, settings, keep_open, client) or output
+    if output and client in ADAPTED:  # the client's own output shape, where it has one
+        from importlib import import_module
+
+        render = getattr(import_module(f"memlode.hooks.adapters.{client}"), "render", None)
+        output = render(name, output) if render is not None else output
     return output
 
 

@@ -40,7 +40,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["adapt"]
+__all__ = ["adapt", "render"]
 
 OWN_SERVER = "memlode"
 
@@ -287,3 +287,19 @@ def _failure(base: dict[str, Any], payload: dict[str, Any]) -> tuple[str, dict[s
     if tool_use_id:
         out["tool_use_id"] = tool_use_id
     return _named("post-tool-failure", out)
+
+
+def render(event: str, output: str) -> str | None:
+    """What Cursor reads from a hook's stdout: sessionStart takes ``additional_context``
+    (cursor.com/docs/agent/hooks); memlode's handlers print Claude Code's
+    ``hookSpecificOutput.additionalContext``."""
+    import json
+
+    try:
+        data = json.loads(output)
+    except ValueError:
+        return None
+    context = data.get("hookSpecificOutput", {}).get("additionalContext")
+    if event != "session-start" or not isinstance(context, str) or not context:
+        return None
+    return json.dumps({"additional_context": context, "continue": True})
