@@ -62,8 +62,11 @@ $(CHROMIUM):
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
 	  || ($(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
 
+# The real-client tests run each client's scenario once, in a module-scoped fixture: their own
+# run keeps each module on one worker (--dist loadfile), two clients at a time.
 pytest: $(TEST_STAMP) $(INSPECTOR) $(CLIENTS) $(REALCODE) $(CHROMIUM)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile tests/clients
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal --ignore=tests/clients
 
 test: lint types pytest
 

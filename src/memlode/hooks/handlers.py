@@ -282,6 +282,10 @@ def subagent_stop(run: HookRun) -> str | None:
     """A subagent finished: its report to the main agent is stored as an insight."""
     if not run.settings.capture or run.payload.get("stop_hook_active") is True:
         return None
+    if not run.text("agent_type", 200).strip():
+        # Claude Code runs /compact as a forked agent with no type: its "report" is the
+        # compaction summary, which the transcript ingest stores as the session's summary
+        return None
     from memlode.hooks.extract import extract_subagent_report
 
     obs = extract_subagent_report(
