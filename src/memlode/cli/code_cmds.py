@@ -64,6 +64,12 @@ class _Bar:
     is_flag=True,
     help="Skip embedding the symbols (semantic code search then waits for `memlode embed`).",
 )
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="Embed the new or changed symbols here, with a progress bar, and return when all "
+    "have their vector (default: the store's resident process embeds them in the background).",
+)
 @namespace_option
 @json_option
 @click.pass_context
@@ -72,17 +78,22 @@ def index(
     directory: str | None,
     exclude: tuple[str, ...],
     no_embed: bool,
+    wait: bool,
     namespace: str | None,
     as_json: bool,
 ) -> None:
     """Index the code under DIRECTORY (default: the current project) for symbols and maps.
 
     Incremental: unchanged files are skipped, changed ones re-parsed, deleted ones dropped.
-    Then new or changed symbols are embedded for semantic code search (unchanged ones never
-    are again).
+    Returns when symbols, references, the graph and the repo map are stored; the new or
+    changed symbols' vectors (semantic code search; unchanged ones are never embedded again)
+    are then made by the store's resident process, started if none runs ([resident]
+    autostart), while symbol search answers on text. --wait embeds them here first.
     """
     from memlode.engine import codeintel
 
+    if wait and no_embed:
+        raise click.UsageError("--wait and --no-embed exclude each other")
     bar = _Bar() if sys.stderr.isatty() and not as_json else None
     with open_engine(ctx) as engine:
         try:
@@ -93,6 +104,7 @@ def index(
                 exclude=exclude,
                 progress=bar,
                 embed=not no_embed,
+                background=not wait,
             )
         finally:
             if bar is not None:
@@ -119,6 +131,26 @@ def index(
                 f"{vectors['unchanged']} unchanged, {vectors['reused']} reused, "
                 f"{vectors['skipped']} test symbols skipped in {vectors['seconds']:.2f} s"
             )
+    _echo_pending(stats["symbol_vectors"])
+
+
+def _echo_pending(state: dict[str, Any]) -> None:
+    """Who makes the symbol vectors still pending (``memlode.engine.symbol_handoff``)."""
+    if not state["pending"]:
+        return
+    waiting = f"  symbol vectors: {state['pending']} of {state['symbols']} symbols wait"
+    if state["by"] == "resident":
+        started = ", started now" if state.get("started") else ""
+        click.echo(
+            f"{waiting}; the resident process (pid {state.get('resident_pid')}{started}) "
+            "embeds them in the background"
+        )
+        click.echo(
+            "  symbol search answers on text meanwhile; `memlode doctor` shows what is left, "
+            "`memlode index --wait` waits for them"
+        )
+    else:
+        click.echo(f"{waiting}; `memlode embed` or `memlode index --wait` embeds them")
 
 
 @click.command()

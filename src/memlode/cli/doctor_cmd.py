@@ -302,6 +302,7 @@ def _database_report(settings: Any) -> tuple[dict[str, Any], list[str]]:
 
         with Engine(settings) as engine:
             stats = engine.stats()
+            database["symbol_vectors"] = _symbol_vectors_report(settings, engine)
             if not team:
                 database["derived"], derived_problems = _derived_report(engine)
                 problems += derived_problems
@@ -311,6 +312,30 @@ def _database_report(settings: Any) -> tuple[dict[str, Any], list[str]]:
         database["error"] = str(exc)
         problems.append(f"database: {exc}")
     return database, problems
+
+
+def _symbol_vectors_report(settings: Any, engine: Any) -> dict[str, Any]:
+    """Indexed symbols, how many wait for a vector (``memlode index`` leaves them to the
+    resident), and whether a resident runs to embed them."""
+    from memlode.engine.code_vectors import pending_report
+    from memlode.resident_client.client import database_of
+    from memlode.resident_client.lock import held
+    from memlode.resident_client.paths import lock_path
+
+    report = dict(pending_report(engine))
+    report["resident_running"] = held(lock_path(str(settings.home), database_of(settings)))
+    return report
+
+
+def _symbol_vectors_line(state: dict[str, Any]) -> str:
+    if not state["pending"]:
+        return f"{state['symbols']} symbols, none waiting for a vector"
+    who = (
+        "the resident process embeds them"
+        if state["resident_running"]
+        else "no resident runs: `memlode embed` or `memlode resident`"
+    )
+    return f"{state['symbols']} symbols, {state['pending']} waiting for a vector ({who})"
 
 
 def _described(url: str) -> str:
@@ -414,6 +439,8 @@ def _print_doctor(result: dict[str, Any]) -> None:
             f" {db.get('sessions')} sessions, {db.get('graph_nodes')} nodes,"
             f" {db.get('graph_edges')} edges, {db.get('pending_embeddings')} pending embeddings"
         )
+        if db.get("symbol_vectors", {}).get("symbols"):
+            click.echo(f"code    {_symbol_vectors_line(db['symbol_vectors'])}")
     else:
         click.echo(f"db      {db['path']}: not created yet")
     emb = result["embedder"]

@@ -1,8 +1,9 @@
 """Symbol vectors for semantic code search: the embedding pass and the query side.
 
 The pass embeds every symbol's enriched text (``memlode.code.symbol_text``) with the configured
-embedder, in batches, off the hot path: ``memlode index`` runs it after indexing, ``memlode
-embed`` and the resident process's background embedder fill what is pending. Nothing is
+embedder, in batches, off the hot path: the store's resident process embeds what ``memlode
+index`` leaves pending, a few symbols a round from one plan (:class:`SymbolBacklog`), while
+``memlode index --wait`` and ``memlode embed`` run the whole pass themselves. Nothing is
 embedded twice: a symbol whose file and neighbours are unchanged is skipped without reading its
 file; one whose text is unchanged keeps its vector; a text already embedded for another symbol
 lends its vector. Test code is not embedded (a question about behaviour is answered by the code
@@ -29,7 +30,14 @@ if TYPE_CHECKING:
     from memlode.code.search import SemanticQuery
     from memlode.engine import Engine
 
-__all__ = ["SymbolEmbedStats", "embed_symbols", "pending_symbols", "semantic_query"]
+__all__ = [
+    "SymbolBacklog",
+    "SymbolEmbedStats",
+    "embed_symbols",
+    "pending_report",
+    "pending_symbols",
+    "semantic_query",
+]
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +47,8 @@ WRITE_BATCH = 256
 
 # (done, total) of the symbols to embed
 Progress = Callable[[int, int], None]
+# (source, text, text hash, context hash) of a symbol whose text needs a vector
+_Todo = tuple[repo.SymbolSource, str, str, str]
 
 
 @dataclass(slots=True)
@@ -85,7 +95,79 @@ def embed_symbols(
     stats = SymbolEmbedStats(embedder.name if embedder is not None else None)
     if embedder is None:
         return stats
-    model = embedder.name
+    todo = _prepare(engine, namespace, embedder.name, stats, limit)
+    if progress is not None:
+        progress(0, len(todo))
+    _embed_texts(engine, todo, batch_size, stats, progress)
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def pending_report(engine: Engine) -> dict[str, object]:
+    """How far the symbol vectors are: ``symbols`` indexed, ``pending`` (waiting for a vector
+    from the current model) and the ``model`` (None, and nothing pending, without an embedder:
+    symbol search then runs on text alone). For ``memlode doctor``, the dashboard and ``memlode
+    index --json``."""
+    embedder = engine.embeddings.embedder if engine.embeddings.enabled else None
+    conn = engine.code_db.conn
+    return {
+        "symbols": repo.symbol_count(conn),
+        "pending": repo.pending_count(conn, embedder.name) if embedder is not None else 0,
+        "model": embedder.name if embedder is not None else None,
+    }
+
+
+class SymbolBacklog:
+    """The symbols waiting for a vector, planned once and worked off a few at a time: what the
+    background embedder (``memlode.engine.embed_worker``) keeps between its rounds.
+
+    A plan reads every symbol of the store (and the files of those whose text must be made
+    again), which takes about as long as embedding a few dozen texts on a large store; planned
+    for every round of a few symbols, it would cost more than the embedding. So it is made
+    again only when the code index moved (a file indexed, changed or dropped: the generation of
+    ``storage.code_symbol_vectors.code_generation``, read before planning, so that a change
+    made while planning is seen next round) or the model changed, and only when something is
+    pending then (a count)."""
+
+    def __init__(self) -> None:
+        self._mark: tuple[str, int] | None = None
+        self._todo: list[_Todo] = []
+
+    @property
+    def waiting(self) -> int:
+        """Texts planned and not embedded yet."""
+        return len(self._todo)
+
+    def embed(self, engine: Engine, limit: int) -> int:
+        """Embed up to ``limit`` of the planned texts (planning first when the code or the
+        model moved); how many were embedded."""
+        embedder = engine.embeddings.embedder
+        if embedder is None:
+            return 0
+        conn = engine.code_db.conn
+        mark = (embedder.name, repo.code_generation(conn))
+        if mark != self._mark:
+            self._mark = mark
+            self._todo = []
+            if repo.pending_count(conn, embedder.name):
+                self._todo = _prepare(engine, None, embedder.name, SymbolEmbedStats(None), None)
+        batch, self._todo = self._todo[:limit], self._todo[limit:]
+        stats = SymbolEmbedStats(embedder.name)
+        _embed_texts(engine, batch, max(1, limit), stats, None)
+        return stats.embedded
+
+
+def _prepare(
+    engine: Engine,
+    namespace: str | None,
+    model: str,
+    stats: SymbolEmbedStats,
+    limit: int | None,
+) -> list[_Todo]:
+    """Plan (``_plan``), write what needs no embedder (placeholders of test code, vectors kept
+    for a new version of their file, vectors lent by an equal text), drop the vectors of
+    vanished symbols after a whole plan, and return the texts left to embed (at most
+    ``limit``)."""
     plan = _plan(engine, namespace, model, stats, limit)
     lent = repo.vectors_by_text_hash(engine.code_db.conn, model, (h for _, _, h, _ in plan.todo))
     reuse = [item for item in plan.todo if item[2] in lent]
@@ -108,8 +190,21 @@ def embed_symbols(
         if stats.left == 0:
             stats.removed = repo.delete_vanished(wconn, model, namespace)
     stats.reused = len(reuse)
-    if progress is not None:
-        progress(0, len(todo))
+    return todo
+
+
+def _embed_texts(
+    engine: Engine,
+    todo: Sequence[_Todo],
+    batch_size: int,
+    stats: SymbolEmbedStats,
+    progress: Progress | None,
+) -> None:
+    """Embed ``todo`` in batches, writing WRITE_BATCH vectors per transaction."""
+    embedder = engine.embeddings.embedder
+    if embedder is None or not todo:
+        return
+    model = embedder.name
     pending: list[repo.VectorRow] = []
     for i in range(0, len(todo), batch_size):
         batch = todo[i : i + batch_size]
@@ -126,15 +221,13 @@ def embed_symbols(
             pending = []
         if progress is not None:
             progress(stats.embedded, len(todo))
-    stats.seconds = time.perf_counter() - started
-    return stats
 
 
 @dataclass(slots=True)
 class _Plan:
     keep: list[tuple[str, str, str, str]]  # (file_hash, context_hash, node_id, model)
     skipped: list[repo.VectorRow]  # test code
-    todo: list[tuple[repo.SymbolSource, str, str, str]]  # (source, text, text hash, context)
+    todo: list[_Todo]
     stopped: bool = False  # planning stopped at the limit: symbols after it were not looked at
 
 

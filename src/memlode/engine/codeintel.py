@@ -100,9 +100,12 @@ def index(
     progress: Progress | None = None,
     cwd: Path | None = None,
     embed: bool = True,
+    background: bool = False,
 ) -> dict[str, Any]:
     """Index (incrementally) the code under ``root`` into its project's namespace, then (with
-    ``embed`` and an embedder) embed its new or changed symbols for semantic search.
+    ``embed`` and an embedder) embed its new or changed symbols for semantic search: here, or
+    with ``background`` by the store's resident when one can (``symbol_handoff``; the index
+    then returns before them). ``symbol_vectors`` says how many wait, and who makes them.
 
     Namespace: ``namespace`` when given; else, for an explicit ``root``, the key of the project
     that root belongs to (of the folder itself outside any project); else the engine's.
@@ -143,9 +146,11 @@ def index(
             out["session_map_chars"] = rebuilt.extra["session_map_chars"]
     if "session_map_chars" not in out and session_map(engine, ns) is None:
         out["session_map_chars"] = len(save_session_map(engine, ns))
-    if embed and engine.embeddings.enabled:
-        from memlode.engine.code_vectors import embed_symbols
+    from memlode.engine.code_vectors import embed_symbols, pending_report
+    from memlode.engine.symbol_handoff import hand_off
 
+    handed = hand_off(engine) if embed and background else None
+    if embed and engine.embeddings.enabled and (handed is None or handed["by"] is None):
         report = (lambda done, total: progress("embed", done, total)) if progress else None
         vectors = embed_symbols(engine, ns, progress=report)
         embedding = vectors.to_dict()
@@ -153,6 +158,10 @@ def index(
             embedding["error"] = engine.embeddings.error
         out["embedding"] = embedding
         stats.phases["embed"] = vectors.seconds
+        # "index": this run made them (with nothing pending, only neighbours' renamings)
+        by = "index" if handed is None or vectors.embedded or vectors.reused else None
+        handed = {**(handed or {}), **pending_report(engine), "by": by}
+    out["symbol_vectors"] = handed if handed is not None else {**pending_report(engine), "by": None}
     out["seconds"] = round(stats.seconds + (rebuilt.seconds if rebuilt else 0.0), 3)
     out["phases"] = {k: round(v, 3) for k, v in stats.phases.items()}
     return out

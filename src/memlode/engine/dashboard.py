@@ -352,9 +352,10 @@ def hook_timings(home: os.PathLike[str] | str) -> list[dict[str, Any]]:
 
 
 def health_report(engine: Engine) -> dict[str, Any]:
-    """Counts, the embedding backlog, the embedder, the search mode, consolidation runs and
-    the hooks' error log and timings; fast (the storage check is ``Engine.health``, apart: SQLite's
-    quick_check reads the whole file)."""
+    """Counts, the embedding backlogs (memories, symbols), the embedder, the search mode,
+    consolidation runs and the hooks' error log and timings; fast (the storage check is
+    ``Engine.health``, apart: SQLite's quick_check reads the whole file)."""
+    from memlode.engine.code_vectors import pending_report
     from memlode.engine.consolidation import status
 
     stats = engine.stats()
@@ -369,6 +370,8 @@ def health_report(engine: Engine) -> dict[str, Any]:
         },
         "pending_embeddings": engine.pending_embeddings(),
         "pending_token_states": engine.pending_token_states(),
+        # symbols, pending, model: what `memlode index` left to the resident's embedder
+        "symbol_vectors": pending_report(engine),
         "weights": engine.get_weights(),
         "consolidation": status(engine, limit=20),
         "hook_log": _hook_log(engine.settings.home),

@@ -5,7 +5,8 @@ worker is a daemon thread with its own ``Engine`` (its own SQLite connection: co
 shared across threads). It works in small batches, each a short transaction, so tool calls on
 the server's connection are never held up for long, and sleeps between rounds. A store or update
 through the server wakes it at once. When no memory waits, it embeds pending code symbols
-(``memlode.engine.code_vectors``), a batch at a time.
+(``memlode.engine.code_vectors``), a batch at a time from one plan kept between rounds: what
+``memlode index`` leaves to the store's resident.
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ DEFAULT_BATCH_SIZE = 32
 DEFAULT_IDLE_SECONDS = 15.0
 # Let the server answer its first requests (initialize, tools/list) before loading a model.
 DEFAULT_START_DELAY = 1.0
+# Pause between two full rounds while a backlog is worked off: other threads get the CPU and the
+# database between rounds (a waiting writer's busy handler retries within milliseconds; the
+# write lock is taken only for the round's last transaction). The resident's rounds are 4 rows,
+# ~0.1 s with the local model: a pause of 50 ms made a large backlog (the symbols `memlode index`
+# leaves) take half as long again.
+_YIELD_SECONDS = 0.01
 # Back-off after a failure (locked database, embedder down), doubling up to the maximum.
 _FAILURE_BACKOFF = 5.0
 _MAX_BACKOFF = 300.0
@@ -72,6 +79,7 @@ class BackgroundEmbedder:
         self._rounds = 0
         self._last_error: str | None = None
         self._last_round_at: float | None = None
+        self._last_work_at: float | None = None  # the last round that embedded anything
 
     # ---- control ----------------------------------------------------------------------------
 
@@ -96,6 +104,12 @@ class BackgroundEmbedder:
             self._thread.join(timeout)
             if self._thread.is_alive():
                 log.warning("background embedder still busy after %.0f s; leaving it", timeout)
+
+    def last_work_at(self) -> float | None:
+        """``time.monotonic()`` of the last round that embedded anything (None before one): a
+        resident is not idle while its backlog is being worked off."""
+        with self._lock:
+            return self._last_work_at
 
     def status(self) -> dict[str, Any]:
         with self._lock:
@@ -145,8 +159,9 @@ class BackgroundEmbedder:
     def _loop(self, engine: Engine) -> None:
         # imported here: constructing the worker stays cheap (``memlode mcp`` builds one before
         # it answers its first ``tools/list``; this pulls in the engine)
-        from memlode.engine.code_vectors import embed_symbols, pending_symbols
+        from memlode.engine.code_vectors import SymbolBacklog
 
+        symbols = SymbolBacklog()  # planned once per change of the code, not once per round
         backoff = _FAILURE_BACKOFF
         while not self._stop.is_set():
             wait = self.defer() if self.defer is not None else 0.0
@@ -159,9 +174,9 @@ class BackgroundEmbedder:
             self._set_state("embedding")
             try:
                 done = engine.embed_pending(limit=self.batch_size, batch_size=self.batch_size)
-                if done < self.batch_size and pending_symbols(engine):
+                if done < self.batch_size:
                     # code symbols last: what the hooks stored is recalled first
-                    done += embed_symbols(engine, limit=self.batch_size - done).embedded
+                    done += symbols.embed(engine, self.batch_size - done)
             except MissingDependency as exc:
                 log.warning("background embedding is off: %s", exc)
                 self._set_state("unavailable", str(exc))
@@ -183,10 +198,12 @@ class BackgroundEmbedder:
                 self._embedded += done
                 self._rounds += 1
                 self._last_round_at = time.monotonic()
+                if done:
+                    self._last_work_at = self._last_round_at
                 self._last_error = None
             if done >= self.batch_size:
                 # More may be pending: go on, but yield so tool calls get the database.
-                if self._stop.wait(0.05):
+                if self._stop.wait(_YIELD_SECONDS):
                     return
                 continue
             self._set_state("idle")

@@ -2,13 +2,15 @@
 
 One ``ResidentServer`` serves one store. It runs in two hosts:
 
-- ``memlode resident --foreground`` (started detached by the SessionStart hook or by
-  ``memlode resident``): it opens its own engine, embeds pending rows on a background thread
+- ``memlode resident --foreground`` (started detached by the SessionStart hook, by ``memlode
+  index`` for the symbol vectors it leaves, or by ``memlode resident``): it opens its own
+  engine, embeds pending rows and symbols on a background thread
   (``memlode.engine.embed_worker.BackgroundEmbedder``, the MCP server's worker), re-indexes the
   files the hooks saw edited on another (``memlode.resident.code_refresh``), and exits after
-  ``idle_seconds`` without a request, when asked to stop, when its database file is removed
-  or replaced (a deleted test folder, a file copied over it): a new one serves the new file,
-  or when ``config.toml`` changes (a new embedder or weights): a new one reads it.
+  ``idle_seconds`` without a request or a round of embedding, when asked to stop, when its
+  database file is removed or replaced (a deleted test folder, a file copied over it): a new
+  one serves the new file, or when ``config.toml`` changes (a new embedder or weights): a new
+  one reads it.
 - on a PostgreSQL store, the hooks' events: they spool them, and it applies them with the
   hooks' own handlers (``memlode.resident.hook_queue``), in both hosts; there is no code index
   to refresh on a server.
@@ -49,6 +51,7 @@ from memlode.resident.code_refresh import CodeRefresher
 from memlode.resident.files import identity, read_line, same_user, stamp
 from memlode.resident.hook_queue import HookQueue
 from memlode.resident.protocol import QUERY_OPS, Answerer, EngineSession
+from memlode.resident_client.client import embedding_settings
 from memlode.resident_client.lock import ResidentLock
 from memlode.resident_client.paths import (
     database_path,
@@ -168,6 +171,7 @@ class ResidentServer:
             "answered": self.answerer.served,
             "idle_exit_seconds": self.idle_seconds,
             "idle_for_seconds": round(time.monotonic() - self._last_request, 1),
+            "embedding": embedding_settings(self.settings),  # whose vectors it makes
         }
 
     def _status_extra(self) -> dict[str, Any]:
@@ -365,7 +369,7 @@ class ResidentServer:
                 ).start()
                 continue
             now = time.monotonic()
-            if self.idle_seconds and now - self._last_request >= self.idle_seconds:
+            if self.idle_seconds and now - self._last_busy() >= self.idle_seconds:
                 self.exit_reason = f"idle for {self.idle_seconds:g} s"
                 return
             if now - last_check >= DB_CHECK_SECONDS:
@@ -383,6 +387,12 @@ class ResidentServer:
             elif now >= next_reflection:
                 next_reflection = now + reflect_every
                 self._consolidate_when_due(reflect_only=True)
+
+    def _last_busy(self) -> float:
+        """The last request, or the last round of embedding (a backlog `memlode index` left is
+        worked off before the idle exit counts)."""
+        worked = self._worker.last_work_at() if self._worker is not None else None
+        return max(self._last_request, worked or 0.0)
 
     def _handle(self, conn: socket.socket) -> None:
         try:

@@ -24,6 +24,7 @@ __all__ = [
     "SEARCH_TIMEOUT",
     "ask",
     "database_of",
+    "embedding_settings",
     "ping",
     "ranking_settings",
     "search",
@@ -42,17 +43,23 @@ START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 
 
-def ranking_settings(settings: Settings) -> dict[str, Any]:
-    """The settings that decide a ranking, as the resident and a client compare them. Weights
-    set at run time live in the store, which both read; the embedder comes from each process's
-    own settings."""
+def embedding_settings(settings: Settings) -> dict[str, Any]:
+    """The settings that decide whose vectors a process makes (its ``ping`` shows the
+    resident's: ``memlode index`` leaves its symbols' vectors to a resident that makes the
+    same)."""
     return {
         "embed_provider": (settings.embed_provider or "local").strip().lower(),
         "embed_model": settings.embed_model,
         "embed_url": settings.embed_url,
         "embed_dimensions": settings.embed_dimensions,
-        "weights": settings.effective_weights,
     }
+
+
+def ranking_settings(settings: Settings) -> dict[str, Any]:
+    """The settings that decide a ranking, as the resident and a client compare them. Weights
+    set at run time live in the store, which both read; the embedder comes from each process's
+    own settings."""
+    return {**embedding_settings(settings), "weights": settings.effective_weights}
 
 
 def database_of(settings: Settings) -> str:

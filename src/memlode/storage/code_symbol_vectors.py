@@ -17,11 +17,13 @@ __all__ = [
     "SymbolSource",
     "VectorRow",
     "call_pairs",
+    "code_generation",
     "delete_vanished",
     "has_vectors",
     "keep_vectors",
     "pending_count",
     "stored_vectors",
+    "symbol_count",
     "symbol_rows",
     "symbol_sources",
     "text_matches",
@@ -179,6 +181,21 @@ def pending_count(conn: sqlite3.Connection, model: str) -> int:
         " LEFT JOIN code_symbol_vectors v ON v.node_id = s.node_id AND v.model = ?"
         " WHERE v.node_id IS NULL OR v.file_hash != f.hash",
         [model],
+    ).fetchone()
+    return int(row[0])
+
+
+def symbol_count(conn: sqlite3.Connection) -> int:
+    """Indexed symbols, every namespace's."""
+    return int(conn.execute("SELECT count(*) FROM code_symbols").fetchone()[0])
+
+
+def code_generation(conn: sqlite3.Connection) -> int:
+    """A number that moves whenever any namespace's indexed files change (the sum of the graph
+    generations the ``code_files`` triggers bump, migration 0011): a plan of what to embed made
+    at one value is still the plan while it holds."""
+    row = conn.execute(
+        "SELECT coalesce(sum(generation), 0) FROM derived_state WHERE name LIKE 'graph:%'"
     ).fetchone()
     return int(row[0])
 

@@ -182,6 +182,7 @@ M.pages.health = async function (view) {
       h("div", {class: "grid", id: "health-stats"},
         stat("search mode", d.search_mode), stat("memories", s.memories), stat("embedded", s.embedded),
         stat("embedding backlog", d.pending_embeddings), stat("token states pending", d.pending_token_states),
+        stat("symbol vectors pending", d.symbol_vectors.pending + " of " + d.symbol_vectors.symbols),
         stat("graph nodes / edges", s.graph_nodes + " / " + s.graph_edges), stat("sessions", s.sessions),
         stat("database", M.bytes(d.database_bytes)),
         stat("embedder", (d.embedder.provider || "") + (d.embedder.model ? " · " + d.embedder.model : "") +
