@@ -44,7 +44,7 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home of the test's own: `memlode init` (personal settings) and the assistants' configs
     land there, never in the real user's (~/.claude.json, ~/.codex/...). The caches stay the
     user's, so package installs in tests stay warm."""
-    home = tmp_path / "user-home"
+    home = tmp_path / "home-of-the-test"
     home.mkdir(exist_ok=True)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", _REAL_CACHE)
