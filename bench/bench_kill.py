@@ -175,6 +175,9 @@ class Workload:
 def memlode_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLODE_")}
     env.update({"MEMLODE_HOME": str(home), "MEMLODE_EMBED_PROVIDER": "hash"})
+    # no resident: `memlode index` then embeds its symbols itself, so that a run's end state
+    # is the command's own (a resident would embed them later, at a moment of its choosing)
+    env["MEMLODE_RESIDENT_AUTOSTART"] = "0"
     return env
 
 
