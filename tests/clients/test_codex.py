@@ -441,11 +441,15 @@ def test_session_start_prompt_and_stop_reached_memlode(codex_run: Scenario) -> N
 
 
 def test_each_prompt_is_stored_once_verbatim(codex_run: Scenario) -> None:
+    """Transcript turns (the rollout ingested by the Stop hook, User + Assistant + next User)
+    quote the prompts as turns of their own source, as for Claude Code."""
     for prompt in (PROMPT, FOLLOW_UP, UNRELATED):
         holding = [
             m["content"]
             for m in codex_run.memories()
-            if prompt in m["content"] and "session-summary" not in m["tags"]
+            if prompt in m["content"]
+            and "session-summary" not in m["tags"]
+            and m.get("source") != "transcript"
         ]
         assert holding == [prompt]
 
@@ -479,7 +483,9 @@ def test_failing_command_is_captured_with_its_error(codex_run: Scenario) -> None
     failed = [
         m
         for m in codex_run.memories()
-        if FAILING in m["content"] and "session-summary" not in m["tags"]
+        if FAILING in m["content"]
+        and "session-summary" not in m["tags"]
+        and m.get("source") != "transcript"  # the turn and its action chunk name it too
     ]
     assert len(failed) == 1
     assert ERROR in failed[0]["content"]

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from memlode.hooks.adapters.codex import adapt, adapt_all, parse_patch
+from memlode.hooks.adapters.codex import adapt, adapt_all
 from memlode.hooks.extract import extract, extract_failure
+from memlode.sources.patches import parse_patch
 
 PAYLOADS = Path(__file__).resolve().parents[1] / "clients" / "payloads" / "codex"
 CWD = "/tmp/cx/proj"  # where the recordings were made

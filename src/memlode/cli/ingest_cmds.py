@@ -1,6 +1,7 @@
 """``memlode ingest``: bring conversation transcripts into memory.
 
-``ingest transcript PATH...`` reads the given Claude Code transcript files; ``ingest transcripts
+``ingest transcript PATH...`` reads the given conversation files (Claude Code transcripts, Codex
+CLI rollouts, Gemini CLI chat files); ``ingest transcripts
 --project DIR`` reads every session of a project (subagent files included) from Claude Code's
 projects folder. Both are incremental: a file already read is only re-read where it grew.
 """
@@ -22,7 +23,7 @@ __all__ = ["ingest"]
 
 @click.group()
 def ingest() -> None:
-    """Ingest external records (Claude Code transcripts) as searchable memories."""
+    """Ingest external records (assistants' conversation files) as searchable memories."""
 
 
 def _run(
@@ -104,7 +105,10 @@ def _check_paths(raw: Sequence[str]) -> list[Path]:
         except OSError as exc:
             raise InvalidInput(f"cannot read {item}: {exc.strerror}") from None
         if refused is not None:
-            raise InvalidInput(f"{item} is not a Claude Code transcript: {refused}")
+            raise InvalidInput(
+                f"{item} is not a Claude Code transcript (nor a Codex or Gemini CLI "
+                f"conversation file): {refused}"
+            )
         paths.append(path)
     return paths
 
@@ -123,7 +127,8 @@ _force_option = click.option(
 def transcript_cmd(
     ctx: click.Context, paths: tuple[str, ...], namespace: str | None, force: bool, as_json: bool
 ) -> None:
-    """Ingest Claude Code transcript files (.jsonl) as turns.
+    """Ingest conversation files (.jsonl) as turns: Claude Code transcripts, Codex CLI
+    rollouts, Gemini CLI chat files (told apart by their content).
 
     The namespace defaults to the project of the transcript's working directory.
     """

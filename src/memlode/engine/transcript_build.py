@@ -5,6 +5,9 @@ reply ran; ``memlode.engine.transcript_units.reconcile`` makes the stored units 
 the ones built here. Each unit carries a fingerprint of its chunks, so an unchanged unit is
 left alone on the next ingest.
 
+Every memory's metadata names the client that wrote the file (``client``: "claude-code",
+"codex", "gemini", as the hooks label what they capture).
+
 - turns (``memlode.sources.turns``): Context, importance 0.5, dated at the turn's start;
 - a compaction summary, section by section (``memlode.sources.compaction``): Insight, 0.6;
   its state-at-the-time sections ("Pending Tasks", "Current Work") Context, 0.3, tag
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlode.engine.transcript_units import IngestReport, Unit
+from memlode.hook_events import CLIENT_LABELS
 from memlode.sources.transcript import MAIN_THREAD, Transcript
 from memlode.sources.turns import (
     Chunk,
@@ -36,10 +40,9 @@ from memlode.types import MemoryType, format_ts, parse_ts
 if TYPE_CHECKING:
     from memlode.engine import Engine
 
-__all__ = ["SESSION_SOURCE", "SOURCE", "build_units", "timestamp"]
+__all__ = ["SOURCE", "build_units", "client_label", "timestamp"]
 
 SOURCE = "transcript"
-SESSION_SOURCE = "claude-code"
 SUMMARY_THREAD = "summary"
 # Messages typed while a reply ran (``queue-operation`` records): the user's instructions
 # ("new beads were added, tackle them"), which no user line of the transcript holds. Stored
@@ -57,6 +60,11 @@ TURN_IMPORTANCE = 0.5
 # prompt hook leaves them out (tag HISTORY_TAG) and they rank below what the session did.
 HISTORY_TAG = "history"
 HISTORY_IMPORTANCE = 0.3
+
+
+def client_label(transcript: Transcript) -> str:
+    """What memlode records as the client that wrote the file (sessions.source, metadata)."""
+    return CLIENT_LABELS.get(transcript.client, transcript.client)
 
 
 def timestamp(value: str | None) -> str | None:
@@ -99,6 +107,7 @@ class _Builder:
         self.transcript = transcript
         self.path = path
         self.namespace = namespace
+        self.client = client_label(transcript)
 
     def memory(
         self,
@@ -115,7 +124,7 @@ class _Builder:
             importance,
             tags=tags,
             namespace=self.namespace,
-            metadata=meta,
+            metadata={**meta, "client": self.client},
             source=SOURCE,
             session_id=self.transcript.session_id,
             created_at=created,

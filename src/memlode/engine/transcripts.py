@@ -1,6 +1,8 @@
-"""Conversation memory: ingest Claude Code transcripts into the store, incrementally.
+"""Conversation memory: ingest the assistants' conversation files into the store, incrementally.
 
-Each transcript file is parsed (:mod:`memlode.sources.transcript`), grouped into turns and
+Each file (a Claude Code transcript, a Codex CLI rollout or a Gemini CLI chat file: the writer
+is told from its content, ``memlode.sources.conversations``) is parsed into the same threads of
+events (:mod:`memlode.sources.transcript` and its siblings), grouped into turns and
 chunks (:mod:`memlode.sources.turns`), and reconciled with what an earlier run stored for the
 same file. A *unit* (one turn of one thread, or one summary) is stored with a fingerprint of its
 chunks; a later run leaves unchanged units alone, replaces changed ones (the provisional last
@@ -24,11 +26,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memlode.engine.transcript_build import SESSION_SOURCE, SOURCE, build_units, timestamp
+from memlode.engine.transcript_build import SOURCE, build_units, client_label, timestamp
 from memlode.engine.transcript_units import IngestReport, Unit, reconcile
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 from memlode.project import detect_namespace, find_project_root, make_key
-from memlode.sources.transcript import MAIN_THREAD, EventKind, Transcript, parse_transcript
+from memlode.sources.conversations import read_conversation
+from memlode.sources.transcript import MAIN_THREAD, EventKind, Transcript
 from memlode.sources.turns import build_turns, namespace_hint, summaries
 from memlode.storage import sessions as session_repo
 from memlode.storage import transcript_store
@@ -139,7 +142,7 @@ def _read_tail(
     offset, line, uuid = row["provisional_offset"], row["provisional_line"], row["provisional_uuid"]
     if offset is None or line is None or not uuid or stat.st_size < row["file_size"]:
         return None
-    tail = parse_transcript(file, start=offset, first_line=line)
+    tail = read_conversation(file, start=offset, first_line=line)
     turns = build_turns(tail.main)
     if not turns or turns[0].user_uuid != uuid or turns[0].offset != offset:
         return None
@@ -188,14 +191,14 @@ def ingest_transcript(
         if tail is not None:
             return _ingest_tail(engine, file, stat, row, tail)
     try:
-        transcript = parse_transcript(file)
+        transcript = read_conversation(file)
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
     recognised = transcript.lines - transcript.malformed
     if transcript.lines and recognised == 0:
         raise InvalidInput(
-            f"{path} is not a Claude Code transcript: none of its {transcript.lines} lines is "
-            "a JSON record with a type"
+            f"{path} is not a Claude Code transcript (nor a Codex or Gemini CLI conversation "
+            f"file): none of its {transcript.lines} lines is a JSON record with a type"
         )
     ns = _namespace(transcript, engine, override)
     report = IngestReport(
@@ -343,7 +346,8 @@ def _append_compactions(engine: Engine, transcript: Transcript) -> None:
 
 
 def _record_session(conn: sqlite3.Connection, transcript: Transcript, namespace: str) -> None:
-    """The Claude Code session as a ``sessions`` row; its compaction summary as the summary."""
+    """The assistant's session as a ``sessions`` row (its source: the client's label, as the
+    hooks record it); its compaction summary as the summary."""
     if not transcript.session_id:
         return
     started = None
@@ -359,7 +363,7 @@ def _record_session(conn: sqlite3.Connection, transcript: Transcript, namespace:
         Session(
             id=transcript.session_id,
             namespace=namespace,
-            source=SESSION_SOURCE,
+            source=client_label(transcript),
             started_at=started or format_ts(utcnow()),
             metadata={"transcript": transcript.path},
         ),

@@ -250,9 +250,11 @@ def ingest_transcript_detached(run: HookRun) -> None:
     Ingest is incremental (only the new tail is parsed), but it imports the engine and may meet
     a large file, so it never runs inside the hook: the hook starts it and returns at once.
     """
+    from memlode.sources.conversations import READERS  # import-light: the readers' table
+
     path = run.text("transcript_path", 4096)
-    if not path or not run.settings.ingest_transcripts or run.client != "claude":
-        return  # other clients' conversation files are not Claude Code transcripts
+    if not path or not run.settings.ingest_transcripts or run.client not in READERS:
+        return  # a client whose conversation files memlode cannot read
     if not os.path.isfile(path):
         return
     env = dict(os.environ)

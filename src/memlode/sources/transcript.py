@@ -147,6 +147,8 @@ class Queued:
 @dataclass(slots=True)
 class Transcript:
     path: str
+    # the assistant that wrote the file: a key of memlode.sources.conversations.READERS
+    client: str = "claude"
     session_id: str | None = None
     cwd: str | None = None
     git_branch: str | None = None

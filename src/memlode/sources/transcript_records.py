@@ -23,6 +23,7 @@ __all__ = [
     "Record",
     "abandoned",
     "decode",
+    "decode_object",
     "detect_encoding",
     "make_record",
     "progress_record",
@@ -188,7 +189,8 @@ def _without_lone_surrogates(data: Any) -> Any:
     return json.loads(text.encode("utf-8", "surrogatepass").decode("utf-8", "replace"))
 
 
-def decode(raw: RawLine) -> dict[str, Any] | None:
+def decode_object(raw: RawLine) -> dict[str, Any] | None:
+    """A line as a JSON object; None when it is not JSON or not an object."""
     try:
         try:
             data = json.loads(raw.data)
@@ -198,7 +200,14 @@ def decode(raw: RawLine) -> dict[str, Any] | None:
             data = _without_lone_surrogates(data)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+    return data if isinstance(data, dict) else None
+
+
+def decode(raw: RawLine) -> dict[str, Any] | None:
+    """A Claude Code record: a JSON object with a type (a user or assistant one with a valid
+    message); None for anything else."""
+    data = decode_object(raw)
+    if data is None or not isinstance(data.get("type"), str):
         return None
     if data["type"] in ("user", "assistant") and not _valid_message(data):
         return None

@@ -30,7 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["adapt", "adapt_all", "parse_patch"]
+__all__ = ["adapt", "adapt_all"]
 
 OWN_TOOL_PREFIX = "mcp__memlode__"
 # How much of the rollout's end is searched for a call's result: its item_completed line is
@@ -105,6 +105,8 @@ def _patch(payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
                 break
     elif isinstance(tool_input, str):
         patch = tool_input
+    from memlode.sources.patches import parse_patch
+
     files = parse_patch(patch)
     if not files:
         return []
@@ -179,53 +181,6 @@ def _edit_payload(
         "tool_input": {"file_path": path, "old_string": old, "new_string": new},
         "tool_response": response,
     }
-
-
-def parse_patch(patch: str) -> list[dict[str, Any]]:
-    """The files of an ``apply_patch`` patch, in order: ``path``, ``kind`` (add, update,
-    delete), ``move_to`` (or None) and ``hunks`` (``structuredPatch``-like, without line
-    numbers: the patch format has none)."""
-    files: list[dict[str, Any]] = []
-    current: dict[str, Any] | None = None
-    hunk: dict[str, Any] | None = None
-    for line in patch.splitlines():
-        header = _file_header(line)
-        if header is not None:
-            kind, path = header
-            hunk = {"lines": []} if kind != "delete" else None
-            current = {"path": path, "kind": kind, "move_to": None, "hunks": []}
-            if hunk is not None:
-                current["hunks"].append(hunk)
-            files.append(current)
-            continue
-        if current is None or line.startswith("*** End Patch") or line == "*** End of File":
-            continue
-        if line.startswith("*** Move to: "):
-            current["move_to"] = line[len("*** Move to: ") :].strip()
-        elif line.startswith("@@"):
-            hunk = {"lines": []}
-            if current["hunks"] and not current["hunks"][-1]["lines"]:
-                current["hunks"][-1] = hunk
-            else:
-                current["hunks"].append(hunk)
-        elif hunk is not None and line[:1] in ("+", "-", " "):
-            hunk["lines"].append(line)
-        elif hunk is not None and line == "":  # a blank context line whose space was trimmed
-            hunk["lines"].append(" ")
-    for entry in files:
-        entry["hunks"] = [h for h in entry["hunks"] if h["lines"]]
-    return files
-
-
-def _file_header(line: str) -> tuple[str, str] | None:
-    for prefix, kind in (
-        ("*** Add File: ", "add"),
-        ("*** Update File: ", "update"),
-        ("*** Delete File: ", "delete"),
-    ):
-        if line.startswith(prefix):
-            return kind, line[len(prefix) :].strip()
-    return None
 
 
 def _unified_hunks(diff: str) -> list[dict[str, Any]]:

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import os
 
+from memlode.sources.gemini_text import shell_sections, strip_hook_context, unwrap
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,10 +41,6 @@ if TYPE_CHECKING:
 
 __all__ = ["adapt", "strip_hook_context"]
 
-HOOK_CONTEXT_OPEN = "<hook_context>"
-HOOK_CONTEXT_CLOSE = "</hook_context>"
-UNTRUSTED_OPEN = "<untrusted_context>"
-UNTRUSTED_CLOSE = "</untrusted_context>"
 OWN_SERVER = "memlode"
 
 # Claude Code's name for each memlode event (the payload's hook_event_name after adapting).
@@ -58,15 +56,6 @@ _CLAUDE_EVENTS = {
 # The CLI's own bookkeeping, nothing a user did: not captured.
 _IGNORED_TOOLS = frozenset(
     {"update_topic", "write_todos", "list_background_processes", "read_background_output"}
-)
-# Section headers of run_shell_command's llmContent, in the order the tool writes them.
-_SHELL_SECTIONS = (
-    "Output",
-    "Error",
-    "Exit Code",
-    "Signal",
-    "Background PIDs",
-    "Process Group PGID",
 )
 
 
@@ -96,20 +85,6 @@ def adapt(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | N
     if event == "session-end":
         return _named(event, {**base, "reason": _text(payload.get("reason")) or "other"})
     return None  # post-compact, subagent-stop: Gemini CLI has no such events
-
-
-def strip_hook_context(prompt: str) -> str:
-    """The user's prompt without the ``<hook_context>`` blocks Gemini CLI put in front of it
-    (SessionStart's context, in non-interactive runs)."""
-    text = prompt
-    while text.lstrip().startswith(HOOK_CONTEXT_OPEN):
-        end = text.find(HOOK_CONTEXT_CLOSE)
-        if end < 0:
-            break
-        text = text[end + len(HOOK_CONTEXT_CLOSE) :]
-    if text is prompt:
-        return prompt
-    return text.lstrip("\r\n")
 
 
 # ---- common ------------------------------------------------------------------------------------
@@ -153,14 +128,6 @@ def _llm_text(response: dict[str, Any]) -> str:
         return content
     parts = content if isinstance(content, list) else [content]
     return "\n".join(_text(_dict(part).get("text")) for part in parts if _dict(part).get("text"))
-
-
-def _unwrap(text: str) -> str:
-    """Text inside the ``<untrusted_context>`` wrapper the CLI puts around command output."""
-    body = text.strip()
-    if body.startswith(UNTRUSTED_OPEN) and body.endswith(UNTRUSTED_CLOSE):
-        body = body[len(UNTRUSTED_OPEN) : -len(UNTRUSTED_CLOSE)]
-    return body.strip("\n")
 
 
 def _lines(text: str) -> int:
@@ -209,7 +176,7 @@ def _failure(name: str, response: dict[str, Any]) -> str | None:
         if error is None or error is False:
             return None
         return message or _llm_text(response) or "failed"
-    sections = _shell_sections(_llm_text(response))
+    sections = shell_sections(_llm_text(response))
     code = sections.get("Exit Code", "").strip()
     failed = error not in (None, False) or (code not in ("", "0")) or "Signal" in sections
     if not failed and not _shell_aborted(response):
@@ -221,31 +188,12 @@ def _failure(name: str, response: dict[str, Any]) -> str | None:
     detail = sections.get("Error", "").strip()
     parts = [head, *(p for p in (output, detail) if p and p != message)]
     if _shell_aborted(response) and not sections:
-        parts.append(_unwrap(_llm_text(response)))
+        parts.append(unwrap(_llm_text(response)))
     return "\n".join(parts)
 
 
 def _shell_aborted(response: dict[str, Any]) -> bool:
-    return _unwrap(_llm_text(response)).startswith("Command was ")
-
-
-def _shell_sections(content: str) -> dict[str, str]:
-    """run_shell_command's ``llmContent`` by section: ``Output: …`` (any number of lines),
-    then one line each of ``Error: …``, ``Exit Code: 1``, ``Signal: …``, … Read from the end,
-    so a line of the command's own output that looks like a header stays in the output."""
-    lines = _unwrap(content).split("\n")
-    sections: dict[str, str] = {}
-    while lines:
-        header, sep, rest = lines[-1].partition(": ")
-        if not sep or header not in _SHELL_SECTIONS[1:] or header in sections:
-            break
-        sections[header] = rest
-        lines.pop()
-    text = "\n".join(lines)
-    if text.startswith("Output: "):
-        output = text[len("Output: ") :].rstrip("\n")
-        sections["Output"] = "" if output == "(empty)" else output
-    return sections
+    return unwrap(_llm_text(response)).startswith("Command was ")
 
 
 def _read(tool_in: dict[str, Any], response: dict[str, Any], cwd: str) -> Mapped:
@@ -380,7 +328,7 @@ def _shell(tool_in: dict[str, Any], response: dict[str, Any], cwd: str) -> Mappe
         claude_in["description"] = _text(tool_in.get("description"))
     if tool_in.get("is_background") is True:
         claude_in["run_in_background"] = True
-    sections = _shell_sections(_llm_text(response))
+    sections = shell_sections(_llm_text(response))
     claude_resp = {
         "stdout": sections.get("Output", "") if sections else _text(response.get("returnDisplay")),
         "stderr": sections.get("Error", ""),
