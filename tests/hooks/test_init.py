@@ -286,3 +286,27 @@ def test_memlode_hook_command_for_humans(project: Path, payloads, event: str) ->
         timeout=60,
     )
     assert (garbage.returncode, garbage.stdout) == (0, "")
+
+
+def test_a_server_url_is_written_into_no_file_and_makes_no_folder(
+    project: Path, fake_home: Path
+) -> None:
+    """A team store's URL may hold a password: init leaves it in the environment, where the
+    hooks and the server read it (it used to become a folder named after the URL)."""
+    url = "postgresql://team:s3cret-pw@db.internal:5432/memory"
+    done = memlode("init", cwd=project, env={"MEMLODE_DB": url})
+    assert done.returncode == 0, done.stderr
+    assert "MEMLODE_DB is a server URL" in done.stdout
+    written = [*project.rglob("*.json"), *fake_home.rglob("*.json")]
+    assert written and all("s3cret" not in p.read_text() for p in written)
+    hook = subprocess.run(
+        [sys.executable, "-m", "memlode", "hook", "session-start"],
+        input=json.dumps({"session_id": "u-1", "cwd": str(project)}),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env={**os.environ, "MEMLODE_DB": url, "MEMLODE_RESIDENT_AUTOSTART": "0"},
+        timeout=60,
+    )
+    assert (hook.returncode, hook.stdout) == (0, "")
+    assert not [p for p in project.rglob("*") if "postgresql" in p.name]

@@ -286,14 +286,17 @@ def _paths(scope: str, settings_file: str | None, mcp_file: str | None) -> tuple
 
 
 def _explicit_env(ctx: click.Context) -> dict[str, str]:
-    """MEMLODE_HOME / MEMLODE_DB as chosen for this run, to pin hooks and MCP to the same store."""
+    """MEMLODE_HOME / MEMLODE_DB as chosen for this run, to pin hooks and MCP to the same store.
+
+    A server URL (a team store) is never written into a settings file: it may hold a password,
+    and the hooks and the server read it from the environment the user exports it in."""
     root = ctx.find_root().obj or {}
     env: dict[str, str] = {}
     home = root.get("home") or os.environ.get("MEMLODE_HOME")
     db = root.get("db_path") or os.environ.get("MEMLODE_DB")
     if home:
         env["MEMLODE_HOME"] = str(Path(home).expanduser().resolve())
-    if db:
+    if db and "://" not in str(db):
         env["MEMLODE_DB"] = str(Path(db).expanduser().resolve())
     return env
 

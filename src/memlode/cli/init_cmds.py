@@ -5,6 +5,7 @@ registration, Claude Code's by default, another's with ``--client`` (the table i
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -128,6 +129,13 @@ def init(
     )
     apply(edits)
     notes = _init_notes(wired, scope, root, env)
+    root_obj = ctx.find_root().obj or {}
+    if "://" in str(root_obj.get("db_path") or os.environ.get("MEMLODE_DB") or ""):
+        notes.insert(
+            0,
+            "MEMLODE_DB is a server URL: it is written into no file; the hooks and the MCP server"
+            " read it from the environment, so export it where your assistant starts.",
+        )
     changed = any(e.changed for e in edits)
     if as_json:
         echo_json(
