@@ -105,7 +105,7 @@ def _patch(payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
                 break
     elif isinstance(tool_input, str):
         patch = tool_input
-    from memlode.sources.patches import parse_patch
+    from memlode.sources.patches import parse_patch, unified_hunks
 
     files = parse_patch(patch)
     if not files:
@@ -135,7 +135,7 @@ def _patch(payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         if isinstance(changes, dict):
             recorded = changes.get(path)
             if isinstance(recorded, dict) and isinstance(recorded.get("unified_diff"), str):
-                hunks = _unified_hunks(recorded["unified_diff"]) or hunks
+                hunks = unified_hunks(recorded["unified_diff"]) or hunks
         out.append(("post-tool", _edit_payload(payload, change, path, hunks)))
     return out
 
@@ -181,36 +181,6 @@ def _edit_payload(
         "tool_input": {"file_path": path, "old_string": old, "new_string": new},
         "tool_response": response,
     }
-
-
-def _unified_hunks(diff: str) -> list[dict[str, Any]]:
-    """``@@ -a,b +c,d @@`` hunks of a unified diff as ``structuredPatch`` entries."""
-    hunks: list[dict[str, Any]] = []
-    for line in diff.splitlines():
-        if line.startswith("@@"):
-            ranges = line.split("@@")[1].split() if line.count("@@") >= 2 else []
-            old = _range(ranges[0]) if ranges else (0, 0)
-            new = _range(ranges[1]) if len(ranges) > 1 else (0, 0)
-            hunks.append(
-                {
-                    "oldStart": old[0],
-                    "oldLines": old[1],
-                    "newStart": new[0],
-                    "newLines": new[1],
-                    "lines": [],
-                }
-            )
-        elif hunks and line[:1] in ("+", "-", " ") and not line.startswith(("+++", "---")):
-            hunks[-1]["lines"].append(line)
-    return hunks
-
-
-def _range(text: str) -> tuple[int, int]:
-    start, _, count = text.lstrip("+-").partition(",")
-    try:
-        return int(start), int(count) if count else 1
-    except ValueError:
-        return 0, 0
 
 
 def _reported_exit_code(report: str) -> int | None:

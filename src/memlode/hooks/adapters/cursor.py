@@ -34,7 +34,10 @@ tools are dropped. Stdlib only: this runs in every hook process.
 
 from __future__ import annotations
 
-import os
+from memlode.hooks.adapters._shape import absolute as _absolute
+from memlode.hooks.adapters._shape import as_dict as _dict
+from memlode.hooks.adapters._shape import named as _named
+from memlode.hooks.adapters._shape import text as _text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,15 +48,6 @@ __all__ = ["adapt", "render"]
 OWN_SERVER = "memlode"
 
 # Claude Code's name for each memlode event (the payload's hook_event_name after adapting).
-_CLAUDE_EVENTS = {
-    "session-start": "SessionStart",
-    "prompt": "UserPromptSubmit",
-    "post-tool": "PostToolUse",
-    "post-tool-failure": "PostToolUseFailure",
-    "stop": "Stop",
-    "pre-compact": "PreCompact",
-    "session-end": "SessionEnd",
-}
 # Cursor's tool names -> Claude Code's (tools whose inputs memlode's extractors read).
 _TOOLS = {"Shell": "Bash", "Read": "Read", "Write": "Write", "Edit": "Edit", "Grep": "Grep"}
 # Tools whose successes arrive through their own events (afterShellExecution, afterFileEdit,
@@ -104,14 +98,6 @@ def adapt(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | N
 # ---- common ------------------------------------------------------------------------------------
 
 
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _base(payload: dict[str, Any]) -> dict[str, Any]:
     """session_id, cwd, transcript_path and model, as Claude Code names them. Without a
     workspace root the cwd is left out (memlode then takes CLAUDE_PROJECT_DIR, which Cursor
@@ -133,17 +119,6 @@ def _base(payload: dict[str, Any]) -> dict[str, Any]:
     if isinstance(declared, str):
         out["client_hook_event_name"] = declared
     return out
-
-
-def _named(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    payload["hook_event_name"] = _CLAUDE_EVENTS[event]
-    return event, payload
-
-
-def _absolute(path: str, cwd: str) -> str:
-    if not path or os.path.isabs(path) or not cwd:
-        return path
-    return os.path.normpath(os.path.join(cwd, path))
 
 
 def _json_object(value: object) -> dict[str, Any]:

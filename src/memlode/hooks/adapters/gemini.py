@@ -27,9 +27,12 @@ bookkeeping tools are dropped. Stdlib only: this runs in every hook process.
 
 from __future__ import annotations
 
-import os
-
+from memlode.hooks.adapters._shape import absolute as _absolute
+from memlode.hooks.adapters._shape import as_dict as _dict
+from memlode.hooks.adapters._shape import named as _named
+from memlode.hooks.adapters._shape import text as _text
 from memlode.sources.gemini_text import shell_sections, strip_hook_context, unwrap
+from memlode.sources.patches import unified_hunks as _patch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,15 +47,6 @@ __all__ = ["adapt", "strip_hook_context"]
 OWN_SERVER = "memlode"
 
 # Claude Code's name for each memlode event (the payload's hook_event_name after adapting).
-_CLAUDE_EVENTS = {
-    "session-start": "SessionStart",
-    "prompt": "UserPromptSubmit",
-    "post-tool": "PostToolUse",
-    "post-tool-failure": "PostToolUseFailure",
-    "stop": "Stop",
-    "pre-compact": "PreCompact",
-    "session-end": "SessionEnd",
-}
 # The CLI's own bookkeeping, nothing a user did: not captured.
 _IGNORED_TOOLS = frozenset(
     {"update_topic", "write_todos", "list_background_processes", "read_background_output"}
@@ -90,14 +84,6 @@ def adapt(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | N
 # ---- common ------------------------------------------------------------------------------------
 
 
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _base(payload: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key in ("session_id", "transcript_path", "cwd"):
@@ -108,17 +94,6 @@ def _base(payload: dict[str, Any]) -> dict[str, Any]:
     if isinstance(declared, str):
         out["client_hook_event_name"] = declared
     return out
-
-
-def _named(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    payload["hook_event_name"] = _CLAUDE_EVENTS[event]
-    return event, payload
-
-
-def _absolute(path: str, cwd: str) -> str:
-    if not path or os.path.isabs(path) or not cwd:
-        return path
-    return os.path.normpath(os.path.join(cwd, path))
 
 
 def _llm_text(response: dict[str, Any]) -> str:
@@ -246,39 +221,6 @@ def _read_window(content: str) -> tuple[str, int | None, int | None, int | None]
             if len(words) >= 3 and words[1] == "of" and words[2].isdigit():
                 total = int(words[2])
     return body, first, count, total
-
-
-def _patch(diff: str) -> list[dict[str, Any]]:
-    """A unified diff (``returnDisplay.fileDiff``) as Claude Code's ``structuredPatch``."""
-    hunks: list[dict[str, Any]] = []
-    current: dict[str, Any] | None = None
-    for line in diff.splitlines():
-        if line.startswith("@@ "):
-            ranges = line.split("@@")[1].split() if line.count("@@") >= 2 else []
-            if len(ranges) != 2:
-                current = None
-                continue
-            (old_start, old_lines), (new_start, new_lines) = (_range(r) for r in ranges)
-            current = {
-                "oldStart": old_start,
-                "oldLines": old_lines,
-                "newStart": new_start,
-                "newLines": new_lines,
-                "lines": [],
-            }
-            hunks.append(current)
-        elif current is not None and line[:1] in (" ", "+", "-"):
-            current["lines"].append(line)
-    return hunks
-
-
-def _range(text: str) -> tuple[int, int]:
-    """``-12,3`` -> (12, 3); ``+4`` -> (4, 1)."""
-    start, _sep, count = text[1:].partition(",")
-    return (
-        int(start) if start.isdigit() else 0,
-        int(count) if count.isdigit() else (1 if not _sep else 0),
-    )
 
 
 def _edit(tool_in: dict[str, Any], response: dict[str, Any], cwd: str) -> Mapped:

@@ -27,7 +27,11 @@ hook process.
 
 from __future__ import annotations
 
-import os
+from memlode.hooks.adapters._shape import absolute as _absolute
+from memlode.hooks.adapters._shape import as_dict as _dict
+from memlode.hooks.adapters._shape import named as _named
+from memlode.hooks.adapters._shape import text as _text
+from memlode.sources.patches import unified_hunks as _patch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,16 +44,6 @@ if TYPE_CHECKING:
 __all__ = ["adapt"]
 
 OWN_TOOL_PREFIX = "memlode_"
-_CLAUDE_EVENTS = {
-    "session-start": "SessionStart",
-    "prompt": "UserPromptSubmit",
-    "post-tool": "PostToolUse",
-    "post-tool-failure": "PostToolUseFailure",
-    "stop": "Stop",
-    "pre-compact": "PreCompact",
-    "post-compact": "PostCompact",
-    "session-end": "SessionEnd",
-}
 # OpenCode's own bookkeeping, nothing a user did: not captured.
 _IGNORED_TOOLS = frozenset({"todowrite", "todoread", "skill", "invalid", "question"})
 READ_HEADER = "<content>"
@@ -82,14 +76,6 @@ def adapt(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | N
 # ---- common ------------------------------------------------------------------------------------
 
 
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -104,17 +90,6 @@ def _base(payload: dict[str, Any]) -> dict[str, Any]:
     if isinstance(declared, str):
         out["client_hook_event_name"] = declared
     return out
-
-
-def _named(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    payload["hook_event_name"] = _CLAUDE_EVENTS[event]
-    return event, payload
-
-
-def _absolute(path: str, cwd: str) -> str:
-    if not path or os.path.isabs(path) or not cwd:
-        return path
-    return os.path.normpath(os.path.join(cwd, path))
 
 
 # ---- tools -------------------------------------------------------------------------------------
@@ -180,39 +155,6 @@ def _read(args: dict[str, Any], output: str, meta: dict[str, Any], cwd: str) -> 
     if total is not None:
         file_info["totalLines"] = total
     return "Read", claude_in, {"type": "text", "file": file_info}
-
-
-def _patch(diff: str) -> list[dict[str, Any]]:
-    """A unified diff (edit's ``metadata.diff``) as Claude Code's ``structuredPatch``."""
-    hunks: list[dict[str, Any]] = []
-    current: dict[str, Any] | None = None
-    for line in diff.splitlines():
-        if line.startswith("@@ "):
-            ranges = line.split("@@")[1].split() if line.count("@@") >= 2 else []
-            if len(ranges) != 2:
-                current = None
-                continue
-            (old_start, old_lines), (new_start, new_lines) = (_range(r) for r in ranges)
-            current = {
-                "oldStart": old_start,
-                "oldLines": old_lines,
-                "newStart": new_start,
-                "newLines": new_lines,
-                "lines": [],
-            }
-            hunks.append(current)
-        elif current is not None and line[:1] in (" ", "+", "-"):
-            current["lines"].append(line)
-    return hunks
-
-
-def _range(text: str) -> tuple[int, int]:
-    """``-12,3`` -> (12, 3); ``+4`` -> (4, 1)."""
-    start, sep, count = text[1:].partition(",")
-    return (
-        int(start) if start.isdigit() else 0,
-        int(count) if count.isdigit() else (1 if not sep else 0),
-    )
 
 
 def _edit(args: dict[str, Any], output: str, meta: dict[str, Any], cwd: str) -> Mapped:

@@ -25,7 +25,10 @@ are dropped. Stdlib only: this runs in every hook process.
 
 from __future__ import annotations
 
-import os
+from memlode.hooks.adapters._shape import absolute as _absolute
+from memlode.hooks.adapters._shape import as_dict as _dict
+from memlode.hooks.adapters._shape import named as _named
+from memlode.hooks.adapters._shape import text as _text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,12 +37,6 @@ if TYPE_CHECKING:
 __all__ = ["adapt"]
 
 OWN_SERVER = "memlode"
-
-_CLAUDE_EVENTS = {
-    "prompt": "UserPromptSubmit",
-    "post-tool": "PostToolUse",
-    "stop": "Stop",
-}
 
 
 def adapt(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
@@ -72,14 +69,6 @@ def adapt(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | N
 # ---- common ------------------------------------------------------------------------------------
 
 
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _base(payload: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     session = _text(payload.get("trajectory_id"))
@@ -92,17 +81,6 @@ def _base(payload: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
     if isinstance(action, str):
         out["client_hook_event_name"] = action
     return out
-
-
-def _named(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    payload["hook_event_name"] = _CLAUDE_EVENTS[event]
-    return event, payload
-
-
-def _absolute(path: str, cwd: str) -> str:
-    if not path or os.path.isabs(path) or not cwd:
-        return path
-    return os.path.normpath(os.path.join(cwd, path))
 
 
 # ---- tools -------------------------------------------------------------------------------------

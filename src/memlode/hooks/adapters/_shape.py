@@ -1,0 +1,38 @@
+"""What every adapter needs to write Claude Code's shape: tolerant readers of the client's
+fields, Claude Code's name for each memlode event (from the hook-event table), and paths made
+absolute against the session's folder. Stdlib and L0 only: a hook process imports it."""
+
+from __future__ import annotations
+
+import os
+
+from memlode.hook_events import CLIENT_HOOKS, DEFAULT_CLIENT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["CLAUDE_EVENT", "absolute", "as_dict", "named", "text"]
+
+# memlode's event -> the name Claude Code gives it (the handlers and extractors read that)
+CLAUDE_EVENT = {spec.name: spec.event for spec in CLIENT_HOOKS[DEFAULT_CLIENT]}
+
+
+def text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def named(event: str, payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``payload`` as memlode event ``event``, under Claude Code's name for it."""
+    payload["hook_event_name"] = CLAUDE_EVENT[event]
+    return event, payload
+
+
+def absolute(path: str, cwd: str) -> str:
+    if not path or os.path.isabs(path) or not cwd:
+        return path
+    return os.path.normpath(os.path.join(cwd, path))
