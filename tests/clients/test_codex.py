@@ -308,16 +308,17 @@ def run_scenario(base: Path) -> Scenario:
         third = _codex_exec(env, project, UNRELATED, resume=second.thread_id)
     finally:
         server.close()
-    export = subprocess.run(
-        [sys.executable, "-m", "memlode", "export", "--namespace", "*"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert export.returncode == 0, export.stderr
-    records = [json.loads(line) for line in export.stdout.splitlines() if line.strip()]
+    # Stop hooks ingest each session's rollout in a detached process: wait (bounded) for the
+    # first session's turns before reading everything back.
+    deadline = time.monotonic() + 60
+    while True:
+        records = _export(project, env)
+        turns = [r for r in records if r.get("source") == "transcript"]
+        if any(r.get("session_id") == first.thread_id for r in turns):
+            break
+        if time.monotonic() > deadline:
+            break  # the test on turns says what is missing
+        time.sleep(0.5)
     return Scenario(
         project,
         codex_home,
@@ -332,6 +333,19 @@ def run_scenario(base: Path) -> Scenario:
         list(server.problems),
         records,
     )
+
+
+def _export(project: Path, env: dict[str, str]) -> list[dict[str, Any]]:
+    export = subprocess.run(
+        [sys.executable, "-m", "memlode", "export", "--namespace", "*"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert export.returncode == 0, export.stderr
+    return [json.loads(line) for line in export.stdout.splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="module")
@@ -530,3 +544,20 @@ def test_codex_writes_its_own_rollout_of_each_session(codex_run: Scenario) -> No
     assert head["type"] == "session_meta" and head["payload"]["id"] == thread
     session = next(s for s in codex_run.sessions() if s["id"] == thread)
     assert session["metadata"]["transcript_path"] == str(rollout)
+
+
+def test_its_rollout_is_ingested_as_turns_labelled_codex(codex_run: Scenario) -> None:
+    """Codex's own conversation file, ingested by the Stop hook's detached ingest: the first
+    session's prompt as a turn, once, without Codex's instructions or memlode's briefing."""
+    turns = [
+        m
+        for m in codex_run.memories()
+        if m.get("source") == "transcript" and m.get("session_id") == codex_run.first.thread_id
+    ]
+    assert turns, "no turn of the first session was ingested"
+    assert {t["metadata"].get("client") for t in turns} == {"codex"}
+    assert sum(t["content"].count(PROMPT) for t in turns) >= 1
+    for turn in turns:
+        assert (
+            "## memlode" not in turn["content"] and "<environment_context>" not in turn["content"]
+        )

@@ -33,6 +33,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,6 +251,15 @@ def run_scenario(root: Path) -> Scenario:
     )
     assert init.returncode == 0, init.stderr
     results = {prompt: print_run(project, env, prompt) for prompt in (PROMPT, FOLLOW_UP, UNRELATED)}
+    # AfterAgent/SessionEnd ingest each chat file in a detached process: wait (bounded) for the
+    # first session's turns before reading everything back
+    first = str(results[PROMPT]["session_id"])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        rows = memlode(project, env, "list", "--limit", "100000", "--source", "transcript")
+        if any(r.get("session_id") == first for r in rows):
+            break
+        time.sleep(0.5)
     return Scenario(
         project=project,
         env=env,
@@ -410,3 +420,15 @@ def test_mcp_recall_returns_the_finding(scenario: Scenario) -> None:
     text = json.dumps(result["response"], ensure_ascii=False)
     assert "error" not in result["response"], text
     assert FINDING_MARK in text
+
+
+def test_its_chat_file_is_ingested_as_turns_labelled_gemini(scenario: Scenario) -> None:
+    """Gemini's own conversation file, ingested by the hooks' detached ingest: the first
+    session's prompt as a turn, without memlode's <hook_context> or Gemini's own context."""
+    turns = [r for r in scenario.session_rows(PROMPT) if r.get("source") == "transcript"]
+    assert turns, "no turn of the first session was ingested"
+    assert {t["metadata"].get("client") for t in turns} == {"gemini"}
+    assert any(PROMPT in t["content"] for t in turns)
+    for turn in turns:
+        assert "<hook_context>" not in turn["content"]
+        assert "<session_context>" not in turn["content"]
