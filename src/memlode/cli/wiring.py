@@ -89,32 +89,30 @@ def plan_init(
     """The edits that wire ``client`` (its MCP server, hooks or plugin) and the lines to print."""
     client.check_scope(scope)
     files = _Files()
-    lines: list[str] = []
+    said: list[tuple[str, Path]] = []  # (what, the file it went to): stated once all are planned
     mcp_path = mcp_file or client.mcp_path(scope, root)
     if with_mcp and mcp_path is not None:
         key = (client.servers_key,) if mcp_file else client.mcp_key(scope, root)
         _put_server(files, client, mcp_path, key, client.entry(launch))
-        lines.append(f"mcp: {{state}} {_where(mcp_path, key)}|{mcp_path}")
+        said.append((f"mcp: {{}} {_where(mcp_path, key)}", mcp_path))
     hooks_path = hooks_file or client.hooks_path(scope, root)
     if hooks_path is not None and client.hook_specs:
         _put_hooks(files, client, hooks_path, launch)
         events = ", ".join(dict.fromkeys(s.event for s in client.hook_specs))
-        lines.append(f"hooks: {{state}} {hooks_path} ({events})|{hooks_path}")
+        said.append((f"hooks: {{}} {hooks_path} ({events})", hooks_path))
     plugin_path = client.plugin_path(scope, root)
     if plugin_path is not None:
         files.put(plugin_path, opencode_plugin(launch))
-        lines.append(f"plugin: {{state}} {plugin_path}|{plugin_path}")
+        said.append((f"plugin: {{}} {plugin_path}", plugin_path))
     edits = list(files.edits.values())
-    out = [_stated(line, edits) for line in lines]
+    changed = {e.path for e in edits if e.changed}
+    lines = [
+        line.format("written to" if path in changed else "already up to date in")
+        for line, path in said
+    ]
     if launch.python:
-        out.append(f"interpreter: {launch.python}")
-    return edits, out
-
-
-def _stated(line: str, edits: list[Edit]) -> str:
-    text, _, path = line.rpartition("|")
-    changed = any(e.changed for e in edits if str(e.path) == path)
-    return text.format(state="written to" if changed else "already up to date in")
+        lines.append(f"interpreter: {launch.python}")
+    return edits, lines
 
 
 def _where(path: Path, key: tuple[str, ...]) -> str:
