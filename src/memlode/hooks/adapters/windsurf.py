@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from memlode.hooks.adapters._shape import absolute as _absolute
 from memlode.hooks.adapters._shape import as_dict as _dict
+from memlode.hooks.adapters._shape import file_edits
 from memlode.hooks.adapters._shape import named as _named
 from memlode.hooks.adapters._shape import text as _text
 
@@ -102,33 +103,7 @@ def _write(base: dict[str, Any], info: dict[str, Any]) -> tuple[str, dict[str, A
     path = _absolute(_text(info.get("file_path")), _text(base.get("cwd")))
     if not path:
         return None
-    raw = info.get("edits")
-    edits = [
-        {
-            "old_string": _text(e.get("old_string")),
-            "new_string": _text(e.get("new_string")),
-            "replace_all": False,
-        }
-        for e in (raw if isinstance(raw, list) else [])
-        if isinstance(e, dict)
-    ]
-    if len(edits) == 1:
-        old, new = edits[0]["old_string"], edits[0]["new_string"]
-        claude_in = {"file_path": path, "old_string": old, "new_string": new}
-        response: dict[str, Any] = {
-            "filePath": path,
-            "oldString": old,
-            "newString": new,
-            "structuredPatch": [],
-            "userModified": False,
-            "replaceAll": False,
-        }
-        out = {**base, "tool_name": "Edit", "tool_input": claude_in, "tool_response": response}
-        return _named("post-tool", out)
-    claude_in = {"file_path": path, "edits": edits}
-    response = {"filePath": path, "edits": edits, "structuredPatch": [], "userModified": False}
-    out = {**base, "tool_name": "MultiEdit", "tool_input": claude_in, "tool_response": response}
-    return _named("post-tool", out)
+    return file_edits(base, path, info.get("edits"))
 
 
 def _read(base: dict[str, Any], info: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
