@@ -24,8 +24,8 @@ serves (autostart off): they only append to the spool.
 With ``--clients`` the rows also hold the other assistants' hooks, each fed a payload its real
 CLI sent (tests/clients/payloads/<client>/, read as data) through the command ``memlode init
 --client X`` installs (``python -c HOOK_CODE <event> <client>``: the client's adapter, then the
-same handler), and ``shared:prompt``: the prompt hook as a team's committed files run it
-(``memlode hook prompt``, the console script of this interpreter's environment).
+same handler), and ``shared:prompt``: the prompt hook as a team's committed files run it (the
+``memlode-hook`` console script of this interpreter's environment, fed the prompt row's payload).
 
     .venv/bin/python bench/bench_hooks.py [--runs 40] [--memories 3000] [--pg | --db URL]
         [--clients]
@@ -233,9 +233,9 @@ def client_rows(project: Path) -> dict[str, tuple[list[str], bytes]]:
             [sys.executable, "-c", HOOK_CODE, event, client],
             json.dumps(data).encode(),
         )
-    script = Path(sys.executable).with_name("memlode")
-    prompt = {"session_id": "bench-shared", "cwd": str(project), "prompt": "why does login fail"}
-    rows["shared:prompt"] = ([str(script), "hook", "prompt"], json.dumps(prompt).encode())
+    # the console script `memlode init --scope project` writes; fed the prompt row's payload
+    script = Path(sys.executable).with_name("memlode-hook")
+    rows["shared:prompt"] = ([str(script), "prompt"], b"")
     return rows
 
 
@@ -363,7 +363,7 @@ def measure(args: argparse.Namespace, urls: tuple[str, str] | None) -> None:
                 data = json.dumps(shaped[name.removesuffix("-spool")]).encode()
                 timed([*hook, name.removesuffix("-spool")], data, event_env, project)
             for cmd, data in extra.values():
-                timed(cmd, data, env, project)
+                timed(cmd, data or json.dumps(shaped["prompt"]).encode(), env, project)
         for i in range(args.runs):
             order = list(times)
             rng.shuffle(order)
@@ -377,6 +377,7 @@ def measure(args: argparse.Namespace, urls: tuple[str, str] | None) -> None:
                     times[event].append(timed(cmd, b"", env, project, event))
                 elif event in extra:
                     cmd, data = extra[event]
+                    data = data or json.dumps(shaped["prompt"]).encode()
                     times[event].append(timed(cmd, data, env, project, event))
                 else:
                     name = event.removesuffix("-spool")
