@@ -41,6 +41,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,7 @@ OPENCODE = ROOT / ".cache" / "clients" / "node_modules" / ".bin" / CLIENTS["bin"
 PLUGIN = ROOT / "src" / "memlode" / "hooks" / "opencode_plugin.js"
 
 RUN_TIMEOUT = 120  # seconds for one client run (each takes ~5-8 s here)
+INGEST_WAIT = 60  # seconds the detached transcript ingest is given (it takes ~1 s here)
 MODEL = "scripted"
 
 # The headings memlode's injected blocks open with (memlode.hooks.injection).
@@ -363,6 +365,17 @@ def run_scenario(root: Path) -> Scenario:
     outputs = {
         prompt: opencode_run(project, env, prompt) for prompt in (PROMPT, FOLLOW_UP, UNRELATED)
     }
+    # session.idle starts the ingest of the session from OpenCode's database in a detached
+    # process: wait (bounded) for the first session's turns before reading everything back.
+    first = min(opencode_sessions(home))  # OpenCode's ids ascend in time
+    deadline = time.monotonic() + INGEST_WAIT
+    while True:
+        rows = list(memlode(project, env, "list", "--limit", "100000"))
+        if any(r.get("source") == "transcript" and r.get("session_id") == first for r in rows):
+            break
+        if time.monotonic() > deadline:
+            break  # the test on turns says what is missing
+        time.sleep(0.5)
     return Scenario(
         project=project,
         env=env,
@@ -370,7 +383,7 @@ def run_scenario(root: Path) -> Scenario:
         plugins=plugins,
         server=server,
         outputs=outputs,
-        rows=list(memlode(project, env, "list", "--limit", "100000")),
+        rows=rows,
         sessions=list(memlode(project, env, "sessions", "--limit", "1000")),
     )
 
@@ -507,3 +520,24 @@ def test_mcp_recall_returns_the_finding(scenario: Scenario) -> None:
     second = scenario.requests_for(FOLLOW_UP)[1]
     (result,) = api.tool_outputs(second)
     assert FINDING_MARK in result, result
+
+
+# --- OpenCode's database ingested as turns --------------------------------------------------
+
+
+def test_first_session_ingested_as_turns_labelled_opencode(scenario: Scenario) -> None:
+    """session.idle started ``memlode ingest transcript opencode.db --session ses_…``: the
+    first session's turn (the prompt verbatim, the tools under Claude Code's names, the
+    answer) is stored as transcript memories labelled with the client."""
+    (first,) = scenario.session_ids(PROMPT)
+    turns = [
+        r for r in scenario.rows if r.get("source") == "transcript" and r.get("session_id") == first
+    ]
+    assert turns, "no transcript memories for the first session"
+    assert {r["metadata"].get("client") for r in turns} == {"opencode"}
+    text = "\n".join(r["content"] for r in turns)
+    assert PROMPT in text and FINDING_MARK in text
+    assert "Edit" in text and "calc.py" in text
+    assert "## memlode" not in text  # memlode's context is in the system prompt, not the turn
+    (session,) = [s for s in scenario.sessions if s["id"] == first]
+    assert session["source"] == "opencode"

@@ -1,7 +1,8 @@
 """``memlode ingest``: bring conversation transcripts into memory.
 
 ``ingest transcript PATH...`` reads the given conversation files (Claude Code transcripts, Codex
-CLI rollouts, Gemini CLI chat files); ``ingest transcripts
+CLI rollouts, Gemini CLI chat files) and OpenCode databases (``opencode.db``: each session, or
+those named by ``--session``); ``ingest transcripts
 --project DIR`` reads every session of a project (subagent files included) from Claude Code's
 projects folder. Both are incremental: a file already read is only re-read where it grew.
 """
@@ -26,25 +27,44 @@ def ingest() -> None:
     """Ingest external records (assistants' conversation files) as searchable memories."""
 
 
-def _run(
-    ctx: click.Context, paths: Sequence[Path], namespace: str | None, force: bool, as_json: bool
-) -> None:
-    from memlode.engine.transcripts import IngestReport, ingest_transcript
+# What one ingest reads: a conversation file (no session), or one session of a database.
+Target = tuple[Path, str | None]
 
+
+def _run(
+    ctx: click.Context,
+    targets: Sequence[Path] | Sequence[Target],
+    namespace: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    from memlode.engine.transcripts import (
+        IngestReport,
+        ingest_opencode_session,
+        ingest_transcript,
+    )
+
+    items = [t if isinstance(t, tuple) else (t, None) for t in targets]
     reports: list[IngestReport] = []
     with (
         open_engine(ctx) as engine,
         click.progressbar(
-            paths,
+            items,
             label="ingesting transcripts",
             file=sys.stderr,
             hidden=as_json or not sys.stderr.isatty(),  # a pipe or --json: the summary only
             show_pos=True,
-            item_show_func=lambda p: p.name if p is not None else None,
+            item_show_func=lambda t: (t[1] or t[0].name) if t is not None else None,
         ) as bar,
     ):
-        for path in bar:
-            reports.append(ingest_transcript(engine, path, namespace=namespace, force=force))
+        for path, session in bar:
+            if session is None:
+                report = ingest_transcript(engine, path, namespace=namespace, force=force)
+            else:
+                report = ingest_opencode_session(
+                    engine, path, session, namespace=namespace, force=force
+                )
+            reports.append(report)
     summary = _summary(reports)
     if as_json:
         echo_json({**summary, "files": [r.to_dict() for r in reports]})
@@ -84,6 +104,30 @@ def _summary(reports: Sequence[Any]) -> dict[str, int]:
     }
 
 
+def _targets(raw: Sequence[str], sessions: Sequence[str]) -> list[Target]:
+    """Every path must be a conversation file or an OpenCode database before anything is
+    stored; a database's sessions are ``sessions``, else every session it holds. Sessions
+    given with no database among the paths are refused."""
+    from memlode.sources import transcript_opencode as opencode
+
+    targets: list[Target] = []
+    files: list[str] = []
+    for item in raw:
+        path = Path(item).expanduser()
+        if item.strip() and path.is_file() and opencode.is_database(path):
+            for session in sessions or opencode.list_sessions(path):
+                targets.append((path, session))
+        else:
+            files.append(item)
+    if sessions and not targets:
+        raise InvalidInput(
+            "--session names a session of an OpenCode database: give its opencode.db "
+            "(~/.local/share/opencode/opencode.db)"
+        )
+    targets.extend((path, None) for path in _check_paths(files))
+    return targets
+
+
 def _check_paths(raw: Sequence[str]) -> list[Path]:
     """Every path must be a transcript file before anything is stored."""
     from memlode.sources.transcript_records import sniff
@@ -120,19 +164,31 @@ _force_option = click.option(
 
 @ingest.command("transcript")
 @click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--session",
+    "sessions",
+    multiple=True,
+    help="Of an OpenCode database (opencode.db), only this session (ses_...); repeatable.",
+)
 @namespace_option
 @_force_option
 @json_option
 @click.pass_context
 def transcript_cmd(
-    ctx: click.Context, paths: tuple[str, ...], namespace: str | None, force: bool, as_json: bool
+    ctx: click.Context,
+    paths: tuple[str, ...],
+    sessions: tuple[str, ...],
+    namespace: str | None,
+    force: bool,
+    as_json: bool,
 ) -> None:
     """Ingest conversation files (.jsonl) as turns: Claude Code transcripts, Codex CLI
-    rollouts, Gemini CLI chat files (told apart by their content).
+    rollouts, Gemini CLI chat files (told apart by their content); and OpenCode's database
+    (opencode.db): every session in it, or the ones given with --session.
 
     The namespace defaults to the project of the transcript's working directory.
     """
-    _run(ctx, _check_paths(paths), namespace, force, as_json)
+    _run(ctx, _targets(paths, sessions), namespace, force, as_json)
 
 
 @ingest.command("transcripts")

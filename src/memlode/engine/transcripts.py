@@ -1,7 +1,8 @@
 """Conversation memory: ingest the assistants' conversation files into the store, incrementally.
 
 Each file (a Claude Code transcript, a Codex CLI rollout or a Gemini CLI chat file: the writer
-is told from its content, ``memlode.sources.conversations``) is parsed into the same threads of
+is told from its content, ``memlode.sources.conversations``), or each session of OpenCode's
+database (:func:`ingest_opencode_session`), is parsed into the same threads of
 events (:mod:`memlode.sources.transcript` and its siblings), grouped into turns and
 chunks (:mod:`memlode.sources.turns`), and reconciled with what an earlier run stored for the
 same file. A *unit* (one turn of one thread, or one summary) is stored with a fingerprint of its
@@ -47,11 +48,15 @@ __all__ = [
     "IngestReport",
     "claude_projects_dir",
     "encode_project_dir",
+    "ingest_opencode_session",
     "ingest_transcript",
+    "opencode_key",
     "project_transcripts",
 ]
 
 _SESSION_SUMMARY_CHARS = 4000
+# Between an OpenCode database's path and a session id in the session's ingest key.
+OPENCODE_SESSION_MARK = "#"
 _ENCODE = re.compile(r"[^A-Za-z0-9]")
 
 
@@ -173,17 +178,7 @@ def ingest_transcript(
     override = _override(engine, namespace)
     if row is not None and not force and override in (None, row["namespace"]):
         if row["file_size"] == stat.st_size and row["mtime_ns"] == stat.st_mtime_ns:
-            return IngestReport(
-                path=key,
-                status="unchanged",
-                session_id=row["session_id"],
-                namespace=row["namespace"],
-                lines=row["read_lines"],
-                malformed=row["malformed_lines"],
-                read_offset=row["read_offset"],
-                turns=row["turns"],
-                sidechain_turns=row["sidechain_turns"],
-            )
+            return _unchanged(key, row)
         try:
             tail = _read_tail(engine, file, stat, row)
         except OSError as exc:
@@ -212,7 +207,72 @@ def ingest_transcript(
         read_offset=transcript.consumed_bytes,
     )
     units = build_units(engine, transcript, file, ns, report)
-    _store(engine, file, stat, transcript, units, report, prefix_malformed=0, scope=None)
+    version = (stat.st_size, stat.st_mtime_ns)
+    _store(engine, key, version, transcript, units, report, prefix_malformed=0, scope=None)
+    return report
+
+
+def _unchanged(key: str, row: sqlite3.Row) -> IngestReport:
+    return IngestReport(
+        path=key,
+        status="unchanged",
+        session_id=row["session_id"],
+        namespace=row["namespace"],
+        lines=row["read_lines"],
+        malformed=row["malformed_lines"],
+        read_offset=row["read_offset"],
+        turns=row["turns"],
+        sidechain_turns=row["sidechain_turns"],
+    )
+
+
+def opencode_key(db: Path | str, session_id: str) -> str:
+    """The name one OpenCode session's ingest state is stored under (and its turns'
+    ``transcript``): ``<database path>#<session id>``."""
+    return f"{Path(db).expanduser().resolve()}{OPENCODE_SESSION_MARK}{session_id}"
+
+
+def ingest_opencode_session(
+    engine: Engine,
+    db: Path | str,
+    session_id: str,
+    *,
+    namespace: str | None = None,
+    force: bool = False,
+) -> IngestReport:
+    """Bring the store up to date with one session of OpenCode's database (``opencode.db``).
+
+    A database is no append-only file: the session's rows are counted and their latest
+    ``time_updated`` taken (``transcript_opencode.session_version``, kept where a file's size
+    and mtime are). Unchanged: no work. Otherwise the session is read whole (one indexed
+    query) and its units reconciled as a file's are: unchanged turns are left alone, the
+    provisional last turn is replaced once it grew, and turns an undo removed are dropped.
+    """
+    from memlode.sources import transcript_opencode as opencode
+
+    file = Path(db).expanduser().resolve()
+    if not file.is_file():
+        raise NotFound(f"no OpenCode database at {db}")
+    key = opencode_key(file, session_id)
+    version = opencode.session_version(file, session_id)
+    row = transcript_store.file_state(engine.conn, key)
+    override = _override(engine, namespace)
+    stored = (version.rows, version.updated_ms)
+    fresh = row is not None and (row["file_size"], row["mtime_ns"]) == stored
+    if row is not None and fresh and not force and override in (None, row["namespace"]):
+        return _unchanged(key, row)
+    transcript = opencode.read_session(file, session_id, key=key)
+    ns = _namespace(transcript, engine, override)
+    report = IngestReport(
+        path=key,
+        status="ingested" if transcript.lines else "empty",
+        session_id=session_id,
+        namespace=ns,
+        lines=transcript.lines,
+        malformed=transcript.malformed,
+    )
+    units = build_units(engine, transcript, Path(key), ns, report)
+    _store(engine, key, stored, transcript, units, report, prefix_malformed=0, scope=None)
     return report
 
 
@@ -240,8 +300,8 @@ def _ingest_tail(
 
     _store(
         engine,
-        file,
-        stat,
+        str(file),
+        (stat.st_size, stat.st_mtime_ns),
         tail,
         units,
         report,
@@ -253,8 +313,8 @@ def _ingest_tail(
 
 def _store(
     engine: Engine,
-    file: Path,
-    stat: os.stat_result,
+    key: str,
+    version: tuple[int, int],
     transcript: Transcript,
     units: list[Unit],
     report: IngestReport,
@@ -262,7 +322,8 @@ def _store(
     prefix_malformed: int,
     scope: Callable[[str, int], bool] | None,
 ) -> None:
-    """One transaction: the file's row, its units reconciled, its session."""
+    """One transaction: the file's row (``version``: its size and mtime, or what stands for
+    them), its units reconciled, its session."""
     turns = build_turns(transcript.main)
     last = turns[-1] if turns else None
     prov_line = last.line if last is not None else None
@@ -272,11 +333,11 @@ def _store(
         transcript_store.save_file_state(
             conn,
             {
-                "path": str(file),
+                "path": key,
                 "session_id": report.session_id,
                 "namespace": report.namespace,
-                "file_size": stat.st_size,
-                "mtime_ns": stat.st_mtime_ns,
+                "file_size": version[0],
+                "mtime_ns": version[1],
                 "read_offset": report.read_offset,
                 "read_lines": report.lines,
                 "malformed_lines": report.malformed,
@@ -289,7 +350,7 @@ def _store(
                 "ingested_at": format_ts(utcnow()),
             },
         )
-        reconcile(conn, str(file), units, report, scope)
+        reconcile(conn, key, units, report, scope)
         _record_session(conn, transcript, report.namespace)
     _append_compactions(engine, transcript)
 

@@ -16,7 +16,8 @@ returns the text to print (only SessionStart and UserPromptSubmit ever return an
 - SessionEnd: stores the session summary, then ends the session.
 
 Transcripts are not ingested here (too slow for a hook); the path is kept in the session's
-metadata (``transcript_path``) for a long-lived process to ingest.
+metadata (``transcript_path``), and Stop, PostCompact and SessionEnd start ``memlode ingest
+transcript`` detached (for OpenCode: its database and ``--session``).
 
 On a PostgreSQL store the store's resident runs these same functions on the events the hooks
 spooled (``memlode.hooks.handoff``); there the code index (per machine, SQLite only) gets no
@@ -250,12 +251,23 @@ def ingest_transcript_detached(run: HookRun) -> None:
     Ingest is incremental (only the new tail is parsed), but it imports the engine and may meet
     a large file, so it never runs inside the hook: the hook starts it and returns at once.
     """
-    from memlode.sources.conversations import READERS  # import-light: the readers' table
+    # import-light: the readers' tables
+    from memlode.sources.conversations import DATABASES, READERS, session_database
 
-    path = run.text("transcript_path", 4096)
-    if not path or not run.settings.ingest_transcripts or run.client not in READERS:
-        return  # a client whose conversation files memlode cannot read
-    if not os.path.isfile(path):
+    if not run.settings.ingest_transcripts:
+        return
+    if run.client in DATABASES:
+        # OpenCode: no file per session; its database, where OpenCode's process (whose
+        # environment the hook inherits) keeps it, and the session's id
+        path = session_database(run.client, os.environ) or ""
+        session = run.text("session_id", 200).strip()
+        target = ["--session", session] if session else []
+    elif run.client in READERS:
+        path = run.text("transcript_path", 4096)
+        target = []
+    else:
+        return  # a client whose conversations memlode cannot read
+    if not path or not os.path.isfile(path) or (run.client in DATABASES and not target):
         return
     env = dict(os.environ)
     env.setdefault("MEMLODE_HOME", run.settings.home)
@@ -265,7 +277,7 @@ def ingest_transcript_detached(run: HookRun) -> None:
     devnull = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
     os.posix_spawn(
         sys.executable,
-        [sys.executable, "-m", "memlode", "ingest", "transcript", path],
+        [sys.executable, "-m", "memlode", "ingest", "transcript", path, *target],
         env,
         file_actions=devnull,
         setsid=True,

@@ -9,20 +9,29 @@ chunking, storage, offsets and the provisional last turn are one implementation 
 
 ``READERS`` is the one table of them: the hooks start a transcript ingest for the clients it
 names, and :func:`read_conversation` picks the reader by what the file holds, not by its name.
-This module is import-light (the Stop hook reads ``READERS``); a reader is imported when used.
+``DATABASES`` is the same for the assistants that keep their sessions in a database instead
+(OpenCode: ``$XDG_DATA_HOME/opencode/opencode.db``), read one session at a time. This module is
+import-light (the Stop hook reads both tables); a reader is imported when used.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False  # typing itself is not imported: the Stop hook reads READERS
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from pathlib import Path
     from typing import Any
 
     from memlode.sources.transcript import Transcript
 
-__all__ = ["DEFAULT_CLIENT", "READERS", "detect_client", "read_conversation"]
+__all__ = [
+    "DATABASES",
+    "DEFAULT_CLIENT",
+    "READERS",
+    "detect_client",
+    "read_conversation",
+    "session_database",
+]
 
 # client (as memlode.hook_events names it) -> the module that reads its conversation files. Each
 # has ``parse_transcript(path, *, start=0, first_line=0) -> Transcript`` (the file, or its tail
@@ -32,6 +41,13 @@ READERS: dict[str, str] = {
     "claude": "memlode.sources.transcript",
     "codex": "memlode.sources.transcript_codex",
     "gemini": "memlode.sources.transcript_gemini",
+}
+# client -> (the module that reads one session of its database, the database's path under the
+# XDG data folder). Each module has ``read_session(db, session_id, *, key=None) -> Transcript``,
+# ``session_version(db, session_id)`` (what tells a changed session), ``list_sessions(db)`` and
+# ``is_database(path)``.
+DATABASES: dict[str, tuple[str, str]] = {
+    "opencode": ("memlode.sources.transcript_opencode", "opencode/opencode.db"),
 }
 # A file no reader recognises is read as a Claude Code transcript (whose reader says why not).
 DEFAULT_CLIENT = "claude"
@@ -91,3 +107,18 @@ def read_conversation(
     the client that wrote it (``client``, else told from the file's head)."""
     found = client or detect_client(path)
     return _parser(found)(path, start=start, first_line=first_line)
+
+
+def session_database(client: str, environ: Mapping[str, str]) -> str | None:
+    """Where ``client`` (a key of ``DATABASES``) keeps its sessions for a process with the
+    environment ``environ``: under ``$XDG_DATA_HOME``, else ``$HOME/.local/share``."""
+    import os.path
+
+    relative = DATABASES[client][1]
+    data_home = environ.get("XDG_DATA_HOME") or ""
+    if not os.path.isabs(data_home):  # the XDG rule: a relative value is ignored
+        home = environ.get("HOME") or ""
+        if not home:
+            return None
+        data_home = os.path.join(home, ".local", "share")
+    return os.path.join(data_home, relative)
