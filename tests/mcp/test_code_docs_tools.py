@@ -116,7 +116,8 @@ async def test_code_tools(harness, project: Path, cli: Any) -> None:
         early = await session.call_tool("get_impact", {"symbol": "round_cents"})
         assert "index" in harness.error_text(early)
 
-        stats = harness.ok(await session.call_tool("index_codebase", {}))
+        # wait: the vectors too, for the search by meaning below
+        stats = harness.ok(await session.call_tool("index_codebase", {"wait": True}))
         assert stats["namespace"] == key and stats["parsed"] == len(FILES) + 1
         assert stats["symbols"] >= 9
         again = harness.ok(await session.call_tool("index_codebase", {"path": str(project)}))

@@ -56,11 +56,29 @@ Hops = Annotated[int, Field(ge=1, le=10, description="How many hops to follow")]
 
 def _index_text(out: IndexOut) -> str:
     return (
-        f"indexed {out.root} into namespace {out.namespace}: {out.files} files, "
-        f"{out.symbols} symbols, {out.references} references ({out.resolved} resolved); "
-        f"{out.parsed} parsed, {out.unchanged} unchanged, {out.deleted} deleted "
-        f"in {out.seconds:.2f} s"
-    ) + _embedding_text(getattr(out, "embedding", None))
+        (
+            f"indexed {out.root} into namespace {out.namespace}: {out.files} files, "
+            f"{out.symbols} symbols, {out.references} references ({out.resolved} resolved); "
+            f"{out.parsed} parsed, {out.unchanged} unchanged, {out.deleted} deleted "
+            f"in {out.seconds:.2f} s"
+        )
+        + _embedding_text(getattr(out, "embedding", None))
+        + _waiting_text(getattr(out, "symbol_vectors", None))
+    )
+
+
+def _waiting_text(vectors: Any) -> str:
+    """The symbol vectors left to the store's resident, when there are any."""
+    if (
+        not isinstance(vectors, dict)
+        or vectors.get("by") != "resident"
+        or not vectors.get("pending")
+    ):
+        return ""
+    return (
+        f"; {vectors['pending']} symbol vectors are being made in the background"
+        " (search by words answers meanwhile)"
+    )
 
 
 def _embedding_text(embedding: Any) -> str:
@@ -98,10 +116,23 @@ def index_codebase(
         list[Annotated[str, Field(min_length=1, max_length=500)]] | None,
         Field(max_length=100, description="Glob patterns of paths to skip"),
     ] = None,
+    wait: Annotated[
+        bool,
+        Field(
+            description="Also wait until every symbol has its vector (search by meaning at "
+            "full strength at once; minutes on a large project). Default: return once the "
+            "structure is stored; the vectors follow in the background"
+        ),
+    ] = False,
 ) -> IndexOut:
     from memlode.engine import codeintel
 
-    stats = codeintel.index(call.engine, path, exclude=exclude or (), cwd=call.cwd)
+    # as `memlode index [--wait]`: by default it returns once the structure is stored; the
+    # symbol vectors go to the store's resident, and the tool's text says how many wait
+    background = not wait
+    stats = codeintel.index(
+        call.engine, path, exclude=exclude or (), cwd=call.cwd, background=background
+    )
     return IndexOut.model_validate(stats)
 
 
