@@ -143,6 +143,33 @@ PROJECT = {
 }
 
 
+EXPRESSION_BODIES = """package demo
+
+class Router {
+    fun route(a: Int, b: Int): Int = a + b
+}
+fun <T> ident(x: T): T = x
+fun top(a: Int) = helper(a) * 2
+fun String.shout(): String = uppercase()
+object Holder {
+    override fun toString() = "holder"
+}
+fun helper(x: Int): Int { return x }
+"""
+
+
+def test_expression_bodied_functions_are_indexed_as_block_bodies_are(extract, symbols, refs):
+    """``fun route(a: Int, b: Int): Int = a + b`` is a function like one with a block body:
+    a symbol with its signature, and the calls in its expression are its references."""
+    ex = extract("src/Route.kt", EXPRESSION_BODIES)
+    found = {name for _, name, _ in symbols(ex)}
+    assert {"demo.Router.route", "demo.ident", "demo.top", "demo.shout"} <= found
+    assert "demo.Holder.toString" in found
+    route = next(s for s in ex.symbols if s.qualified == "demo.Router.route")
+    assert route.signature == "fun route(a: Int, b: Int): Int"
+    assert ("call", "", "helper", "demo.top") in refs(ex, "call")
+
+
 def test_kotlin_resolves_across_packages(tmp_path, db, write, edges):
     root = write(tmp_path / "acme", PROJECT)
     stats = index_project(db, root, "acme", workers=1)
