@@ -90,6 +90,11 @@ def corpus_report(corpus: dict[str, list[dict[str, str]]]) -> tuple[int, int]:
         false_pos[case["format"]][1] += 1
         if bad:
             changed.append(case["id"])
+    by_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for case in corpus["secrets"] + corpus["lookalikes"]:
+        if "class" in case:
+            by_class[case["class"]][1] += 1
+            by_class[case["class"]][0] += case["id"] not in leaked and case["id"] not in changed
     print(f"{'format':<12} {'recall':>12} {'false positives':>18}")
     for fmt in sorted(set(recall) | set(false_pos)):
         r, f = recall.get(fmt, [0, 0]), false_pos.get(fmt, [0, 0])
@@ -103,6 +108,8 @@ def corpus_report(corpus: dict[str, list[dict[str, str]]]) -> tuple[int, int]:
         f"{'all':<12} {found}/{total} = {found / total:.1%}  "
         f"false positives {fps}/{len(corpus['lookalikes'])}"
     )
+    for name, (good, cases) in sorted(by_class.items()):
+        print(f"class {name:<20} {good}/{cases} as expected")
     if leaked:
         print("leaked:", ", ".join(leaked))
     if changed:

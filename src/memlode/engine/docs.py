@@ -38,6 +38,7 @@ from memlode.engine import Engine, SearchHit
 from memlode.errors import InvalidInput, NotFound
 from memlode.owner_only import DIR_MODE, FILE_MODE
 from memlode.project import find_project_root
+from memlode.redact import redact
 from memlode.sources.docfiles import DocRoot, discover, relative_to_root
 from memlode.sources.docindex import (
     DOC_SOURCE,
@@ -398,6 +399,11 @@ def memory_store(
 
     ``name`` is a note ('auth' -> ``memory/auth.md``) or one of ``MEMORY.md``, ``SOUL.md``,
     ``USER.md``. ``scope`` is ``project`` (the default in a project) or ``global``.
+
+    The text is redacted before it is written (``memlode.redact``): a project's memory files
+    are often committed, so no secret memlode is asked to store may land in one. This is the
+    one writer of memory files (the CLI's ``memory store``, the MCP tool, compaction
+    summaries); what a user writes into them by hand is redacted when indexed.
     """
     if mode not in ("append", "write"):
         raise InvalidInput("mode must be 'append' or 'write'")
@@ -426,7 +432,7 @@ def memory_store(
     target = resolve_memory_path(root.path, rel, must_exist=False)
     target.parent.mkdir(mode=folder_mode, exist_ok=True)
     target = resolve_memory_path(root.path, rel, must_exist=False)
-    _write_note(target, text, mode, private=private)
+    _write_note(target, redact(text), mode, private=private)
     report = IndexReport()
     index_file(engine.db, root, root.path / rel, DEFAULT_EVERGREEN, report)
     return {

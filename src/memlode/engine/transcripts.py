@@ -31,6 +31,7 @@ from memlode.engine.transcript_build import SOURCE, build_units, client_label, t
 from memlode.engine.transcript_units import IngestReport, Unit, reconcile
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 from memlode.project import detect_namespace, find_project_root, make_key
+from memlode.redact import redact
 from memlode.sources.conversations import read_conversation
 from memlode.sources.transcript import MAIN_THREAD, EventKind, Transcript
 from memlode.sources.turns import build_turns, namespace_hint, summaries
@@ -392,7 +393,7 @@ def _append_compactions(engine: Engine, transcript: Transcript) -> None:
     for summary in compactions:
         try:
             existing = memory_file.read_text(encoding="utf-8") if memory_file.exists() else ""
-            if summary.text.strip() in existing:
+            if redact(summary.text.strip()) in existing:  # as memory_store wrote it
                 continue
             when = timestamp(summary.timestamp)
             docs.append_compaction_summary(

@@ -11,6 +11,27 @@ What goes, replaced by ``[redacted:kind]``:
 - the value of any secret's name in any notation (``NAME=value``, ``name: value``,
   ``"name": "value"``, ``<name>value</name>``, ``--name value``: _assign.py, _names.py).
 
+A value named by its key (password, passwd, pwd, secret, token, api_key, access_key,
+client_secret, private_key, auth_token, …) goes whatever its entropy: ``password: sunflower`` in
+YAML, TOML, INI, ``.env``, JSON and properties, and code defaults (``def f(password="x")``,
+``PASSWORD: str = "x"``, ``{password: "x"}``, ``Config{Password: "x"}``). So do custom auth
+headers (``X-Api-Key: x`` raw, in ``curl -H``/``--header`` and in a quoted header string; a
+dashed name is never a variable, so its bare value is the secret), a session cookie's value of
+any length from 3 characters (``sid=abc``; other cookies from 6: ``theme=dark`` stays), and a
+URL's password of any length (``postgresql://user:pw@host``).
+
+What stays, decided on purpose (``secrets_corpus.json``, class ``lookalike``):
+
+- names whose last word is not a secret's: ``password_hash_algorithm``, ``password_min_length``,
+  ``token_count``, ``max_tokens``, ``secret_santa.py``, ``password_file``, ``secret_name``
+  (a key ending in a value word keeps its secret: ``password_hash``, ``token_value``);
+- placeholders and references: ``${DB_PASSWORD}``, ``{{ secrets.X }}``, ``<your password>``,
+  ``changeme``, ``********``, ``os.environ[...]``, a variable in code, a type
+  (``password: str = None``), a path (``/run/secrets/x``, ``C:/Users``: the shell's ``PWD``);
+- values under 3 characters (``password: ""``, ``token: x``), except in a URL;
+- a short lower-case word quoted after a name in running prose (``that token: "cat"``), unless
+  the name opens a line or a field of a literal or a call.
+
 Pure standard library, import-light: hooks import it on every event. A pattern is compiled only
 when a cheap probe says the text may hold its match, so most texts never import ``re``. Every
 pattern runs in linear time (see _rules.py); ``redact`` is idempotent.

@@ -51,6 +51,8 @@ _MAX_ANNOTATION = 80
 # Names of calls whose first argument names a WordPress-style constant: define('AUTH_SALT', 'x').
 _DEFINE_CALLS = frozenset({"define", "const_set", "putenv", "setenv", "setdefault"})
 _DEFINE_WORDS = frozenset({"key", "salt"})
+# Flags whose argument is an HTTP header (curl, wget, httpie's --header, xh).
+_HEADER_FLAGS = ("-H", "--header")
 
 Span = tuple[int, int]
 
@@ -273,7 +275,7 @@ def _value_after(text: str, start: int, end: int, name: str, strength: int) -> S
         value = text[vs:ve]
         if text[k] in "fF" and "{" in value:
             return None  # an f-string: a template
-        if op == ":" and not quoted_name and not _line_start(text, start) and _word(value):
+        if op == ":" and not quoted_name and _word(value) and not _field_start(text, start):
             return None  # prose: 'the state of that token: "cat"'
         return (vs, ve) if _judge(value, strength, LITERAL, name) else None
     if text[k] in "\r\n":
@@ -303,9 +305,32 @@ def _value_after(text: str, start: int, end: int, name: str, strength: int) -> S
             context = LITERAL
             ve = _line_value_end(text, ve)
             value = text[k:ve]
+    elif op == ":" and not quoted_name and _header_like(text, start, ve, name):
+        context = LITERAL  # 'X-Api-Key: v' in curl -H, a header list, a dashed name in prose
     if op == "=>" and context != LITERAL:
         context = CODE
     return (k, ve) if _judge(value, strength, context, name) else None
+
+
+def _header_like(text: str, start: int, ve: int, name: str) -> bool:
+    """``name: value`` written as an HTTP header, where a bare word is the value itself, not a
+    variable: a dashed name (``X-Api-Key``: no program names a variable so), a string that holds
+    just the header (``'apikey: v'``), or the argument of ``-H``/``--header``."""
+    if "-" in name.strip("-") and name[0].isalpha():
+        return True
+    i = start
+    quote = text[i - 1] if i > 0 and text[i - 1] in "\"'" else ""
+    if quote:
+        if text[ve : ve + 1] == quote:
+            return True
+        i -= 1
+    while i > 0 and text[i - 1] in "= \t":
+        i -= 1
+    for flag in _HEADER_FLAGS:
+        j = i - len(flag)
+        if text.startswith(flag, j) and (j == 0 or text[j - 1] in " \t\n"):
+            return True
+    return False
 
 
 def _word(value: str) -> bool:
@@ -347,12 +372,18 @@ def _line_value_end(text: str, i: int) -> int:
     return end
 
 
-def _is_keyword_argument(text: str, start: int) -> bool:
+def _field_start(text: str, start: int) -> bool:
+    """The name starts a line, or a field of a literal or a call (``{password: "x"``,
+    ``Config{Password: "x"``, ``new(api_key: "x"``): code, where a word in quotes is a value."""
+    return _line_start(text, start) or _is_keyword_argument(text, start, "({,")
+
+
+def _is_keyword_argument(text: str, start: int, openers: str = "(,") -> bool:
     """``f(a, password=pw)``: the name follows ``(`` or ``,`` (maybe on the line before)."""
     i = start
     while i > 0 and text[i - 1] in " \t\r\n":
         i -= 1
-    return i > 0 and text[i - 1] in "(,"
+    return i > 0 and text[i - 1] in openers
 
 
 def _annotation_end(text: str, k: int) -> int | None:

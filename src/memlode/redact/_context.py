@@ -31,6 +31,10 @@ _COOKIE_ATTRIBUTES = frozenset(
     | {"partitioned", "version", "comment"}
 )
 _MIN_COOKIE_VALUE = 6  # shorter values are flags and preferences (theme=dark), not sessions
+# A cookie whose name says it carries a session or a credential loses any value of at least
+# _MIN_KEPT characters (sid=a1b): its name, not its length, says what it is.
+_SESSION_COOKIE_WORDS = ("sess", "sid", "auth", "token", "jwt", "remember", "login", "xsrf")
+_MIN_KEPT = 3  # keep_value's floor: "x", "0", "" are flags, not credentials
 _MIN_HEADER_VALUE = 6
 
 
@@ -78,8 +82,8 @@ def _uri_password(match: re.Match[str]) -> str:
     if colon < 0:
         return match.group(0)
     password = auth[colon + 1 : at]
-    if not password or _kept(password):
-        return match.group(0)
+    if not password or (len(password) >= _MIN_KEPT and not password.isdigit() and _kept(password)):
+        return match.group(0)  # short ones go too: in user:pw@host nothing else stands there
     head = match.group(0)[: match.start("auth") - match.start()]
     return head + auth[: colon + 1] + mark("password") + auth[at:]
 
@@ -129,6 +133,15 @@ def _word_then_long_run(words: tuple[str, ...], minimum: int) -> Probe:
     return Probe(words, probe)
 
 
+def _cookie_secret(name: str, value: str) -> bool:
+    """Whether a cookie's value goes: any long one; a short one under a session's name."""
+    if len(value) >= _MIN_COOKIE_VALUE:
+        return True
+    low = name.lower()
+    named = any(w in low for w in _SESSION_COOKIE_WORDS) or _secret_name(name) == STRONG
+    return named and len(value) >= _MIN_KEPT and not keep_value(value, context=SHELL)
+
+
 def redact_cookies(value: str) -> str:
     """``a=1; session=abc…; Path=/``: the value of each cookie goes, attributes stay."""
     parts = value.split(";")
@@ -137,7 +150,7 @@ def redact_cookies(value: str) -> str:
         bare = val.strip()
         if not eq or name.strip().lower() in _COOKIE_ATTRIBUTES:
             continue
-        if len(bare) < _MIN_COOKIE_VALUE or is_marker(bare):
+        if is_marker(bare) or not _cookie_secret(name.strip(), bare):
             continue
         lead = val[: len(val) - len(val.lstrip())]
         trail = val[len(val.rstrip()) :]

@@ -183,8 +183,9 @@ _VALUE_SUFFIXES = frozenset(
 )
 # Single words that end in a secret word: PGPASSWORD, csrftoken, clientsecret.
 _FUSED_ENDINGS = ("password", "passwd", "passphrase", "secret", "token")
-# Whole names that are never secrets although they end in one: the shell's working directory.
-_NOT_SECRET_NAMES = frozenset({"pwd", "oldpwd"})
+# Whole names that are never secrets although they end in one: the shell's previous directory.
+# (``PWD`` is a secret's name, ODBC's ``Pwd=``; the shell's ``PWD=/home/x`` is a path, kept.)
+_NOT_SECRET_NAMES = frozenset({"oldpwd"})
 
 # Values that are plainly not secrets: types, null words, booleans, placeholders, auth schemes.
 _PLAIN_VALUES = frozenset(
@@ -391,8 +392,10 @@ def keep_value(value: str, *, context: str, names: str = "") -> bool:
     first = value[0]
     if first in "${%<!" or (first in "&*" and _is_identifier_path(value[1:])):
         return True  # a variable, a template, a placeholder, a YAML tag, anchor or alias
-    if value.startswith(("/", "./", "../", "~/")):
-        return True  # a path to the secret, not the secret
+    if value.startswith(("/", "./", "../", "~/")) or (
+        value[0].isalpha() and value[1:3] in (":\\", ":/")
+    ):
+        return True  # a path to the secret, not the secret (C:\Users\dev)
     if value.isdigit() and len(value) < 6:
         return True
     if set(value) <= {"*", "x", "X", ".", "\u2026", "-"}:

@@ -33,6 +33,29 @@ def test_corpus_is_large_and_varied() -> None:
         assert case["values"] and all(v in case["text"] for v in case["values"]), case["id"]
 
 
+# Classes of the key-anchored cases (issue 35): values named by their key whatever their
+# entropy, in config files and in code; auth headers; session cookies; connection strings.
+CLASS_MINIMUMS = {
+    "key-config": 30,
+    "key-code": 25,
+    "header": 15,
+    "cookie": 8,
+    "connection-string": 12,
+    "lookalike": 30,
+}
+
+
+def test_key_anchored_classes_are_covered() -> None:
+    classes = Counter(case.get("class") for case in SECRETS + LOOKALIKES)
+    assert {name: min(classes[name], low) for name, low in CLASS_MINIMUMS.items()} == (
+        CLASS_MINIMUMS
+    )
+    assert sum(classes[name] for name in CLASS_MINIMUMS) >= 100
+    # low entropy: most key-anchored values are plain words no shape rule could catch
+    words = [v for c in SECRETS if c.get("class", "").startswith("key-") for v in c["values"]]
+    assert sum(v.isalpha() and v.islower() for v in words) >= 60
+
+
 def test_recall_is_complete_and_there_are_no_false_positives() -> None:
     """100% of the planted secrets go; 0 look-alikes change."""
     leaked = [c["id"] for c in SECRETS if any(v in redact(c["text"]) for v in c["values"])]
