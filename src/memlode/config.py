@@ -51,10 +51,26 @@ url = "http://127.0.0.1:11434"  # MEMLODE_LLM_URL (default per provider)
 api_key = "..."        # MEMLODE_LLM_API_KEY, else OPENAI_API_KEY / ANTHROPIC_API_KEY
 daily_tokens = 200000  # MEMLODE_LLM_DAILY_TOKENS: input + output tokens a UTC day (0: none)
 ```
+
+Recall's ranking knobs (``memlode.search.recall_params`` has the defaults and where each comes
+from); every search uses them: ``memlode search``, the MCP tools and the hooks' resident recall:
+
+```toml
+[recall]
+half_life_days = 30    # MEMLODE_RECALL_HALF_LIFE_DAYS: the recency signal halves in this many
+                       # days (memory-file chunks decay by it too)
+mmr_lambda = 0.7       # MEMLODE_RECALL_MMR_LAMBDA: 1 ranks by score alone; lower, more diverse
+min_score = 0.1        # MEMLODE_RECALL_MIN_SCORE: hits scoring below this are left out
+evergreen = ["DECISIONS.md"]  # MEMLODE_RECALL_EVERGREEN (comma-separated): files that never
+                       # decay, besides MEMORY.md, SOUL.md and USER.md
+```
+
+A key ``config.toml`` does not know is named in one warning line on stderr (and ignored).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -172,6 +188,12 @@ class Settings:
     # resident decay weekly; forget = 720 forgets monthly; 0 takes a cycle out); the cycle
     # names are checked by memlode.engine.consolidation.schedule.
     consolidate_cycle_hours: dict[str, float] | None = None
+    # ``[recall]``: the ranking's knobs; None keeps the default of memlode.search.recall_params
+    # (``evergreen`` names files added to its evergreen ones).
+    recall_half_life_days: float | None = None
+    recall_mmr_lambda: float | None = None
+    recall_min_score: float | None = None
+    recall_evergreen: tuple[str, ...] | None = None
 
     @property
     def database(self) -> Path:
@@ -261,6 +283,12 @@ class Settings:
                 value = _llm_provider(value)
             elif key == "llm_daily_tokens":
                 value = _tokens(key, value)
+            elif key == "recall_half_life_days" and value is not None:
+                value = _number(_recall_name(key), value, above=0.0)
+            elif key in ("recall_mmr_lambda", "recall_min_score") and value is not None:
+                value = _number(_recall_name(key), value, at_least=0.0, at_most=1.0)
+            elif key == "recall_evergreen" and value is not None:
+                value = _file_names(_recall_name(key), value)
             elif key == "weights" and value is not None:
                 if not isinstance(value, Mapping):
                     raise InvalidInput("weights must be a table of signal = number")
@@ -296,7 +324,25 @@ _ENV_KEYS = {
     "MEMLODE_LLM_API_KEY": "llm_api_key",
     "MEMLODE_LLM_DAILY_TOKENS": "llm_daily_tokens",
     "MEMLODE_REFLECT_CHECK": "reflect_check_seconds",
+    "MEMLODE_RECALL_HALF_LIFE_DAYS": "recall_half_life_days",
+    "MEMLODE_RECALL_MMR_LAMBDA": "recall_mmr_lambda",
+    "MEMLODE_RECALL_MIN_SCORE": "recall_min_score",
+    "MEMLODE_RECALL_EVERGREEN": "recall_evergreen",
 }
+
+_log = logging.getLogger(__name__)
+
+# (file, key) already warned about: a command may load its settings more than once.
+_warned: set[tuple[str, str]] = set()
+
+
+def _warn_unknown(path: Path, data: Mapping[str, Any]) -> None:
+    """One warning line on stderr for each key of ``config.toml`` nothing reads."""
+    for key in config_file.unknown_keys(data):
+        if (str(path), key) not in _warned:
+            _warned.add((str(path), key))
+            _log.warning("unknown setting %r in %s (ignored)", key, path)
+
 
 _ON = frozenset({"1", "true", "yes", "on"})
 _OFF = frozenset({"0", "false", "no", "off", ""})
@@ -323,6 +369,43 @@ def _seconds(name: str, value: object, unit: str = "seconds") -> float:
     if not seconds >= 0 or seconds == float("inf"):
         raise InvalidInput(f"{name} must be a number of {unit} (0 or more), got {value!r}")
     return seconds
+
+
+def _recall_name(field_name: str) -> str:
+    """How a ``[recall]`` setting is named to the user: its key and its variable."""
+    return f"recall.{field_name.removeprefix('recall_')} (MEMLODE_{field_name.upper()})"
+
+
+def _number(
+    name: str,
+    value: object,
+    *,
+    above: float | None = None,
+    at_least: float | None = None,
+    at_most: float | None = None,
+) -> float:
+    """A number from TOML or the environment, within its bounds."""
+    try:
+        number = float(str(value).strip()) if not isinstance(value, bool) else float("nan")
+    except ValueError:
+        number = float("nan")
+    ok = number == number and number != float("inf")
+    ok = ok and (above is None or number > above) and (at_least is None or number >= at_least)
+    ok = ok and (at_most is None or number <= at_most)
+    if not ok:
+        bounds = (
+            f"above {above:g}" if above is not None else f"between {at_least:g} and {at_most:g}"
+        )
+        raise InvalidInput(f"{name} must be a number {bounds}, got {value!r}")
+    return number
+
+
+def _file_names(name: str, value: object) -> tuple[str, ...]:
+    """File names: a TOML list, or a comma-separated string (the environment)."""
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+        raise InvalidInput(f"{name} must be a list of file names, got {value!r}")
+    return tuple(sorted({i.strip() for i in items if i.strip()}))
 
 
 def _created_by(value: object) -> str | None:
@@ -357,35 +440,27 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
 
 def _read_config_file(path: Path) -> dict[str, Any]:
     """Read ``config.toml``: top-level field names plus ``[weights]``, ``[embed]``,
-    ``[memory_files]``, ``[resident]``, ``[consolidation]`` and ``[llm]`` tables."""
+    ``[memory_files]``, ``[resident]``, ``[consolidation]``, ``[llm]`` and ``[recall]`` tables
+    (``[hooks]`` is the hooks' own: ``memlode.hook_settings``)."""
     data = config_file.read_config(str(path))  # ConfigFileError is an InvalidInput
+    _warn_unknown(path, data)
     out: dict[str, Any] = {}
     for key in ("db_path", "namespace", "log_level", "created_by"):
         if key in data:
             out[key] = data[key]
-    embed = data.get("embed", {})
-    if isinstance(embed, Mapping):
-        for key in ("provider", "model", "url", "api_key", "dimensions"):
-            if key in embed:
-                out[f"embed_{key}"] = embed[key]
+    for table in ("embed", "resident", "llm", "recall"):  # each key is <table>_<key>
+        section = data.get(table, {})
+        if isinstance(section, Mapping):
+            for key in config_file.KNOWN_KEYS[table] & set(section):
+                out[f"{table}_{key}"] = section[key]
     if "weights" in data:
         out["weights"] = data["weights"]
     memory_files = data.get("memory_files", {})
     if isinstance(memory_files, Mapping) and "write_compactions" in memory_files:
         out["write_compactions"] = memory_files["write_compactions"]
-    resident = data.get("resident", {})
-    if isinstance(resident, Mapping):
-        for key in ("autostart", "idle_seconds"):
-            if key in resident:
-                out[f"resident_{key}"] = resident[key]
     consolidation = data.get("consolidation", {})
     if isinstance(consolidation, Mapping) and "every_hours" in consolidation:
         out["consolidate_every_hours"] = consolidation["every_hours"]
-    llm = data.get("llm", {})
-    if isinstance(llm, Mapping):
-        for key in ("provider", "model", "url", "api_key", "daily_tokens"):
-            if key in llm:
-                out[f"llm_{key}"] = llm[key]
     if isinstance(consolidation, Mapping) and "reflect_check_seconds" in consolidation:
         out["reflect_check_seconds"] = consolidation["reflect_check_seconds"]
     if isinstance(consolidation, Mapping):

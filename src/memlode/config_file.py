@@ -23,12 +23,15 @@ __all__ = [
     "ENV_DB",
     "ENV_HOME",
     "ENV_NAMESPACE",
+    "HOOK_KEYS",
+    "KNOWN_KEYS",
     "database_path",
     "default_home",
     "home_dir",
     "is_server_url",
     "namespace",
     "read_config",
+    "unknown_keys",
 ]
 
 ENV_HOME = "MEMLODE_HOME"
@@ -36,6 +39,37 @@ ENV_DB = "MEMLODE_DB"
 ENV_NAMESPACE = "MEMLODE_NAMESPACE"
 CONFIG_NAME = "config.toml"
 DATABASE_NAME = "memlode.db"
+
+# The keys of the ``[hooks]`` table (read by ``memlode.hook_settings``).
+HOOK_KEYS = frozenset(
+    {
+        "enabled",
+        "capture",
+        "inject",
+        "capture_prompts",
+        "ingest_transcripts",
+        "tools",
+        "session_budget_tokens",
+        "prompt_budget_tokens",
+        "prompt_max_memories",
+        "bash_output_chars",
+        "resident_timeout_ms",
+    }
+)
+# Every key config.toml may hold, by table ("" is the top level; ``memlode.config.Settings``
+# reads the rest). ``[weights]`` is checked by ``memlode.config.normalise_weights``, and
+# ``[consolidation] <cycle>_every_hours`` by memlode.engine.consolidation.schedule.
+_TABLES = ("embed", "weights", "memory_files", "resident", "consolidation", "llm", "recall")
+KNOWN_KEYS: dict[str, frozenset[str]] = {
+    "": frozenset({"db_path", "namespace", "log_level", "created_by", "hooks", *_TABLES}),
+    "embed": frozenset({"provider", "model", "url", "api_key", "dimensions"}),
+    "memory_files": frozenset({"write_compactions"}),
+    "resident": frozenset({"autostart", "idle_seconds"}),
+    "consolidation": frozenset({"every_hours", "reflect_check_seconds"}),
+    "llm": frozenset({"provider", "model", "url", "api_key", "daily_tokens"}),
+    "recall": frozenset({"half_life_days", "mmr_lambda", "min_score", "evergreen"}),
+    "hooks": HOOK_KEYS,
+}
 
 # A store on a PostgreSQL server (team memory, issue #21) is named by its URL, never taken for a
 # file path (``postgresql://h/db`` would quietly be a SQLite file ``postgresql:/h/db`` under the
@@ -70,6 +104,21 @@ def read_config(path: str) -> dict[str, Any]:
         return tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise _error(f"config file {path} is not valid TOML: {exc}") from None
+
+
+def unknown_keys(data: Mapping[str, Any]) -> list[str]:
+    """The keys of a parsed ``config.toml`` that no reader knows (``table.key`` in a table)."""
+    out = [str(key) for key in data if key not in KNOWN_KEYS[""]]
+    for table, known in KNOWN_KEYS.items():
+        section = data.get(table) if table else None
+        if isinstance(section, dict):
+            out += [
+                f"{table}.{key}"
+                for key in section
+                if key not in known
+                and not (table == "consolidation" and str(key).endswith("_every_hours"))
+            ]
+    return out
 
 
 def _error(message: str) -> Exception:

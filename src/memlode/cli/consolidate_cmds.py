@@ -136,6 +136,11 @@ def _change_line(change: dict[str, Any]) -> str:
         )
     if "importance" in change:
         return f"{change['id']}: importance {change['base']} -> {change['importance']}"
+    if "strength" in change:  # patterns
+        return (
+            f"{change['state']} {change['kind']} pattern (strength {change['strength']},"
+            f" {change['evidence']} evidence): {change['text']}"
+        )
     return f"{change['state']} {change['kind']} x{change['members']}: {change.get('summary', '')}"
 
 

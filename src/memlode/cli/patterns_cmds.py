@@ -15,7 +15,7 @@ __all__ = ["patterns"]
 @click.option(
     "--kind",
     default=None,
-    help="Only this kind: hotspot, question, habit, error-fix, decision-chain.",
+    help="Only this kind: hotspot, question, search, habit, error-fix, decision-chain.",
 )
 @click.option(
     "--min-strength", type=float, default=0.0, show_default=True, help="Least strength, 0..1."

@@ -116,7 +116,14 @@ def config_show(ctx: click.Context, as_json: bool) -> None:
         echo_json(data)
         return
     for key, value in data.items():
-        click.echo(f"{key}: {value}")
+        if isinstance(value, dict):  # recall: one line per knob
+            for name, inner in value.items():
+                shown = ", ".join(inner) if isinstance(inner, list) else inner
+                if isinstance(inner, dict):
+                    shown = " ".join(f"{k}={v:.4f}" for k, v in inner.items())
+                click.echo(f"{key}.{name}: {shown}")
+        else:
+            click.echo(f"{key}: {value}")
 
 
 @config.command("get-weights")

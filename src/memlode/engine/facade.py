@@ -353,8 +353,8 @@ class Engine:
             return self.embeddings.embed_pending(limit=limit, states=False)
         return 0
 
-    def recall_params(self) -> RecallParams:
-        return RecallParams(weights=self.get_weights())
+    def recall_params(self) -> RecallParams:  # every search's: weights and [recall]
+        return RecallParams.configured(self.get_weights(), self.settings)
 
     def get_weights(self) -> dict[str, float]:
         """Effective signal weights: set at run time (stored) > config/env > defaults."""

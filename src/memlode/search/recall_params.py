@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlode.search.fts import SCORING_BUDGET
 from memlode.search.late import DEFAULT_LATE_POOL, DEFAULT_LATE_WEIGHT
 from memlode.search.signals import DEFAULT_HALF_LIFE_DAYS, EVERGREEN_NAMES
+
+if TYPE_CHECKING:
+    from memlode.config import Settings
 
 __all__ = [
     "ADJUSTMENTS",
@@ -98,6 +101,21 @@ class RecallParams:
     late_pool: int = DEFAULT_LATE_POOL
     decay_sources: frozenset[str] = DECAY_SOURCES
     scoring_budget: int = SCORING_BUDGET  # BM25 rows scored per query (search/fts.py)
+
+    @classmethod
+    def configured(cls, weights: dict[str, float], settings: Settings) -> RecallParams:
+        """The defaults with ``[recall]``'s knobs (``Settings.recall_*``; None keeps a default,
+        and ``evergreen`` adds file names to ``EVERGREEN_NAMES``)."""
+        params = cls(weights=weights)
+        if settings.recall_half_life_days is not None:
+            params.half_life_days = settings.recall_half_life_days
+        if settings.recall_mmr_lambda is not None:
+            params.mmr_lambda = settings.recall_mmr_lambda
+        if settings.recall_min_score is not None:
+            params.min_score = settings.recall_min_score
+        if settings.recall_evergreen:
+            params.evergreen = params.evergreen | frozenset(settings.recall_evergreen)
+        return params
 
     def pool(self, k: int) -> int:
         """BM25 candidates for ``k`` hits."""

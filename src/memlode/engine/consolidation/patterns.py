@@ -7,6 +7,8 @@ the decisions of the namespace, deterministically and without a model, it finds
 - file hotspots: files read or edited in many sessions (type ``pattern``);
 - repeated questions: the same question, by its words, asked in two or more sessions
   (``pattern``);
+- repeated searches: the same search (a Grep, a grep/rg command), by its words, in three or
+  more sessions (``pattern``);
 - habits: how the project runs its tests, which tool it searches code with (``pattern``);
 - error → fix pairs: a command that failed, what was edited or run, the same command passing
   (``insight``);
@@ -37,6 +39,7 @@ from memlode.engine.consolidation.patterns_detect import (
     habits,
     hotspots,
     questions,
+    searches,
 )
 from memlode.engine.consolidation.patterns_fixes import decision_chains, error_fixes
 from memlode.fastjson import loads
@@ -68,6 +71,7 @@ def detect(
     found = [
         *hotspots(observations, len(sessions)),
         *questions(observations),
+        *searches(observations),
         *habits(observations),
         *error_fixes(observations),
         *decision_chains(observations, decisions),

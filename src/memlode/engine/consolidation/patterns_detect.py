@@ -15,6 +15,10 @@ observations):
   not count: one session that reads a file forty times is not a hotspot.
 - ``question`` (the same question asked in two or more sessions): ``min(1, s / 4) * mean
   similarity`` (word-set Jaccard of the normalised prompts, at least ``QUESTION_SIMILARITY``).
+- ``search`` (the same search, by its words, run in ``SEARCH_MIN_SESSIONS`` or more sessions:
+  a Grep, or a ``grep``/``rg``/``ag``/``ack`` command): ``min(1, s / 6) * mean similarity``
+  (word-set Jaccard of the searched words, at least ``SEARCH_SIMILARITY``); only the
+  ``MAX_SEARCHES`` strongest. What is searched for again and again is worth knowing where it is.
 - ``habit`` (how the project runs its tests, which search tool it uses): ``share *
   min(1, s / 4)``, where ``share`` is the majority form's share of the runs (at least
   ``HABIT_MAJORITY``) over at least ``HABIT_MIN_SESSIONS`` sessions.
@@ -29,6 +33,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shlex
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,13 +43,17 @@ from memlode.storage.capture import FAILURE_TAG
 from memlode.textutil import STOPWORDS, command_key, query_terms
 from memlode.types import MemoryType
 
-__all__ = ["KINDS", "Observation", "Pattern", "habits", "hotspots", "questions"]
+__all__ = ["KINDS", "Observation", "Pattern", "habits", "hotspots", "questions", "searches"]
 
-KINDS = ("hotspot", "question", "habit", "error-fix", "decision-chain")
+KINDS = ("hotspot", "question", "search", "habit", "error-fix", "decision-chain")
 HOTSPOT_MIN_SESSIONS = 3
 MAX_HOTSPOTS = 10  # the strongest files of a namespace; the rest are ordinary work
 QUESTION_SIMILARITY = 0.6
 QUESTION_MIN_WORDS = 3
+# A search run in two sessions is ordinary work; in three, the project keeps looking for it.
+SEARCH_MIN_SESSIONS = 3
+SEARCH_SIMILARITY = 0.6
+MAX_SEARCHES = 10
 HABIT_MIN_SESSIONS = 2
 HABIT_MIN_RUNS = 4
 HABIT_MAJORITY = 0.6
@@ -210,6 +220,88 @@ def questions(observations: list[Observation]) -> list[Pattern]:
             )
         )
     return out
+
+
+_REGEX_ESCAPE = re.compile(r"\\[A-Za-z]")  # \s, \b, \w: syntax, not words
+_SEARCH_WORD = re.compile(r"[0-9a-z_]{2,}")
+# Options of grep and rg that take a value (the value is not the pattern).
+_VALUE_OPTIONS = frozenset(
+    {"-A", "-B", "-C", "-m", "-g", "-t", "-T", "--glob", "--type", "--max-count", "--include"}
+)
+
+
+def _searched(o: Observation) -> str:
+    """What ``o`` searched for: a Grep's pattern, or a grep/rg/ag/ack command's; else ""."""
+    if o.meta.get("tool") == "Grep" and "search" in o.tags:
+        return str(o.meta.get("pattern", ""))
+    if not o.command:
+        return ""
+    try:
+        words = shlex.split(o.command.split("|", 1)[0].split("&&")[-1])
+    except ValueError:
+        return ""
+    if words[:2] == ["git", "grep"]:
+        words = words[1:]
+    if not words or words[0] not in ("grep", "rg", "ag", "ack", "egrep"):
+        return ""
+    skip = False
+    for word in words[1:]:
+        if skip:
+            skip = False
+        elif word in ("-e", "--regexp"):
+            skip = False  # the next word is the pattern
+        elif word in _VALUE_OPTIONS:
+            skip = True
+        elif not word.startswith("-"):
+            return word
+    return ""
+
+
+def _search_words(pattern: str) -> frozenset[str]:
+    return frozenset(_SEARCH_WORD.findall(_REGEX_ESCAPE.sub(" ", pattern).lower()))
+
+
+def searches(observations: list[Observation]) -> list[Pattern]:
+    """The same search (by its words) run in several sessions."""
+    groups: list[list[tuple[Observation, str, frozenset[str], float]]] = []
+    for o in observations:
+        pattern = _searched(o) if not o.failed else ""
+        words = _search_words(pattern)
+        if not words or not o.sessions:
+            continue
+        for group in groups:
+            similarity = _jaccard(group[0][2], words)
+            if similarity >= SEARCH_SIMILARITY:
+                group.append((o, pattern, words, similarity))
+                break
+        else:
+            groups.append([(o, pattern, words, 1.0)])
+    out = []
+    for group in groups:
+        sessions = set[str]().union(*(o.sessions for o, _p, _w, _s in group))
+        if len(sessions) < SEARCH_MIN_SESSIONS:
+            continue
+        similarity = sum(s for *_r, s in group[1:]) / (len(group) - 1) if group[1:] else 1.0
+        items = [o for o, _p, _w, _s in group]
+        # where the latest Grep found it (a command's output is not summarised so)
+        heads = (o.content.split("\n", 1)[0] for o in reversed(items))
+        found = next((h.partition(" -> ")[2] for h in heads if " -> " in h), "")
+        text = (
+            f"The same search was run in {len(sessions)} sessions ({days(items)}):"
+            f' "{group[0][1][:120]}"' + (f" (last found: {found[:200]})." if found else ".")
+        )
+        out.append(
+            Pattern(
+                "search",
+                " ".join(sorted(group[0][2]))[:200],
+                text,
+                clamp(min(1.0, len(sessions) / 6) * similarity),
+                [o.id for o in items],
+                {"sessions": len(sessions), "searches": len(group), "searched": group[0][1]},
+            )
+        )
+    out.sort(key=lambda p: (-p.strength, -len(p.evidence), p.key))
+    return out[:MAX_SEARCHES]
 
 
 def _before_pipe(command: str) -> list[str]:

@@ -16,7 +16,7 @@ from memlode.mcp.tooling import ToolCall, mcp_tool
 
 __all__ = ["detect_patterns", "pattern_insights"]
 
-Kind = Literal["hotspot", "question", "habit", "error-fix", "decision-chain"]
+Kind = Literal["hotspot", "question", "search", "habit", "error-fix", "decision-chain"]
 
 
 class FoundOut(BaseModel):
