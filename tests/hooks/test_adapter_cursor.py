@@ -108,6 +108,7 @@ def test_a_file_edit_becomes_an_edit_read_by_the_extractor() -> None:
         "file_path": f"{WORKSPACE}/parser.py",
         "old_string": "LIMIT = 40",
         "new_string": "LIMIT = 4096",
+        "replace_all": False,  # as Claude Code's own Edit input
     }
     obs = extract("Edit", data["tool_input"], data["tool_response"], data["cwd"], 2000)
     assert obs is not None

@@ -12,7 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CLAUDE_EVENT", "absolute", "as_dict", "file_edits", "named", "text"]
+__all__ = ["CLAUDE_EVENT", "absolute", "as_dict", "edit", "file_edits", "named", "text"]
 
 # memlode's event -> the name Claude Code gives it (the handlers and extractors read that)
 CLAUDE_EVENT = {spec.name: spec.event for spec in CLIENT_HOOKS[DEFAULT_CLIENT]}
@@ -38,10 +38,38 @@ def absolute(path: str, cwd: str) -> str:
     return os.path.normpath(os.path.join(cwd, path))
 
 
+def edit(
+    path: str,
+    old: str,
+    new: str,
+    *,
+    replace_all: bool = False,
+    original: str = "",
+    patch: list[dict[str, Any]] | None = None,
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """One edit of one file as Claude Code's Edit: (tool name, tool_input, tool_response)."""
+    claude_in = {
+        "file_path": path,
+        "old_string": old,
+        "new_string": new,
+        "replace_all": replace_all,
+    }
+    response: dict[str, Any] = {
+        "filePath": path,
+        "oldString": old,
+        "newString": new,
+        "originalFile": original,
+        "structuredPatch": patch or [],
+        "userModified": False,
+        "replaceAll": replace_all,
+    }
+    return "Edit", claude_in, response
+
+
 def file_edits(base: dict[str, Any], path: str, raw: object) -> tuple[str, dict[str, Any]]:
     """A client's ``[{old_string, new_string}]`` edits of one file as Claude Code's PostToolUse
     of an Edit (one edit) or a MultiEdit (several: one hunk each for the extractor)."""
-    edits = [
+    edits: list[dict[str, Any]] = [
         {
             "old_string": text(e.get("old_string")),
             "new_string": text(e.get("new_string")),
@@ -51,17 +79,8 @@ def file_edits(base: dict[str, Any], path: str, raw: object) -> tuple[str, dict[
         if isinstance(e, dict)
     ]
     if len(edits) == 1:
-        old, new = edits[0]["old_string"], edits[0]["new_string"]
-        claude_in = {"file_path": path, "old_string": old, "new_string": new}
-        response: dict[str, Any] = {
-            "filePath": path,
-            "oldString": old,
-            "newString": new,
-            "structuredPatch": [],
-            "userModified": False,
-            "replaceAll": False,
-        }
-        out = {**base, "tool_name": "Edit", "tool_input": claude_in, "tool_response": response}
+        tool, claude_in, response = edit(path, edits[0]["old_string"], edits[0]["new_string"])
+        out = {**base, "tool_name": tool, "tool_input": claude_in, "tool_response": response}
         return named("post-tool", out)
     claude_in = {"file_path": path, "edits": edits}
     response = {"filePath": path, "edits": edits, "structuredPatch": [], "userModified": False}

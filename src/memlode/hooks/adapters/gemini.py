@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from memlode.hooks.adapters._shape import absolute as _absolute
 from memlode.hooks.adapters._shape import as_dict as _dict
+from memlode.hooks.adapters._shape import edit
 from memlode.hooks.adapters._shape import named as _named
 from memlode.hooks.adapters._shape import text as _text
 from memlode.sources.gemini_text import shell_sections, strip_hook_context, unwrap
@@ -231,22 +232,8 @@ def _edit(tool_in: dict[str, Any], response: dict[str, Any], cwd: str) -> Mapped
     if display.get("isNewFile") is True:  # replace with an empty old_string creates the file
         return _write({"file_path": path, "content": new}, response, cwd)
     replace_all = tool_in.get("allow_multiple") is True
-    claude_in = {
-        "file_path": path,
-        "old_string": old,
-        "new_string": new,
-        "replace_all": replace_all,
-    }
-    claude_resp: dict[str, Any] = {
-        "filePath": path,
-        "oldString": old,
-        "newString": new,
-        "originalFile": _text(display.get("originalContent")),
-        "structuredPatch": patch,
-        "userModified": False,
-        "replaceAll": replace_all,
-    }
-    return "Edit", claude_in, claude_resp
+    original = _text(display.get("originalContent"))
+    return edit(path, old, new, replace_all=replace_all, original=original, patch=patch)
 
 
 def _write(tool_in: dict[str, Any], response: dict[str, Any], cwd: str) -> Mapped:

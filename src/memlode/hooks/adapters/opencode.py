@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from memlode.hooks.adapters._shape import absolute as _absolute
 from memlode.hooks.adapters._shape import as_dict as _dict
+from memlode.hooks.adapters._shape import edit
 from memlode.hooks.adapters._shape import named as _named
 from memlode.hooks.adapters._shape import text as _text
 from memlode.sources.patches import unified_hunks as _patch
@@ -162,22 +163,8 @@ def _edit(args: dict[str, Any], output: str, meta: dict[str, Any], cwd: str) -> 
     path = _absolute(_text(args.get("filePath")) or _text(filediff.get("file")), cwd)
     old, new = _text(args.get("oldString")), _text(args.get("newString"))
     replace_all = args.get("replaceAll") is True
-    claude_in = {
-        "file_path": path,
-        "old_string": old,
-        "new_string": new,
-        "replace_all": replace_all,
-    }
-    claude_resp: dict[str, Any] = {
-        "filePath": path,
-        "oldString": old,
-        "newString": new,
-        "originalFile": "",
-        "structuredPatch": _patch(_text(meta.get("diff")) or _text(filediff.get("patch"))),
-        "userModified": False,
-        "replaceAll": replace_all,
-    }
-    return "Edit", claude_in, claude_resp
+    patch = _patch(_text(meta.get("diff")) or _text(filediff.get("patch")))
+    return edit(path, old, new, replace_all=replace_all, patch=patch)
 
 
 def _write(args: dict[str, Any], output: str, meta: dict[str, Any], cwd: str) -> Mapped:
