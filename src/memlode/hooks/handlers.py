@@ -30,7 +30,6 @@ import os
 import sys
 
 from memlode.hooks.run import SOURCE, HookRun
-from memlode.redact import redact, redact_value
 from memlode.storage import capture, fastpath
 from memlode.storage import capture_session as sessions
 
@@ -133,13 +132,12 @@ def post_tool_failure(run: HookRun) -> str | None:
 
 
 def _store_observation(run: HookRun, obs: Observation) -> None:
-    content = redact(obs.content).strip()
+    # redacted once, where storage writes it (memlode.storage.scrub: content, tags, metadata)
+    content = obs.content.strip()
     if not content:
         return None
     metadata = run.base_metadata()
-    redacted_meta = redact_value(obs.metadata)
-    if isinstance(redacted_meta, dict):
-        metadata.update(redacted_meta)
+    metadata.update(obs.metadata)
     namespace = run.namespace
     with run.write() as conn:
         sessions.start_session(conn, run.session_id, namespace, run.label)
@@ -193,7 +191,7 @@ def checkpoint(run: HookRun, *, end: bool, extra: dict[str, Any] | None = None) 
     """Store (or refresh) the session summary; optionally end the session."""
     from memlode.hooks.summary import SUMMARY_TAG, build_summary
 
-    last = redact(run.text("last_assistant_message", 20_000)).strip()
+    last = run.text("last_assistant_message", 20_000).strip()  # scrubbed where it is stored
     with run.write() as conn:
         changes = run.session_metadata()
         if extra:

@@ -10,7 +10,6 @@ can use, a question or a nudge ("continue") as a prompt, which recall leaves out
 from __future__ import annotations
 
 from memlode.hooks.run import SOURCE, HookRun
-from memlode.redact import redact
 from memlode.storage import capture
 from memlode.storage import capture_session as sessions
 
@@ -76,7 +75,8 @@ def user_prompt(run: HookRun) -> str | None:
         with run.write() as conn:
             sessions.start_session(conn, run.session_id, run.namespace, run.label)
             if store_prompt:
-                content = redact(prompt[:MAX_PROMPT_CHARS]).strip()
+                # redacted once, where storage writes it (memlode.storage.scrub)
+                content = prompt[:MAX_PROMPT_CHARS].strip()
                 metadata = run.base_metadata()
                 if recall_path:  # measured by `memlode eval replay`: how often the lean path ran
                     metadata["recall"] = recall_path
