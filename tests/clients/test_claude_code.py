@@ -37,6 +37,7 @@ from typing import Any
 import pytest
 from tests.clients import anthropic_api as api
 from tests.clients.scripted import Reply, Request, ScriptedServer, ToolCall
+from tests.clients.stored import memlode
 from tests.conftest import TEST_SETTINGS
 
 pytestmark = pytest.mark.heavy
@@ -308,20 +309,6 @@ def print_run(project: Path, env: dict[str, str], prompt: str, tools: str) -> di
     result = json.loads(done.stdout)
     assert isinstance(result, dict)
     return result
-
-
-def memlode(project: Path, env: dict[str, str], *args: str) -> Any:
-    """memlode's real CLI in the project (its namespace), as JSON."""
-    done = subprocess.run(
-        [sys.executable, "-m", "memlode", *args, "--json"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def rows(project: Path, env: dict[str, str]) -> list[dict[str, Any]]:

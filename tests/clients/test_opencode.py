@@ -50,6 +50,7 @@ from typing import Any
 import pytest
 from tests.clients import chat_api as api
 from tests.clients.scripted import Reply, Request, ScriptedServer, ToolCall
+from tests.clients.stored import memlode
 from tests.conftest import TEST_SETTINGS
 
 pytestmark = pytest.mark.heavy
@@ -289,20 +290,6 @@ def opencode_run(project: Path, env: dict[str, str], prompt: str) -> str:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
-
-
-def memlode(project: Path, env: dict[str, str], *args: str) -> Any:
-    """memlode's real CLI in the project (its namespace), as JSON."""
-    done = subprocess.run(
-        [sys.executable, "-m", "memlode", *args, "--json"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def opencode_sessions(home: Path) -> dict[str, str]:
