@@ -36,6 +36,19 @@ from typing import Any
 
 import pytest
 from tests.clients import anthropic_api as api
+from tests.clients.scenario import (
+    CALC,
+    CHECK,
+    ERROR_MARK,
+    FINDING,
+    FINDING_MARK,
+    FOLLOW_UP,
+    PROMPT,
+    RECALL_QUERY,
+    RECALLED_TEXT,
+    UNRELATED,
+    UNRELATED_ANSWER,
+)
 from tests.clients.scripted import Reply, Request, ScriptedServer, ToolCall
 from tests.clients.stored import memlode
 from tests.conftest import TEST_SETTINGS
@@ -52,30 +65,9 @@ SETTLE_TIMEOUT = 40  # seconds to wait for async hooks and the detached transcri
 # The heading memlode's recall for a prompt opens with (memlode.hooks.injection).
 RECALL_BLOCK = "## memlode: possibly relevant memories"
 
-PROMPT = "Fix the add function in calc.py so the checks pass"
-ERROR_MARK = "ZEBRA-4471"
-FINDING_MARK = "QUOKKA-3"
-FINDING = (
-    f"Finding {FINDING_MARK}: add() in calc.py subtracted its arguments (a sign bug); "
-    "it now returns a + b and the checks pass."
-)
 QUESTION = "Which database should the calc results be cached in?"
 ANSWER = "SQLite"
-FOLLOW_UP = "Remind me what the sign bug in the calc.py add function was"
 RECALL_TOOL = "mcp__memlode__recall_memory"
-RECALL_QUERY = "sign bug in calc.py add"
-RECALLED_TEXT = "Recalled it."
-UNRELATED = "What is the weather usually like in Lisbon in April?"
-UNRELATED_ANSWER = "Mild and showery."
-
-CALC = "def add(a, b):\n    return a - b\n"
-CHECK = (
-    'if [ "$1" = first ]; then\n'
-    f'  echo "AssertionError: {ERROR_MARK} add(2, 2) returned 0" >&2\n'
-    "  exit 1\n"
-    "fi\n"
-    'echo "all checks passed"\n'
-)
 
 
 # --- the model's script ---------------------------------------------------------------------

@@ -49,6 +49,19 @@ from typing import Any
 
 import pytest
 from tests.clients import chat_api as api
+from tests.clients.scenario import (
+    CALC,
+    CHECK,
+    ERROR_MARK,
+    FINDING,
+    FINDING_MARK,
+    FOLLOW_UP,
+    PROMPT,
+    RECALL_QUERY,
+    RECALLED_TEXT,
+    UNRELATED,
+    UNRELATED_ANSWER,
+)
 from tests.clients.scripted import Reply, Request, ScriptedServer, ToolCall
 from tests.clients.stored import memlode
 from tests.conftest import TEST_SETTINGS
@@ -69,27 +82,6 @@ SESSION_BLOCK = "## memlode: what I remember about"
 RECALL_BLOCK = "## memlode: possibly relevant memories"
 RECALL_TOOL = "memlode_recall_memory"
 
-PROMPT = "Fix the add function in calc.py so the checks pass"
-ERROR_MARK = "ZEBRA-4471"
-FINDING_MARK = "QUOKKA-3"
-FINDING = (
-    f"Finding {FINDING_MARK}: add() in calc.py subtracted its arguments (a sign bug); "
-    "it now returns a + b and the checks pass."
-)
-FOLLOW_UP = "Remind me what the sign bug in the calc.py add function was"
-RECALL_QUERY = "sign bug in calc.py add"
-RECALLED_TEXT = "Recalled it."
-UNRELATED = "What is the weather usually like in Lisbon in April?"
-UNRELATED_ANSWER = "Mild and showery."
-
-CALC = "def add(a, b):\n    return a - b\n"
-CHECK = (
-    'if [ "$1" = first ]; then\n'
-    f'  echo "AssertionError: {ERROR_MARK} add(2, 2) returned 0" >&2\n'
-    "  exit 1\n"
-    "fi\n"
-    'echo "all checks passed"\n'
-)
 
 # OpenCode's events as memlode's plugin hands them over (OpenCode's name -> memlode's event):
 # used only when memlode.hook_events has no row for OpenCode.

@@ -12,32 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.code.test_symbol_vectors import APP  # the same small project
 from tests.resident.support import memlode, ping, wait_until
 
 # Generous: the hash embedder makes the five vectors in milliseconds once the resident runs.
 TIMEOUT = 60.0
-
-APP = '''\
-"""Shipping costs."""
-
-
-def weigh_parcel(parcel):
-    """Total weight in grams."""
-    return sum(item.grams for item in parcel.items)
-
-
-def quote(parcel, zone):
-    grams = weigh_parcel(parcel)
-    # surcharge for remote islands and mountain villages
-    return grams * RATES[zone] + remote_surcharge(zone)
-
-
-def remote_surcharge(zone):
-    return 500 if zone in ("islands", "mountains") else 0
-
-
-RATES = {"eu": 2, "world": 5}
-'''
 
 
 @pytest.fixture
