@@ -124,18 +124,14 @@ def _run(
             settings.inject = False  # nothing would reach the model: recall nothing
         output = _handle(name, raw, payload, settings, keep_open, client) or output
     if output and client in ADAPTED:  # the client's own output shape, where it has one
-        from importlib import import_module
-
-        render = getattr(import_module(f"memlode.hooks.adapters.{client}"), "render", None)
+        render = getattr(_module(f"memlode.hooks.adapters.{client}"), "render", None)
         output = render(name, output) if render is not None else output
     return output
 
 
 def _adapted(client: str, event: str, payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """The events a client's payload stands for (``memlode.hooks.adapters``)."""
-    from importlib import import_module
-
-    module = import_module(f"memlode.hooks.adapters.{client}")
+    module = _module(f"memlode.hooks.adapters.{client}")
     several = getattr(module, "adapt_all", None)
     if several is not None:
         found: list[tuple[str, dict[str, Any]]] = several(event, payload)
@@ -170,11 +166,15 @@ def _handle(
 
 def handler(event: str) -> Callable[[HookRun], str | None]:
     """The handler of memlode event ``event``: its module alone is imported (``EVENTS``)."""
-    from importlib import import_module
-
     module, function = EVENTS[event].split(":")
-    found: Callable[[HookRun], str | None] = getattr(import_module(module), function)
+    found: Callable[[HookRun], str | None] = getattr(_module(module), function)
     return found
+
+
+def _module(name: str) -> Any:
+    """The module ``name`` (a dotted path): the builtin import, since the ``importlib`` package
+    is not loaded in a hook process and would cost it a module to import."""
+    return __import__(name, fromlist=("_",))
 
 
 def _describe(exc: BaseException) -> str:
