@@ -1,17 +1,14 @@
-"""Claude Code integration: its hook entries and settings files, and the ``hook`` command
-(``init``/``disable`` are in ``memlode.cli.init_cmds``, ``doctor`` in ``memlode.cli.doctor_cmd``).
-
-``init`` merges memlode's hook entries into a Claude Code settings file and registers the MCP
-server; it never touches anyone else's entries, and running it twice changes nothing. memlode's
-entries are recognised by their command (``... -c "from memlode.hooks.dispatch import main; …"
-<event>``, or the older ``-m memlode.hooks <event>``), which carries the
-absolute path of the interpreter memlode is installed in, quoted, so that no shim or ``PATH``
-lookup is involved. ``disable`` removes exactly those entries and keeps the data.
+"""Claude Code's own pieces of the integration: the hook command line (``hook_command``: the
+interpreter memlode is installed in, by absolute path and quoted, straight into the dispatcher;
+no shim or ``PATH`` lookup), how memlode's entries are recognised (``is_memlode_command``: that
+command, ``memlode-hook``, ``memlode hook`` or the older ``-m memlode.hooks``), the plugin's
+``hooks.json`` generated from the hook-event table, JSON settings read and written for
+``init --http``, and the ``hook`` command. ``init``/``disable`` for every client are in
+``memlode.cli.init_cmds`` and ``memlode.cli.wiring``, ``doctor`` in ``memlode.cli.doctor_cmd``.
 
 ``init --http`` registers memlode's HTTP server with its bearer token instead of a stdio server
 (``memlode.cli.claude_mcp``: the token goes to Claude Code's local scope, not the repository).
 """
-
 from __future__ import annotations
 
 import json
@@ -35,10 +32,8 @@ __all__ = [
     "hook",
     "hook_command",
     "is_memlode_command",
-    "merge_hooks",
     "project_root",
     "read_json",
-    "remove_hooks",
     "update_json",
 ]
 
@@ -81,60 +76,6 @@ def _handler(spec: HookSpec, command: str) -> dict[str, Any]:
     return handler
 
 
-def merge_hooks(
-    settings: dict[str, Any],
-    python: str,
-    env: dict[str, str] | None = None,
-    specs: tuple[HookSpec, ...] = HOOK_SPECS,
-    handler: Any = None,
-    client: str = DEFAULT_CLIENT,
-) -> dict[str, Any]:
-    """``settings`` with memlode's hooks in place (a new dict; other entries untouched).
-
-    ``specs`` and ``handler(spec, command) -> dict`` default to Claude Code's; clients with the
-    same ``hooks`` layout (Codex CLI, Gemini CLI: ``memlode.cli.clients``) pass their own."""
-    make_handler = handler or _handler
-    out = json.loads(json.dumps(settings))
-    hooks = out.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise InvalidInput('"hooks" in the settings file is not an object; fix it by hand first')
-    for spec in specs:
-        wanted = make_handler(spec, hook_command(python, spec.name, env, client))
-        groups = hooks.get(spec.event)
-        if not isinstance(groups, list):
-            groups = []
-        placed = False
-        kept_groups: list[Any] = []
-        for group in groups:
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-                kept_groups.append(group)
-                continue
-            handlers: list[Any] = []
-            ours_here = False
-            for handler in group["hooks"]:
-                if isinstance(handler, dict) and is_memlode_command(handler.get("command")):
-                    ours_here = True
-                    if not placed:
-                        handlers.append(wanted)
-                        placed = True
-                    continue  # a duplicate of ours: dropped
-                handlers.append(handler)
-            if not handlers:
-                continue
-            new_group = dict(group)
-            new_group["hooks"] = handlers
-            if ours_here and len(handlers) == 1:
-                _set_matcher(new_group, spec.matcher)
-            kept_groups.append(new_group)
-        if not placed:
-            group_new: dict[str, Any] = {}
-            _set_matcher(group_new, spec.matcher)
-            group_new["hooks"] = [wanted]
-            kept_groups.append(group_new)
-        hooks[spec.event] = kept_groups
-    return dict(out)
-
-
 def _set_matcher(group: dict[str, Any], matcher: str | None) -> None:
     if matcher is None:
         group.pop("matcher", None)
@@ -142,43 +83,6 @@ def _set_matcher(group: dict[str, Any], matcher: str | None) -> None:
         group["matcher"] = matcher
 
 
-def remove_hooks(settings: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """``settings`` without memlode's hook handlers, and how many were removed."""
-    out = json.loads(json.dumps(settings))
-    hooks = out.get("hooks")
-    removed = 0
-    if not isinstance(hooks, dict):
-        return dict(out), 0
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept_groups: list[Any] = []
-        for group in groups:
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-                kept_groups.append(group)
-                continue
-            handlers = [
-                h
-                for h in group["hooks"]
-                if not (isinstance(h, dict) and is_memlode_command(h.get("command")))
-            ]
-            removed += len(group["hooks"]) - len(handlers)
-            if handlers:
-                kept_groups.append({**group, "hooks": handlers})
-            elif not group["hooks"]:
-                kept_groups.append(group)  # someone else's empty group: not ours to drop
-        if kept_groups:
-            hooks[event] = kept_groups
-        else:
-            del hooks[event]
-    if not hooks:
-        del out["hooks"]
-    return dict(out), removed
-
-
-# The Claude Code plugin's hooks (plugin/hooks/hooks.json): Claude Code's row of the table, each
-# run through the plugin's launcher. The file is generated from here; a test checks it is current.
 PLUGIN_LAUNCHER = 'sh "${CLAUDE_PLUGIN_ROOT}/scripts/run-memlode" hook'
 PLUGIN_DESCRIPTION = (
     "memlode: capture the session and hand back what is remembered"
@@ -265,24 +169,6 @@ def project_root() -> Path:
 
     cwd = Path.cwd()
     return find_project_root(cwd) or cwd
-
-
-def _paths(scope: str, settings_file: str | None, mcp_file: str | None) -> tuple[Path, Path, bool]:
-    """(settings file, MCP file, whether the MCP file is ~/.claude.json)."""
-    if scope == "user":
-        settings_path = Path.home() / ".claude" / "settings.json"
-        mcp_path = Path.home() / ".claude.json"
-        user_mcp = True
-    else:
-        root = project_root()
-        settings_path = root / ".claude" / "settings.json"
-        mcp_path = root / ".mcp.json"
-        user_mcp = False
-    if settings_file:
-        settings_path = Path(settings_file).expanduser().resolve()
-    if mcp_file:
-        mcp_path = Path(mcp_file).expanduser().resolve()
-    return settings_path, mcp_path, user_mcp
 
 
 def _explicit_env(ctx: click.Context) -> dict[str, str]:

@@ -204,11 +204,11 @@ def _waits_for(client: Client, scopes: dict[str, dict[str, Any]], root: Path) ->
         if not approved:
             waits.append("approve memlode's server of .mcp.json when Claude Code asks")
     if client.name == "codex":
-        from memlode.cli.clients import _codex_home
+        from memlode.cli.clients import codex_home
 
         for scope in scopes:
             path = client.hooks_path(scope, root)
-            ours, trusted = codex_trust(path, _codex_home() / "config.toml") if path else (0, 0)
+            ours, trusted = codex_trust(path, codex_home() / "config.toml") if path else (0, 0)
             if trusted < ours:
                 waits.append(
                     f"trust memlode's hooks in Codex's /hooks ({trusted} of {ours} in {path}"

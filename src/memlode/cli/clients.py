@@ -35,7 +35,7 @@ from typing import Any
 from memlode.errors import InvalidInput
 from memlode.hook_events import CLIENT_HOOKS, DEFAULT_CLIENT, HOOK_CODE, HookSpec
 
-__all__ = ["CLIENTS", "SCOPES", "Client", "Launch", "is_ours"]
+__all__ = ["CLIENTS", "SCOPES", "Client", "Launch", "codex_home", "is_ours"]
 
 SCOPES = ("local", "project", "user")
 MS_PER_S = 1000  # Gemini CLI's hook timeouts are milliseconds
@@ -71,7 +71,7 @@ def _home() -> Path:
     return Path.home()
 
 
-def _codex_home() -> Path:
+def codex_home() -> Path:
     return Path(os.environ.get("CODEX_HOME") or _home() / ".codex")
 
 
@@ -252,13 +252,13 @@ CLIENTS: dict[str, Client] = {
         Client(
             "codex",
             "Codex CLI",
-            _codex_home,
-            _both(lambda r: r / ".codex" / "config.toml", lambda r: _codex_home() / "config.toml"),
+            codex_home,
+            _both(lambda r: r / ".codex" / "config.toml", lambda r: codex_home() / "config.toml"),
             _std_entry,
             servers_key="mcp_servers",
             toml=True,
             hooks_files=_both(
-                lambda r: r / ".codex" / "hooks.json", lambda r: _codex_home() / "hooks.json"
+                lambda r: r / ".codex" / "hooks.json", lambda r: codex_home() / "hooks.json"
             ),
             hook_handler=_codex_handler,
             approval={
