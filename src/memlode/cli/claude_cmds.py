@@ -9,6 +9,7 @@ command, ``memlode-hook``, ``memlode hook`` or the older ``-m memlode.hooks``), 
 ``init --http`` registers memlode's HTTP server with its bearer token instead of a stdio server
 (``memlode.cli.claude_mcp``: the token goes to Claude Code's local scope, not the repository).
 """
+
 from __future__ import annotations
 
 import json
