@@ -261,6 +261,19 @@ def _silence_stdout() -> None:
         pass
 
 
+def _aborted_if_interrupted(exc: BaseException) -> None:
+    """An error raised while an interrupt unwound (a PostgreSQL connection cut mid-command by
+    Ctrl-C or SIGTERM fails its rollback) is the interrupt's: report the abort, not the error."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, KeyboardInterrupt | click.exceptions.Abort):
+            click.echo("memlode: aborted", err=True)
+            sys.exit(EXIT_ABORTED)
+        cause = cause.__context__ or cause.__cause__
+
+
 def run_cli(group: click.Group, argv: list[str] | None) -> None:
     try:
         result = group.main(args=argv, prog_name="memlode", standalone_mode=False)
@@ -278,6 +291,7 @@ def run_cli(group: click.Group, argv: list[str] | None) -> None:
     except NotFound as exc:
         _error(str(exc), EXIT_NOT_FOUND)
     except (MemlodeError, InvalidInput) as exc:
+        _aborted_if_interrupted(exc)
         _error(str(exc))
     except sqlite3.Error as exc:
         # imported here: it reads the migrations, ~10 ms of every command's start
@@ -303,6 +317,7 @@ def run_cli(group: click.Group, argv: list[str] | None) -> None:
     except Exception as exc:
         from memlode.storage.sql import is_server_error
 
+        _aborted_if_interrupted(exc)
         if not is_server_error(exc):
             raise
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
