@@ -54,6 +54,7 @@ HOOK_KEYS = frozenset(
         "prompt_max_memories",
         "bash_output_chars",
         "resident_timeout_ms",
+        "spool_max_mb",
     }
 )
 # Every key config.toml may hold, by table ("" is the top level; ``memlode.config.Settings``

@@ -18,6 +18,7 @@ prompt_budget_tokens = 600     # MEMLODE_HOOKS_PROMPT_BUDGET
 prompt_max_memories = 8
 bash_output_chars = 1200
 resident_timeout_ms = 150
+spool_max_mb = 64              # a PostgreSQL store's hook spool refuses new events beyond this
 ```
 
 and ``[resident] autostart`` (``MEMLODE_RESIDENT_AUTOSTART``): whether SessionStart starts the
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-__all__ = ["CHARS_PER_TOKEN", "TIMINGS_FILE", "HookSettings"]
+__all__ = ["CHARS_PER_TOKEN", "SPOOL_MAX_MB", "TIMINGS_FILE", "HookSettings"]
 
 # Rough size of a token in English text and code; budgets are given in tokens, cut in chars.
 CHARS_PER_TOKEN = 4
@@ -49,6 +50,10 @@ CHARS_PER_TOKEN = 4
 TIMINGS_FILE = "hook-timings.log"
 
 _FALSE = {"0", "false", "no", "off", ""}
+# The hook spool of a PostgreSQL store (memlode.resident_client.spool) holds the events of a
+# server outage. A busy session spools ~1-5 KB per event (payloads as redacted, measured on the
+# test payloads): 64 MB is days of work offline, small beside any disk.
+SPOOL_MAX_MB = 64
 
 
 def _flag(value: object, default: bool) -> bool:
@@ -89,6 +94,7 @@ class HookSettings:
         "resident_autostart",
         "resident_timeout_ms",
         "session_budget_tokens",
+        "spool_max_mb",
         "tools",
     )
 
@@ -133,6 +139,7 @@ class HookSettings:
         self.prompt_max_memories = _int(table.get("prompt_max_memories"), 8, 0, 20)
         self.bash_output_chars = _int(table.get("bash_output_chars"), 1200, 0, 20000)
         self.resident_timeout_ms = _int(table.get("resident_timeout_ms"), 150, 0, 2000)
+        self.spool_max_mb = _int(table.get("spool_max_mb"), SPOOL_MAX_MB, 1, 1 << 16)
         resident = data.get("resident")
         resident_table: dict[str, Any] = resident if isinstance(resident, dict) else {}
         self.resident_autostart = _flag(

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from memlode.errors import MissingDependency, StorageError
+from memlode.errors import MissingDependency, StorageError, StoreUnreachable
 from memlode.storage.postgres import INSTALL_HINT
 from memlode.storage.postgres.adapter import PgConnection, use_json_text
 from memlode.storage.postgres.migrations import apply_migrations
@@ -81,7 +81,8 @@ def _connect_raw(url: str, created_by: str) -> psycopg.Connection[Any]:
         conn = psycopg.connect(url, autocommit=True, row_factory=row_factory)
     except psycopg.Error as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise StorageError(
+        error = StoreUnreachable if isinstance(exc, psycopg.OperationalError) else StorageError
+        raise error(
             f"cannot connect to PostgreSQL at {describe(url)}: {reason}; check the URL and "
             "that the server runs and accepts this user"
         ) from None
