@@ -2,10 +2,11 @@
 
 Passwords in URLs (``postgres://app:pw@db``), HTTP credentials (``Authorization: Basic …``,
 ``Bearer …``, cookies), command lines (``mysql -ppw``, ``curl -u user:pw``, ``sshpass -p pw``,
-``redis-cli -a pw``, ``ldapsearch -w pw``, ``docker login -p pw``, ``smbclient -U user%pw``,
-``openssl … pass:pw``, ``htpasswd -b file user pw``), SQL (``IDENTIFIED BY 'pw'``,
-``PASSWORD 'pw'``), ``.netrc``, ``.pgpass``, ``redis.conf``, Oracle's ``user/pw@db`` and
-``auth=("user", "pw")``. The linear-time rules of _rules.py apply to every pattern here.
+``redis-cli -a pw``, HTTPie's ``http -a user:pw``, ``ldapsearch -w pw``, ``docker login -p pw``,
+``smbclient -U user%pw``, ``openssl … pass:pw``, ``htpasswd -b file user pw``), SQL
+(``IDENTIFIED BY 'pw'``, ``PASSWORD 'pw'``), ``.netrc``, ``.pgpass``, ``redis.conf``, Oracle's
+``user/pw@db`` and ``auth=("user", "pw")``.
+The linear-time rules of _rules.py apply to every pattern here.
 """
 
 from __future__ import annotations
@@ -171,6 +172,9 @@ _INNER = {
     "mysql": r"(?<![\w-])-p" + _ARG,
     "curl_user": r"(?<![\w-])(?:-u|--user|-U|--proxy-user)(?:=|[ \t]*+)['\"]?+[^\s:'\"]*+:"
     r"(?P<v>[^\s'\"]*+)",
+    # HTTPie and xh: -a USER:PW (a bare USER makes them prompt for the password; --auth is a
+    # secret's name, whose whole value goes by _assign.py)
+    "httpie": r"(?<![\w-])-a(?:=|[ \t]++)['\"]?+[^\s:'\"]*+:(?P<v>[^\s'\"]*+)",
     "curl_cookie": r"(?<![\w-])(?:-b|--cookie)(?:=|[ \t]++)['\"]?+(?P<v>[^\s'\"=]*+=[^'\"\n]*+)",
     "curl_bearer": r"(?<![\w-])--oauth2-bearer(?:=|[ \t]++)" + _ARG,
     "space_p": r"(?<![\w-])-p[ \t]*+" + _ARG,
@@ -190,6 +194,10 @@ _COMMAND_INNER = {
     "curl": ("curl_user", "curl_cookie", "curl_bearer"),
     "sshpass": ("space_p",),
     "redis-cli": ("redis",),
+    "http": ("httpie",),
+    "https": ("httpie",),
+    "xh": ("httpie",),
+    "xhs": ("httpie",),
     "smbclient": ("smb",),
     "openssl": ("openssl_pass", "openssl_k"),
     "htpasswd": ("htpasswd",),
@@ -236,6 +244,8 @@ def _command(match: re.Match[str]) -> str:
         keys = ("login_p",) if "login" in segment else ()
     else:
         keys = _COMMAND_INNER.get(command, ())
+        if keys == ("httpie",) and "bearer" in segment.lower():
+            keys = ("redis",)  # -A bearer -a TOKEN: the whole value is the token
     for key in keys:
         pattern = _inner_pattern(key)
         if key == "htpasswd":
@@ -345,6 +355,7 @@ _COMMAND_FLAGS = (
     (("mysql", "mariadb", "sshpass"), ("-p",)),
     (("curl",), ("-u", "--user", "-b", "--cookie", "--oauth2-bearer", "--proxy-user")),
     (("redis-cli",), ("-a",)),
+    (("http", "xh"), ("-a",)),
     (("ldap",), ("-w",)),
     (("smbclient",), ("-u",)),
     (("openssl",), ("pass:", "-k")),
@@ -406,7 +417,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "password",
         r"(?i)(?<![a-z0-9_\-.])(?P<cmd>mysql[a-z]*+|mariadb[a-z\-]*+|curl|sshpass|redis-cli"
         r"|ldap[a-z]++|docker|podman|nerdctl|buildah|helm|oras|skopeo|az|smbclient|htpasswd"
-        r"|openssl|ssh-keygen|zip|unzip|7z[az]?+)(?![a-z0-9_\-])(?P<seg>(?:[^\n\\]++|\\.)*+)",
+        r"|openssl|ssh-keygen|zip|unzip|7z[az]?+|(?:https?+|xhs?+)(?=[ \t]))(?![a-z0-9_\-])"
+        r"(?P<seg>(?:[^\n\\]++|\\.)*+)",
         _command_probe,
         action=_command,
     ),

@@ -41,6 +41,7 @@ CLASS_MINIMUMS = {
     "header": 15,
     "cookie": 8,
     "connection-string": 12,
+    "cli-credential": 15,  # a password after a command's flag: HTTPie -a, mysql -p, --password
     "lookalike": 30,
 }
 
