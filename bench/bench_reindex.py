@@ -13,7 +13,7 @@ ten mid-sized files of the copy (a different one each run) and re-indexes it:
 - ``index_project``: a full incremental ``index_project`` of the root (walks every folder,
   finds the one changed file), as ``memlode index`` ran before;
 - ``graph refresh``: what follows once per burst, centrality and the session map
-  (``engine.code_fresh.refresh_graphs``), after the ``reindex`` run.
+  (``engine.code.fresh.refresh_graphs``), after the ``reindex`` run.
 
 Neither run computes centrality itself (``memlode index`` leaves it to the refresh too).
 
@@ -43,7 +43,7 @@ from memlode.code.indexer import index_project
 from memlode.code.reindex import reindex_paths
 from memlode.config import Settings
 from memlode.engine import Engine
-from memlode.engine.code_fresh import refresh_graphs
+from memlode.engine.code import refresh_graphs
 from memlode.resident_client.client import ask
 
 HERE = Path(__file__).resolve().parent

@@ -1,5 +1,5 @@
 """Code-search evaluation: questions with expected symbols, on real projects, through the path
-a user's assistant takes (``memlode.engine.codeintel``: index with symbol embeddings, then
+a user's assistant takes (``memlode.engine.code``: index with symbol embeddings, then
 ``search_symbols`` -- behind ``memlode symbols`` and the MCP tool -- and ``impact``).
 
     python bench/code_search_eval.py [--questions FILE ...] [--half tune|heldout|all]
@@ -127,7 +127,7 @@ def main() -> None:
 
     from memlode.code.navigate import impact_of_nodes
     from memlode.config import Settings
-    from memlode.engine import Engine, codeintel
+    from memlode.engine import Engine, code
 
     files = args.questions or [HERE / "code_search_heldout.json"]
     projects: dict[str, str] = {}
@@ -151,9 +151,9 @@ def main() -> None:
         engine = Engine(Settings.load())
         for name in sorted(roots):
             started = time.perf_counter()
-            stats = codeintel.index(engine, roots[name], namespace=name, embed=False)
+            stats = code.index(engine, roots[name], namespace=name, embed=False)
             index_s = time.perf_counter() - started
-            from memlode.engine.code_vectors import embed_symbols
+            from memlode.engine.code import embed_symbols
 
             vectors = embed_symbols(engine, name)
             baseline = None if args.no_baseline else Baseline(engine, name)
@@ -171,13 +171,11 @@ def main() -> None:
             for item in (q for q in questions if q["project"] == name):
                 expected = set(item["expected"])
                 if "target" in item:  # an impact question: its answers are the callers
-                    result = codeintel.impact(engine, item["q"], namespace=name)
+                    result = code.impact(engine, item["q"], namespace=name)
                     names = [_qualified(h["node_id"]) for h in result["hits"]][: args.limit]
                     top = result["symbol"]["qualified_name"]
                 else:
-                    hits = codeintel.search_symbols(
-                        engine, item["q"], namespace=name, limit=args.limit
-                    )
+                    hits = code.search_symbols(engine, item["q"], namespace=name, limit=args.limit)
                     names = [h["qualified_name"] for h in hits]
                     top = names[0] if names else ""
                 rank = _rank(names, expected)

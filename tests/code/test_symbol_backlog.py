@@ -9,8 +9,8 @@ import pytest
 from tests.code.test_symbol_vectors import APP
 from tests.embed.test_embed_pending import Recording
 
-from memlode.engine import Engine, codeintel
-from memlode.engine.code_vectors import SymbolBacklog, pending_report, pending_symbols
+from memlode.engine import Engine, code
+from memlode.engine.code import SymbolBacklog, pending_report, pending_symbols
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def shop(tmp_path: Path) -> Path:
 def test_the_backlog_is_worked_off_a_few_at_a_time(engine: Engine, shop: Path) -> None:
     recording = Recording()
     engine.embeddings.use_embedder(recording)
-    report = codeintel.index(engine, shop, namespace="shop", embed=False)
+    report = code.index(engine, shop, namespace="shop", embed=False)
     assert report["symbol_vectors"] == {
         "symbols": 5,
         "pending": 5,
@@ -45,16 +45,16 @@ def test_the_backlog_is_worked_off_a_few_at_a_time(engine: Engine, shop: Path) -
 
 def test_a_change_to_the_code_makes_a_new_plan(engine: Engine, shop: Path) -> None:
     engine.embeddings.use_embedder(Recording())
-    codeintel.index(engine, shop, namespace="shop", embed=False)
+    code.index(engine, shop, namespace="shop", embed=False)
     backlog = SymbolBacklog()
     assert backlog.embed(engine, 1) == 1 and backlog.waiting == 3
     (shop / "app.py").write_text(
         APP.replace('("islands", "mountains")', '("islands", "mountains", "glaciers fjords")')
     )
-    codeintel.index(engine, shop, namespace="shop", embed=False)
+    code.index(engine, shop, namespace="shop", embed=False)
     while backlog.embed(engine, 2):
         pass
     assert pending_symbols(engine) == 0  # every vector is of the file as it is now
-    hits = codeintel.search_symbols(engine, "glaciers fjords", namespace="shop", explain=True)
+    hits = code.search_symbols(engine, "glaciers fjords", namespace="shop", explain=True)
     assert hits[0]["qualified_name"] == "app.remote_surcharge"
     assert hits[0]["signals"]["vector"] > 0 and hits[0]["signals"]["body"] > 0

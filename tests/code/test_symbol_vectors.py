@@ -11,8 +11,8 @@ from tests.conftest import run_memlode
 from tests.embed.test_embed_pending import Recording
 
 from memlode.code.symbol_text import body_slice, split_words, symbol_text
-from memlode.engine import Engine, codeintel
-from memlode.engine.code_vectors import embed_symbols, pending_symbols
+from memlode.engine import Engine, code
+from memlode.engine.code import embed_symbols, pending_symbols
 
 APP = '''\
 """Shipping costs."""
@@ -56,7 +56,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def _index(engine: Engine, root: Path, namespace: str = "shop") -> dict[str, object]:
-    stats = codeintel.index(engine, root, namespace=namespace)
+    stats = code.index(engine, root, namespace=namespace)
     embedding = stats["embedding"]
     assert isinstance(embedding, dict)
     return embedding
@@ -174,14 +174,14 @@ def test_impact_of_a_function_described_in_words(project: Path, memlode_home: Pa
 
 def test_a_long_lived_process_sees_new_vectors(engine: Engine, project: Path) -> None:
     """The vectors kept in memory between searches are reloaded when the store's change in."""
-    codeintel.index(engine, project, namespace="shop")
-    first = codeintel.search_symbols(engine, "glaciers fjords", namespace="shop")
+    code.index(engine, project, namespace="shop")
+    first = code.search_symbols(engine, "glaciers fjords", namespace="shop")
     assert "app.remote_surcharge" not in [h["qualified_name"] for h in first[:1]]
     (project / "app.py").write_text(
         APP.replace('("islands", "mountains")', '("islands", "mountains", "glaciers fjords")')
     )
-    codeintel.index(engine, project, namespace="shop")
-    again = codeintel.search_symbols(engine, "glaciers fjords", namespace="shop", explain=True)
+    code.index(engine, project, namespace="shop")
+    again = code.search_symbols(engine, "glaciers fjords", namespace="shop", explain=True)
     assert again[0]["qualified_name"] == "app.remote_surcharge"
     assert again[0]["signals"]["vector"] > 0
 
@@ -212,7 +212,7 @@ def test_batches_embed_what_is_left_and_read_no_further(engine: Engine, project:
     """The background embedder goes a batch at a time: each pass stops planning at its limit."""
     recording = Recording()
     engine.embeddings.use_embedder(recording)
-    codeintel.index(engine, project, namespace="shop", embed=False)
+    code.index(engine, project, namespace="shop", embed=False)
     first = embed_symbols(engine, "shop", limit=3)
     assert (first.embedded, len(recording.texts)) == (3, 3)
     assert first.left >= 1 and first.removed == 0
@@ -280,8 +280,8 @@ def test_impact_by_description_passes_over_matches_nothing_calls(
     root.mkdir()
     (root / "pyproject.toml").write_text("[project]\nname = 'timer'\n")
     (root / "durations.py").write_text(DURATIONS)
-    codeintel.index(engine, root, namespace="timer")
-    result = codeintel.impact(
+    code.index(engine, root, namespace="timer")
+    result = code.impact(
         engine, "who calls the function that parses a duration like 5m or 2h", namespace="timer"
     )
     order = [c["qualified_name"] for c in result["resolved"]["candidates"]]

@@ -19,7 +19,7 @@ from tests.conftest import run_memlode
 
 from memlode.config import Settings
 from memlode.engine import Engine
-from memlode.engine.code_watch import watch_code
+from memlode.engine.code import watch_code
 
 # Generous: a change is normally re-indexed within the debounce plus a tick.
 TIMEOUT = 30.0

@@ -77,7 +77,7 @@ def test_session_start_injects_compact_context(hook, payloads, proj_engine: Engi
 
 
 def test_session_start_includes_the_code_map(hook, payloads, project: Path, proj_engine: Engine):
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     (project / "src" / "core.py").write_text(
         "def helper():\n    return 1\n\n\nclass Store:\n    def get(self):\n"
@@ -86,7 +86,7 @@ def test_session_start_includes_the_code_map(hook, payloads, project: Path, proj
     (project / "src" / "app.py").write_text(
         "from core import Store, helper\n\n\ndef main():\n    return Store().get() + helper()\n"
     )
-    stats = codeintel.index(proj_engine, project)
+    stats = code.index(proj_engine, project)
     assert stats["namespace"] == proj_engine.namespace and stats["session_map_chars"] > 0
     # a project with code indexed but no memories yet still gets its map
     text = hook("session-start", payloads["session-start"]).context()["hookSpecificOutput"][
@@ -102,7 +102,7 @@ def test_session_start_includes_the_code_map(hook, payloads, project: Path, proj
     assert len(text) <= 400 * 4
     assert "### Code map" in text and "decision number" in text
     # an unchanged re-index does not render the map again
-    assert "session_map_chars" not in codeintel.index(proj_engine, project)
+    assert "session_map_chars" not in code.index(proj_engine, project)
 
 
 def test_session_start_respects_the_budget(hook, payloads, proj_engine: Engine):

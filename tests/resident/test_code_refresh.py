@@ -13,8 +13,7 @@ from tests.resident.support import memlode, wait_ready, wait_until
 
 from memlode.config import Settings
 from memlode.engine import Engine
-from memlode.engine.code_map import session_map
-from memlode.engine.code_vectors import pending_symbols
+from memlode.engine.code import pending_symbols, session_map
 from memlode.storage import code_dirty
 
 # Generous: the resident re-indexes ~0.3 s after the hook (bench/bench_reindex.py measures it).

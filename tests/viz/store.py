@@ -15,7 +15,7 @@ from pathlib import Path
 from tests.conftest import process_environment
 
 from memlode.config import Settings
-from memlode.engine import Engine, codeintel
+from memlode.engine import Engine, code
 from memlode.evaluation.replay_hooks import InstalledHooks, replay_transcript
 
 SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -90,6 +90,6 @@ def build(folder: Path) -> tuple[Path, Path, dict[str, str]]:
         engine.associate(ids[0], ids[4], "LEADS_TO")
         engine.associate(ids[1], ids[3], "EXPLAINS")
         engine.associate(ids[3], ids[1], "EVOLVED_INTO")
-        codeintel.index(engine, project, cwd=project)
+        code.index(engine, project, cwd=project)
         engine.embed_pending()
     return home, project, env

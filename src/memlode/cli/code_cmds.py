@@ -1,6 +1,6 @@
 """Code intelligence commands: ``index``, ``symbols``, ``map``, ``impact`` and ``graph``.
 
-Thin adapters over :mod:`memlode.engine.codeintel` (the MCP code tools call the same functions).
+Thin adapters over :mod:`memlode.engine.code` (the MCP code tools call the same functions).
 """
 
 from __future__ import annotations
@@ -90,14 +90,14 @@ def index(
     are then made by the store's resident process, started if none runs ([resident]
     autostart), while symbol search answers on text. --wait embeds them here first.
     """
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     if wait and no_embed:
         raise click.UsageError("--wait and --no-embed exclude each other")
     bar = _Bar() if sys.stderr.isatty() and not as_json else None
     with open_engine(ctx) as engine:
         try:
-            stats = codeintel.index(
+            stats = code.index(
                 engine,
                 directory,
                 namespace=namespace,
@@ -135,7 +135,7 @@ def index(
 
 
 def _echo_pending(state: dict[str, Any]) -> None:
-    """Who makes the symbol vectors still pending (``memlode.engine.symbol_handoff``)."""
+    """Who makes the symbol vectors still pending (``memlode.engine.code.handoff``)."""
     if not state["pending"]:
         return
     waiting = f"  symbol vectors: {state['pending']} of {state['symbols']} symbols wait"
@@ -174,11 +174,11 @@ def symbols(
 
     Ranked by the words of the name, doc and signature, by meaning (the symbols' vectors, once
     embedded), by PageRank and by recent edits; --explain shows each part."""
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     validate.utf8_text(query, "the query")
     with open_engine(ctx) as engine:
-        hits = codeintel.search_symbols(
+        hits = code.search_symbols(
             engine, query, kind=kind, limit=limit, namespace=namespace, explain=explain
         )
     if as_json:
@@ -224,10 +224,10 @@ def map_(
     Ranked by PageRank over the reference graph, personalised by the files edited recently
     (as the Claude Code hooks saw them) and by --focus files.
     """
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     with open_engine(ctx) as engine:
-        result = codeintel.repo_map(
+        result = code.repo_map(
             engine, tokens=tokens, focus=focus, namespace=namespace, heat=not no_heat
         )
     if as_json:
@@ -249,11 +249,11 @@ def impact(
 
     SYMBOL is a name, a qualified name, or a description in words ("the function that parses
     the config"): a description is resolved to the best match of `memlode symbols`."""
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     validate.utf8_text(symbol, "the symbol")
     with open_engine(ctx) as engine:
-        result = codeintel.impact(engine, symbol, depth=depth, namespace=namespace)
+        result = code.impact(engine, symbol, depth=depth, namespace=namespace)
     if as_json:
         echo_json(result)
         return
@@ -295,10 +295,10 @@ def graph() -> None:
 @click.pass_context
 def graph_recompute(ctx: click.Context, method: str, namespace: str | None, as_json: bool) -> None:
     """Recompute and cache PageRank, betweenness, degree and communities (code and memories)."""
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     with open_engine(ctx) as engine:
-        run = codeintel.recompute(engine, namespace=namespace, method=method)
+        run = code.recompute(engine, namespace=namespace, method=method)
     if as_json:
         echo_json(run)
         return
@@ -313,10 +313,10 @@ def graph_recompute(ctx: click.Context, method: str, namespace: str | None, as_j
 @click.pass_context
 def graph_cross_repo(ctx: click.Context, as_json: bool) -> None:
     """Dependencies between indexed projects (from manifests and imports)."""
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     with open_engine(ctx) as engine:
-        links = codeintel.cross_repo(engine)
+        links = code.cross_repo(engine)
     if as_json:
         echo_json(links)
         return
@@ -340,10 +340,10 @@ def graph_clusters(
     ctx: click.Context, limit: int, members: int, namespace: str | None, as_json: bool
 ) -> None:
     """The largest communities of the graph, with their most central members."""
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     with open_engine(ctx) as engine:
-        groups = codeintel.clusters(engine, limit=limit, members=members, namespace=namespace)
+        groups = code.clusters(engine, limit=limit, members=members, namespace=namespace)
     if as_json:
         echo_json(groups)
         return
@@ -362,10 +362,10 @@ def graph_pagerank(
     ctx: click.Context, kind: str | None, limit: int, namespace: str | None, as_json: bool
 ) -> None:
     """The most central nodes by PageRank."""
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     with open_engine(ctx) as engine:
-        nodes = codeintel.pagerank(engine, kind=kind, limit=limit, namespace=namespace)
+        nodes = code.pagerank(engine, kind=kind, limit=limit, namespace=namespace)
     if as_json:
         echo_json(nodes)
         return
@@ -395,12 +395,10 @@ def graph_path(
     as_json: bool,
 ) -> None:
     """The shortest chain of dependencies from SOURCE to TARGET (symbols or files)."""
-    from memlode.engine import code_graph_ops
+    from memlode.engine import code
 
     with open_engine(ctx) as engine:
-        found = code_graph_ops.path(
-            engine, source, target, undirected=undirected, namespace=namespace
-        )
+        found = code.path(engine, source, target, undirected=undirected, namespace=namespace)
     if as_json:
         echo_json(found)
         return
@@ -429,10 +427,10 @@ def graph_components(
     as_json: bool,
 ) -> None:
     """Connected components of the dependency graph, largest first (--strong: cycles)."""
-    from memlode.engine import code_graph_ops
+    from memlode.engine import code
 
     with open_engine(ctx) as engine:
-        found = code_graph_ops.components(
+        found = code.components(
             engine, strong=strong, level=level, limit=limit, namespace=namespace
         )
     if as_json:
@@ -456,10 +454,10 @@ def graph_layers(
 ) -> None:
     """Dependency layers: layer 0 uses no other code of the project, each next uses only
     layers below it (a cycle shares a layer)."""
-    from memlode.engine import code_graph_ops
+    from memlode.engine import code
 
     with open_engine(ctx) as engine:
-        found = code_graph_ops.layers(engine, level=level, limit=limit, namespace=namespace)
+        found = code.layers(engine, level=level, limit=limit, namespace=namespace)
     if as_json:
         echo_json(found)
         return

@@ -261,8 +261,8 @@ def watch(ctx: click.Context, debounce_ms: int, no_initial: bool, code: bool) ->
 def _start_code_watch(
     ctx: click.Context, stop: threading.Event, debounce_ms: int
 ) -> threading.Thread:
-    """``engine.code_watch`` on a thread with its own engine (its own SQLite connection)."""
-    from memlode.engine.code_watch import watch_code
+    """``engine.code.watch`` on a thread with its own engine (its own SQLite connection)."""
+    from memlode.engine.code import watch_code
     from memlode.errors import MemlodeError
 
     def report(event: dict[str, Any]) -> None:

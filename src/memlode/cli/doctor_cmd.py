@@ -165,7 +165,7 @@ def _log_report(home: Path) -> dict[str, Any]:
 def _derived_report(engine: Any) -> tuple[dict[str, Any], list[str]]:
     """The FTS indexes against their tables, and namespaces whose graph state is stale (the
     cheap checks: a count each, a lookup per namespace)."""
-    from memlode.engine.index_state import stale_reasons
+    from memlode.engine.code import stale_reasons
     from memlode.storage import derived
 
     conn = engine.conn
@@ -317,7 +317,7 @@ def _database_report(settings: Any) -> tuple[dict[str, Any], list[str]]:
 def _symbol_vectors_report(settings: Any, engine: Any) -> dict[str, Any]:
     """Indexed symbols, how many wait for a vector (``memlode index`` leaves them to the
     resident), and whether a resident runs to embed them."""
-    from memlode.engine.code_vectors import pending_report
+    from memlode.engine.code import pending_report
     from memlode.resident_client.client import database_of
     from memlode.resident_client.lock import held
     from memlode.resident_client.paths import lock_path

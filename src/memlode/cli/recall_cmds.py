@@ -22,7 +22,7 @@ def embed(ctx: click.Context, limit: int | None, batch_size: int, as_json: bool)
     """Embed memories stored without a vector (hooks leave them for this), then give token
     states (late interaction) to memories embedded before they existed, then embed indexed code
     symbols that are new or changed (semantic code search)."""
-    from memlode.engine.code_vectors import embed_symbols, pending_symbols
+    from memlode.engine.code import embed_symbols, pending_symbols
 
     with open_engine(ctx) as engine:
         if engine.embeddings.embedder is None:

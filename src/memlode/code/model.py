@@ -154,7 +154,7 @@ class SymbolHit:
 @dataclass(frozen=True, slots=True)
 class CodeHit(SymbolHit):
     """A symbol hit with its definition's source text (what ``search_code`` in
-    ``memlode.engine.codeintel`` returns, as dicts)."""
+    ``memlode.engine.code`` returns, as dicts)."""
 
     SCHEMA_DOC: ClassVar[str] = "A definition with its source text, best first"
     FIELD_DOCS: ClassVar[dict[str, str]] = {

@@ -15,7 +15,7 @@ appears or vanishes can rename other modules (a new ``__init__.py``); those file
 too, as the full run would.
 
 Centrality is not computed here: the caller refreshes the graph state when it likes
-(``memlode.engine.index_state.refresh``; the code index's generation tells it that it is
+(``memlode.engine.code.index_state.refresh``; the code index's generation tells it that it is
 stale).
 """
 

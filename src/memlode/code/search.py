@@ -188,7 +188,7 @@ def search_symbols(
     """Ranked symbols for a query (a name, a dotted path or a question in words).
 
     ``heat`` maps a file path (as stored, relative to its root) to how recently and often it
-    was edited (memlode.engine.code_map.edit_heat)."""
+    was edited (memlode.engine.code.repo_map.edit_heat)."""
     terms = query_terms(describe(query))
     found = _candidates(db, query.strip(), terms, namespace, kind, semantic)
     if not found.rows:

@@ -15,8 +15,9 @@ nothing below this package imports it.
   transcripts incrementally as conversation turns.
 - ``namespace_check``: what ``memlode doctor`` says about folder-name namespaces.
 - ``docs`` (with ``watch``): memory files and project docs, indexed and watched.
-- ``codeintel`` (with ``index_state``, ``code_map``): the code index, symbol search, impact,
-  the repo map and the map kept for SessionStart.
+- ``code`` (a subpackage with its own surface): the code index kept fresh, symbol search,
+  impact, graph questions about the code, the repo map and the map kept for SessionStart,
+  symbol vectors.
 - ``graph_ops``: graph algorithms over the memory graph (PageRank, paths, communities).
 - ``portability``: export and import.
 - ``recovery``: backup, restore and repair of derived state.

@@ -272,16 +272,15 @@ def session_timeline(
 def code_overview(engine: Engine, *, namespace: str | None = None) -> dict[str, Any]:
     """The repo map (PageRank with heat), the hottest files, the central files and the
     communities; ``indexed`` False when the namespace has no code index."""
-    from memlode.engine import codeintel
-    from memlode.engine.code_map import repo_map
+    from memlode.engine import code
 
     try:
-        mapped = repo_map(engine, tokens=2048, namespace=namespace)
+        mapped = code.repo_map(engine, tokens=2048, namespace=namespace)
     except NotFound as exc:
         return {"indexed": False, "message": str(exc)}
     try:
-        central = codeintel.pagerank(engine, kind="file", limit=30, namespace=namespace)
-        groups = codeintel.clusters(engine, limit=12, members=6, namespace=namespace)
+        central = code.pagerank(engine, kind="file", limit=30, namespace=namespace)
+        groups = code.clusters(engine, limit=12, members=6, namespace=namespace)
     except MemlodeError:
         central, groups = [], []
     return {
@@ -355,7 +354,7 @@ def health_report(engine: Engine) -> dict[str, Any]:
     """Counts, the embedding backlogs (memories, symbols), the embedder, the search mode,
     consolidation runs and the hooks' error log and timings; fast (the storage check is
     ``Engine.health``, apart: SQLite's quick_check reads the whole file)."""
-    from memlode.engine.code_vectors import pending_report
+    from memlode.engine.code import pending_report
     from memlode.engine.consolidation import status
 
     stats = engine.stats()

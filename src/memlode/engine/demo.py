@@ -147,12 +147,12 @@ def run_demo(work: Path, out: _Out) -> None:
 
 
 def _index_and_embed(engine: Engine, project: Path, out: _Out) -> None:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     own = _package_root()
     with out.step(f"[2/4] code index: the session's project and memlode's own code ({own.name})"):
-        codeintel.index(engine, project, embed=False)
-        stats = codeintel.index(engine, own, namespace="memlode-demo-code", embed=False)
+        code.index(engine, project, embed=False)
+        stats = code.index(engine, own, namespace="memlode-demo-code", embed=False)
     out.line(f"      {stats['files']} files, {stats['symbols']} symbols of memlode indexed")
     with out.step("[3/4] vectors for the captured memories"):
         done = engine.embed_pending()
@@ -162,7 +162,7 @@ def _index_and_embed(engine: Engine, project: Path, out: _Out) -> None:
 
 
 def _show(engine: Engine, env: dict[str, str], project: Path, transcript: Path, out: _Out) -> None:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     base = {"session_id": NEXT_SESSION_ID, "transcript_path": str(transcript),
             "cwd": str(project)}  # fmt: skip
@@ -185,7 +185,7 @@ def _show(engine: Engine, env: dict[str, str], project: Path, transcript: Path, 
         if parts:
             out.line(f"     {parts}")
     out.section(f"4. The repo map of memlode's own code ({MAP_TOKENS} tokens)")
-    the_map = codeintel.repo_map(engine, tokens=MAP_TOKENS, namespace="memlode-demo-code")
+    the_map = code.repo_map(engine, tokens=MAP_TOKENS, namespace="memlode-demo-code")
     out.block(str(the_map["text"]))
     out.section("5. memlode stats")
     stats = engine.stats()

@@ -5,7 +5,7 @@ worker is a daemon thread with its own ``Engine`` (its own SQLite connection: co
 shared across threads). It works in small batches, each a short transaction, so tool calls on
 the server's connection are never held up for long, and sleeps between rounds. A store or update
 through the server wakes it at once. When no memory waits, it embeds pending code symbols
-(``memlode.engine.code_vectors``), a batch at a time from one plan kept between rounds: what
+(``memlode.engine.code.vectors``), a batch at a time from one plan kept between rounds: what
 ``memlode index`` leaves to the store's resident.
 """
 
@@ -159,7 +159,7 @@ class BackgroundEmbedder:
     def _loop(self, engine: Engine) -> None:
         # imported here: constructing the worker stays cheap (``memlode mcp`` builds one before
         # it answers its first ``tools/list``; this pulls in the engine)
-        from memlode.engine.code_vectors import SymbolBacklog
+        from memlode.engine.code import SymbolBacklog
 
         symbols = SymbolBacklog()  # planned once per change of the code, not once per round
         backoff = _FAILURE_BACKOFF

@@ -250,7 +250,7 @@ def repair(engine: Engine) -> dict[str, Any]:
 
 
 def _rebuild_graphs(engine: Engine, steps: _Steps) -> dict[str, Any]:
-    from memlode.engine.index_state import refresh
+    from memlode.engine.code import refresh
 
     out: dict[str, Any] = {}
     for ns in steps.run("graph namespaces", lambda: derived.graph_namespaces(engine.conn)) or []:

@@ -4,14 +4,14 @@ The PostToolUse hook marks each file an Edit, Write or MultiEdit changed (``stor
 in the transaction of its observation: no extra cost to the hook). This thread polls the marks
 (one query of a table that is nearly always empty), waits until a burst of edits has settled
 (``DEBOUNCE_SECONDS`` after the newest mark), and re-indexes the marked files that lie in an
-indexed project (``engine.code_fresh``). It then rebuilds the graph state of the namespaces
+indexed project (``engine.code.fresh``). It then rebuilds the graph state of the namespaces
 that changed (centrality and the session map the SessionStart hook prints), once per burst:
 while newer marks wait, they are re-indexed first.
 
 It runs on its own thread with its own engine (its own SQLite connection), so hook recall and
 background embedding never wait for it, nor it for them. After a round that changed code it
 calls ``on_change`` (the resident wakes its background embedder: the re-indexed symbols'
-vectors are pending now, ``engine.code_vectors``).
+vectors are pending now, ``engine.code.vectors``).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class CodeRefresher:
 
     def _round(self, engine: Engine, stale: set[str]) -> set[str]:
         """One look at the marks; the namespaces whose graph state is still to rebuild."""
-        from memlode.engine.code_fresh import pending_marks, refresh_graphs, reindex_marked
+        from memlode.engine.code import pending_marks, refresh_graphs, reindex_marked
 
         marks = pending_marks(engine)
         if not marks:

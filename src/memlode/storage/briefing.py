@@ -5,7 +5,7 @@ failure, the command that came after it.
 Serves SQLite and PostgreSQL alike. Import-light (a hook process reads these at every session
 start): parameters in, plain rows out; what to show and how is ``memlode.hooks.injection``'s.
 The rendered repo map is kept here too: rendering one needs igraph and the code index, far too
-heavy for a hook, so the graph refresh renders it (``memlode.engine.code_map``) and the hook
+heavy for a hook, so the graph refresh renders it (``memlode.engine.code.repo_map``) and the hook
 reads the text.
 """
 

@@ -1,5 +1,5 @@
 """Rows of ``code_symbol_vectors`` (migration 0016): the vectors behind semantic code search,
-and the symbol rows the embedding pass reads to make their texts. ``memlode.engine.code_vectors``
+and the symbol rows the embedding pass reads to make their texts. ``memlode.engine.code.vectors``
 decides what to embed; ``memlode.code.search`` reads the vectors back."""
 
 from __future__ import annotations

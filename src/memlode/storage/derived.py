@@ -18,7 +18,7 @@ knows when it is stale:
   keep (``vector_state``, ``memories_fts_log``) before use; a restore or repair moves the
   counters so that every copy rebuilds (:func:`invalidate_copies`).
 
-All SQL for it lives here (L1); ``memlode.engine.index_state`` and ``memlode.engine.recovery``
+All SQL for it lives here (L1); ``memlode.engine.code.index_state`` and ``memlode.engine.recovery``
 decide when to rebuild.
 """
 

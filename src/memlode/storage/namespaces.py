@@ -50,7 +50,7 @@ LOOKUP_TABLES = (
     "transcript_files",
     "consolidation_log",
 )
-# The code map ``memlode index`` keeps for the SessionStart hook (memlode.engine.codeintel).
+# The code map ``memlode index`` keeps for the SessionStart hook (memlode.engine.code).
 _SESSION_MAP = "session_map:{namespace}"
 _CHUNK = 500
 

@@ -1,7 +1,7 @@
 """Code intelligence tools: index a codebase, search its symbols and code, walk dependencies
 and impact, read the PageRank repo map, clusters and cross-repo links.
 
-Thin adapters over :mod:`memlode.engine.codeintel`, the functions the ``memlode index``,
+Thin adapters over :mod:`memlode.engine.code`, the functions the ``memlode index``,
 ``symbols``, ``map``, ``impact`` and ``graph`` commands call, so both interfaces answer alike.
 tree-sitter and igraph load on the first call that needs them, not at server start.
 """
@@ -125,12 +125,12 @@ def index_codebase(
         ),
     ] = False,
 ) -> IndexOut:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     # as `memlode index [--wait]`: by default it returns once the structure is stored; the
     # symbol vectors go to the store's resident, and the tool's text says how many wait
     background = not wait
-    stats = codeintel.index(
+    stats = code.index(
         call.engine, path, exclude=exclude or (), cwd=call.cwd, background=background
     )
     return IndexOut.model_validate(stats)
@@ -172,9 +172,9 @@ def search_symbols(
         bool, Field(description="Give each hit what every ranking signal added (signals)")
     ] = False,
 ) -> SymbolsOut:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
-    hits = codeintel.search_symbols(
+    hits = code.search_symbols(
         call.engine, query, kind=kind, limit=limit, namespace=namespace, explain=explain
     )
     return SymbolsOut.model_validate(
@@ -209,9 +209,9 @@ def search_code(
     limit: Annotated[int, Field(ge=1, le=20, description="How many definitions")] = 5,
     namespace: ReadNamespace = None,
 ) -> CodeSearchOut:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
-    hits = codeintel.search_code(call.engine, query, kind=kind, limit=limit, namespace=namespace)
+    hits = code.search_code(call.engine, query, kind=kind, limit=limit, namespace=namespace)
     return CodeSearchOut.model_validate(
         {"query": query, "namespace": call.shown_namespace(namespace), "hits": hits}
     )
@@ -244,9 +244,9 @@ def _symbol_info_text(out: SymbolInfoOut) -> str:
 def get_symbol_info(
     call: ToolCall, symbol: SymbolRef, namespace: OneNamespace = None
 ) -> SymbolInfoOut:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
-    info = codeintel.symbol_info(call.engine, symbol, namespace=namespace)
+    info = code.symbol_info(call.engine, symbol, namespace=namespace)
     for key in ("callers", "callees", "members"):
         info[key] = [
             {"node_id": n, "name": name, "relationship": rel} for n, name, rel in info[key]
@@ -291,9 +291,9 @@ def _walk_text(title: str, empty: str) -> Any:
 def get_dependencies(
     call: ToolCall, symbol: SymbolRef, depth: Hops = 1, namespace: OneNamespace = None
 ) -> WalkOut:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
-    result = codeintel.dependencies(call.engine, symbol, depth=depth, namespace=namespace)
+    result = code.dependencies(call.engine, symbol, depth=depth, namespace=namespace)
     return WalkOut.model_validate(result)
 
 
@@ -309,10 +309,10 @@ def get_dependencies(
 def get_impact(
     call: ToolCall, symbol: SymbolRef, depth: Hops = 3, namespace: OneNamespace = None
 ) -> WalkOut:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
     return WalkOut.model_validate(
-        codeintel.impact(call.engine, symbol, depth=depth, namespace=namespace)
+        code.impact(call.engine, symbol, depth=depth, namespace=namespace)
     )
 
 
@@ -344,9 +344,9 @@ def get_pagerank(
     limit: Limit = 20,
     namespace: OneNamespace = None,
 ) -> PageRankOut:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
-    nodes = codeintel.pagerank(call.engine, kind=kind, limit=limit, namespace=namespace)
+    nodes = code.pagerank(call.engine, kind=kind, limit=limit, namespace=namespace)
     return PageRankOut(
         namespace=call.shown_namespace(namespace),
         kind=kind,
@@ -377,9 +377,9 @@ def get_clusters(
     members: Annotated[int, Field(ge=1, le=50, description="Members shown for each")] = 8,
     namespace: OneNamespace = None,
 ) -> ClustersOut:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
-    groups = codeintel.clusters(call.engine, limit=limit, members=members, namespace=namespace)
+    groups = code.clusters(call.engine, limit=limit, members=members, namespace=namespace)
     return ClustersOut(
         namespace=call.shown_namespace(namespace),
         clusters=[ClusterOut.model_validate(g) for g in groups],
@@ -414,9 +414,9 @@ def get_cross_repo(
         ),
     ] = None,
 ) -> CrossRepoOut:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
-    links = [CrossRepoLinkOut.model_validate(x) for x in codeintel.cross_repo(call.engine)]
+    links = [CrossRepoLinkOut.model_validate(x) for x in code.cross_repo(call.engine)]
     if namespace is not None:
         links = [x for x in links if namespace in (x.source_namespace, x.target_namespace)]
     return CrossRepoOut(links=links)
@@ -439,9 +439,9 @@ def get_repo_map(
     ] = None,
     namespace: OneNamespace = None,
 ) -> RepoMapOut:
-    from memlode.engine import codeintel
+    from memlode.engine import code
 
-    result = codeintel.repo_map(
+    result = code.repo_map(
         call.engine, tokens=tokens, focus=focus or (), namespace=namespace, cwd=call.cwd
     )
     return RepoMapOut.model_validate(result)

@@ -1,6 +1,6 @@
 """Graph questions about the code: the shortest dependency chain between two symbols or files,
 the connected and strongly connected components (dependency cycles), and the dependency
-layers. Thin adapters over :mod:`memlode.engine.code_graph_ops`, the functions behind
+layers. Thin adapters over :mod:`memlode.engine.code.graph`, the functions behind
 ``memlode graph path``, ``graph components`` and ``graph layers``."""
 
 from __future__ import annotations
@@ -100,11 +100,9 @@ def get_path(
     undirected: Annotated[bool, Field(description="Follow edges both ways")] = False,
     namespace: OneNamespace = None,
 ) -> PathOut:
-    from memlode.engine import code_graph_ops
+    from memlode.engine import code
 
-    found = code_graph_ops.path(
-        call.engine, source, target, undirected=undirected, namespace=namespace
-    )
+    found = code.path(call.engine, source, target, undirected=undirected, namespace=namespace)
     return PathOut.model_validate(found)
 
 
@@ -130,9 +128,9 @@ def get_components(
     limit: Annotated[int, Field(ge=1, le=1000, description="How many components")] = 20,
     namespace: OneNamespace = None,
 ) -> ComponentsOut:
-    from memlode.engine import code_graph_ops
+    from memlode.engine import code
 
-    found = code_graph_ops.components(
+    found = code.components(
         call.engine, strong=strong, level=level, limit=limit, namespace=namespace
     )
     return ComponentsOut.model_validate(found)
@@ -162,7 +160,7 @@ def get_layers(
     limit: Annotated[int, Field(ge=1, le=1000, description="Members listed per layer")] = 50,
     namespace: OneNamespace = None,
 ) -> LayersOut:
-    from memlode.engine import code_graph_ops
+    from memlode.engine import code
 
-    found = code_graph_ops.layers(call.engine, level=level, limit=limit, namespace=namespace)
+    found = code.layers(call.engine, level=level, limit=limit, namespace=namespace)
     return LayersOut.model_validate(found)

@@ -144,7 +144,7 @@ def refresh(
         recompute_centrality(engine.db, namespace, method=method)
     result = GraphRefresh(namespace, reasons, code, run.nodes, run.edges, run.communities)
     if code:
-        from memlode.engine.code_map import save_session_map
+        from memlode.engine.code.repo_map import save_session_map
 
         result.extra["session_map_chars"] = len(save_session_map(engine, namespace))
     with db.write() as conn:

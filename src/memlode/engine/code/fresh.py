@@ -3,7 +3,7 @@ the graph state and the session map.
 
 Two callers name the files: the resident process, from the edit marks the PostToolUse hook
 leaves (``storage.code_dirty``; :func:`reindex_marked`), and ``memlode watch --code``, from
-file-system events (``engine.code_watch``). Both go through :func:`reindex_files`:
+file-system events (``engine.code.watch``). Both go through :func:`reindex_files`:
 
 1. ``code.reindex.reindex_paths`` re-indexes the files in every indexed root containing them
    (one transaction per root; files outside every root are ignored);
@@ -73,7 +73,7 @@ def symbols_changed(engine: Engine, run: ReindexStats) -> None:
     were just replaced or removed; a whole root when ``run.walked``.
 
     The single place a re-index reports changed symbols, for state derived per symbol off the
-    hot path. Symbol vectors (``engine.code_vectors``) need nothing here: a re-indexed file's
+    hot path. Symbol vectors (``engine.code.vectors``) need nothing here: a re-indexed file's
     symbols are pending by their file hash, and the resident's background embedder (woken by
     its code refresher) embeds them.
     """
@@ -87,7 +87,7 @@ def symbols_changed(engine: Engine, run: ReindexStats) -> None:
 
 def refresh_graphs(engine: Engine, namespaces: Iterable[str]) -> dict[str, Any]:
     """Rebuild the stale graph state (centrality, session map) of each namespace."""
-    from memlode.engine.index_state import refresh
+    from memlode.engine.code.index_state import refresh
 
     out: dict[str, Any] = {}
     for ns in namespaces:

@@ -8,8 +8,8 @@ are JSON-able dicts; errors are ``InvalidInput`` / ``NotFound`` with a message s
 Defaults: the root to index is the project root of the working directory (git top level or
 nearest project marker) and the namespace is the engine's (the current project).
 
-The repo map, its heat and the map kept for the SessionStart hook live in ``code_map`` (which
-the graph refresh in ``index_state`` calls too); they are re-exported here.
+The repo map, its heat and the map kept for the SessionStart hook live in ``repo_map`` (which
+the graph refresh in ``index_state`` calls too).
 
 tree-sitter and igraph are imported inside the functions that need them, never at import time.
 """
@@ -21,15 +21,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memlode.engine.code_map import (
+from memlode.engine.code.index_state import refresh_for_read
+from memlode.engine.code.repo_map import (
     edit_heat,
     indexed_namespace,
     one_namespace,
-    repo_map,
     save_session_map,
     session_map,
 )
-from memlode.engine.index_state import refresh_for_read
 from memlode.errors import InvalidInput, NotFound
 from memlode.project import find_project_root, namespace_for_path
 from memlode.storage import code_graph_rows
@@ -42,17 +41,13 @@ __all__ = [
     "clusters",
     "cross_repo",
     "dependencies",
-    "edit_heat",
     "impact",
     "index",
     "is_description",
     "pagerank",
     "recompute",
-    "repo_map",
-    "save_session_map",
     "search_code",
     "search_symbols",
-    "session_map",
     "symbol_info",
 ]
 
@@ -104,7 +99,7 @@ def index(
 ) -> dict[str, Any]:
     """Index (incrementally) the code under ``root`` into its project's namespace, then (with
     ``embed`` and an embedder) embed its new or changed symbols for semantic search: here, or
-    with ``background`` by the store's resident when one can (``symbol_handoff``; the index
+    with ``background`` by the store's resident when one can (``handoff``; the index
     then returns before them). ``symbol_vectors`` says how many wait, and who makes them.
 
     Namespace: ``namespace`` when given; else, for an explicit ``root``, the key of the project
@@ -128,7 +123,7 @@ def index(
             ns = namespace_for_path(str(base))  # its project's key (the folder's own outside one)
             if not ns:
                 raise InvalidInput(f"cannot name a namespace for {base}; pass one")
-    from memlode.engine.index_state import refresh, refresh_symbol_index
+    from memlode.engine.code.index_state import refresh, refresh_symbol_index
 
     stats = index_project(
         engine.code_db, base, ns, exclude=tuple(exclude), progress=progress, centrality=False
@@ -146,8 +141,8 @@ def index(
             out["session_map_chars"] = rebuilt.extra["session_map_chars"]
     if "session_map_chars" not in out and session_map(engine, ns) is None:
         out["session_map_chars"] = len(save_session_map(engine, ns))
-    from memlode.engine.code_vectors import embed_symbols, pending_report
-    from memlode.engine.symbol_handoff import hand_off
+    from memlode.engine.code.handoff import hand_off
+    from memlode.engine.code.vectors import embed_symbols, pending_report
 
     handed = hand_off(engine) if embed and background else None
     if embed and engine.embeddings.enabled and (handed is None or handed["by"] is None):
@@ -184,7 +179,7 @@ def search_symbols(
     Lexical, vector (when the namespace's symbols are embedded) and graph signals, fused by
     ``memlode.code.search``; with ``explain`` each hit says what every signal added."""
     from memlode.code import search_symbols as _search
-    from memlode.engine.code_vectors import semantic_query
+    from memlode.engine.code.vectors import semantic_query
 
     if not query.strip():
         raise InvalidInput("give a symbol name or a question to search for")
@@ -407,7 +402,7 @@ def recompute(
 ) -> dict[str, Any]:
     """Recompute and cache PageRank, betweenness, degree and community of every node of the
     namespace (code and memory nodes alike: recall's graph signal reads the memory ones)."""
-    from memlode.engine.index_state import refresh
+    from memlode.engine.code.index_state import refresh
 
     if method not in ("leiden", "louvain"):
         raise InvalidInput("method must be 'leiden' or 'louvain'")
@@ -428,7 +423,7 @@ def recompute(
 
 
 def _fresh_namespace(engine: Engine, namespace: str | None) -> str:
-    from memlode.engine.index_state import refresh
+    from memlode.engine.code.index_state import refresh
 
     ns = one_namespace(engine, namespace)
     if not code_graph_rows.has_graph(engine.code_db.conn, ns):

@@ -6,7 +6,7 @@ land and better as they do. Embedding every symbol of a large project takes many
 than indexing it (the CPython standard library: minutes against seconds), so an index run hands
 the vectors it leaves pending to the store's resident (``memlode.resident``), whose background
 embedder works them off a few at a time between the requests it answers
-(``memlode.engine.code_vectors.SymbolBacklog``):
+(``memlode.engine.code.vectors.SymbolBacklog``):
 
 - a resident that answers and makes the same vectors (its ``ping`` names its embedding
   settings) is woken by that ping;
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memlode.engine.code_vectors import pending_report
+from memlode.engine.code.vectors import pending_report
 
 if TYPE_CHECKING:
     from memlode.engine import Engine

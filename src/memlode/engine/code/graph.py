@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from memlode.engine.code_map import indexed_namespace
+from memlode.engine.code.repo_map import indexed_namespace
 from memlode.errors import InvalidInput, NotFound
 from memlode.storage import code_graph_rows
 from memlode.storage.code_navigation import node_details

@@ -2,7 +2,7 @@
 
 ``watch_code`` watches the indexed roots of one namespace (watchfiles: inotify, FSEvents or
 polling), lets a burst of changes settle (``debounce_ms``) and hands the changed paths to
-``code_fresh.reindex_files``, which keeps to the walker's rules (``.gitignore`` and the other
+``fresh.reindex_files``, which keeps to the walker's rules (``.gitignore`` and the other
 ignore files, skipped folders, generated files) and rebuilds the graph state and the session
 map after each batch. Folders skipped by name (``.git``, ``node_modules``, build output) are
 filtered out before a batch is formed, so a busy build folder costs nothing.
@@ -41,7 +41,7 @@ OnIndex = Callable[[dict[str, Any]], None]
 
 def watched_roots(engine: Engine, namespace: str | None = None) -> list[str]:
     """The indexed roots of the namespace (the engine's by default) that exist now."""
-    from memlode.engine.code_map import one_namespace
+    from memlode.engine.code.repo_map import one_namespace
     from memlode.storage import code_graph_rows
 
     ns = one_namespace(engine, namespace)
@@ -85,7 +85,7 @@ def watch_code(
         import watchfiles
     except ImportError:  # pragma: no cover - a declared dependency
         raise MissingDependency("watchfiles", "pip install watchfiles") from None
-    from memlode.engine.code_fresh import reindex_files
+    from memlode.engine.code.fresh import reindex_files
 
     stop = stop_event or threading.Event()
     roots = watched_roots(engine, namespace)
