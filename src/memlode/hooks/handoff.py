@@ -4,15 +4,20 @@ the same handler (``memlode.hooks.handlers``) on its own connection.
 A hook process cannot open a PostgreSQL store: importing the driver alone costs 0.4-0.9 s, ten
 times a hook's budget. So ``hand_off`` (the hook's side, import-light):
 
-1. appends the event to the store's spool (``memlode.resident_client.spool``): one JSON line
-   with an id, the time, the payload as it came, the settings the hook resolved, its working
-   directory and namespace. From here on nothing is lost, whatever happens next;
+1. appends the event to the store's spool (``memlode.resident_client.spool``, fsynced): one
+   JSON line with an id, the time, the payload redacted (``memlode.redact.redact_value``: no
+   secret a tool saw reaches the disk), the settings the hook resolved, its working directory
+   and namespace. From here on nothing is lost, whatever happens next. A spool full
+   (``[hooks] spool_max_mb``: the server away for days) refuses the event, and the first
+   refusal is logged with what to do;
 2. SessionStart and UserPromptSubmit ask the resident to apply the spool up to their line and
    wait for what to print (at most ``SESSION_START_WAIT_MS`` / ``resident_timeout_ms``); every
    other event only tells the resident there is a line (``notify``) and exits;
 3. when no resident listens, starts one detached (as on SQLite: ``memlode.hooks._resident``;
-   SessionStart always, other events at most once a minute), and exits 0 printing nothing. The
-   resident replays the spool when it starts.
+   SessionStart and any event that finds older lines waiting at once, other events at most
+   once a minute), and exits 0 printing nothing. The resident replays the spool when it starts
+   and retries lines the server did not take (``memlode.resident.hook_queue``); the id of each
+   line makes applying it twice write nothing twice.
 
 ``apply`` is the resident's side (loaded by name, ``memlode.interfaces`` ``hook-runner``): one
 spooled line through the event's handler, on the store the resident gives it. A line applied
@@ -82,11 +87,23 @@ def hand_off(
         # the store's identity, not its URL: a password stays out of the spool
         "settings": {**settings.to_dict(), "db_path": database},
     }
-    # the payload as it came (valid JSON, one object: dispatch parsed it), not dumped again
-    line = dumps(head)[:-1].encode("utf-8") + b',"payload":' + raw.strip() + b"}"
-    if not spool.append(spool_path(settings.home, database), line):
+    line = dumps(head)[:-1].encode("utf-8") + b',"payload":' + _redacted(raw, payload) + b"}"
+    where = spool_path(settings.home, database)
+    written = spool.append(where, line, max_bytes=(settings.spool_max_mb or 0) << 20)
+    if written is None:
         log_line(settings.log_path, event, "could not write to the hook spool; event dropped")
         return None
+    if written != spool.APPENDED:
+        if written == spool.FULL_NEW:
+            log_line(
+                settings.log_path,
+                event,
+                f"the hook spool is full ({settings.spool_max_mb} MB waiting for the server): new "
+                "events are refused until the server is back (the lines waiting are kept; "
+                "`memlode doctor` shows the backlog; [hooks] spool_max_mb raises the bound)",
+            )
+        return None
+    backlog = _backlog(where, len(line) + 1)
     request = dumps({"op": "hook", "db": database, "id": ident, "wait": wait > 0}).encode()
     path = socket_path(settings.home, database)
     output: str | None = None
@@ -103,9 +120,30 @@ def hand_off(
     if not answered and settings.resident_autostart:
         from memlode.hooks._resident import PROMPT_START_BACKOFF, ensure_running
 
-        backoff = 0.0 if event == "session-start" else PROMPT_START_BACKOFF
+        backoff = 0.0 if event == "session-start" or backlog else PROMPT_START_BACKOFF
         ensure_running(settings.home, settings.db_path, backoff=backoff)
     return output
+
+
+def _redacted(raw: bytes, payload: dict[str, Any]) -> bytes:
+    """The payload for the spool: as it came when no string in it changes under redaction
+    (the common case: no re-encoding), else redacted and dumped again."""
+    from memlode.redact import redact_value
+
+    cleaned = redact_value(payload)
+    if cleaned == payload:
+        return raw.strip()
+    return dumps(cleaned).encode("utf-8")
+
+
+def _backlog(path: str, mine: int) -> bool:
+    """Do older lines wait in the spool beside the one just appended (a resident is behind)?"""
+    from memlode.resident_client import spool
+
+    try:
+        return os.stat(path).st_size - spool.read_offset(path) > mine
+    except OSError:
+        return False
 
 
 def _output(answer: bytes | None) -> str | None:
