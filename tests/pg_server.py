@@ -134,6 +134,27 @@ class PgServer:
             for (index,) in indexes:
                 conn.execute(f'DROP INDEX "{name}"."{index}"')
 
+    def halt(self) -> None:
+        """Stop the server and keep its data (an outage: ``resume`` starts it again)."""
+        subprocess.run(
+            [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"],
+            user=self.user,
+            check=True,
+            capture_output=True,
+        )
+
+    def resume(self) -> None:
+        """Start again a server ``halt`` stopped (its log appended to)."""
+        subprocess.run(
+            [
+                *(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "log")),
+                *("-w", "-t", "30", "start"),
+            ],
+            user=self.user,
+            check=True,
+            capture_output=True,
+        )
+
     def stop(self) -> None:
         subprocess.run(
             [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"],
