@@ -5,8 +5,11 @@ The CLI, the MCP tools, the resident and the dashboard import these names from h
 the modules below; results are JSON-able dicts, errors ``InvalidInput`` / ``NotFound`` with a
 message saying what to do. Each module holds one idea:
 
-- ``queries``: an index run; symbol and code search; a symbol, its impact and dependencies;
-  centrality and communities; links between indexed projects.
+- ``index``: an index run (then what it derives, then its symbol vectors), and the links
+  between indexed projects.
+- ``search``: symbol and code search, as every interface ranks it.
+- ``impact``: one symbol, what depends on it and what it depends on.
+- ``centrality``: PageRank, betweenness and communities of a namespace's graph, cached.
 - ``graph``: questions the graph library answers about the code (path, components, layers).
 - ``repo_map``: the repo map heated by recent edits, and the map kept for SessionStart.
 - ``index_state``: what an index run derives after its commit (centrality, cross-repo links,
@@ -22,25 +25,14 @@ when this package is imported.
 
 from __future__ import annotations
 
+from memlode.engine.code.centrality import clusters, pagerank, recompute
 from memlode.engine.code.fresh import pending_marks, refresh_graphs, reindex_files, reindex_marked
 from memlode.engine.code.graph import LEVELS, components, layers, path
+from memlode.engine.code.impact import dependencies, impact, is_description, symbol_info
+from memlode.engine.code.index import cross_repo, default_root, index
 from memlode.engine.code.index_state import refresh, stale_reasons
-from memlode.engine.code.queries import (
-    MAX_CODE_LINES,
-    clusters,
-    cross_repo,
-    default_root,
-    dependencies,
-    impact,
-    index,
-    is_description,
-    pagerank,
-    recompute,
-    search_code,
-    search_symbols,
-    symbol_info,
-)
 from memlode.engine.code.repo_map import edit_heat, repo_map, save_session_map, session_map
+from memlode.engine.code.search import MAX_CODE_LINES, search_code, search_symbols
 from memlode.engine.code.vectors import (
     SymbolBacklog,
     SymbolEmbedStats,
