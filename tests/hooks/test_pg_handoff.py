@@ -140,6 +140,7 @@ def test_with_the_resident_up_hooks_store_in_postgresql_and_a_later_prompt_is_an
     assert _status(pg_env, project)["hook_queue"] == {
         "applied": 4,
         "skipped": 0,
+        "replayed": 0,
         "spool": str(_spool(memlode_home, pg_store_url)),
     }
 

@@ -66,6 +66,7 @@ class HookQueue:
         self.frequencies = frequencies
         self.applied = 0  # lines applied by this process
         self.skipped = 0  # lines whose handler failed on their data
+        self.replayed = 0  # lines read again whose id was applied already (not run again)
         self._apply_lock = threading.Lock()
         self._answers: dict[str, tuple[float, str | None]] = {}  # id -> (when, output)
         self._answered = threading.Condition()
@@ -97,7 +98,12 @@ class HookQueue:
                 self._store = None
 
     def status(self) -> dict[str, Any]:
-        return {"applied": self.applied, "skipped": self.skipped, "spool": self.path}
+        return {
+            "applied": self.applied,
+            "skipped": self.skipped,
+            "replayed": self.replayed,
+            "spool": self.path,
+        }
 
     def failing(self) -> bool:
         """Does the last try to apply stand failed (the server away)?"""
@@ -170,7 +176,7 @@ class HookQueue:
             and (time.time() - began) * 1000 < wait_ms
         )
         try:
-            output = self._run(entry, ident, waited)
+            ran, output = self._run(entry, ident, waited)
         except Exception as exc:  # the way to the store (the handler's errors are caught in _run)
             if not is_unreachable(exc):  # not the driver's: a bug, still never a lost line
                 log.exception("hook queue: applying a line failed; retrying")
@@ -178,18 +184,22 @@ class HookQueue:
             return False
         if self._failed_at or not self._state_checked:
             self._recovered()
-        self.applied += 1
+        if ran:
+            self.applied += 1
+        else:
+            self.replayed += 1
         with self._answered:
             self._answers[ident] = (time.monotonic(), output)
             self._answered.notify_all()
         return True
 
-    def _run(self, entry: dict[str, Any], ident: str, waited: bool) -> str | None:
+    def _run(self, entry: dict[str, Any], ident: str, waited: bool) -> tuple[bool, str | None]:
         """The handler and the line's id in one write transaction (the handler's own
         transactions join it): both are stored or neither. A line whose id is stored already
         runs no handler. The handler's failure on its data rolls back its rows only (a
         savepoint) and is logged: the line counts as applied, skipped. A failure of the
-        connection propagates (nothing of the line is stored)."""
+        connection propagates (nothing of the line is stored). (whether the handler ran, what
+        its hook prints)"""
         from memlode.errors import is_unreachable
         from memlode.storage import hook_events
 
@@ -212,7 +222,7 @@ class HookQueue:
             if not ident or not hook_events.claim(conn, ident, event):
                 if ident:
                     log.info("hook queue: event %s %s was applied already", event, ident)
-                return None
+                return False, None
             try:
                 with store.write():  # a savepoint: the handler's rows, not the claim
                     output = self._runner(
@@ -228,7 +238,7 @@ class HookQueue:
                 self.skipped += 1
                 log.warning("hook queue: event %s skipped: %r", event, exc)
                 output = None
-        return output
+        return True, output
 
     def _failed(self, exc: BaseException) -> None:
         now = time.monotonic()

@@ -51,7 +51,10 @@ __all__ = [
     "OFFSET_SUFFIX",
     "STATE_SUFFIX",
     "append",
+    "describe",
     "empty_if_done",
+    "for_store",
+    "problems",
     "read_from",
     "read_offset",
     "read_state",
@@ -284,3 +287,41 @@ def status(path: str, now: float | None = None) -> dict[str, Any]:
         "refused": refused,
         "last_apply": read_state(path),
     }
+
+
+def for_store(home: str, store: str) -> dict[str, Any]:
+    """``status`` of the spool of the store ``store`` (its URL or file) in ``home``."""
+    from memlode.resident_client.paths import database_path, spool_path
+
+    return status(spool_path(home, database_path(home, store)))
+
+
+def describe(report: dict[str, Any]) -> str:
+    """``status`` in one line: the backlog, the last apply's failure, the refused events."""
+    if report["lines"]:
+        age = report["oldest_age_s"]
+        text = f"{report['lines']} events wait ({report['bytes']} bytes"
+        text += f", the oldest {age:.0f} s old)" if age is not None else ")"
+    else:
+        text = "no event waits"
+    last = report["last_apply"]
+    if last.get("failed"):
+        text += f"; applying fails since {_clock(last.get('since'))}: {last.get('error')}"
+    if report["refused"]:
+        text += f"; {report['refused']} events refused, the spool is full ([hooks] spool_max_mb)"
+    return text
+
+
+def problems(report: dict[str, Any]) -> list[str]:
+    """What ``memlode doctor`` lists as problems: a failing apply, refused events."""
+    if report["last_apply"].get("failed") or report["refused"]:
+        return [f"hook spool: {describe(report)}"]
+    return []
+
+
+def _clock(value: object) -> str:
+    import time
+
+    if not isinstance(value, int | float):
+        return "?"
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(value))

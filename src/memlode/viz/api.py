@@ -295,9 +295,16 @@ class Api:
         if stamp != self._log_stamp:
             self._cache.pop(("health",), None)
             self._log_stamp = stamp
-        return self._cached(  # recomputed on any change of the store (weights, runs, rows)
-            ("health",), self._version, lambda: dashboard.health_report(self.engine)
+        body: bytes = self._remember(  # recomputed on any change of the store (weights, runs)
+            ("health",),
+            self._version,
+            lambda: json.dumps(
+                dashboard.health_report(self.engine), ensure_ascii=False, default=str
+            ).encode(),
         )
+        spooled = _hook_spool(self.engine.settings)  # files, not the store: never cached
+        body = body[:-1] + b',"hook_spool":' + json.dumps(spooled).encode() + b"}"
+        return _json(body)
 
     def check(self, request: Request) -> dict[str, Any]:
         """``Engine.health``, with SQLite's quick_check (it reads the whole file): run at most
@@ -331,3 +338,15 @@ class Api:
         self._writes += 1
         self.engine.delete(memory_id)
         return {"deleted": memory_id}
+
+
+def _hook_spool(settings: Any) -> dict[str, Any] | None:
+    """A PostgreSQL store's hook spool (``memlode.resident_client.spool.status``: lines waiting,
+    bytes, the oldest's age, the last apply's failure), read fresh each time (a few file
+    reads); None on a SQLite store (hooks write it themselves)."""
+    if settings.db_url is None:
+        return None
+    from memlode.resident_client import spool
+
+    report = spool.for_store(str(settings.home), str(settings.store))
+    return {**report, "summary": spool.describe(report)}

@@ -198,6 +198,9 @@ M.pages.health = async function (view) {
       h("h3", {}, "Hook timings (memlode's own time per run, newest runs)"), d.hook_timings.length ?
         table("hook-timings", ["event", "runs", "p50 ms", "p95 ms", "max ms"],
           d.hook_timings.map((t) => [t.event, t.runs, t.p50_ms, t.p95_ms, t.max_ms])) : h("p", {class: "muted"}, "no hook has run yet"),
+      d.hook_spool ? h("h3", {}, "Hook spool (team store)") : "",
+      d.hook_spool ? h("p", {id: "hook-spool", "data-failed": String(!!d.hook_spool.last_apply.failed),
+        class: d.hook_spool.last_apply.failed || d.hook_spool.refused ? "error" : "muted"}, d.hook_spool.summary) : "",
       h("h3", {}, "Hook log (errors)"), d.hook_log.length ? h("pre", {id: "hook-log"}, d.hook_log.join("\n")) : h("p", {class: "muted"}, "empty"));
     // SQLite's quick_check reads the whole file: after the page is drawn
     M.api("/api/health/check").then((c) => {
