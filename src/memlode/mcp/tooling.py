@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from memlode.mcp.context import ToolContext
 
 __all__ = [
-    "POSTGRES_TOOLS",
     "McpPrompt",
     "McpResource",
     "McpTool",
@@ -81,6 +80,8 @@ class McpTool:
     not_found: str | None
     # the answer from another process before this one opens its engine (None: answer here)
     elsewhere: Callable[[ToolContext, dict[str, Any]], Any] | None = None
+    # what the tool answers on a PostgreSQL store, where it does not run (None: it runs there)
+    sqlite_only: str | None = None
 
     @property
     def name(self) -> str:
@@ -113,12 +114,17 @@ def mcp_tool(
     writes: bool = False,
     not_found: str | None = None,
     elsewhere: Callable[[ToolContext, dict[str, Any]], Any] | None = None,
+    sqlite_only: str | None = None,
 ) -> Callable[[Callable[..., Any]], McpTool]:
     """Declare a tool (see the module doc); ``writes``: it changes the store; ``elsewhere``:
-    its result from another process given the call's arguments, or None to run it here."""
+    its result from another process given the call's arguments, or None to run it here;
+    ``sqlite_only``: it does not run on a PostgreSQL store, and this says why and what to do
+    instead (every tool without it runs on either store, issue #21)."""
 
     def declare(fn: Callable[..., Any]) -> McpTool:
-        return McpTool(fn, text, annotations, description, writes, not_found, elsewhere)
+        return McpTool(
+            fn, text, annotations, description, writes, not_found, elsewhere, sqlite_only
+        )
 
     return declare
 
@@ -169,61 +175,10 @@ def bind(
         )
 
 
-# The tools that run on a PostgreSQL store (issue #21, as ``memlode.cli.common.POSTGRES_COMMANDS``
-# for the commands); the others answer that they do not, yet.
-POSTGRES_TOOLS = frozenset(
-    {
-        "associate_memories",
-        "consolidate",
-        "consolidation_status",
-        "delete_memory",
-        "delete_namespace",
-        "detect_patterns",
-        "docs_reindex",
-        "export_memories",
-        "get_clusters",
-        "get_components",
-        "get_cross_repo",
-        "get_decision_chain",
-        "get_dependencies",
-        "get_impact",
-        "get_layers",
-        "get_memory",
-        "get_pagerank",
-        "get_path",
-        "get_repo_map",
-        "get_scoring_weights",
-        "get_symbol_info",
-        "graph_traverse",
-        "import_memories",
-        "index_codebase",
-        "list_namespaces",
-        "memlode_health",
-        "memlode_stats",
-        "memory_get",
-        "memory_search",
-        "memory_store",
-        "namespace_stats",
-        "pattern_insights",
-        "recall_memory",
-        "recall_with_expansion",
-        "recall_with_impact",
-        "search_code",
-        "search_symbols",
-        "set_scoring_weights",
-        "store_memory",
-        "update_memory",
-    }
-)
-
-
 def _bind_tool(server: MCPServer[Any], ctx: ToolContext, tool: McpTool) -> None:
     def run(call: Callable[[Engine], Any], arguments: dict[str, Any]) -> CallToolResult:
-        if ctx.settings.db_url is not None and tool.name not in POSTGRES_TOOLS:
-            raise ToolError(
-                f"{tool.name} does not work on a PostgreSQL store yet (these do: "
-                f"{', '.join(sorted(POSTGRES_TOOLS))})"
-            )
+        if ctx.settings.db_url is not None and tool.sqlite_only is not None:
+            raise ToolError(f"{tool.name} does not work on a PostgreSQL store: {tool.sqlite_only}")
         if tool.elsewhere is not None:
             answered = tool.elsewhere(ctx, arguments)
             if answered is not None:
