@@ -200,8 +200,8 @@ def _derived_report(engine: Any) -> tuple[dict[str, Any], list[str]]:
 @click.option(
     "--repair",
     is_flag=True,
-    help="Rebuild every derived index (FTS, code edges, centrality, vector mirror) and report"
-    " rows that cannot be read.",
+    help="Rebuild every derived index (FTS, code edges, centrality, vector mirror), redact"
+    " again text stored before a redaction rule existed, and report rows that cannot be read.",
 )
 @click.pass_context
 def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], repair: bool) -> None:
@@ -362,6 +362,9 @@ def _hook_problems(hooks: list[dict[str, Any]], plugin: bool) -> list[str]:
 def _repair(ctx: click.Context, settings: Any, as_json: bool) -> None:
     from memlode.engine import Engine, recovery
 
+    if settings.db_url is not None:  # a team store: nothing derived to rebuild, text to redact
+        _repair_team(ctx, settings, as_json)
+        return
     if not settings.database.exists():
         raise InvalidInput(f"no store at {settings.database}; there is nothing to repair")
     with Engine(settings) as engine:
@@ -373,9 +376,36 @@ def _repair(ctx: click.Context, settings: Any, as_json: bool) -> None:
     ctx.exit(0 if report["ok"] else 1)
 
 
+def _repair_team(ctx: click.Context, settings: Any, as_json: bool) -> None:
+    """``--repair`` on a PostgreSQL store: the server keeps no derived index memlode could
+    rebuild (pg_dump and the server's own tools look after its files), so only stored text is
+    redacted again, and this machine's code index and memory files."""
+    from memlode.engine import Engine
+    from memlode.engine.rescrub import rescrub
+
+    with Engine(settings) as engine:
+        redacted = rescrub(engine)
+    report = {"database": _described(settings.db_url), "redacted": redacted, "ok": True}
+    if as_json:
+        echo_json(report)
+        return
+    click.echo(f"repair  {report['database']}")
+    _print_redacted(redacted)
+    click.echo("  derived indexes: none to rebuild on a PostgreSQL store")
+
+
+def _print_redacted(redacted: dict[str, Any]) -> None:
+    """One line per kind of stored text whose secrets were redacted again."""
+    counts = {k: v for k, v in redacted.items() if isinstance(v, int) and k != "changed"}
+    shown = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items() if v)
+    click.echo(f"  redacted again: {shown or 'nothing (no secret found in what is stored)'}")
+
+
 def _print_repair(report: dict[str, Any]) -> None:
     click.echo(f"repair  {report['database']}")
     click.echo(f"  integrity before: {'; '.join(report['integrity_before'][:3]) or 'not run'}")
+    if report.get("redacted"):
+        _print_redacted(report["redacted"])
     rebuilt = report["rebuilt"]
     for table, probe in (rebuilt.get("fts") or {}).items():
         click.echo(f"  rebuilt {table}: {probe['indexed']} rows")

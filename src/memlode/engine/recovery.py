@@ -11,9 +11,10 @@
   never a file swapped under them, and their in-memory copies rebuild.
 - :func:`repair` rebuilds everything derived (the FTS5 indexes, the code edges, cross-repo
   links, centrality and session maps, the vector index mirror, the change log that in-memory
-  FTS copies follow), deletes derived rows that cannot be read (``memlode embed`` makes them
-  again), reports stored rows that cannot be read (never changed), and runs the integrity check
-  before and after.
+  FTS copies follow), redacts again what was stored before a redaction rule existed
+  (``engine/rescrub.py``: rows, the code index, memlode's memory files), deletes derived rows
+  that cannot be read (``memlode embed`` makes them again), reports stored rows that cannot be
+  read (never changed), and runs the integrity check before and after.
 
 L3: composes ``storage`` (backup API, row checks, derived state) with the engine.
 """
@@ -29,6 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memlode.engine.rescrub import rescrub
 from memlode.errors import InvalidInput, MemlodeError, StorageError
 from memlode.owner_only import FILE_MODE
 from memlode.storage import backup as store_copy
@@ -206,6 +208,9 @@ def repair(engine: Engine) -> dict[str, Any]:
     unreadable.update(_listed(stored or []))
     report["removed"] = removed
     report["unreadable"] = unreadable
+
+    # text stored before a redaction rule existed loses its secrets (engine/rescrub.py)
+    report["redacted"] = steps.run("redaction", lambda: rescrub(engine)) or {}
 
     rebuilt: dict[str, Any] = {}
 

@@ -228,6 +228,11 @@ NOT_USER_TEXT: dict[str, dict[str, str]] = {
         "provider": _ENUM,
         "model": "a language model's name, from the settings",
     },
+    "hook_events_applied": {
+        "id": "an identifier a hook makes for a spooled event",
+        "event": "a hook event's name",
+        "applied_at": _TS,
+    },
     "namespace_legacy": {
         "namespace": _NS,
         "keys": "JSON list of namespaces",
@@ -251,6 +256,7 @@ WRITERS = frozenset(
         "memlode/storage/consolidation.py",
         "memlode/storage/archive.py",
         "memlode/storage/code_symbol_vectors.py",
+        "memlode/storage/rescrub.py",  # doctor --repair: stored text redacted again
         # the PostgreSQL repositories that write the same columns (memlode.storage.postgres)
     }
 )
