@@ -227,6 +227,12 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
         _mcp_report(Path.home() / ".claude.json"),
     ]
     database, problems = _database_report(settings)
+    hook_spool = None  # a team store's hook events waiting for its resident (issue #35)
+    if settings.db_url is not None:
+        from memlode.resident_client import spool
+
+        hook_spool = spool.for_store(str(settings.home), str(settings.store))
+        problems += spool.problems(hook_spool)
     from memlode.cli.client_report import clients_report
 
     clients, client_problems = clients_report(root, settings.home)
@@ -257,6 +263,7 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
             "prompt_budget_tokens": hook_settings.prompt_budget_tokens,
         },
         "hooks_log": _log_report(settings.home),
+        "hook_spool": hook_spool,
         "mcp": mcp,
         "clients": clients,
         "database": database,
@@ -478,6 +485,10 @@ def _print_doctor(result: dict[str, Any]) -> None:
     click.echo(
         f"sqlite  {result['sqlite']['version']}, FTS5 {'yes' if result['sqlite']['fts5'] else 'NO'}"
     )
+    if result.get("hook_spool") is not None:
+        from memlode.resident_client.spool import describe
+
+        click.echo(f"spool   {describe(result['hook_spool'])}")
     log = result["hooks_log"]
     if log.get("last"):
         click.echo(f"log     {log['file']}: {log['lines']} lines; last: {log['last']}")
