@@ -135,9 +135,11 @@ class PgServer:
                 conn.execute(f'DROP INDEX "{name}"."{index}"')
 
     def halt(self) -> None:
-        """Stop the server and keep its data (an outage: ``resume`` starts it again)."""
+        """Stop the server and keep its data (an outage: ``resume`` starts it again). A fast
+        shutdown (a restart's): it ends every session and writes what was committed; an
+        immediate one would lose the last commits of a server with synchronous_commit=off."""
         subprocess.run(
-            [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"],
+            [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"],
             user=self.user,
             check=True,
             capture_output=True,

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlode import __version__
 from memlode.config import Settings
-from memlode.errors import MemlodeError
+from memlode.errors import MemlodeError, is_unreachable
 from memlode.resident.code_refresh import CodeRefresher
 from memlode.resident.files import identity, read_line, same_user, stamp
 from memlode.resident.hook_queue import HookQueue
@@ -188,7 +188,16 @@ class ResidentServer:
         with self._engine_lock:
             if self._engine is None:
                 self._engine = self._opener()
-            yield self._engine
+            try:
+                yield self._engine
+            except Exception as exc:
+                # a PostgreSQL server restarted or away: the next request opens a new engine
+                if self.on_server and is_unreachable(exc):
+                    engine, self._engine = self._engine, None
+                    if engine is not None:
+                        with contextlib.suppress(Exception):  # its connection is broken
+                            engine.close()
+                raise
 
     def _open_engine(self) -> Engine:
         """An engine on the store that embeds with the process's one embedder (one model)."""
