@@ -23,6 +23,7 @@ from memlode.cli.claude_cmds import (
 )
 from memlode.cli.common import echo_json, json_option, settings_from
 from memlode.errors import InvalidInput, MissingDependency
+from memlode.resident_client import spool
 
 __all__ = ["doctor"]
 
@@ -227,12 +228,7 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
         _mcp_report(Path.home() / ".claude.json"),
     ]
     database, problems = _database_report(settings)
-    hook_spool = None  # a team store's hook events waiting for its resident (issue #35)
-    if settings.db_url is not None:
-        from memlode.resident_client import spool
-
-        hook_spool = spool.for_store(str(settings.home), str(settings.store))
-        problems += spool.problems(hook_spool)
+    problems += spool.problems(hook_spool := spool.of_settings(settings))  # a team's backlog
     from memlode.cli.client_report import clients_report
 
     clients, client_problems = clients_report(root, settings.home)
@@ -475,6 +471,7 @@ def _print_doctor(result: dict[str, Any]) -> None:
             f" {db.get('memories')} memories,"
             f" {db.get('sessions')} sessions, {db.get('graph_nodes')} nodes,"
             f" {db.get('graph_edges')} edges, {db.get('pending_embeddings')} pending embeddings"
+            + spool.suffix(result["hook_spool"])
         )
         if db.get("symbol_vectors", {}).get("symbols"):
             click.echo(f"code    {_symbol_vectors_line(db['symbol_vectors'])}")
@@ -485,10 +482,6 @@ def _print_doctor(result: dict[str, Any]) -> None:
     click.echo(
         f"sqlite  {result['sqlite']['version']}, FTS5 {'yes' if result['sqlite']['fts5'] else 'NO'}"
     )
-    if result.get("hook_spool") is not None:
-        from memlode.resident_client.spool import describe
-
-        click.echo(f"spool   {describe(result['hook_spool'])}")
     log = result["hooks_log"]
     if log.get("last"):
         click.echo(f"log     {log['file']}: {log['lines']} lines; last: {log['last']}")

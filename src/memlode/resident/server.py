@@ -189,14 +189,12 @@ class ResidentServer:
             if self._engine is None:
                 self._engine = self._opener()
             try:
-                yield self._engine
+                yield (engine := self._engine)
             except Exception as exc:
-                # a PostgreSQL server restarted or away: the next request opens a new engine
-                if self.on_server and is_unreachable(exc):
-                    engine, self._engine = self._engine, None
-                    if engine is not None:
-                        with contextlib.suppress(Exception):  # its connection is broken
-                            engine.close()
+                if self.on_server and is_unreachable(exc):  # a server restart: a new one next
+                    self._engine = None
+                    with contextlib.suppress(Exception):  # its connection is broken
+                        engine.close()
                 raise
 
     def _open_engine(self) -> Engine:

@@ -54,11 +54,13 @@ __all__ = [
     "describe",
     "empty_if_done",
     "for_store",
+    "of_settings",
     "problems",
     "read_from",
     "read_offset",
     "read_state",
     "status",
+    "suffix",
     "write_offset",
     "write_state",
 ]
@@ -296,6 +298,14 @@ def for_store(home: str, store: str) -> dict[str, Any]:
     return status(spool_path(home, database_path(home, store)))
 
 
+def of_settings(settings: Any) -> dict[str, Any] | None:
+    """``for_store`` of a ``memlode.config.Settings``' store; None on a SQLite store (its hooks
+    write the file themselves: no spool)."""
+    if settings.db_url is None:
+        return None
+    return for_store(str(settings.home), str(settings.store))
+
+
 def describe(report: dict[str, Any]) -> str:
     """``status`` in one line: the backlog, the last apply's failure, the refused events."""
     if report["lines"]:
@@ -312,9 +322,14 @@ def describe(report: dict[str, Any]) -> str:
     return text
 
 
-def problems(report: dict[str, Any]) -> list[str]:
+def suffix(report: dict[str, Any] | None) -> str:
+    """``describe`` after a store's line (``memlode doctor``); "" without a spool."""
+    return "" if report is None else f"; hook spool: {describe(report)}"
+
+
+def problems(report: dict[str, Any] | None) -> list[str]:
     """What ``memlode doctor`` lists as problems: a failing apply, refused events."""
-    if report["last_apply"].get("failed") or report["refused"]:
+    if report is not None and (report["last_apply"].get("failed") or report["refused"]):
         return [f"hook spool: {describe(report)}"]
     return []
 

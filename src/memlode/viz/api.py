@@ -215,11 +215,12 @@ class Api:
             tags=_text(request, "tags"),
             sources=_list(request, "source"),
         )
-        return [
+        found = [
             hit.to_dict(explain=True)
             for hit in hits
             if _in_range(hit.memory.created_at, since, until)
         ]
+        return dashboard.mark_superseded(self.engine, found)
 
     def memories(self, request: Request) -> dict[str, Any]:
         return dashboard.browse(
@@ -344,9 +345,7 @@ def _hook_spool(settings: Any) -> dict[str, Any] | None:
     """A PostgreSQL store's hook spool (``memlode.resident_client.spool.status``: lines waiting,
     bytes, the oldest's age, the last apply's failure), read fresh each time (a few file
     reads); None on a SQLite store (hooks write it themselves)."""
-    if settings.db_url is None:
-        return None
     from memlode.resident_client import spool
 
-    report = spool.for_store(str(settings.home), str(settings.store))
-    return {**report, "summary": spool.describe(report)}
+    report = spool.of_settings(settings)
+    return None if report is None else {**report, "summary": spool.describe(report)}
