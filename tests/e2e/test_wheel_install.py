@@ -52,6 +52,8 @@ PIP_INSTALL = "pip install ."  # test_wheel_installs_into_a_fresh_venv_and_setup
 SETUP = "memlode setup"  # the same
 UV_TOOL_INSTALL = "uv tool install ."  # test_uv_tool_and_pipx_installs_...
 PIPX_INSTALL = "pipx install ."  # the same
+# The README's team section (tests/e2e/test_readme_team.py runs the rest of its block)
+PIP_INSTALL_POSTGRES = "pip install '.[postgres]'"  # test_wheel_installs_into_a_fresh_venv_...
 README_COMMANDS = {
     PIP_WHEEL, PIP_INSTALL_WHEEL, PIP_INSTALL, SETUP, UV_TOOL_INSTALL, PIPX_INSTALL,
 }  # fmt: skip
@@ -193,6 +195,10 @@ def test_wheel_installs_into_a_fresh_venv_and_setup_makes_local_embeddings_work(
 
     doctor = json.loads(_run([memlode, "doctor", "--json"], env, work).stdout)
     assert SETUP_FIX in doctor["problems"]
+
+    # the team section's install: the PostgreSQL driver into the same venv
+    _ok(_sh(PIP_INSTALL_POSTGRES, _activated(env, venv), source))
+    _ok(_run([python, "-c", "import psycopg, psycopg_pool, pgvector"], env, work))
 
     # Offline: no index, no find-links, no pip configuration file naming either.
     no_source = {k: v for k, v in env.items() if k != "PIP_FIND_LINKS"}
