@@ -1,8 +1,8 @@
 """Which files are code and in which language: the registry of per-language rules.
 
-One module per grammar family (``python``, ``ecma``, ``rust``, ...: the ones ``_register``
-imports), each exporting ``SPECS``, subclasses of :class:`memlode.code.lang.spec.LanguageSpec`.
-A new language is a spec in one of them (or a new module imported by ``_register``) plus its
+One module per grammar family (``python``, ``ecma``, ``rust``, ...: the ones ``MODULES``
+names), each exporting ``SPECS``, subclasses of :class:`memlode.code.lang.spec.LanguageSpec`.
+A new language is a spec in one of them (or a new module named in ``MODULES``) plus its
 ``queries/<name>.scm``. Grammars and queries load lazily on first use, so importing this
 package costs nothing.
 """
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from memlode.code.lang.spec import LanguageSpec
 
 __all__ = [
+    "MODULES",
     "all_languages",
     "language_for_path",
     "load_language",
@@ -31,29 +32,31 @@ __all__ = [
     "spec_for",
 ]
 
+# The modules that declare languages, each exporting ``SPECS`` (a name goes once, here).
+MODULES = (
+    "python",
+    "ecma",
+    "rust",
+    "go",
+    "java",
+    "c_family",
+    "ruby",
+    "php",
+    "csharp",
+    "kotlin",
+    "swift",
+    "elixir",
+    "bash",
+)
+
 _SPECS: dict[str, LanguageSpec] = {}  # filled on first use
 
 
 def _register() -> None:
-    from memlode.code.lang import (
-        bash,
-        c_family,
-        csharp,
-        ecma,
-        elixir,
-        go,
-        java,
-        kotlin,
-        php,
-        python,
-        ruby,
-        rust,
-        swift,
-    )
+    import importlib
 
-    families = (python, ecma, rust, go, java, c_family, ruby, php, csharp, kotlin, swift, elixir)
-    for module in (*families, bash):
-        for spec in module.SPECS:
+    for name in MODULES:
+        for spec in importlib.import_module(f"{__name__}.{name}").SPECS:
             _SPECS[spec.name] = spec
 
 
