@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from memlode.cli.common import echo_json, json_option, settings_from
+from memlode.cli.eval_updates_cmd import updates
 from memlode.cli.progress import step_lines
 
 EMBED_CHOICES = ("local", "hash", "none", "ollama", "openai")
@@ -16,6 +17,9 @@ EMBED_CHOICES = ("local", "hash", "none", "ollama", "openai")
 @click.group(name="eval")
 def eval_() -> None:
     """Measure retrieval quality on public benchmarks."""
+
+
+eval_.add_command(updates)  # memlode eval updates: supersession (cli/eval_updates_cmd.py)
 
 
 @eval_.command()

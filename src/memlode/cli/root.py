@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "sessions": "memlode.cli.admin_cmds:sessions",
     "associate": "memlode.cli.memory_cmds:associate",
     "neighbors": "memlode.cli.memory_cmds:neighbors",
+    "supersede": "memlode.cli.supersede_cmds:supersede",
     "export": "memlode.cli.admin_cmds:export",
     "import": "memlode.cli.admin_cmds:import_",
     "docs": "memlode.cli.docs_cmds:docs",

@@ -18,6 +18,7 @@ from memlode import validate
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 from memlode.storage import dashboard as rows
 from memlode.storage import graph as graph_repo
+from memlode.storage import supersession
 from memlode.storage.graph_state import fingerprint_rows
 from memlode.storage.memories import PROMPT_TAG
 from memlode.types import Relationship
@@ -35,6 +36,7 @@ __all__ = [
     "graph_fingerprint",
     "graph_view",
     "health_report",
+    "mark_superseded",
     "memory_detail",
     "node_neighbors",
     "projection",
@@ -81,7 +83,18 @@ def browse(
     limit = validate.whole_number(limit, "limit", 1, 500)
     offset = validate.whole_number(offset, "offset", 0)
     total, found = rows.select_sorted(engine.conn, flt, sort, limit, offset)
-    return {"total": total, "items": [m.to_dict() for m in found]}
+    return {"total": total, "items": mark_superseded(engine, [m.to_dict() for m in found])}
+
+
+def mark_superseded(engine: Engine, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each memory (a dict with its ``id``) that a later one replaced gets ``superseded_by``:
+    {"id", "at"} of its latest replacement (``storage.supersession``); the page marks it."""
+    replaced = supersession.replaced_by(engine.conn, [str(i["id"]) for i in items])
+    for item in items:
+        rep = replaced.get(str(item["id"]))
+        if rep is not None:
+            item["superseded_by"] = {"id": rep.new_id, "at": rep.at}
+    return items
 
 
 def memory_detail(engine: Engine, memory_id: str) -> dict[str, Any]:
@@ -110,7 +123,8 @@ def memory_detail(engine: Engine, memory_id: str) -> dict[str, Any]:
                 }
             )
     history.sort(key=lambda h: str(h["at"]))
-    return {"memory": memory.to_dict(), "neighbors": links, "history": history}
+    shown = mark_superseded(engine, [memory.to_dict()])[0]
+    return {"memory": shown, "neighbors": links, "history": history}
 
 
 def data_version(engine: Engine) -> int:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlode import validate
 from memlode.config import Settings
-from memlode.engine import links, namespace_ops, reports, weights
+from memlode.engine import links, namespace_ops, reports, supersession, weights
 from memlode.engine.embedding import EmbeddingService
 from memlode.engine.namespace_ops import ALL_NAMESPACES
 from memlode.errors import InvalidInput, NotFound, StorageError
@@ -203,6 +203,7 @@ class Engine:
                     sessions.add(item.session_id)
             if sessions:
                 refresh_context(conn, sessions)
+            supersession.link_new(conn, items, [(r.id, r.created) for r in results])
         return results
 
     def get(self, memory_id: str, *, touch: bool = True) -> Memory:
@@ -316,10 +317,9 @@ class Engine:
         stored_by: str | None = None,
     ) -> list[SearchHit]:
         """Hybrid recall (``memlode.search.hybrid``); every hit carries its signal contributions
-        (``SearchHit.to_dict(explain)``). ``exclude_session``: not that session's rows.
-
-        A read: it writes nothing. Rows stored without a vector yet are found by their words;
-        a one-shot caller with no long-lived process beside it calls ``catch_up`` first."""
+        (``SearchHit.to_dict(explain)``). ``exclude_session``: not that session's rows. A read:
+        rows stored without a vector yet are found by their words; a one-shot caller with no
+        long-lived process beside it calls ``catch_up`` first."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query is empty; give words to search for")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1 or k > 1000:

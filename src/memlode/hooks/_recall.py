@@ -58,6 +58,20 @@ HISTORY_TAG = "history"
 # the vector side makes up; the calibration controls reach 0.56 at most, answered prompts
 # the other two rules missed 0.65-0.77 (bench/RESULTS.md, "Session replay").
 MIN_JOINT_SCORE = 0.6
+# A direct question ("which cache backend do we use?", "where do logs go?") about something a
+# user stored on purpose (source ``memory``: a decision, a preference, a state) is answered by
+# that statement even with one word of it, or a paraphrase: one of its words covering
+# MIN_DECISION_COVERAGE of the prompt's information, or MIN_DECISION_JOINT of both coverage and
+# cosine. Only such statements open the gate this way, and a one-word question injects only
+# them. Update evaluation (bench/update_cases.json) and the session replay's controls
+# (bench/RESULTS.md, "Current, not just relevant").
+DECISION_SOURCES = frozenset({"memory"})
+MIN_DECISION_COVERAGE = 0.5
+MIN_DECISION_JOINT = 0.3
+QUESTION_WORDS = frozenset(
+    """what why how when where which who whom whose is are was were am do does did can could
+    should would will shall have has had may might must any anything""".split()
+)
 MIN_ITEM_COVERAGE = 0.10  # 0.15 dropped short edits that answered (replay: +1 prompt on 3 stores)
 MIN_ITEM_VECTOR = 0.15
 # Final order: how much of the prompt's information a memory covers, then BM25, importance.
@@ -105,6 +119,7 @@ class Recalled:
     __slots__ = (
         "content",
         "created_at",
+        "history",
         "id",
         "memory_type",
         "resolution",
@@ -143,6 +158,9 @@ class Recalled:
         # Of a failed command: the first line of the same command run after it in the session
         # without failing (how it was resolved), found by ``resolve_failures``.
         self.resolution = ""
+        # What this memory replaced (``memlode.storage.supersession``), latest first: (its
+        # content, when it was replaced), shown as history after it (``current_first``).
+        self.history: list[tuple[str, str]] = []
 
 
 # Words of how people ask, not of what they ask about ("what did we do last time?", "anything
@@ -232,7 +250,9 @@ def choose(
     ``rerank`` (the lean BM25), else in the given order (the engine's ranking).
     """
     terms = _gate_terms(prompt)
-    if len(terms) < MIN_QUERY_TERMS or limit <= 0 or not candidates:
+    direct = asks(prompt) and any(c.source in DECISION_SOURCES for c, _v in candidates)
+    few = len(terms) < MIN_QUERY_TERMS  # a one-word question: only a stored statement answers
+    if (few and not (direct and terms)) or limit <= 0 or not candidates:
         return []
     weights = _idf_weights(conn, terms, session_id, frequencies)
     total = sum(weights.values()) or 1.0
@@ -244,10 +264,17 @@ def choose(
         have = {_stem(t) for t in _content_terms(cand.content)}
         matched = {t for t in weights if t in have}
         coverage = sum(weights[t] for t in matched) / total
+        stated = direct and cand.source in DECISION_SOURCES
+        if few and not stated:
+            continue
         enough_terms = len(matched) >= min(MIN_MATCHED_TERMS, len(weights))
-        answered = answered or (enough_terms and coverage >= MIN_IDF_COVERAGE)
-        answered = answered or vector >= MIN_VECTOR_SCORE
-        answered = answered or (enough_terms and coverage + vector >= MIN_JOINT_SCORE)
+        if not few:
+            answered = answered or (enough_terms and coverage >= MIN_IDF_COVERAGE)
+            answered = answered or vector >= MIN_VECTOR_SCORE
+            answered = answered or (enough_terms and coverage + vector >= MIN_JOINT_SCORE)
+        if stated and matched:
+            answered = answered or coverage >= MIN_DECISION_COVERAGE
+            answered = answered or min(coverage, vector) >= MIN_DECISION_JOINT
         if coverage < MIN_ITEM_COVERAGE and vector < MIN_ITEM_VECTOR:
             continue
         cand.terms = {t: weights[t] for t in matched}
@@ -271,9 +298,56 @@ def choose(
         kept.append((hit, have))
         if len(kept) == limit:
             break
-    chosen = [hit for hit, _have in kept]
+    chosen = current_first(conn, [hit for hit, _have in kept])
     resolve_failures(conn, chosen)
     return chosen
+
+
+# What a current memory shows of those it replaced: the latest few, as history.
+MAX_HISTORY = 2
+
+
+def current_first(conn: sqlite3.Connection, chosen: list[Recalled]) -> list[Recalled]:
+    """``chosen`` with each memory a later one replaced (``memlode.storage.supersession``)
+    swapped for the current end of its chain, in its place (or dropped where the current one
+    is chosen too), and each current memory given what it replaced as history."""
+    from memlode.storage import supersession
+
+    if not chosen:
+        return chosen
+    current = supersession.current_of(conn, [h.id for h in chosen])
+    out: list[Recalled] = []
+    if current:
+        rows = supersession.statements(conn, list(set(current.values())))
+        have = {h.id for h in chosen if h.id not in current}
+        for hit in chosen:
+            end = current.get(hit.id)
+            if end is None:
+                out.append(hit)
+            elif end not in have and end in rows:
+                content, memory_type, created_at = rows[end]
+                swapped = Recalled(end, content, memory_type, created_at, hit.score, hit.terms)
+                out.append(swapped)
+                have.add(end)
+    else:
+        out = list(chosen)
+    earlier = supersession.replacements_of(conn, [h.id for h in out])
+    if earlier:
+        olds = supersession.statements(
+            conn, [r.old_id for reps in earlier.values() for r in reps[-MAX_HISTORY:]]
+        )
+        for hit in out:
+            for rep in reversed(earlier.get(hit.id, [])[-MAX_HISTORY:]):
+                if rep.old_id in olds:
+                    hit.history.append((olds[rep.old_id][0], rep.at))
+    return out
+
+
+def asks(prompt: str) -> bool:
+    """The prompt is a question: it ends in "?" or opens with a question word."""
+    text = prompt.strip()
+    first = text.split(None, 1)[0].lower().strip(",.!:;\"'") if text else ""
+    return bool(text) and (text.endswith("?") or first in QUESTION_WORDS)
 
 
 def resolve_failures(conn: sqlite3.Connection, chosen: Sequence[Recalled]) -> None:

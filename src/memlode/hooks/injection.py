@@ -18,7 +18,7 @@ from collections.abc import Mapping, Set
 from memlode.fastjson import dumps
 from memlode.project import readable_name
 from memlode.redact import redact
-from memlode.storage import briefing
+from memlode.storage import briefing, supersession
 from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE, REFLECTION_TAG, SUMMARY_SOURCE
 
 TYPE_CHECKING = False
@@ -182,9 +182,17 @@ def _key_memories(conn: sqlite3.Connection, namespace: str, block: _Block) -> No
         conn, namespace, _KEY_TYPES, HOOK_SOURCE, MAX_KEY_MEMORIES, SUMMARY_SOURCE
     )
     if key and block.room() > 80:
+        # what each one replaced (superseded rows are not among them): history after it
+        earlier = supersession.replacements_of(conn, [str(r[3]) for r in key])
+        olds = supersession.statements(
+            conn, [rep.old_id for reps in earlier.values() for rep in reps[-1:]]
+        )
         block.add("### Decisions, insights and patterns")
-        for memory_type, content, created_at in key:
-            block.add(f"- [{memory_type}, {_day(created_at)}] {_one_line(content, 300)}")
+        for memory_type, content, created_at, memory_id in key:
+            reps = earlier.get(str(memory_id), [])[-1:]
+            was = [(olds[r.old_id][0], r.at) for r in reps if r.old_id in olds]
+            line = f"- [{memory_type}, {_day(created_at)}] {_one_line(content, 300)}"
+            block.add(line + _history([w for w in was if w[0]]))
 
 
 def _patterns(conn: sqlite3.Connection, namespace: str, block: _Block) -> None:
@@ -246,11 +254,23 @@ def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:
             text = failure_excerpt(item.content, item.terms, max(0, limit - len(then))) + then
         else:
             text = excerpt(item.content, item.terms, limit)
-        line = f"- [{item.memory_type}, {_day(item.created_at)}] {text}"
+        line = f"- [{item.memory_type}, {_day(item.created_at)}] {text}" + _history(item.history)
         if not block.add(line):
             break
         added += 1
     return block.text() if added else ""
+
+
+# What a replaced memory shows of itself after its successor: enough to recognise it.
+HISTORY_CHARS = 120
+
+
+def _history(history: Sequence[tuple[str, str]]) -> str:
+    """`` (was: <old> until <date>; ...)`` for what a memory replaced, latest first; ''."""
+    if not history:
+        return ""
+    parts = [f"{_one_line(old, HISTORY_CHARS)} until {_day(at)}" for old, at in history]
+    return " (was: " + "; was: ".join(parts) + ")"
 
 
 # A memory's first line is shown before its passage when it is at most this long and at most

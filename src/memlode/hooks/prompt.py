@@ -101,19 +101,12 @@ def user_prompt(run: HookRun) -> str | None:
     return output
 
 
-_QUESTION_WORDS = frozenset(
-    """what why how when where which who whom whose is are was were am do does did can could
-    should would will shall have has had may might must any anything""".split()
-)
-
-
 def _is_instruction(prompt: str) -> bool:
-    """A prompt that tells rather than asks: not ending in "?", not opening with a question
-    word, and holding at least INSTRUCTION_MIN_WORDS content words."""
-    from memlode.hooks._recall import _gate_terms
+    """A prompt that tells rather than asks: not a question (``_recall.asks``), and holding at
+    least INSTRUCTION_MIN_WORDS content words."""
+    from memlode.hooks._recall import _gate_terms, asks
 
     text = prompt.strip()
-    first = text.split(None, 1)[0].lower().strip(",.!:;\"'") if text else ""
-    if not text or text.endswith("?") or first in _QUESTION_WORDS:
+    if not text or asks(text):
         return False
     return len(_gate_terms(text)) >= INSTRUCTION_MIN_WORDS

@@ -51,6 +51,7 @@ from memlode.search.recall_params import (
     MIN_VECTOR_SIMILARITY,
     SESSION_TOP,
     SIGNALS,
+    SUPERSEDED_MARGIN,
     RecallParams,
 )
 from memlode.search.signals import (
@@ -71,6 +72,7 @@ from memlode.storage.recall_graph import (
     memory_centrality,
     memory_degrees,
 )
+from memlode.storage.supersession import replaced_by
 from memlode.types import Memory, parse_ts
 
 if TYPE_CHECKING:
@@ -316,6 +318,10 @@ def _adjust(
         cut = params.summarized_penalty * max(s[1] for s in scored)
         summarized = {i: -cut for i in demoted(conn, [i for i, _ in scored])}
         scored = [(i, score + summarized.get(i, 0.0)) for i, score in scored]
+    superseded: dict[str, float] = {}
+    if params.superseded_penalty > 0 and scored:
+        superseded = _superseded(conn, scored, params.superseded_penalty)
+        scored = [(i, score + superseded.get(i, 0.0)) for i, score in scored]
     late: dict[str, float] = {}
     index, states = pool.index, pool.query_states
     if index is not None and states is not None and params.late_interaction > 0:
@@ -324,8 +330,34 @@ def _adjust(
         )
         scored = [(i, score + late.get(i, 0.0)) for i, score in scored]
     scored.sort(key=lambda item: (-item[1], item[0]))
-    adjustments = {"question": penalty, "failure": failure, "summarized": summarized}
+    adjustments = {
+        "question": penalty,
+        "failure": failure,
+        "summarized": summarized,
+        "superseded": superseded,
+    }
     return scored, {"session": bonus, **adjustments, "late": late}
+
+
+def _superseded(
+    conn: sqlite3.Connection, scored: list[tuple[str, float]], share: float
+) -> dict[str, float]:
+    """The penalty of each candidate a later memory replaced: ``share`` of the best score, and
+    more where needed to rank it just below its replacement when that is a candidate too."""
+    replaced = replaced_by(conn, [i for i, _ in scored])
+    if not replaced:
+        return {}
+    score = dict(scored)
+    top = max(s for _i, s in scored)
+    cut = share * top
+    out: dict[str, float] = {}
+    for memory_id, rep in replaced.items():
+        penalty = -cut
+        newer = score.get(rep.new_id)
+        if newer is not None:
+            penalty = min(penalty, newer - score[memory_id] - SUPERSEDED_MARGIN * top)
+        out[memory_id] = penalty
+    return out
 
 
 def _diversify(

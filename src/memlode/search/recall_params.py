@@ -31,6 +31,7 @@ __all__ = [
     "MIN_VECTOR_SIMILARITY",
     "SESSION_TOP",
     "SIGNALS",
+    "SUPERSEDED_MARGIN",
     "RecallParams",
 ]
 
@@ -62,6 +63,12 @@ DEFAULT_FAILURE_BOOST = 0.2
 # An observation a consolidation summary stands for (engine/consolidation: the same file read
 # ten times, a command re-run) loses this share of the best score: its summary says it once.
 DEFAULT_SUMMARIZED_PENALTY = 0.1
+# A memory a later one replaced (a SUPERSEDES / INVALIDATED_BY link: engine/supersession.py)
+# loses this share of the best score, and ranks below its replacement when both are found: it
+# is history, still findable by its own words. Update evaluation (bench/RESULTS.md, "Current,
+# not just relevant").
+DEFAULT_SUPERSEDED_PENALTY = 0.3
+SUPERSEDED_MARGIN = 0.02  # below its replacement by this share of the best score
 # Edges that record bookkeeping, not knowledge: left out of the degree a memory's graph
 # signal falls back to (a summary's SUMMARIZES edges would make it the best connected) and of
 # the relationships a vector is embedded with. EXEMPLIFIES: a detected pattern's evidence
@@ -79,7 +86,7 @@ DECAY_FLOOR = 0.2
 # Graph strength mix from DESIGN.md: PageRank 40% + betweenness 30% + degree 20% + cluster 10%.
 GRAPH_MIX = (0.4, 0.3, 0.2, 0.1)
 # The list-level adjustments after the session prior, in the order they apply (and are reported).
-ADJUSTMENTS = ("question", "failure", "summarized", "late")
+ADJUSTMENTS = ("question", "failure", "summarized", "superseded", "late")
 # The signals in the order they are summed (and reported).
 SIGNALS = ("bm25", "vector", "graph", "temporal", "tags", "importance", "confidence", "recency")
 
@@ -97,6 +104,7 @@ class RecallParams:
     question_penalty: float = DEFAULT_QUESTION_PENALTY
     failure_boost: float = DEFAULT_FAILURE_BOOST
     summarized_penalty: float = DEFAULT_SUMMARIZED_PENALTY
+    superseded_penalty: float = DEFAULT_SUPERSEDED_PENALTY
     late_interaction: float = DEFAULT_LATE_WEIGHT
     late_pool: int = DEFAULT_LATE_POOL
     decay_sources: frozenset[str] = DECAY_SOURCES
@@ -142,6 +150,7 @@ class RecallParams:
             "question_penalty": self.question_penalty,
             "failure_boost": self.failure_boost,
             "summarized_penalty": self.summarized_penalty,
+            "superseded_penalty": self.superseded_penalty,
             "late_interaction": self.late_interaction,
             "late_pool": self.late_pool,
             "decay_sources": sorted(self.decay_sources),

@@ -83,15 +83,17 @@ def key_memories(
     limit: int,
     derived_source: str = "",
 ) -> list[Any]:
-    """(memory_type, content, created_at) of memories of ``types`` stored on purpose, or the
-    user's own answers and approved plans among captured ones; never a compaction summary's
+    """(memory_type, content, created_at, id) of memories of ``types`` stored on purpose, or
+    the user's own answers and approved plans among captured ones; never a compaction summary's
     chunks (that state is history once the session went on), nor what consolidation derived
-    (``derived_source``: detected patterns and reflections have their own sections). Most
-    important first."""
+    (``derived_source``: detected patterns and reflections have their own sections), nor one a
+    later memory replaced (``storage.supersession``: the hook shows it as its successor's
+    history). Most important first."""
     d = dialect_of(conn)
     marks = ",".join("?" * len(types))
     rows: list[Any] = conn.execute(
-        "SELECT memory_type, content, created_at FROM memories WHERE namespace = ?"
+        "SELECT memory_type, content, created_at, id FROM memories WHERE namespace = ?"
+        " AND id NOT IN (SELECT target_id FROM graph_edges WHERE relationship = 'SUPERSEDES')"
         f" AND memory_type IN ({marks}) AND source != ?"
         f" AND (source != ? OR {d.json_text('metadata', 'tool')} IN ('AskUserQuestion',"
         " 'ExitPlanMode'))"

@@ -117,8 +117,13 @@ def _chain_text(out: DecisionChainOut) -> str:
             "store one with store_memory(memory_type='decision')"
         )
     lines = [f"{len(out.decisions)} decisions about {out.topic!r}, oldest first:"]
+    # new SUPERSEDES old (engine/supersession.py): the old one holds until that date
+    until = {e.target_id: e for e in out.links if e.relationship == "SUPERSEDES"}
     for i, memory in enumerate(out.decisions, start=1):
         lines.append(memory_text(memory.model_dump(), prefix=f"{i}. "))
+        replaced = until.get(memory.id)
+        if replaced is not None:
+            lines.append(f"    (replaced {replaced.created_at[:10]} by {replaced.source_id})")
     if out.links:
         lines.append("links:")
         lines += [f"  {e.source_id} -{e.relationship}-> {e.target_id}" for e in out.links]

@@ -1,0 +1,45 @@
+"""``memlode eval updates CASES``: the update evaluation (``memlode.evaluation.updates``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memlode.cli.common import echo_json, json_option, settings_from
+
+__all__ = ["updates"]
+
+
+@click.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--embed-provider",
+    type=click.Choice(("local", "hash", "none", "ollama", "openai")),
+    default=None,
+    help="Override the embedding provider for this run.",
+)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N cases.")
+@json_option
+@click.pass_context
+def updates(
+    ctx: click.Context, path: Path, embed_provider: str | None, limit: int | None, as_json: bool
+) -> None:
+    """Judge supersession on the update cases of PATH (bench/update_cases.json).
+
+    Each project's earlier statements and distractors are stored in a fresh temporary store,
+    then their replacements, through the same store path as `memlode store`; each question is
+    asked through search and through what the prompt hook would inject. Reports current-first
+    in both, replaced statements shown as current, and false supersessions.
+    """
+    from memlode.evaluation.updates import format_updates, load_update_cases, run_updates
+
+    settings = settings_from(ctx, embed_provider=embed_provider)
+    cases = load_update_cases(path)
+    if limit is not None:
+        cases = cases[:limit]
+    report = run_updates(cases, settings)
+    if as_json:
+        echo_json(report)
+    else:
+        click.echo(format_updates(report))

@@ -1,0 +1,280 @@
+"""The rules that decide, without a model, whether a new statement replaces an earlier one.
+
+A statement (a decision, a preference, an instruction, a state) replaces an earlier one when
+both are about the same subject and the new one changes its value. Three rules, tried in
+order, each a plain reading of the two texts:
+
+- ``names-old``: the new text carries a replacement cue and names a value of the old one as
+  what goes ("sessions move to Memcached; Redis is dropped", "use Vitest instead of Jest",
+  "replace Moment with date-fns"), and the two share a subject word besides that value
+  (sessions, unit tests). The shared subject is what keeps "Redis is dropped for sessions"
+  from touching "rate-limit counters live in Redis".
+- ``cue-same-subject``: a cue ("from now on", "switch to", "no longer", "resolved") and most
+  of the subject words of the shorter text in the other (``CUE_OVERLAP``).
+- ``changed-value``: no cue, the same sentence with a value changed ("the API timeout is 30
+  seconds" -> "the API timeout is 60 seconds"): ``SAME_FRAME`` of the words shared and only a
+  few (``MAX_CHANGED``) differing on each side.
+
+Words are compared as crude stems without stopwords and without the generic words of how
+decisions are phrased (``GENERIC``); a subject word weighs its rarity among the statements
+compared (a word every decision holds says nothing about which one is meant).
+
+Pure functions over text: ``memlode.engine.supersession`` picks the candidates and writes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memlode.textutil import STOPWORDS, words
+
+__all__ = ["Match", "Statement", "best_match", "has_cue", "negated", "opening", "terms"]
+
+# Cues that a statement replaces something (looked for in the lower-cased new text).
+_CUES = re.compile(
+    r"\b(?:instead|no longer|not any ?more|anymore|from now on|going forward|henceforth"
+    r"|switch(?:ed|ing|es)?\b|mov(?:e|ed|es|ing) (?:to|from|off|away|over|back)"
+    r"|migrat(?:e|ed|es|ing)\b|replac(?:e|ed|es|ing)\b|rather than|drop(?:ped|ping|s)?\b"
+    r"|revert(?:ed|ing|s)?\b|roll(?:ed)? back|deprecat(?:e|ed|es|ing)\b|retir(?:e|ed|es|ing)\b"
+    r"|abandon(?:ed|ing|s)?\b|ditch(?:ed|ing|es)?\b|stop(?:ped)? (?:using|doing|running)"
+    r"|changed? (?:to|from)"
+    r"|resolved|unblocked|fixed now|works now|is fixed|was fixed|are fixed|passes now"
+    r"|no more\b|moving (?:to|away|off)|superseded?|scrap(?:ped)?|reverse[ds]?|undo"
+    r"|update:|correction:|actually\b|turn(?:ed)? off|disabled?\b|removed?\b|gone\b"
+    r"|\bnow\b|(?:works?|pass(?:es)?|runs?|builds?|succeeds?) again|^(?:fixed|resolved|solved"
+    r"|done|unblocked)\b)"
+)
+# Where the new text names what goes: (pattern, group of the words it names).
+_NEGATED = (
+    r"instead of ([\w.+#/-]+(?: [\w.+#/-]+){0,2})",
+    r"rather than ([\w.+#/-]+(?: [\w.+#/-]+){0,2})",
+    r"no longer (?:use |using |uses |need |needs |run |runs |on |in |with |via |require )?"
+    r"([\w.+#/-]+(?: [\w.+#/-]+){0,1})",
+    r"(?:drop|dropped|dropping|drops|ditch|ditched|retire|retired|abandon|abandoned|remove"
+    r"|removed|deprecate|deprecated|scrap|scrapped) (?!for |in |from |to |on |at |by |with |as )"
+    r"(?:the |our |all )?([\w.+#/-]+(?: [\w.+#/-]+)?)",
+    r"(?:replace|replaced|replacing|replaces) (?:the |our )?([\w.+#/-]+(?: [\w.+#/-]+)?) "
+    r"(?:with|by)",
+    r"(?:from|off|away from) ([\w.+#/-]+(?: [\w.+#/-]+)?) (?:to|onto|in favou?r of)\b",
+    r"(?:switch|switched|switching|move|moved|moving|migrate|migrated|migrating) "
+    r"(?:away )?(?:from|off) (?:the |our )?([\w.+#/-]+(?: [\w.+#/-]+)?)",
+    r"stop(?:ped)? using (?:the |our )?([\w.+#/-]+(?: [\w.+#/-]+)?)",
+    r"not ([\w.+#/-]+) any ?more",
+    r"([\w.+#/-]+) (?:is|are|was|were|gets|got|has been|have been) (?:now )?(?:dropped|removed"
+    r"|gone|retired|deprecated|replaced|abandoned|scrapped|disabled|turned off)",
+    r"([\w.+#/-]+) (?:goes|go) away",
+    r"([\w.+#/-]+)(?: [\w.+#/-]+)? (?:is|are) no longer",
+)
+_NEGATED_RE = tuple(re.compile(p) for p in _NEGATED)
+
+# How decisions are phrased, not what they are about: never a subject word.
+GENERIC = frozenset(
+    """use uses used using usage we our us let lets now new old going go goes decided decide
+    decision prefer preferred preference always never should must want wants need needs
+    project team everyone please make sure keep kept instead switch switched moving move moved
+    migrate migrated replace replaced rather drop dropped longer anymore more from now on
+    forward onward henceforth also just still actually update updated correction change
+    changed changes done stop stopped start started via per one two get got set like way
+    things thing stuff today later earlier back again will would can could shall blocked
+    block fixed fix resolved resolve solved unblocked""".split()
+)
+# Words after "no longer" that say what stopped, not what went ("YAML config is no longer
+# read": the value is before it, which ``_NEGATED`` reads too).
+_NOT_VALUES = frozenset(
+    """read used needed supported required run kept allowed built shipped done be work works
+    working happen happens exist exists apply applies matter matters fail fails""".split()
+)
+# A blocker (a failure, something broken) and its resolution: a resolved blocker replaces the
+# blocker with less shared wording than other statements need (RESOLVED_OVERLAP).
+_BLOCKER = re.compile(
+    r"\b(?:blocked|blocker|fail(?:s|ed|ing)?|broken|crash(?:es|ed|ing)?|error|errors|can't"
+    r"|cannot|does not|doesn't|do not|don't|won't|not work(?:ing)?|keeps? \w+ing)\b"
+)
+_RESOLVED = re.compile(
+    r"^\s*(?:fixed|resolved|solved|unblocked|done)\b|\b(?:fixed|resolved|solved|unblocked"
+    r"|no longer (?:fail|crash)\w*|(?:works?|pass(?:es)?|runs?|builds?|succeeds?) again"
+    r"|works now|passes now)\b"
+)
+RESOLVED_OVERLAP = 0.3
+
+# An opening is a statement's subject and its verb ("the base image for services is",
+# "database backups run"): the words before the first of these verbs, within OPENING_WORDS.
+_VERBS = frozenset(
+    """is are was were run runs use uses need needs live lives go goes hold holds target
+    targets ship ships come comes happen happens move moves moved sit sits stay stays point
+    points default defaults require requires""".split()
+)
+# Labels and function words a statement may open with before its subject.
+_LEAD = frozenset("the a an our we all blocked fixed resolved solved update note".split())
+OPENING_WORDS = 8
+MIN_SUBJECT_WORDS = 2
+
+# Rule thresholds (chosen on the rules' own reading of short statements, before the update
+# evaluation's cases were scored; bench/RESULTS.md "Current, not just relevant" records both).
+CUE_OVERLAP = 0.5  # cue-same-subject: share of the shorter side's subject words in the other
+CUE_MIN_SHARED = 2
+SAME_FRAME = 0.6  # changed-value: share of the shorter side's words in the other
+FRAME_MIN_SHARED = 3
+MAX_CHANGED = 3  # changed-value: words only in one side, at most, on each side
+NAMES_OLD_MIN_SUBJECT = 1  # names-old: subject words shared besides the value that goes
+
+
+def _stem(word: str) -> str:
+    """A crude stem: plurals and -ed/-ing/-ly cut from words over four letters, then a final
+    "e" or "y" ("caches", "cached", "caching" meet at "cach")."""
+    if len(word) == 4 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]  # keys, tabs, logs
+    if len(word) <= 4:
+        return word
+    for suffix in ("ies", "es", "s", "ing", "ed", "ly"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    if len(word) > 3 and word[-1] in "ey":
+        word = word[:-1]
+    return word
+
+
+def terms(text: str) -> frozenset[str]:
+    """The subject words of ``text``: stems of its words without stopwords and ``GENERIC``."""
+    out = set()
+    for token in words(text.lower()):
+        if token in STOPWORDS or token in GENERIC or (len(token) < 2 and not token.isdigit()):
+            continue
+        out.add(_stem(token))
+    return frozenset(out)
+
+
+def has_cue(text: str) -> bool:
+    return _CUES.search(text.lower()) is not None
+
+
+def negated(text: str) -> frozenset[str]:
+    """The subject words the text names as what goes ("instead of Jest" -> {"jest"})."""
+    lowered = " ".join(text.lower().split())
+    out: set[str] = set()
+    for pattern in _NEGATED_RE:
+        for found in pattern.finditer(lowered):
+            phrase = [w for w in found.group(1).split() if w not in _NOT_VALUES]
+            named = [t for t in (terms(w) for w in phrase) if t]
+            if named:  # the phrase's first subject word: "absolute" of "absolute paths"
+                out.update(named[0])
+    return frozenset(out)
+
+
+def opening(text: str) -> tuple[tuple[str, ...], str]:
+    """(subject words, verb) of the statement's opening, or ((), '') when no verb comes early."""
+    tokens = [t for t in words(text.lower())]
+    while tokens and tokens[0] in _LEAD:
+        tokens.pop(0)
+    for i, token in enumerate(tokens[:OPENING_WORDS]):
+        if token in _VERBS:
+            return tuple(_stem(t) for t in tokens[:i]), token
+    return (), ""
+
+
+@dataclass(slots=True, frozen=True)
+class Statement:
+    """A memory as the rules read it."""
+
+    id: str
+    text: str
+    created_at: str
+    superseded: bool = False  # a later memory already replaced it
+
+
+@dataclass(slots=True, frozen=True)
+class Match:
+    old_id: str
+    rule: str
+    score: float
+
+
+def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
+    """The earlier statement ``new`` replaces, if a rule says so; the best-scored when several
+    do (one that is still current before one already replaced)."""
+    new_terms = terms(new.text)
+    if not new_terms or not earlier:
+        return None
+    cue = has_cue(new.text)
+    gone = negated(new.text) if cue else frozenset()
+    read = [(s, terms(s.text)) for s in earlier if s.id != new.id]
+    weight = _rarity([t for _s, t in read], new_terms)
+    new_opening = opening(new.text)
+    resolves = _RESOLVED.search(new.text.lower()) is not None
+    best: Match | None = None
+    for old, old_terms in read:
+        if not old_terms:
+            continue
+        found = _judge(new_terms, old_terms, cue, gone, weight)
+        if found is None and _same_opening(new_opening, opening(old.text), cue):
+            found = "same-opening", 2.5 + len(new_terms & old_terms) / len(old_terms)
+        if found is None and resolves and _BLOCKER.search(old.text.lower()):
+            shared = len(new_terms & old_terms)
+            overlap = shared / min(len(new_terms), len(old_terms))
+            if shared >= CUE_MIN_SHARED and overlap >= RESOLVED_OVERLAP:
+                found = "resolves-blocker", 2.0 + overlap
+        if found is None:
+            continue
+        rule, score = found
+        if not old.superseded:
+            score += 0.5  # the current one is what a new statement replaces
+        if best is None or score > best.score:
+            best = Match(old.id, rule, score)
+    return best
+
+
+def _judge(
+    new_terms: frozenset[str],
+    old_terms: frozenset[str],
+    cue: bool,
+    gone: frozenset[str],
+    weight: dict[str, float],
+) -> tuple[str, float] | None:
+    shared = new_terms & old_terms
+    if not shared:
+        return None
+    named = gone & old_terms
+    subject = shared - gone
+    smaller = min(len(new_terms), len(old_terms))
+    overlap = len(shared) / smaller
+    if cue and named and len(subject) >= NAMES_OLD_MIN_SUBJECT:
+        return "names-old", 3.0 + sum(weight.get(t, 1.0) for t in subject | named)
+    if cue and len(shared) >= CUE_MIN_SHARED and overlap >= CUE_OVERLAP:
+        return "cue-same-subject", 2.0 + overlap
+    only_new, only_old = new_terms - old_terms, old_terms - new_terms
+    if (
+        len(shared) >= FRAME_MIN_SHARED
+        and overlap >= SAME_FRAME
+        and 0 < len(only_new) <= MAX_CHANGED
+        and 0 < len(only_old) <= MAX_CHANGED
+    ):
+        return "changed-value", 1.0 + overlap
+    return None
+
+
+def _same_opening(
+    new: tuple[tuple[str, ...], str], old: tuple[tuple[str, ...], str], cue: bool
+) -> bool:
+    """The same subject (at least MIN_SUBJECT_WORDS words, one of them a subject word) with the
+    same verb, or any verb when the new one says it replaces something."""
+    subject, verb = new
+    if len(subject) < MIN_SUBJECT_WORDS or subject != old[0]:
+        return False
+    if not terms(" ".join(subject)):
+        return False
+    return verb == old[1] or cue
+
+
+def _rarity(others: Sequence[frozenset[str]], new_terms: frozenset[str]) -> dict[str, float]:
+    """Each of ``new_terms``' weight: 1 for a word only a few statements hold, less for one
+    many hold (a smoothed inverse document frequency, at most 1)."""
+    total = len(others) + 1
+    out: dict[str, float] = {}
+    for term in new_terms:
+        count = 1 + sum(1 for t in others if term in t)
+        out[term] = min(1.0, math.log((total + 1) / count) / math.log(total + 1) + 0.2)
+    return out

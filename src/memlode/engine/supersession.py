@@ -1,0 +1,191 @@
+"""Supersession: which stored statement is current, and which one it replaced.
+
+- ``link_replacements``: at write time, each memory a user stores (source ``memory``: the CLI's
+  and MCP's ``memory_store``, the engine's ``store``) is read against the namespace's earlier
+  stored statements by the rules of :mod:`memlode.engine.supersede_rules`; the one it replaces
+  is linked (``storage.supersession``: new ``SUPERSEDES`` old, old ``INVALIDATED_BY`` new, at
+  the new one's time), in the same transaction as the insert.
+- ``supersede`` / ``unsupersede``: the manual link for what the rules miss, and its undo.
+- ``decision_chain``: a memory's replacements in order, with their dates.
+
+What reads the links: search ranks a replaced row below its replacement
+(``memlode.search.hybrid``), the prompt hook and SessionStart hand over the current one with the
+replaced one as history (``memlode.hooks.injection``), the dashboard marks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from memlode.engine.supersede_rules import Statement, best_match
+from memlode.errors import InvalidInput, NotFound
+from memlode.storage import memories as memory_repo
+from memlode.storage import supersession as links
+from memlode.types import Memory, MemoryType, format_ts, utcnow
+
+if TYPE_CHECKING:
+    from memlode.storage.protocols import Connection
+    from memlode.storage.store import Store
+
+__all__ = [
+    "DETECTED_SOURCES",
+    "decision_chain",
+    "link_new",
+    "link_replacements",
+    "supersede",
+    "unsupersede",
+]
+
+# What the rules read, on both ends: what a user stored on purpose. Conversation turns, memory
+# files and the hooks' observations are records of what happened, not statements of what holds.
+DETECTED_SOURCES = ("memory",)
+# Every kind of statement but a detected pattern (a count over sessions, not a choice).
+DETECTED_TYPES = tuple(str(t) for t in MemoryType if t is not MemoryType.PATTERN)
+# Earlier statements read per new one, newest first: a namespace's stored memories rarely reach
+# this; past it the oldest are too old to be the subject of a new statement unnoticed.
+CANDIDATES = 2000
+# A longer text is a document, not a statement: the rules would find some overlap in anything.
+MAX_STATEMENT_CHARS = 1500
+MANUAL = "manual"
+
+
+def link_new(
+    conn: Connection, items: Sequence[Any], stored: Sequence[tuple[str, bool]]
+) -> list[links.Replacement]:
+    """``link_replacements`` for the statements of a batch just stored: ``items`` (each a
+    ``NewMemory``) and their (id, created) in the same order; a duplicate is not new."""
+    ids = [
+        memory_id
+        for item, (memory_id, created) in zip(items, stored, strict=True)
+        if created and item.source in DETECTED_SOURCES
+    ]
+    return link_replacements(conn, ids) if ids else []
+
+
+def link_replacements(conn: Connection, memory_ids: Sequence[str]) -> list[links.Replacement]:
+    """Link each of ``memory_ids`` (just stored, oldest first) to the earlier statement it
+    replaces, if the rules find one; the links made."""
+    made: list[links.Replacement] = []
+    stored = memory_repo.fetch_many(conn, list(memory_ids))
+    for memory in (stored[i] for i in memory_ids if i in stored):
+        found = _replaced_statement(conn, memory)
+        if found is None:
+            continue
+        old_id, old_content, rule = found
+        new = (memory.id, memory.content, memory.namespace)
+        if links.link(conn, new, (old_id, old_content, memory.namespace), memory.created_at, rule):
+            made.append(links.Replacement(old_id, memory.id, memory.created_at, rule))
+    return made
+
+
+def _replaced_statement(conn: Connection, memory: Memory) -> tuple[str, str, str] | None:
+    if memory.source not in DETECTED_SOURCES or str(memory.memory_type) not in DETECTED_TYPES:
+        return None
+    if len(memory.content) > MAX_STATEMENT_CHARS:
+        return None
+    rows = links.earlier_statements(
+        conn,
+        memory.namespace,
+        DETECTED_SOURCES,
+        DETECTED_TYPES,
+        memory.created_at,
+        [memory.id],
+        CANDIDATES,
+    )
+    rows = [r for r in rows if len(r[1]) <= MAX_STATEMENT_CHARS]
+    if not rows:
+        return None
+    replaced = links.replaced_by(conn, [r[0] for r in rows])
+    # what the new one already replaced by hand, or what replaced it, is no candidate
+    known = {r.new_id for r in replaced.values() if r.old_id == memory.id}
+    earlier = [
+        Statement(r[0], r[1], r[2], superseded=r[0] in replaced) for r in rows if r[0] not in known
+    ]
+    match = best_match(Statement(memory.id, memory.content, memory.created_at), earlier)
+    if match is None:
+        return None
+    content = next(r[1] for r in rows if r[0] == match.old_id)
+    return match.old_id, content, match.rule
+
+
+def _pair(conn: Connection, old_id: str, new_id: str) -> tuple[Memory, Memory]:
+    if not old_id or not new_id:
+        raise InvalidInput("give two memory ids: the replaced one, then the one replacing it")
+    if old_id == new_id:
+        raise InvalidInput(f"a memory cannot replace itself ({old_id})")
+    found = memory_repo.fetch_many(conn, [old_id, new_id])
+    for memory_id in (old_id, new_id):
+        if memory_id not in found:
+            raise NotFound(f"no memory with id {memory_id!r}")
+    old, new = found[old_id], found[new_id]
+    if old.namespace != new.namespace:
+        raise InvalidInput(
+            f"{old_id} is in namespace {old.namespace!r} and {new_id} in {new.namespace!r}:"
+            " a memory replaces one of its own project"
+        )
+    return old, new
+
+
+def supersede(db: Store, old_id: str, new_id: str) -> dict[str, Any]:
+    """Record by hand that ``new_id`` replaces ``old_id`` (same namespace); the link, with
+    ``created`` False when it was there already."""
+    with db.write() as conn:
+        old, new = _pair(conn, old_id, new_id)
+        backwards = links.replaced_by(conn, [new_id]).get(new_id)
+        if backwards is not None and backwards.new_id == old_id:
+            raise InvalidInput(
+                f"{old_id} already replaces {new_id}; undo that first"
+                f" (memlode supersede --undo {new_id} {old_id})"
+            )
+        # when the replacement happened: the newer one's creation, or now for an older one
+        at = new.created_at if new.created_at >= old.created_at else format_ts(utcnow())
+        created = links.link(
+            conn,
+            (new.id, new.content, new.namespace),
+            (old.id, old.content, old.namespace),
+            at,
+            MANUAL,
+        )
+    return {"old": old_id, "new": new_id, "at": at, "created": created}
+
+
+def unsupersede(db: Store, old_id: str, new_id: str) -> dict[str, Any]:
+    """Remove the link saying ``new_id`` replaces ``old_id`` (a rule's or a user's)."""
+    with db.write() as conn:
+        _pair(conn, old_id, new_id)
+        if not links.unlink(conn, new_id, old_id):
+            raise NotFound(f"{new_id} does not replace {old_id}: nothing to undo")
+    return {"old": old_id, "new": new_id, "removed": True}
+
+
+def decision_chain(conn: Connection, memory_id: str) -> dict[str, Any]:
+    """The memory's chain of replacements, oldest first: each member with its dates (from, and
+    until when a later one replaced it), which one is current, and each link's rule."""
+    if memory_repo.fetch(conn, memory_id) is None:
+        raise NotFound(f"no memory with id {memory_id!r}")
+    reps = links.chain_members(conn, memory_id)
+    ids = list(dict.fromkeys([memory_id, *(r.old_id for r in reps), *(r.new_id for r in reps)]))
+    memories = memory_repo.fetch_many(conn, ids)
+    until: dict[str, links.Replacement] = {}
+    for rep in reps:
+        known = until.get(rep.old_id)
+        if known is None or rep.at > known.at:
+            until[rep.old_id] = rep
+    members = sorted(
+        (m for m in memories.values()), key=lambda m: (m.created_at, m.id)
+    )  # oldest first
+    chain = [
+        {
+            "id": m.id,
+            "content": m.content,
+            "memory_type": str(m.memory_type),
+            "from": m.created_at,
+            "until": until[m.id].at if m.id in until else None,
+            "replaced_by": until[m.id].new_id if m.id in until else None,
+            "how": until[m.id].how if m.id in until else None,
+            "current": m.id not in until,
+        }
+        for m in members
+    ]
+    return {"id": memory_id, "chain": chain, "links": len(reps)}

@@ -1,0 +1,289 @@
+"""The update evaluation: is what memlode hands over the current statement, not a replaced one?
+
+Each case (``bench/update_cases.json``) holds an earlier statement, the statement that
+replaces it, a question whose answer is the new one, and distractor decisions on neighbouring
+subjects that must not be linked. Per project (one namespace each, in a fresh temporary
+store), every case's earlier statement and distractors are stored first, then, a month later,
+every replacing statement, each through ``Engine.store``: the path of ``memlode store`` and
+the MCP ``store_memory``, where supersession is detected. Then each question is asked:
+
+- **search**: ``Engine.search`` (the ranking every interface uses); current-first when the
+  first of the case's statements in the hits is the new one;
+- **injection**: what the prompt hook hands over for the question (the engine's ranking as the
+  resident gives it, the hook's gate and selection, ``memlode.hooks.injection.prompt_context``);
+  current-first when the new statement is injected and is the first of the case's statements
+  shown as current; "replaced shown as current" when the old statement is injected other than
+  as history ("was: ...");
+- **links**: each replacement link made is checked against the cases: the expected new ->
+  old pairs found, and false supersessions (any other link: a distractor or another case's
+  statement linked), as a share of all links made.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from memlode.config import Settings
+from memlode.engine import Engine
+from memlode.errors import InvalidInput
+from memlode.evaluation.stores import fresh_store
+from memlode.storage import supersession
+from memlode.types import format_ts
+
+__all__ = ["UpdateCase", "format_updates", "load_update_cases", "run_updates"]
+
+# When the earlier statements are stored, and how much later their replacements are.
+START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+LATER = timedelta(days=30)
+SEARCH_K = 10
+# The fields of a hit the resident hands the prompt hook (memlode.resident.protocol).
+_HIT_FIELDS = ("id", "content", "created_at", "source")
+
+
+@dataclass(slots=True, frozen=True)
+class UpdateCase:
+    id: str
+    project: str
+    old: str
+    new: str
+    question: str
+    distractors: tuple[str, ...]
+    memory_type: str = "decision"
+    kind: str = ""
+    source: str = ""
+
+
+def load_update_cases(path: Path) -> list[UpdateCase]:
+    """The cases of a JSON file (``{"cases": [...]}`` or a list); InvalidInput naming what is
+    wrong."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InvalidInput(f"cannot read update cases from {path}: {exc}") from None
+    items = data.get("cases") if isinstance(data, dict) else data
+    if not isinstance(items, list) or not items:
+        raise InvalidInput(f"{path} holds no cases: expected {{'cases': [...]}}")
+    out: list[UpdateCase] = []
+    seen: set[str] = set()
+    for n, item in enumerate(items, start=1):
+        if not isinstance(item, dict):
+            raise InvalidInput(f"case {n} of {path} is not an object")
+        missing = [k for k in ("id", "project", "old", "new", "question") if not item.get(k)]
+        if missing:
+            raise InvalidInput(f"case {n} of {path} lacks {', '.join(missing)}")
+        if item["id"] in seen:
+            raise InvalidInput(f"case id {item['id']!r} appears twice in {path}")
+        seen.add(item["id"])
+        distractors = item.get("distractors") or []
+        if not isinstance(distractors, list) or not all(isinstance(d, str) for d in distractors):
+            raise InvalidInput(f"case {item['id']!r}: distractors must be a list of strings")
+        out.append(
+            UpdateCase(
+                id=str(item["id"]),
+                project=str(item["project"]),
+                old=str(item["old"]),
+                new=str(item["new"]),
+                question=str(item["question"]),
+                distractors=tuple(distractors),
+                memory_type=str(item.get("memory_type") or "decision"),
+                kind=str(item.get("kind") or ""),
+                source=str(item.get("source") or ""),
+            )
+        )
+    return out
+
+
+@dataclass(slots=True)
+class _Stored:
+    old: str
+    new: str
+    distractors: tuple[str, ...]
+
+
+def run_updates(cases: list[UpdateCase], settings: Settings) -> dict[str, Any]:
+    """Store every case and ask its question; the report (see the module doc)."""
+    projects: dict[str, list[UpdateCase]] = {}
+    for case in cases:
+        projects.setdefault(case.project, []).append(case)
+    results: list[dict[str, Any]] = []
+    links_made = 0
+    false_links: list[dict[str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="memlode-updates-") as tmp:
+        for number, (project, group) in enumerate(projects.items()):
+            home = Path(tmp) / f"p{number}"
+            with fresh_store(settings, home, project) as fresh, Engine(fresh) as engine:
+                stored = _store(engine, group)
+                engine.embed_pending()
+                made = supersession.linked_pairs(engine.conn, engine.namespace)
+                links_made += len(made)
+                expected = {(s.old, s.new) for s in stored.values()}
+                texts = _texts(group, stored)
+                for rep in made:
+                    if (rep.old_id, rep.new_id) not in expected:
+                        false_links.append(
+                            {"old": texts.get(rep.old_id, ""), "new": texts.get(rep.new_id, "")}
+                        )
+                pairs = {(r.old_id, r.new_id) for r in made}
+                for case in group:
+                    ids = stored[case.id]
+                    result = _ask(engine, case, ids)
+                    result["linked"] = (ids.old, ids.new) in pairs
+                    results.append(result)
+    return _report(results, links_made, false_links)
+
+
+def _store(engine: Engine, group: list[UpdateCase]) -> dict[str, _Stored]:
+    earlier: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for i, case in enumerate(group):
+        at = START + timedelta(hours=i)
+        old = engine.store(case.old, case.memory_type, created_at=format_ts(at)).id
+        distractors = tuple(
+            engine.store(d, "decision", created_at=format_ts(at + timedelta(minutes=j + 1))).id
+            for j, d in enumerate(case.distractors)
+        )
+        earlier[case.id] = (old, distractors)
+    out: dict[str, _Stored] = {}
+    for i, case in enumerate(group):
+        at = START + LATER + timedelta(hours=i)
+        new = engine.store(case.new, case.memory_type, created_at=format_ts(at)).id
+        old, distractors = earlier[case.id]
+        out[case.id] = _Stored(old, new, distractors)
+    return out
+
+
+def _texts(group: list[UpdateCase], stored: dict[str, _Stored]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for case in group:
+        ids = stored[case.id]
+        out[ids.old], out[ids.new] = case.old, case.new
+        out.update(zip(ids.distractors, case.distractors, strict=True))
+    return out
+
+
+def _ask(engine: Engine, case: UpdateCase, ids: _Stored) -> dict[str, Any]:
+    mine = {ids.old, ids.new, *ids.distractors}
+    hits = engine.search(case.question, SEARCH_K)
+    first = next((h.memory.id for h in hits if h.memory.id in mine), None)
+    ranked = [h.memory.id for h in hits]
+    old_above = ids.old in ranked and (
+        ids.new not in ranked or ranked.index(ids.old) < ranked.index(ids.new)
+    )
+    text = _injection(engine, case.question)
+    current = [line for line in text.splitlines() if line.startswith("- [")]
+    shown = [_shown_as_current(line, case) for line in current]
+    first_shown = next((s for s in shown if s is not None), None)
+    return {
+        "id": case.id,
+        "project": case.project,
+        "search_current_first": first == ids.new,
+        "search_old_above_new": old_above,
+        "injected": bool(text),
+        "injection_current_first": first_shown == "new",
+        "injection_old_as_current": "old" in shown,
+        "injection_chars": len(text),
+    }
+
+
+def _shown_as_current(line: str, case: UpdateCase) -> str | None:
+    """Which of the case's statements an injected line shows as current ('new', 'old', 'other'
+    for a distractor), or None; what follows "(was: " is history."""
+    head = line.split(" (was: ", 1)[0]
+    body = head.split("] ", 1)[1] if "] " in head else head
+    for name, text in (("new", case.new), ("old", case.old)):
+        if _same(body, text):
+            return name
+    if any(_same(body, d) for d in case.distractors):
+        return "other"
+    return None
+
+
+def _same(shown: str, text: str) -> bool:
+    flat = " ".join(text.split())
+    shown = shown.rstrip("…")
+    return bool(shown) and (flat.startswith(shown[:60]) or shown.startswith(flat[:60]))
+
+
+def _injection(engine: Engine, prompt: str) -> str:
+    """What the prompt hook hands over for ``prompt``: the resident's ranking (``Engine.search``
+    with its raw cosines), the hook's gate and selection, and its rendering."""
+    from memlode.hook_settings import HookSettings
+    from memlode.hooks import _resident
+    from memlode.hooks.injection import prompt_context
+
+    hooks = HookSettings()  # the user's [hooks] settings, as the hook reads them
+    limit = hooks.prompt_max_memories
+    hits = engine.search(prompt, limit * 3)
+    cosines = _cosines(engine, prompt, [h.memory.id for h in hits])
+    payload = []
+    for hit in hits:
+        item: dict[str, Any] = {name: getattr(hit.memory, name) for name in _HIT_FIELDS}
+        item.update(
+            memory_type=str(hit.memory.memory_type),
+            tags=list(hit.memory.tags),
+            score=hit.score,
+            signals={**hit.signals, "cosine": cosines.get(hit.memory.id, 0.0)},
+        )
+        payload.append(item)
+    found = _resident.recalled(engine.conn, payload, prompt, limit)
+    return prompt_context(found, hooks.budget_chars(hooks.prompt_budget_tokens))
+
+
+def _cosines(engine: Engine, query: str, ids: list[str]) -> dict[str, float]:
+    embeddings = engine.embeddings
+    index = embeddings.index if embeddings.embedder is not None else None
+    if not ids or index is None or len(index) == 0:
+        return {}
+    vector = embeddings.embed_query(query)
+    if vector is None:
+        return {}
+    return dict(zip(ids, (float(c) for c in index.similarities(vector, ids)), strict=True))
+
+
+def _share(results: list[dict[str, Any]], key: str) -> float:
+    return round(sum(1 for r in results if r[key]) / len(results), 4) if results else 0.0
+
+
+def _report(
+    results: list[dict[str, Any]], links_made: int, false_links: list[dict[str, str]]
+) -> dict[str, Any]:
+    missed = [r["id"] for r in results if not r["linked"]]
+    return {
+        "cases": len(results),
+        "linked": _share(results, "linked"),
+        "links_made": links_made,
+        "false_supersessions": len(false_links),
+        "false_supersession_rate": round(len(false_links) / links_made, 4) if links_made else 0.0,
+        "search_current_first": _share(results, "search_current_first"),
+        "search_old_above_new": _share(results, "search_old_above_new"),
+        "injected": _share(results, "injected"),
+        "injection_current_first": _share(results, "injection_current_first"),
+        "injection_old_as_current": _share(results, "injection_old_as_current"),
+        "not_linked": missed,
+        "false_links": false_links,
+        "per_case": results,
+    }
+
+
+def format_updates(report: dict[str, Any]) -> str:
+    """The report as a few lines of text."""
+    lines = [
+        f"update cases: {report['cases']}",
+        f"  linked (expected pair found):   {report['linked']:.1%}",
+        f"  false supersessions:            {report['false_supersessions']} of"
+        f" {report['links_made']} links ({report['false_supersession_rate']:.1%})",
+        f"  search: current first           {report['search_current_first']:.1%}"
+        f"  (replaced above current {report['search_old_above_new']:.1%})",
+        f"  injection: current first        {report['injection_current_first']:.1%}"
+        f"  (injected {report['injected']:.1%},"
+        f" replaced shown as current {report['injection_old_as_current']:.1%})",
+    ]
+    if report["not_linked"]:
+        lines.append(f"  not linked: {', '.join(report['not_linked'])}")
+    for link in report["false_links"]:
+        lines.append(f"  false link: {link['new'][:60]!r} -> {link['old'][:60]!r}")
+    return "\n".join(lines)

@@ -1,0 +1,255 @@
+"""Which memory replaced which: the ``SUPERSEDES`` / ``INVALIDATED_BY`` edge pair in
+``graph_edges``, written, removed and read.
+
+A replacement is two edges with the same time (``created_at``: when the new memory took over,
+i.e. its own creation time): new ``SUPERSEDES`` old and old ``INVALIDATED_BY`` new, with
+properties ``{"how": <rule or "manual">}``. The consolidation's reflect cycle writes the first
+of them for its insights; a row is superseded when either edge says so, as the forget cycle
+reads it (``storage.archive``).
+
+Import-light (the prompt hook reads which of its recalled rows were replaced): nothing but
+``capture``'s node insert, whose module a hook already imports. The SQL runs on both backends.
+"""
+
+from __future__ import annotations
+
+from memlode.fastjson import dumps
+from memlode.storage.capture import ensure_memory_node
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from memlode.storage.protocols import Connection
+
+__all__ = [
+    "Replacement",
+    "chain_members",
+    "current_of",
+    "earlier_statements",
+    "link",
+    "linked_pairs",
+    "replaced_by",
+    "replacements_of",
+    "statements",
+    "unlink",
+]
+
+SUPERSEDES = "SUPERSEDES"
+INVALIDATED_BY = "INVALIDATED_BY"
+# The longest chain followed to its current end (a guard against a cycle a user linked by hand).
+MAX_CHAIN = 50
+_CHUNK = 500
+
+
+class Replacement:
+    """One replacement: ``new_id`` replaced ``old_id`` at ``at`` (how: a rule's name or
+    ``manual``)."""
+
+    __slots__ = ("at", "how", "new_id", "old_id")
+
+    def __init__(self, old_id: str, new_id: str, at: str, how: str = "") -> None:
+        self.old_id = old_id
+        self.new_id = new_id
+        self.at = at
+        self.how = how
+
+    def __repr__(self) -> str:
+        return f"Replacement({self.old_id!r} -> {self.new_id!r} at {self.at!r}, {self.how!r})"
+
+
+def link(
+    conn: Connection,
+    new: tuple[str, str, str],
+    old: tuple[str, str, str],
+    at: str,
+    how: str,
+) -> bool:
+    """Record that ``new`` replaced ``old`` (each (id, content, namespace)) at ``at``; True
+    when the pair is new (an existing pair keeps its time and rule)."""
+    for memory_id, content, namespace in (new, old):
+        ensure_memory_node(conn, memory_id, content, namespace)
+    props = dumps({"how": how}, sort_keys=True)
+    added = False
+    for source, target, relationship in (
+        (new[0], old[0], SUPERSEDES),
+        (old[0], new[0], INVALIDATED_BY),
+    ):
+        cur = conn.execute(
+            "INSERT INTO graph_edges (source_id, target_id, relationship, weight, properties,"
+            " created_at) VALUES (?, ?, ?, 1.0, ?, ?)"
+            " ON CONFLICT (source_id, target_id, relationship) DO NOTHING",
+            (source, target, relationship, props, at),
+        )
+        added = added or bool(cur.rowcount)
+    return added
+
+
+def unlink(conn: Connection, new_id: str, old_id: str) -> bool:
+    """Remove the replacement of ``old_id`` by ``new_id`` (both edges); True if there was one."""
+    cur = conn.execute(
+        "DELETE FROM graph_edges WHERE (source_id = ? AND target_id = ? AND relationship = ?)"
+        " OR (source_id = ? AND target_id = ? AND relationship = ?)",
+        (new_id, old_id, SUPERSEDES, old_id, new_id, INVALIDATED_BY),
+    )
+    return bool(cur.rowcount)
+
+
+def _pairs(conn: Connection, where: str, ids: Sequence[str]) -> list[Replacement]:
+    """Replacements whose ``where`` end ('old' or 'new') is one of ``ids``, each pair once."""
+    out: dict[tuple[str, str], Replacement] = {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = list(ids[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        if where == "old":
+            sql = (
+                "SELECT target_id, source_id, created_at, properties FROM graph_edges"
+                f" WHERE relationship = ? AND target_id IN ({marks})"
+                " UNION ALL SELECT source_id, target_id, created_at, properties FROM graph_edges"
+                f" WHERE relationship = ? AND source_id IN ({marks})"
+            )
+        else:
+            sql = (
+                "SELECT target_id, source_id, created_at, properties FROM graph_edges"
+                f" WHERE relationship = ? AND source_id IN ({marks})"
+                " UNION ALL SELECT source_id, target_id, created_at, properties FROM graph_edges"
+                f" WHERE relationship = ? AND target_id IN ({marks})"
+            )
+        for old_id, new_id, at, props in conn.execute(
+            sql, (SUPERSEDES, *chunk, INVALIDATED_BY, *chunk)
+        ):
+            key = (str(old_id), str(new_id))
+            if key not in out:
+                out[key] = Replacement(key[0], key[1], str(at or ""), _how(props))
+    return list(out.values())
+
+
+def _how(props: object) -> str:
+    from memlode.fastjson import loads
+
+    try:
+        value = loads(props) if isinstance(props, str) else props
+    except ValueError:
+        return ""
+    how = value.get("how") if isinstance(value, dict) else None
+    return how if isinstance(how, str) else ""
+
+
+def replaced_by(conn: Connection, ids: Sequence[str]) -> dict[str, Replacement]:
+    """Of ``ids``, those a later memory replaced: id -> its latest replacement."""
+    out: dict[str, Replacement] = {}
+    for rep in _pairs(conn, "old", ids):
+        known = out.get(rep.old_id)
+        if known is None or (rep.at, rep.new_id) > (known.at, known.new_id):
+            out[rep.old_id] = rep
+    return out
+
+
+def replacements_of(conn: Connection, ids: Sequence[str]) -> dict[str, list[Replacement]]:
+    """Of ``ids``, those that replaced earlier memories: id -> what each replaced, oldest
+    first."""
+    out: dict[str, list[Replacement]] = {}
+    for rep in _pairs(conn, "new", ids):
+        out.setdefault(rep.new_id, []).append(rep)
+    for reps in out.values():
+        reps.sort(key=lambda r: (r.at, r.old_id))
+    return out
+
+
+def chain_members(conn: Connection, memory_id: str) -> list[Replacement]:
+    """Every replacement connected to ``memory_id`` through replacements, either way (its
+    predecessors, its successors, and theirs), at most ``MAX_CHAIN`` steps out."""
+    seen = {memory_id}
+    frontier = [memory_id]
+    found: dict[tuple[str, str], Replacement] = {}
+    for _step in range(MAX_CHAIN):
+        if not frontier:
+            break
+        nxt: list[str] = []
+        for rep in _pairs(conn, "old", frontier) + _pairs(conn, "new", frontier):
+            found[(rep.old_id, rep.new_id)] = rep
+            for end in (rep.old_id, rep.new_id):
+                if end not in seen:
+                    seen.add(end)
+                    nxt.append(end)
+        frontier = nxt
+    return sorted(found.values(), key=lambda r: (r.at, r.old_id, r.new_id))
+
+
+def linked_pairs(conn: Connection, namespace: str) -> list[Replacement]:
+    """Every replacement between memories of ``namespace`` (the update evaluation's count)."""
+    rows = conn.execute(
+        "SELECT e.target_id, e.source_id, e.created_at, e.properties FROM graph_edges AS e"
+        " JOIN memories AS m ON m.id = e.source_id"
+        " WHERE e.relationship = ? AND m.namespace = ?"
+        " UNION SELECT e.source_id, e.target_id, e.created_at, e.properties FROM graph_edges AS e"
+        " JOIN memories AS m ON m.id = e.source_id"
+        " WHERE e.relationship = ? AND m.namespace = ?",
+        (SUPERSEDES, namespace, INVALIDATED_BY, namespace),
+    ).fetchall()
+    out: dict[tuple[str, str], Replacement] = {}
+    for old_id, new_id, at, props in rows:
+        out.setdefault(
+            (str(old_id), str(new_id)),
+            Replacement(str(old_id), str(new_id), str(at or ""), _how(props)),
+        )
+    return sorted(out.values(), key=lambda r: (r.at, r.old_id))
+
+
+def earlier_statements(
+    conn: Connection,
+    namespace: str,
+    sources: Sequence[str],
+    types: Sequence[str],
+    before: str,
+    exclude: Sequence[str],
+    limit: int,
+) -> list[tuple[str, str, str]]:
+    """(id, content, created_at) of the namespace's rows from ``sources`` of ``types``
+    created at or before ``before``, newest first, at most ``limit``, but ``exclude``."""
+    src = ",".join("?" * len(sources)) or "''"
+    kinds = ",".join("?" * len(types)) or "''"
+    skip = ",".join("?" * len(exclude)) or "''"
+    rows = conn.execute(
+        "SELECT id, content, created_at FROM memories"
+        f" WHERE namespace = ? AND source IN ({src}) AND memory_type IN ({kinds})"
+        f" AND created_at <= ? AND id NOT IN ({skip})"
+        " ORDER BY created_at DESC, id DESC LIMIT ?",
+        (namespace, *sources, *types, before, *exclude, limit),
+    ).fetchall()
+    return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+
+def statements(conn: Connection, ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+    """id -> (content, memory_type, created_at) of those of ``ids`` that exist."""
+    out: dict[str, tuple[str, str, str]] = {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = list(ids[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        for memory_id, content, memory_type, created_at in conn.execute(
+            f"SELECT id, content, memory_type, created_at FROM memories WHERE id IN ({marks})",
+            chunk,
+        ):
+            out[str(memory_id)] = (str(content), str(memory_type), str(created_at))
+    return out
+
+
+def current_of(conn: Connection, ids: Sequence[str]) -> dict[str, str]:
+    """Of ``ids``, those a later memory replaced: id -> the end of its chain (the current one,
+    each step its latest replacement)."""
+    out: dict[str, str] = {}
+    step = replaced_by(conn, ids)
+    ends = {old: rep.new_id for old, rep in step.items()}
+    for _hop in range(MAX_CHAIN):
+        if not ends:
+            break
+        onward = replaced_by(conn, list(set(ends.values())))
+        still: dict[str, str] = {}
+        for start, end in ends.items():
+            if end in onward and onward[end].new_id != start:
+                still[start] = onward[end].new_id
+            else:
+                out[start] = end
+        ends = still
+    out.update(ends)
+    return out

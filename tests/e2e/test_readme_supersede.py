@@ -1,0 +1,75 @@
+"""The README's "When a decision changes" block, typed into bash as printed (memlode on PATH, in
+a project folder), the command's bad input (one line, non-zero exit, no traceback), and the
+update evaluation's slice: the README's `memlode eval updates` command, run from the checkout
+as printed, must meet the targets (current first >= 95% in injection and search, false
+supersessions <= 2%)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+EVAL_COMMAND = "memlode eval updates bench/update_cases.json --limit 12 --json"
+
+
+def _readme_block() -> str:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n### When a decision changes\n", 1)[1].split("\n### ", 1)[0]
+    return re.findall(r"```bash\n(.*?)```", section, flags=re.DOTALL)[0]
+
+
+def _bash(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")])}
+    return subprocess.run(
+        ["bash", "-ec", script], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
+    )
+
+
+def test_the_readme_block_runs_as_printed(workdir: Path) -> None:
+    block = _readme_block()
+    done = _bash(block + 'echo "ids $old $new"\n', workdir)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    old, new = lines[-1].split()[1:]
+    # --chain: linked when stored, oldest first with its end date; then the current one
+    assert lines[0].startswith(old) and " until " in lines[0] and "(current)" in lines[2]
+    assert lines[4] == f"{new} no longer replaces {old}"
+    linked = json.loads("\n".join(lines[5:-1]))
+    assert linked["old"] == old and linked["new"] == new and linked["created"] is True
+
+
+def test_bad_ids_are_one_line_errors(workdir: Path, cli) -> None:
+    a = cli("store", "Tickets are tracked in Jira.", cwd=workdir).stdout.strip()
+    b = cli("store", "Docs live in Notion.", cwd=workdir).stdout.strip()
+    elsewhere = cli("store", "Other project note.", "-n", "other", cwd=workdir).stdout.strip()
+    for args, expected in (
+        (("supersede", "nope", b), "no memory with id 'nope'"),
+        (("supersede", a, a), "cannot replace itself"),
+        (("supersede", a, elsewhere), "namespace"),
+        (("supersede", "--undo", a, b), "nothing to undo"),
+        (("supersede", a), "give two ids"),
+    ):
+        result = cli(*args, cwd=workdir)
+        assert result.returncode != 0, args
+        assert expected in result.stderr and len(result.stderr.strip().splitlines()) <= 3, args
+        assert "Traceback" not in result.stderr
+
+
+def test_the_update_evaluation_slice_meets_its_targets() -> None:
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert f"`{EVAL_COMMAND}`" in readme
+    done = _bash(EVAL_COMMAND, REPO)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["cases"] == 12
+    assert report["search_current_first"] >= 0.95
+    assert report["injection_current_first"] >= 0.95
+    assert report["injection_old_as_current"] == 0
+    assert report["false_supersession_rate"] <= 0.02
+    assert report["linked"] >= 0.95

@@ -1,0 +1,117 @@
+"""Supersession through the engine: what a stored statement replaces is linked at write time
+(SUPERSEDES / INVALIDATED_BY, with the new one's time), unrelated neighbours are not, search
+ranks the replaced row below its replacement, and the manual link and its undo check their ids.
+A real SQLite store in the test's home, the deterministic embedder of the test settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memlode.config import Settings
+from memlode.engine import Engine, supersession
+from memlode.engine.supersede_rules import Statement, best_match
+from memlode.errors import InvalidInput, NotFound
+from memlode.storage import supersession as links
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    eng = Engine(Settings.load({"namespace": "shop"}))
+    try:
+        yield eng
+    finally:
+        eng.close()
+
+
+def _at(day: int) -> str:
+    return f"2026-03-{day:02d}T10:00:00Z"
+
+
+def test_a_replacement_is_linked_and_its_neighbours_are_not(engine: Engine) -> None:
+    old = engine.store("We cache user sessions in Redis.", "decision", created_at=_at(1)).id
+    counters = engine.store("Rate-limit counters are kept in Redis.", "decision", created_at=_at(2))
+    cdn = engine.store("The CDN caches product images for a day.", "decision", created_at=_at(3))
+    new = engine.store(
+        "Sessions move to Memcached; Redis is dropped for sessions.", "decision", created_at=_at(9)
+    ).id
+    made = links.linked_pairs(engine.conn, "shop")
+    assert [(r.old_id, r.new_id) for r in made] == [(old, new)]
+    assert made[0].at.startswith("2026-03-09") and made[0].how == "names-old"
+    replaced = links.replaced_by(engine.conn, [old, counters.id, cdn.id, new])
+    assert set(replaced) == {old}
+    chain = supersession.decision_chain(engine.conn, new)["chain"]
+    assert [(m["id"], m["current"]) for m in chain] == [(old, False), (new, True)]
+    assert chain[0]["until"].startswith("2026-03-09")
+
+
+def test_search_ranks_the_replaced_row_below_its_replacement(engine: Engine) -> None:
+    engine.store("We cache user sessions in Redis; the session cache is Redis.", "decision")
+    new = engine.store("Sessions move to Memcached instead of Redis.", "decision").id
+    hits = engine.search("which cache holds user sessions, Redis?")
+    ids = [h.memory.id for h in hits]
+    assert ids[0] == new and len(ids) == 2
+    assert hits[1].signals["superseded"] < 0  # the penalty shows in --explain
+
+
+def test_a_chain_replaces_the_current_one_and_reads_in_order(engine: Engine) -> None:
+    first = engine.store("The API timeout is 30 seconds.", "decision", created_at=_at(1)).id
+    second = engine.store("The API timeout is 10 seconds.", "decision", created_at=_at(5)).id
+    third = engine.store("The API timeout is 20 seconds.", "decision", created_at=_at(8)).id
+    pairs = {(r.old_id, r.new_id) for r in links.linked_pairs(engine.conn, "shop")}
+    assert pairs == {(first, second), (second, third)}
+    assert links.current_of(engine.conn, [first]) == {first: third}
+    chain = supersession.decision_chain(engine.conn, first)["chain"]
+    assert [m["id"] for m in chain] == [first, second, third]
+    assert [m["current"] for m in chain] == [False, False, True]
+
+
+def test_the_rules_leave_unrelated_statements_alone() -> None:
+    earlier = [
+        Statement("a", "Frontend unit tests run with Jest.", _at(1)),
+        Statement("b", "End-to-end tests run with Playwright against staging.", _at(1)),
+        Statement("c", "Dates are formatted with Moment.js.", _at(1)),
+    ]
+    switch = Statement("n", "Switch unit tests to Vitest instead of Jest.", _at(2))
+    found = best_match(switch, earlier)
+    assert found is not None and found.old_id == "a"
+    assert best_match(Statement("m", "Icons come from the Lucide set.", _at(2)), earlier) is None
+    # a cue and a shared head noun are not enough: "absolute paths" is not "code path"
+    earlier = [Statement("d", "Rendering goes through a separate code path.", _at(1))]
+    shown = Statement("e", "Relative paths are shown instead of absolute paths.", _at(2))
+    assert best_match(shown, earlier) is None
+
+
+def test_manual_link_undo_and_bad_ids(engine: Engine, tmp_path: Path) -> None:
+    a = engine.store("Tickets are tracked in Jira.", "decision").id
+    b = engine.store("Documentation lives in Notion.", "decision").id
+    done = supersession.supersede(engine.db, a, b)
+    assert done["created"] and links.replaced_by(engine.conn, [a])[a].how == "manual"
+    assert not supersession.supersede(engine.db, a, b)["created"]
+    with pytest.raises(InvalidInput, match="undo that first"):
+        supersession.supersede(engine.db, b, a)
+    supersession.unsupersede(engine.db, a, b)
+    assert links.replaced_by(engine.conn, [a]) == {}
+    with pytest.raises(NotFound, match="nothing to undo"):
+        supersession.unsupersede(engine.db, a, b)
+    with pytest.raises(NotFound, match="no memory with id 'nope'"):
+        supersession.supersede(engine.db, "nope", b)
+    with pytest.raises(InvalidInput, match="cannot replace itself"):
+        supersession.supersede(engine.db, a, a)
+    other = engine.store("Tickets are tracked in Linear.", "decision", namespace="elsewhere").id
+    with pytest.raises(InvalidInput, match="namespace"):
+        supersession.supersede(engine.db, a, other)
+
+
+def test_the_dashboard_marks_a_replaced_memory(engine: Engine) -> None:
+    from memlode.engine import dashboard
+
+    old = engine.store("Tickets are tracked in Jira.", "decision", created_at=_at(1)).id
+    new = engine.store("Tickets moved from Jira to Linear.", "decision", created_at=_at(4)).id
+    items = {i["id"]: i for i in dashboard.browse(engine)["items"]}
+    assert items[old]["superseded_by"]["id"] == new
+    assert items[old]["superseded_by"]["at"].startswith("2026-03-04")
+    assert "superseded_by" not in items[new]
+    assert dashboard.memory_detail(engine, old)["memory"]["superseded_by"]["id"] == new

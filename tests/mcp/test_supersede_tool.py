@@ -1,0 +1,46 @@
+"""The supersession tools through the SDK's real stdio client: ``supersede_memory`` links two
+memories (and undoes it), ``memory_history`` reads the chain with its dates, bad ids come back
+as isError results the model can read, and ``get_decision_chain`` says what was replaced."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_supersede_undo_history_and_bad_ids(harness) -> None:
+    async with harness.session() as session:
+
+        async def store(text: str) -> str:
+            result = await session.call_tool(
+                "store_memory", {"content": text, "memory_type": "decision"}
+            )
+            return str(harness.ok(result)["id"])
+
+        old = await store("Deploys go out from Jenkins every evening.")
+        new = await store("Evening releases are cut by hand on Fridays.")
+        done = harness.ok(
+            await session.call_tool("supersede_memory", {"old_id": old, "new_id": new})
+        )
+        assert done["old"] == old and done["new"] == new and done["at"]
+        history = harness.ok(await session.call_tool("memory_history", {"memory_id": old}))
+        assert [(m["id"], m["current"]) for m in history["chain"]] == [(old, False), (new, True)]
+        assert history["chain"][0]["until"] == done["at"]
+        chain = await session.call_tool("get_decision_chain", {"topic": "Jenkins"})
+        text = chain.content[0].text  # type: ignore[union-attr]
+        assert f"(replaced {done['at'][:10]} by {new})" in text
+        undone = harness.ok(
+            await session.call_tool(
+                "supersede_memory", {"old_id": old, "new_id": new, "undo": True}
+            )
+        )
+        assert undone["undone"] is True
+        for args, expected in (
+            ({"old_id": old, "new_id": new, "undo": True}, "nothing to undo"),
+            ({"old_id": "missing", "new_id": new}, "no memory with id 'missing'"),
+            ({"old_id": old, "new_id": old}, "cannot replace itself"),
+        ):
+            failed = await session.call_tool("supersede_memory", args)
+            assert expected in harness.error_text(failed)
+        assert "Traceback" not in harness.server_stderr()
