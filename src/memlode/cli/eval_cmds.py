@@ -115,14 +115,19 @@ def locomo(
 
 
 @eval_.command()
-@click.argument("questions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "questions",
+    nargs=-1,
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
 @click.option(
     "--data",
     "data_dir",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=Path("../shared/data/transcripts/spotter"),
-    show_default=True,
-    help="Folder the question file's session paths are relative to.",
+    default=None,
+    help="Folder the session paths are relative to [default: the question file's own 'data',"
+    " else ../shared/data/transcripts/spotter].",
 )
 @click.option(
     "--only", multiple=True, help="Replay only sessions whose file name contains this (repeatable)."
@@ -153,8 +158,8 @@ def locomo(
 @click.pass_context
 def replay(
     ctx: click.Context,
-    questions: Path,
-    data_dir: Path,
+    questions: tuple[Path, ...],
+    data_dir: Path | None,
     only: tuple[str, ...],
     keep: Path | None,
     embed_provider: str | None,
@@ -164,16 +169,18 @@ def replay(
 ) -> None:
     """Replay real Claude Code sessions through the installed hooks, then ask next-day prompts.
 
-    QUESTIONS is a JSON file of sessions (transcripts under --data), next-day prompts with the
-    phrases an answer must contain, end states, and control prompts (bench/replay_prompts.json).
+    QUESTIONS is one or more JSON files of sessions (transcripts under --data), next-day prompts
+    with the phrases an answer must contain, end states, and control prompts
+    (bench/replay_prompts.json, bench/replay_untuned.json); several files replay into one store
+    and are reported set by set.
     Reports prompts answered by the injection, silent controls, injected size, whether
     SessionStart states each session's end state, echoes, files left in the project and hook
     wall times.
     """
-    from memlode.evaluation.replay import format_replay, load_replay_spec, run_replay
+    from memlode.evaluation.replay import format_replay, load_replay_specs, run_replay
 
     settings_from(ctx)  # refuses a PostgreSQL store: the replay's hooks need a SQLite one
-    spec = load_replay_spec(questions, data_dir, list(only) or None)
+    spec = load_replay_specs(list(questions), data_dir, list(only) or None)
     extra = {"MEMLODE_EMBED_PROVIDER": embed_provider} if embed_provider else None
     report = run_replay(
         spec,

@@ -16,9 +16,14 @@ prompts interleaved, each through UserPromptSubmit. Judged:
 - *files left* are files created or changed in a project folder (``.git`` aside);
 - hook wall time per event, p50 and p95.
 
-The question file (``bench/replay_prompts.json``) names its sessions relative to a data folder
-(../shared/data/transcripts/spotter). Controls split into ``calibration`` (for tuning a gate)
-and ``test`` (for reporting); only the test split counts in ``controls_silent``.
+A question file (``bench/replay_prompts.json``, the tuned set; ``bench/replay_untuned.json``,
+sessions of other projects written before they were first replayed) names its sessions relative
+to a data folder: its own ``data`` (relative to the file), else ``--data``
+(../shared/data/transcripts/spotter). Its top-level controls are asked in each of its sessions, a
+session's own ``controls`` only in that session. Controls split into ``calibration`` (for tuning
+a gate) and ``test`` (for reporting); only the test split counts in ``controls_silent``. Several
+files replay into one store; each file is a *set* (its ``set``, else its name) with its own
+figures in ``by_set``, so tuned and untuned sessions are reported apart.
 """
 
 from __future__ import annotations
@@ -41,10 +46,12 @@ from typing import Any
 from memlode.errors import InvalidInput
 from memlode.evaluation.replay_hooks import InstalledHooks, replay_transcript
 
-__all__ = ["ReplaySession", "format_replay", "load_replay_spec", "run_replay"]
+__all__ = ["ReplaySession", "format_replay", "load_replay_spec", "load_replay_specs", "run_replay"]
 
 ECHO_MIN_WORDS = 4
 DETACHED_WAIT_S = 300.0
+# where a question file's sessions are when neither the file nor --data says (the tuned set's)
+DEFAULT_DATA = Path("../shared/data/transcripts/spotter")
 
 
 @dataclass
@@ -55,23 +62,24 @@ class Prompt:
 
 
 @dataclass
-class ReplaySession:
-    file: Path
-    end_state: list[list[str]]
-    prompts: list[Prompt]
-    name: str = ""
-
-
-@dataclass
 class Control:
     prompt: str
     split: str
 
 
 @dataclass
+class ReplaySession:
+    file: Path
+    end_state: list[list[str]]
+    prompts: list[Prompt]
+    name: str = ""
+    controls: list[Control] = field(default_factory=list)
+    set: str = ""
+
+
+@dataclass
 class ReplaySpec:
     sessions: list[ReplaySession]
-    controls: list[Control] = field(default_factory=list)
 
 
 def _groups(value: Any, where: str) -> list[list[str]]:
@@ -83,12 +91,23 @@ def _groups(value: Any, where: str) -> list[list[str]]:
     return [[p.strip() for p in g] for g in value]
 
 
-def load_replay_spec(path: Path, data_dir: Path, only: list[str] | None = None) -> ReplaySpec:
-    """The question file at ``path``; session files resolve under ``data_dir``."""
+def _controls(raw: Any) -> list[Control]:
+    return [Control(str(c["prompt"]), str(c.get("split", "test"))) for c in raw or []]
+
+
+def load_replay_spec(
+    path: Path, data_dir: Path | None, only: list[str] | None = None
+) -> ReplaySpec:
+    """The question file at ``path``; session files resolve under its own ``data`` folder
+    (relative to the file) when ``data_dir`` is None, else under ``data_dir``."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise InvalidInput(f"cannot read the replay questions {path}: {exc}") from None
+    if data_dir is None:
+        data_dir = path.parent / data["data"] if data.get("data") else DEFAULT_DATA
+    label = str(data.get("set") or path.stem)
+    shared = _controls(data.get("controls"))
     sessions = []
     for i, raw in enumerate(data.get("sessions") or []):
         file = data_dir / str(raw.get("file", ""))
@@ -105,19 +124,34 @@ def load_replay_spec(path: Path, data_dir: Path, only: list[str] | None = None) 
             )
             for p in raw.get("prompts") or []
         ]
-        sessions.append(
-            ReplaySession(
-                file, _groups(raw.get("end_state") or [], f"{name}: end_state"), prompts, name
-            )
-        )
+        end_state = _groups(raw.get("end_state") or [], f"{name}: end_state")
+        controls = shared + _controls(raw.get("controls"))
+        sessions.append(ReplaySession(file, end_state, prompts, name, controls, label))
     if not sessions:
         raise InvalidInput(
             f"no sessions to replay in {path}" + (f" matching {only}" if only else "")
         )
-    controls = [
-        Control(str(c["prompt"]), str(c.get("split", "test"))) for c in data.get("controls") or []
-    ]
-    return ReplaySpec(sessions, controls)
+    return ReplaySpec(sessions)
+
+
+def load_replay_specs(
+    paths: list[Path], data_dir: Path | None, only: list[str] | None = None
+) -> ReplaySpec:
+    """Several question files as one replay (one store), each file a set of its own; a file
+    with no session matching ``only`` is left out (none matching at all is an error)."""
+    sessions: list[ReplaySession] = []
+    for path in paths:
+        try:
+            sessions.extend(load_replay_spec(path, data_dir, only).sessions)
+        except InvalidInput:
+            if not only or len(paths) == 1:
+                raise
+    if not sessions:
+        raise InvalidInput(f"no sessions to replay matching {only}")
+    names = [s.name for s in sessions]
+    if len(set(names)) != len(names):
+        raise InvalidInput("the question files name the same session twice")
+    return ReplaySpec(sessions)
 
 
 def _matches(text: str, groups: list[list[str]]) -> bool:
@@ -361,12 +395,13 @@ class _Run:
         start_calls = hooks.fire("SessionStart", {**base, "source": "startup"}, "startup")
         start_text = "\n".join(c.injected() for c in start_calls)
         asked: list[str] = []
-        for kind, item in _interleave(session.prompts, self.spec.controls):
+        for kind, item in _interleave(session.prompts, session.controls):
             calls = hooks.fire("UserPromptSubmit", {**base, "prompt": item.prompt})
             injected = "\n".join(c.injected() for c in calls)
             asked.append(item.prompt)
             self._echoes(session.name, item.prompt, injected, asked)
             row = {
+                "set": session.set,
                 "session": session.name,
                 "prompt": item.prompt,
                 "chars": len(injected),
@@ -385,6 +420,7 @@ class _Run:
             self.files_left[session.name] = left
         answered = [r for r in self.relevant if r["session"] == session.name and r["answered"]]
         self.per_session[session.name] = {
+            "set": session.set,
             "prompts": len(session.prompts),
             "answered": len(answered),
             "session_start_chars": len(start_text),
@@ -432,6 +468,7 @@ class _Run:
                 event: {"n": len(v), "p50": round(_p(v, 0.5), 1), "p95": round(_p(v, 0.95), 1)}
                 for event, v in sorted(by_event.items())
             },
+            "by_set": self.by_set(),
             "per_session": self.per_session,
             "echoes": self.echo_hits[:20],
             "unanswered": _shown([r for r in relevant if not r["answered"]]),
@@ -441,10 +478,39 @@ class _Run:
             "work_dir": str(self.work),
         }
 
+    def by_set(self) -> dict[str, dict[str, Any]]:
+        """The figures of each question file's sessions apart (tuned and untuned sets)."""
+        out: dict[str, dict[str, Any]] = {}
+        for label in dict.fromkeys(s.set for s in self.spec.sessions):
+            relevant = [r for r in self.relevant if r["set"] == label]
+            test = [r for r in self.controls if r["set"] == label and r["split"] == "test"]
+            calib = [r for r in self.controls if r["set"] == label and r["split"] != "test"]
+            answered = sum(1 for r in relevant if r["answered"])
+            silent = sum(1 for r in test if r["silent"])
+            out[label] = {
+                "sessions": sum(1 for s in self.spec.sessions if s.set == label),
+                "relevant_prompts": len(relevant),
+                "answered": answered,
+                "answered_rate": _rate(answered, len(relevant)),
+                "controls_test": len(test),
+                "controls_silent": silent,
+                "controls_silent_rate": _rate(silent, len(test)),
+                "controls_calibration_silent": (
+                    f"{sum(1 for r in calib if r['silent'])}/{len(calib)}"
+                ),
+                "mean_chars_relevant": _mean([r["chars"] for r in relevant]),
+            }
+        return out
+
 
 def _shown(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
-        {"session": r["session"], "prompt": r["prompt"], "injected": r["injected"][:400]}
+        {
+            "set": r["set"],
+            "session": r["session"],
+            "prompt": r["prompt"],
+            "injected": r["injected"][:400],
+        }
         for r in rows
     ]
 
@@ -489,6 +555,15 @@ def format_replay(report: dict[str, Any]) -> str:
         "  hook wall ms (n, p50, p95): "
         + ", ".join(f"{e} {v['n']}/{v['p50']}/{v['p95']}" for e, v in report["hook_ms"].items()),
     ]
+    if len(report["by_set"]) > 1:
+        for label, row in report["by_set"].items():
+            lines.append(
+                f"  set {label:<10} answered {row['answered']}/{row['relevant_prompts']}"
+                f" ({row['answered_rate']:.0%}), controls silent"
+                f" {row['controls_silent']}/{row['controls_test']}"
+                f" (calibration {row['controls_calibration_silent']}),"
+                f" {row['mean_chars_relevant']:.0f} chars mean"
+            )
     for name, row in report["per_session"].items():
         stated = "yes" if row["end_state_stated"] else "no"
         lines.append(

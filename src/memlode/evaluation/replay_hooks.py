@@ -173,14 +173,25 @@ def _prompt_text(record: dict[str, Any]) -> str | None:
     return text
 
 
+def _rewrites(old_cwd: str, project: str) -> list[tuple[str, str]]:
+    """The recorded working directory as it stands in a JSON line (backslashes escaped: a
+    Windows session's ``D:\\repo``), with a separator after it first (``D:\\repo\\src``
+    becomes ``<project>/src``), then alone; replaced by the replay's project folder."""
+    old = json.dumps(old_cwd)[1:-1]
+    new = json.dumps(project)[1:-1]
+    pairs = [(old + sep, new + "/") for sep in ("\\\\", "/")]
+    return [*pairs, (old, new)]
+
+
 def _records(
     source: Path, rewrite: tuple[str, str] | None
 ) -> Iterator[tuple[str, dict[str, Any] | None]]:
+    pairs = _rewrites(*rewrite) if rewrite else []
     with source.open(encoding="utf-8") as fh:
         for raw in fh:
             line = raw if raw.endswith("\n") else raw + "\n"
-            if rewrite:
-                line = line.replace(rewrite[0], rewrite[1])
+            for old, new in pairs:
+                line = line.replace(old, new)
             try:
                 record = json.loads(line)
             except ValueError:

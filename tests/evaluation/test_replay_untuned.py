@@ -1,0 +1,54 @@
+"""The untuned replay set (bench/replay_untuned.json: real sessions of other projects, other
+authors and Claude Code versions) loads, names its own data folder and per-session controls,
+and each of its sessions ingests into a store with its session records read (a Windows
+session's cwd, the newer record types of 2.1.217: custom-title, pr-link, mode, last-prompt,
+attachment). The full replay is a benchmark (bench/RESULTS.md), not run here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memlode.engine import Engine
+from memlode.engine.transcripts import ingest_transcript
+from memlode.evaluation.replay import load_replay_specs
+from memlode.sources.transcript import parse_transcript
+
+ROOT = Path(__file__).resolve().parents[2]
+UNTUNED = ROOT / "bench" / "replay_untuned.json"
+TUNED = ROOT / "bench" / "replay_prompts.json"
+DATA = ROOT.parent / "shared" / "data" / "transcripts"
+
+
+@pytest.mark.skipif(not (DATA / "JanDeDobbeleer-oh-my-posh").is_dir(), reason=f"{DATA} absent")
+def test_the_untuned_set_loads_and_its_sessions_ingest(engine: Engine) -> None:
+    spec = load_replay_specs([UNTUNED], None)
+    assert [s.set for s in spec.sessions] == ["untuned"] * 3
+    for session in spec.sessions:
+        assert len(session.prompts) >= 12 and len(session.controls) >= 8
+        assert all(c.split == "test" for c in session.controls)
+        report = ingest_transcript(engine, session.file)
+        assert report.status == "ingested" and report.malformed == 0 and report.turns >= 6
+    # the Go session's newer records: its name and the pull request it is linked to
+    posh = next(s for s in spec.sessions if "6878eb98" in s.name)
+    parsed = parse_transcript(posh.file)
+    assert parsed.custom_title == "Status segment gradient keyword"
+    assert [t.text for t in parsed.titles] == [
+        "Pull request #7716 (JanDeDobbeleer/oh-my-posh) linked to this session: "
+        "https://github.com/JanDeDobbeleer/oh-my-posh/pull/7716"
+    ]
+    pr = engine.conn.execute(
+        "SELECT count(*) FROM memories WHERE content LIKE 'Pull request #7716%'"
+    ).fetchone()[0]
+    assert pr == 1
+
+
+@pytest.mark.skipif(not (DATA / "spotter").is_dir(), reason=f"{DATA} absent")
+def test_both_sets_load_as_one_replay() -> None:
+    spec = load_replay_specs([TUNED, UNTUNED], None)
+    sets = [s.set for s in spec.sessions]
+    assert sets.count("replay_prompts") == 4 and sets.count("untuned") == 3
+    # the tuned file's controls are asked in each of its sessions
+    tuned = [s for s in spec.sessions if s.set == "replay_prompts"]
+    assert all(len(s.controls) == 23 for s in tuned)
