@@ -39,6 +39,7 @@ from memlode.hooks.observation import (
     is_own_tool,
     one_line,
 )
+from memlode.sources.outcomes import error_lines, failed_by_output, outcomes
 from memlode.storage.capture import FAILURE_TAG
 
 TYPE_CHECKING = False
@@ -237,12 +238,20 @@ def _bash(
     if not command:
         return None
     first, rest = _command_parts(command)
-    text = "$ " + first
+    printed = "\n".join(as_text(resp.get(s), 1 << 62) for s in ("stdout", "stderr")).strip()
+    # an exit status of 0 can hide a failure (a test run piped into tail): its output says so
+    failed = failed_by_output(printed, command)
+    text = ("Failed: $ " if failed else "$ ") + first
     description = one_line(as_text(tool_in.get("description")), 200)
     if description:
         text += f"\n# {description}"
     if resp.get("interrupted") is True:
         text += "\n(interrupted)"
+    said = outcomes(command, printed)
+    if said:
+        text += "\nOutcome: " + "; ".join(said)
+    if failed:
+        text += "".join(f"\n{line}" for line in error_lines(printed, command))
     for stream in ("stdout", "stderr"):
         body = as_text(resp.get(stream), 1 << 62).strip()
         if body and output_chars > 0:
@@ -251,7 +260,17 @@ def _bash(
         text += "\n[command]\n" + rest
     first = command.split()[0] if command.split() else ""
     tags = ["command", f"cmd:{os.path.basename(first)[:40]}"]
-    return Observation("command", text, "context", tags, {"command": clip(command, 300)})
+    meta: dict[str, Any] = {"command": clip(command, 300)}
+    action = "command"
+    if failed:
+        action = "failure"
+        tags.insert(0, FAILURE_TAG)
+    elif any(not s.startswith(("tests:", "branch", "nothing")) for s in said):
+        action = "outcome"  # a commit, push, tag, release, pull request or merge: state
+    if said:
+        tags.append("outcome")
+        meta["outcomes"] = said
+    return Observation(action, text, "context", tags, meta)
 
 
 def _command_parts(command: str) -> tuple[str, str]:
@@ -369,6 +388,15 @@ def extract_failure(
         tags = [FAILURE_TAG, *(paths.file_tags(paths.absolute(raw)) if raw else [])]
         meta = {"file": paths.absolute(raw)} if raw else {}
     text = f"Failed: {what}"
+    if tool_name == "Bash":
+        said = outcomes(command, message, failed=True)
+        if said:
+            text += "\nOutcome: " + "; ".join(said)
+            meta["outcomes"] = said
+        if len(message) > MAX_ERROR_CHARS:
+            # a long log (pre-commit, CI, a test run): its decisive lines first, where an
+            # excerpt of the error starts
+            text += "".join(f"\n{line}" for line in error_lines(message, command))
     if message:
         text += "\n" + _head_tail(message, MAX_ERROR_CHARS)
     if tool_name == "Bash" and rest:

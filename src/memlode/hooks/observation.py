@@ -36,6 +36,8 @@ IMPORTANCE = {
     "search": 0.3,
     "edit": 0.45,
     "command": 0.3,
+    # A command that changed shared state: a commit, push, tag, release, pull request, merge.
+    "outcome": 0.45,
     "fetch": 0.35,
     "failure": 0.4,
     # What the user decided: their answer to a question, a plan they approved.

@@ -131,6 +131,7 @@ class Title:
     text: str
     leaf_uuid: str | None
     line: int
+    kind: str = "title"  # or "link": a pull request the session is linked to (``pr-link``)
 
 
 @dataclass(slots=True)
@@ -154,6 +155,9 @@ class Transcript:
     git_branch: str | None = None
     threads: list[Thread] = field(default_factory=list)
     titles: list[Title] = field(default_factory=list)
+    # the name given to the session (``custom-title`` records, newer builds: repeated on every
+    # turn, so kept apart from ``titles``, which make a tail read a whole re-ingest)
+    custom_title: str | None = None
     queued: list[Queued] = field(default_factory=list)
     lines: int = 0  # complete lines read
     malformed: int = 0  # complete lines skipped as unusable
@@ -416,6 +420,9 @@ def _split(records: Iterator[Record], transcript: Transcript) -> tuple[list[Reco
             if queued is not None:
                 transcript.queued.append(queued)
             continue
+        if rec.type in _SESSION_RECORDS:
+            _session_record(rec, transcript)
+            continue
         if transcript.session_id is None:
             transcript.session_id = text_field(rec.data.get("sessionId"))
         if transcript.cwd is None:
@@ -430,6 +437,30 @@ def _split(records: Iterator[Record], transcript: Transcript) -> tuple[list[Reco
         said = {_said(rec) for rec in main if rec.type == "user"}
         transcript.queued = [q for q in transcript.queued if " ".join(q.text.split()) not in said]
     return main, side
+
+
+# Records about the session rather than in its conversation (newer builds): its name, the
+# pull request it is linked to, the permission mode, the last prompt (a copy of a user line).
+_SESSION_RECORDS = frozenset({"custom-title", "pr-link", "mode", "last-prompt"})
+
+
+def _session_record(rec: Record, transcript: Transcript) -> None:
+    """A session record onto the transcript: the name, and a linked pull request as a title
+    of the session (what it delivered); the mode and the last-prompt copy carry nothing new."""
+    if rec.type == "custom-title":
+        title = text_field(rec.data.get("customTitle"))
+        if title and title.strip():
+            transcript.custom_title = title.strip()
+    elif rec.type == "pr-link":
+        number = rec.data.get("prNumber")
+        url = text_field(rec.data.get("prUrl")) or ""
+        repo = text_field(rec.data.get("prRepository")) or ""
+        if isinstance(number, int) or url:
+            shown = f"#{number}" if isinstance(number, int) else url
+            text = f"Pull request {shown}" + (f" ({repo})" if repo else "")
+            text += " linked to this session" + (f": {url}" if url else "")
+            if all(t.text != text for t in transcript.titles):
+                transcript.titles.append(Title(text, None, rec.line, "link"))
 
 
 def _said(rec: Record) -> str:

@@ -27,7 +27,16 @@ from memlode.sources.chunking import (
     merge_ids,
 )
 from memlode.sources.compaction import compaction_parts
-from memlode.sources.transcript import Block, Event, EventKind, Thread, ToolCall, Transcript
+from memlode.sources.outcomes import error_lines, failed_by_output, outcomes
+from memlode.sources.transcript import (
+    Block,
+    Event,
+    EventKind,
+    Thread,
+    Title,
+    ToolCall,
+    Transcript,
+)
 
 __all__ = [
     "ACTION_MIN_TOOLS",
@@ -83,7 +92,7 @@ class Turn:
 
 @dataclass(slots=True)
 class Summary:
-    kind: str  # "compaction" or "title"
+    kind: str  # "compaction", "title" or "link" (a pull request the session is linked to)
     text: str
     uuids: list[str]
     timestamp: str | None
@@ -181,11 +190,12 @@ def summaries(transcript: Transcript) -> list[Summary]:
         if ev.kind is EventKind.COMPACT_SUMMARY and ev.text and ev.text not in seen:
             seen.add(ev.text)
             out.append(Summary("compaction", ev.text, list(ev.uuids), ev.timestamp, ev.line))
-    for title in transcript.titles:
+    named = [Title(transcript.custom_title, None, 0)] if transcript.custom_title else []
+    for title in [*transcript.titles, *named]:
         if title.text not in seen:
             seen.add(title.text)
             uuids = [title.leaf_uuid] if title.leaf_uuid else []
-            out.append(Summary("title", title.text, uuids, None, title.line))
+            out.append(Summary(title.kind, title.text, uuids, None, title.line))
     return out
 
 
@@ -220,11 +230,35 @@ def _tool_target(call: ToolCall, cwd: str | None) -> str:
     return ""
 
 
+# Decisive error lines of a failed command kept in its turn's tool line (sources/outcomes.py).
+_ERROR_LINES = 3
+
+
+def _result_notes(call: ToolCall) -> tuple[str, str]:
+    """What a tool call's result says: its failure (the decisive error lines of a command, or
+    the start of the message) and, for a command, the state it left (a commit, a push, test
+    totals: ``memlode.sources.outcomes``); each '' when there is none."""
+    result = call.result or ""
+    if call.name != "Bash" or not result:
+        return (clip_words(result, _ARG_WORDS) if call.is_error and result else ""), ""
+    command = str(call.input.get("command") or "")
+    said = "; ".join(outcomes(command, result, failed=call.is_error))
+    failed = call.is_error or failed_by_output(result, command)
+    if not failed:
+        return "", said
+    errors = [e for e in error_lines(result, command) if not e.lower().startswith("exit code")]
+    shown = "; ".join(errors[:_ERROR_LINES]) or clip_words(result, _ARG_WORDS)
+    return shown, said
+
+
 def _tool_line(call: ToolCall, cwd: str | None) -> str:
     target = _tool_target(call, cwd)
     line = f"[{call.name}] {target}".rstrip()
-    if call.is_error and call.result:
-        line += f" (failed: {clip_words(call.result, _ARG_WORDS)})"
+    failure, said = _result_notes(call)
+    if failure:
+        line += f" (failed: {failure})"
+    if said:
+        line += f" (outcome: {said})"
     return line
 
 
@@ -278,9 +312,11 @@ def _action(call: ToolCall, cwd: str | None) -> str:
         text = f"ran `{target}`" + (f" to {str(desc)[:1].lower()}{str(desc)[1:]}" if desc else "")
     else:
         text = f"used {name}" + (f" on {target}" if target else "")
-    if call.is_error:
-        text += " (it failed"
-        text += f": {clip_words(call.result, _ARG_WORDS)})" if call.result else ")"
+    failure, said = _result_notes(call)
+    if call.is_error or failure:
+        text += f" (it failed: {failure})" if failure else " (it failed)"
+    if said:
+        text += f" ({said})"
     return text
 
 
@@ -346,6 +382,8 @@ def summary_chunks(summary: Summary, *, budget: int = CHUNK_WORDS) -> list[Chunk
             Chunk("summary", p.text, summary.uuids, i, len(pieces), p.section, p.history)
             for i, p in enumerate(pieces)
         ]
+    if summary.kind == "link":  # a pull request the session is linked to: says itself
+        return [Chunk("summary", summary.text, summary.uuids, 0, 1)]
     label = "Session title"
     parts = chunk_text([(f"{label}: {summary.text}", summary.uuids)], budget=budget, header=label)
     return [Chunk("summary", text, uuids, i, len(parts)) for i, (text, uuids) in enumerate(parts)]

@@ -1,0 +1,413 @@
+"""What a shell command's output says happened, in the words a next-day question uses.
+
+Two readings of one command and its output (stdout, stderr, or the error text of a failed
+call), shared by the capture hooks (``memlode.hooks.extract``) and the transcript turns
+(``memlode.sources.turns``):
+
+- ``error_lines``: the decisive lines of a failure (compiler, linter, type checker, test and
+  CI output): lines with an error marker (``error:``, ``FAIL``, ``panic:``, ``##[error]``,
+  Biome's cross …) and, for a build/test/lint command, ``file:line`` diagnostics; at most a
+  few, each cut short, so a long log keeps what a question about it names.
+- ``outcomes``: the state the command left: a commit made (hash, branch, subject), a push
+  (range and branch) or a rejected one, a tag, a release or pull request created, a merge, the
+  branch ahead of or behind its upstream, and test totals (passed/failed).
+
+Plain string methods only: this runs in a hook process, where even ``re`` is not loaded
+otherwise (bench/bench_hooks.py measures the post-tool hook).
+"""
+
+from __future__ import annotations
+
+__all__ = ["error_lines", "failed_by_output", "outcomes", "reported_totals"]
+
+# At most this many decisive lines, each at most LINE_CHARS (a log keeps its point, not its bulk).
+MAX_ERROR_LINES = 6
+LINE_CHARS = 220
+
+# A line starting (lower-cased, after indentation) with one of these reports a failure.
+_STARTS = (
+    "error",
+    "fatal:",
+    "panic:",
+    "fail",
+    "--- fail",
+    "traceback",
+    "\u00d7",  # Biome's and others' cross
+    "✗",
+    "✖",
+    "##[error]",
+    "npm err!",
+    "e   ",
+    "! [rejected]",
+    "! [remote rejected]",
+    "undefined reference",
+    "thread '",
+    "author identity unknown",
+)
+# ... and one holding one of these.
+_HOLDS = (
+    "error:",
+    "error[",
+    "error ts",
+    ": error",
+    "##[error]",
+    "undefined:",
+    "is not defined",
+    "not defined",
+    "cannot find",
+    "command not found",
+    "no such file or directory",
+    "no matches found",
+    "[build failed]",
+    "build failed",
+    "assertionerror",
+    "exceeds the maximum",
+    "unrecognized subcommand",
+    "unrecognized argument",
+    "permission denied",
+    "timed out",
+    "not equal",
+    "failed to push",
+    "rejected",
+    "exit code",
+)
+# Words that make a ``file:line`` line a diagnostic whatever the command.
+_DIAGNOSTIC_WORDS = ("error", "undefined", "cannot", "unused", "invalid", "missing", "expected")
+# Commands whose ``file:line`` output lines are diagnostics (builds, tests, linters, checkers);
+# a grep's or a cat's are not.
+_CHECKERS = (
+    "test",
+    "lint",
+    "check",
+    "build",
+    "vet",
+    "tsc",
+    "mypy",
+    "ruff",
+    "eslint",
+    "biome",
+    "clippy",
+    "cargo",
+    "go ",
+    "pytest",
+    "make",
+    "golangci",
+    "fieldalignment",
+    "modernize",
+    "pre-commit",
+    "gradle",
+    "mvn",
+    "javac",
+    "rustc",
+    "gcc",
+    "clang",
+    "tox",
+    "jest",
+    "vitest",
+    "just ",
+    "compile",
+    "gh run",
+    "gh pr checks",
+    "dotnet",
+    "swift",
+    "mix ",
+    "elixir",
+    "credo",
+    "dialyzer",
+)
+_LISTERS = ("grep", "rg ", "git grep", "cat ", "sed ", "head ", "find ", "ls ", "awk ", "less ")
+# Words after a number that make it a test total.
+_PASSED = ("passed", "pass", "passing")
+_FAILED = ("failed", "fail", "failing", "failures", "failure")
+_SUMMARY_STARTS = ("=", "tests", "test result", "test files", "ran ", "-")
+
+
+def _clean(line: str) -> str:
+    """A log line without colour codes (ESC[…m and its caret form ^[[…m) and without the
+    ``job<TAB>step<TAB>timestamp`` prefix of ``gh run view --log``."""
+    for esc in ("\x1b[", "^[["):
+        while esc in line:
+            start = line.index(esc)
+            end = start + len(esc)
+            while end < len(line) and (line[end].isdigit() or line[end] == ";"):
+                end += 1
+            line = line[:start] + line[end + 1 :]
+    parts = line.split("\t", 2)
+    if len(parts) == 3 and _stamped(parts[2].lstrip("\ufeff")):
+        line = parts[2]
+    line = line.lstrip("\ufeff").strip()
+    if _stamped(line):
+        line = line.split(" ", 1)[1].strip() if " " in line else ""
+    return line
+
+
+def _stamped(text: str) -> bool:
+    """Whether ``text`` starts with an ISO timestamp (``2026-07-24T11:38:43.41Z``)."""
+    return text[:4].isdigit() and text[4:5] == "-" and text[10:11] == "T"
+
+
+def _is_location(token: str) -> bool:
+    """``path/file.ext:12`` or ``file.ext:12:5:`` or ``file.ts(12,5):``: where a diagnostic is."""
+    token = token.rstrip(":,")
+    if "(" in token and token.endswith(")"):
+        token = token[: token.index("(")] + ":" + token[token.index("(") + 1 : -1].split(",")[0]
+    parts = token.split(":")
+    if len(parts) < 2:
+        return False
+    if len(parts[0]) == 1 and len(parts) > 2:  # a Windows drive letter
+        parts = [parts[0] + ":" + parts[1], *parts[2:]]
+    return "." in parts[0] and len(parts[0]) > 2 and parts[1].isdigit()
+
+
+def _checker(command: str) -> bool:
+    low = command.lower().strip()
+    if low.startswith(_LISTERS):
+        return False
+    return any(word in low for word in _CHECKERS)
+
+
+def _decisive(line: str, checker: bool, lister: bool = False) -> bool:
+    low = line.lower()
+    first = line.split(maxsplit=1)[0] if line.split() else ""
+    if lister and _is_location(first):
+        return False  # a grep's or cat's file:line output is the file, not a diagnostic
+    if "━━" in line:  # a diagnostic's header rule (Biome, Rome): `path[:line:col] rule ━━━`
+        words = line.replace("━", " ").split()
+        return any(_is_location(w) or ("." in w and "/" in w) for w in words[:3])
+    if low.startswith(("at ", "warning", "hint:", "note:")):
+        return False
+    if low.startswith(_STARTS) or any(marker in low for marker in _HOLDS):
+        return not low.startswith(("error: item", "0 fail")) and " 0 errors" not in low
+    words = line.split()
+    if words and words[0] == "-->":
+        words = words[1:]
+    # a location alone (a test helper's stack line) says nothing; a diagnostic has a message
+    if len(words) < 2 or not _is_location(words[0]):
+        return False
+    said = {w.strip(".,:;()[]'\"`").lower() for w in words[1:]}
+    return checker or any(w in said for w in _DIAGNOSTIC_WORDS)
+
+
+def _rule_first(line: str) -> str:
+    """A diagnostic ending in its rule's name (golangci-lint's ``(lll)``, mypy's
+    ``[arg-type]``) with the name moved up front, where a shortened line still shows it."""
+    for left, right in ("()", "[]"):
+        if not line.endswith(right) or left not in line:
+            continue
+        start = line.rindex(left)
+        rule = line[start + 1 : -1]
+        named = rule and len(rule) <= 40 and all(c.isalnum() or c in "-_/." for c in rule)
+        if named and start > 0 and line[start - 1] == " ":
+            return f"{left}{rule}{right} {line[:start].rstrip()}"
+    return line
+
+
+def _ci_checks(output: str) -> str:
+    """``gh pr checks`` lines (``name<TAB>state<TAB>time<TAB>url``) as CI's verdict."""
+    states: dict[str, list[str]] = {}
+    for raw in output.splitlines():
+        parts = [p.strip() for p in raw.split("\t")]
+        if len(parts) >= 2 and parts[1] in ("pass", "fail", "pending", "skipping", "cancel"):
+            states.setdefault(parts[1], []).append(parts[0])
+    if not states:
+        return ""
+    failed = states.get("fail", [])
+    text = "CI checks " + ("failed: " + ", ".join(failed[:6]) if failed else "not failing")
+    counts = [f"{len(v)} {k}" for k, v in states.items() if k != "fail"]
+    return text + (" (" + ", ".join(counts) + ")" if counts else "")
+
+
+def _ci_failure(log: str) -> str:
+    """A failed job's log (``gh run view --log-failed``: ``job<TAB>step<TAB>…``): which job
+    failed, at which step."""
+    for raw in log.splitlines():
+        parts = raw.split("\t", 2)
+        if "##[error]" in raw and len(parts) == 3 and parts[0].strip() and parts[1].strip():
+            return f"CI job {parts[0].strip()} failed at step {parts[1].strip()}"
+    return "CI job failed"
+
+
+def error_lines(text: str, command: str = "") -> list[str]:
+    """The decisive lines of a failure's output, in order, without repeats."""
+    checker = _checker(command)
+    lister = command.lower().strip().startswith(_LISTERS)
+    out: list[str] = []
+    seen: set[str] = set()
+    for raw in text.splitlines():
+        line = _clean(raw)
+        if not line or line in seen or not _decisive(line, checker, lister):
+            continue
+        if "exit code" in line.lower() and line.lower().rstrip(".").endswith(" 0"):
+            continue
+        seen.add(line)
+        line = _rule_first(line.replace("━", "").strip())
+        out.append(line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…")
+        if len(out) >= MAX_ERROR_LINES:
+            break
+    return out
+
+
+def reported_totals(text: str) -> tuple[int | None, int | None] | None:
+    """(passed, failed) as the output's summary lines report them (None for a count it does
+    not give), summed; None when it reports no test totals. A summary line starts with its
+    count (``1274 pass``, ``2 failing``) or with ``=``, ``Tests``, ``test result``, ``Ran``;
+    Go's per-package ``ok``/``FAIL`` lines count as packages."""
+    passed: int | None = None
+    failed: int | None = None
+    total = 0  # "5 tests, 1 failure": a total, less the failures when no passed count is given
+    for raw in text.splitlines():
+        line = _clean(raw)
+        low = line.lower()
+        if low.startswith(("ok ", "ok\t")) and "/" in line:
+            passed = (passed or 0) + 1
+            continue
+        if low.startswith(("fail ", "fail\t")) and "/" in line:
+            failed = (failed or 0) + 1
+            continue
+        if len(low) > 120 or not (low[:1].isdigit() or low.startswith(_SUMMARY_STARTS)):
+            continue
+        words = low.replace(",", " ").replace(";", " ").replace("|", " ").split()
+        for i, word in enumerate(words[:-1]):
+            if not word.isdigit():
+                continue
+            after = words[i + 1].rstrip(".:")
+            if after in _PASSED:
+                passed = (passed or 0) + int(word)
+            elif after in _FAILED:
+                failed = (failed or 0) + int(word)
+            elif after in ("tests", "test", "examples"):
+                total += int(word)
+    if passed is None and failed is None:
+        return None
+    if passed is None and total:
+        passed = max(total - (failed or 0), 0)
+    return passed, failed
+
+
+def failed_by_output(text: str, command: str = "") -> bool:
+    """Whether output a command printed says it failed, although its exit status did not (a
+    test run piped into ``tail``, a linter run in a chain): failing tests, or decisive lines
+    when no test totals say all passed."""
+    totals = reported_totals(text)
+    if totals is not None:
+        return bool(totals[1])
+    return bool(error_lines(text, command)) and _checker(command)
+
+
+def _git_tag(command: str) -> str:
+    words = command.split()
+    if "tag" not in words:
+        return ""
+    rest = words[words.index("tag") + 1 :]
+    skip = False
+    for word in rest:
+        if skip:
+            skip = False
+            continue
+        if word in ("-m", "-F", "--message", "--file", "-u"):
+            skip = True
+            continue
+        if word in ("-l", "--list", "-d", "--delete", "-v", "--verify"):
+            return ""
+        if word.startswith("-"):
+            continue
+        if word in ("&&", "||", ";", "|"):
+            return ""
+        return word.strip("'\"")
+    return ""
+
+
+def _commit(line: str) -> str:
+    """``[main 37016ac] subject`` (git commit's first line) as 'committed 37016ac on main'."""
+    if not line.startswith("[") or "] " not in line:
+        return ""
+    inside, subject = line[1:].split("] ", 1)
+    words = inside.split()
+    if len(words) < 2:
+        return ""
+    sha = words[-1]
+    if not (7 <= len(sha) <= 40 and all(c in "0123456789abcdef" for c in sha)):
+        return ""
+    return f"committed {sha} on {words[0]}: {subject.strip()}"
+
+
+def _push(line: str) -> str:
+    """A ref line of git push (``a1..b2  main -> main``, ``* [new tag] v1 -> v1``)."""
+    if " -> " not in line:
+        return ""
+    left, dst = line.rsplit(" -> ", 1)
+    words = left.split()
+    dst = dst.split()[0] if dst.split() else ""
+    if line.startswith("!"):
+        return f"push of {dst} rejected: {line.lstrip('! ').strip()}"
+    if "[new tag]" in left:
+        return f"pushed new tag {dst}"
+    if "[new branch]" in left:
+        return f"pushed new branch {dst}"
+    if words and ".." in words[0] and len(words) >= 2:
+        return f"pushed {words[1]} -> {dst} ({words[0]})"
+    if words and words[0] == "+" and len(words) >= 3:
+        return f"force-pushed {words[2]} -> {dst} ({words[1]})"
+    return ""
+
+
+def _urls(text: str, part: str) -> list[str]:
+    found = []
+    for word in text.split():
+        word = word.strip("()<>\"',")
+        if word.startswith("https://") and part in word and word not in found:
+            found.append(word)
+    return found
+
+
+def outcomes(command: str, output: str, failed: bool = False) -> list[str]:
+    """What the command changed or reported, one short line each (may be empty)."""
+    low = " ".join(command.lower().split())
+    out: list[str] = []
+    for raw in output.splitlines():
+        line = _clean(raw)
+        if not line:
+            continue
+        said = _commit(line) or _push(line)
+        lowered = line.lower()
+        if not said:
+            if lowered.startswith(("your branch is ahead of", "your branch is behind")):
+                said = "branch " + line[len("your branch is ") :].rstrip(".")
+            elif lowered.startswith("your branch is up to date with"):
+                said = "branch " + line[len("your branch is ") :].rstrip(".") + " (pushed)"
+            elif lowered.startswith("your branch and") and "diverged" in lowered:
+                said = "branch and " + line[len("your branch and ") :].rstrip(",.")
+            elif "...origin/" in line and "[ahead" in line:
+                said = "branch " + line.strip("📌 ").strip() + " (not pushed)"
+            elif lowered.startswith("nothing to commit"):
+                said = lowered
+            elif lowered == "everything up-to-date":
+                said = "push: everything up-to-date"
+            elif lowered.startswith(("fast-forward", "merge made by")) and "merge" in low:
+                said = "merged (" + lowered.rstrip(".") + ")"
+        if said and said not in out:
+            out.append(said)
+    if "gh pr checks" in low or "glab ci" in low:
+        verdict = _ci_checks(output)
+        if verdict:
+            out.append(verdict)
+    elif ("gh run view" in low or "gh run watch" in low) and "##[error]" in output:
+        out.append(_ci_failure(output))
+    if not failed:
+        if "gh pr create" in low:
+            out.extend(f"opened pull request {url}" for url in _urls(output, "/pull/"))
+        if "gh pr merge" in low:
+            out.append("merged the pull request")
+        if "gh release create" in low:
+            out.extend(f"published release {url}" for url in _urls(output, "/releases/tag/"))
+        elif "gh release upload" in low or "gh release edit" in low:
+            out.append("updated the release" + (" assets" if "upload" in low else " notes"))
+        tag = _git_tag(low) if "git tag" in low else ""
+        if tag:
+            out.append(f"tagged {tag}")
+    totals = reported_totals(output)
+    if totals is not None:
+        named = zip(totals, ("passed", "failed"), strict=True)
+        counts = [f"{n} {word}" for n, word in named if n is not None]
+        out.append("tests: " + ", ".join(counts))
+    return out[:8]

@@ -1,0 +1,97 @@
+"""What a command's output says happened, kept where a next-day question looks: the commit,
+push, tag, release and test totals a command reported ("Outcome: …" after the command line),
+and for a failure the decisive error lines first (compiler, linter and CI output), also when
+the exit status hid it (a test run piped into ``tail``). Hooks run as subprocesses fed
+payloads shaped as real Claude Code sends them (INTEGRATION.md section 1.2); the outputs are
+written here after real sessions' (../shared/data/transcripts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memlode.engine import Engine
+
+
+def _bash(project: Path, command: str, stdout: str, failed: bool = False) -> dict[str, Any]:
+    base = {
+        "session_id": "outcome-session",
+        "transcript_path": str(project / "outcome.jsonl"),
+        "cwd": str(project),
+        "permission_mode": "default",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
+    if failed:
+        return {**base, "hook_event_name": "PostToolUseFailure", "error": stdout}
+    return {
+        **base,
+        "hook_event_name": "PostToolUse",
+        "tool_response": {"stdout": stdout, "stderr": "", "interrupted": False},
+    }
+
+
+def _rows(engine: Engine) -> list[Any]:
+    return engine.list_memories(sources=["hook"], limit=None)
+
+
+def test_a_commit_and_push_are_stored_as_state(hook, project: Path, proj_engine: Engine):
+    command = (
+        "git add src/color/gradient_test.go && git commit -m \"$(cat <<'EOF'\n"
+        "fix(color): satisfy fieldalignment\nEOF\n)\" && git push origin next"
+    )
+    printed = (
+        "[next 6be07325] fix(color): satisfy fieldalignment\n"
+        " 1 file changed, 1 insertion(+), 1 deletion(-)\n"
+        "To github.com:someone/app.git\n   62c5d6c0..6be07325  next -> next\n"
+    )
+    assert hook("post-tool", _bash(project, command, printed)).returncode == 0
+    [row] = _rows(proj_engine)
+    outcome = row.content.split("\n")[1]
+    assert outcome.startswith("Outcome: committed 6be07325 on next: fix(color): satisfy")
+    assert "pushed next -> next (62c5d6c0..6be07325)" in outcome
+    assert "outcome" in row.tags and row.importance > 0.3
+    assert row.metadata["outcomes"][0].startswith("committed 6be07325")
+
+
+def test_a_piped_test_run_that_failed_is_a_failure(hook, project: Path, proj_engine: Engine):
+    """``go test … | tail`` exits 0: its output says it failed, and the failing lines lead."""
+    passing = "\n".join(f"=== RUN   TestCase{i}\n--- PASS: TestCase{i} (0.00s)" for i in range(40))
+    printed = (
+        "# example.com/app/color [example.com/app/color.test]\n"
+        "color/gradient_test.go:215:9: undefined: assert.Greater\n"
+        "FAIL\texample.com/app/color [build failed]\n"
+        f"{passing}\nok  \texample.com/app/terminal\t0.12s\n"
+    )
+    command = "go test ./color/... ./terminal/... -v 2>&1 | tail -300"
+    assert hook("post-tool", _bash(project, command, printed)).returncode == 0
+    [row] = _rows(proj_engine)
+    lines = row.content.split("\n")
+    assert lines[0] == f"Failed: $ {command}"
+    assert lines[1] == "Outcome: tests: 1 passed, 1 failed"
+    assert lines[2] == "color/gradient_test.go:215:9: undefined: assert.Greater"
+    assert "failure" in row.tags
+    # a passing run stays a plain command with its totals
+    ok = "ok  \texample.com/app/color\t0.10s\nok  \texample.com/app/terminal\t0.12s\n"
+    assert hook("post-tool", _bash(project, "go test ./...", ok)).returncode == 0
+    [plain] = [m for m in _rows(proj_engine) if m.id != row.id]
+    assert plain.content.startswith("$ go test ./...\nOutcome: tests: 2 passed")
+    assert "failure" not in plain.tags
+
+
+def test_a_long_failure_log_keeps_its_decisive_lines(hook, project: Path, proj_engine: Engine):
+    """A pre-commit/CI log longer than the error excerpt: the error lines come first."""
+    noise = "\n".join(f"[group] step {i} output line that says nothing" for i in range(200))
+    log = (
+        f"Exit code 1\n{noise}\n"
+        "lint\tFieldalignment\t2026-07-24T11:38:48.38Z ##[error]/home/runner/work/app/"
+        "src/color/gradient_test.go:247:13: struct with 64 pointer bytes could be 56\n"
+        f"{noise}\n"
+    )
+    command = "gh run view 3009 --log-failed 2>&1 | tail -150; exit 1"
+    assert hook("post-tool-failure", _bash(project, command, log, failed=True)).returncode == 0
+    [row] = _rows(proj_engine)
+    lines = row.content.split("\n")
+    assert lines[0].startswith("Failed: $ gh run view 3009")
+    assert lines[1] == "Outcome: CI job lint failed at step Fieldalignment"
+    assert "gradient_test.go:247:13: struct with 64 pointer bytes could be 56" in lines[3]

@@ -1,0 +1,83 @@
+"""Reading what a command's output says happened (memlode.sources.outcomes), on outputs
+written after real sessions': git, gh, test runners, linters and CI logs."""
+
+from __future__ import annotations
+
+from memlode.sources.outcomes import error_lines, failed_by_output, outcomes, reported_totals
+
+
+def test_git_outcomes() -> None:
+    printed = (
+        "[main 28882f7] Add Bing wallpaper manager for COSMIC desktop\n"
+        " 21 files changed, 9669 insertions(+), 10 deletions(-)\n"
+        "To https://github.com/someone/app.git\n   b08ed3d..526a132  main -> main\n"
+        " * [new tag]         v0.1.1 -> v0.1.1\n"
+    )
+    assert outcomes("git commit -m x && git push --follow-tags", printed) == [
+        "committed 28882f7 on main: Add Bing wallpaper manager for COSMIC desktop",
+        "pushed main -> main (b08ed3d..526a132)",
+        "pushed new tag v0.1.1",
+    ]
+    status = "On branch main\nYour branch is ahead of 'origin/main' by 21 commits.\n"
+    assert outcomes("git status", status) == ["branch ahead of 'origin/main' by 21 commits"]
+    rejected = " ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs"
+    said = outcomes("git push", rejected, failed=True)
+    assert said[0].startswith("push of main rejected: [rejected]")
+    assert outcomes('git tag -a v0.1.2 -m "Fix tray autostart"', "") == ["tagged v0.1.2"]
+    assert outcomes("git tag -l", "v0.1.0\nv0.1.1\n") == []
+    # a failed tag or release made nothing
+    assert outcomes("git tag -a v1 -m x", "fatal: tag 'v1' already exists", failed=True) == []
+
+
+def test_gh_outcomes() -> None:
+    url = "https://github.com/someone/app/pull/7716"
+    assert outcomes("gh pr create --fill", f"{url}\n") == [f"opened pull request {url}"]
+    release = "https://github.com/someone/app/releases/tag/v0.1.3\n"
+    assert outcomes("gh release create v0.1.3 --notes x", release) == [
+        "published release https://github.com/someone/app/releases/tag/v0.1.3"
+    ]
+    checks = (
+        "test (ubuntu-latest)\tfail\t1m9s\thttps://ci/1\n"
+        "lint\tpass\t5s\thttps://ci/2\nbuild\tpending\t0\thttps://ci/3\n"
+    )
+    assert outcomes("gh pr checks 7716", checks, failed=True) == [
+        "CI checks failed: test (ubuntu-latest) (1 pass, 1 pending)"
+    ]
+
+
+def test_test_totals_of_several_runners() -> None:
+    assert reported_totals(" 1274 pass\n 0 fail\n 2760 expect() calls\n") == (1274, 0)
+    assert reported_totals("===== 2 failed, 10 passed in 1.20s =====") == (10, 2)
+    assert reported_totals("test result: FAILED. 3 passed; 1 failed; 0 ignored") == (3, 1)
+    assert reported_totals("Finished in 0.4 seconds\n5 tests, 1 failure\n") == (4, 1)
+    assert reported_totals("ok  \tex.com/a\t0.1s\nFAIL\tex.com/b\t0.2s\n") == (1, 1)
+    # counts inside log lines are not totals
+    assert reported_totals("[Limiter] Task 2 failed: boom\nretrying 3 passed items") is None
+
+
+def test_error_lines_pick_the_decisive_lines() -> None:
+    lint = (
+        "$ biome check --error-on-warnings\n"
+        " frontend/src/components/ContextTab.tsx format ━━━━━━━━━━━━━━━\n\n"
+        "  \u00d7 Formatter would have printed the following content:\n"
+        "    358 358 │   {/* List view */}\n"
+    )
+    assert error_lines(lint, "bun run lint") == [
+        "frontend/src/components/ContextTab.tsx format",
+        "\u00d7 Formatter would have printed the following content:",
+    ]
+    golangci = (
+        "color\\gradient_test.go:191:1: The line is 185 characters long, which exceeds the "
+        "maximum of 180 characters. (lll)\n\tassert.Equal(t, x)\n^\n1 issues:\n* lll: 1"
+    )
+    [line] = error_lines(golangci, "golangci-lint run ./...")
+    assert line.startswith("(lll) color\\gradient_test.go:191:1: The line is 185")
+    # a grep's file:line output is not a diagnostic; a checker's is
+    found = "src/app.go:12: func handleError(err error) {\n"
+    assert error_lines(found, "grep -n handle src/app.go") == []
+    vet = "cache/file_map.go:204:13: possible misuse of unsafe.Pointer\n"
+    assert error_lines(vet, "go vet ./...") == [vet.strip()]
+    # a passing run whose logs mention errors did not fail
+    passing = "error: Item 3 failed\n    at runNext (src/limiter.ts:55:5)\n 12 pass\n 0 fail\n"
+    assert not failed_by_output(passing, "bun run test")
+    assert failed_by_output(" 11 pass\n 1 fail\n", "bun run test")
