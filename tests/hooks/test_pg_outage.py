@@ -331,3 +331,46 @@ def test_a_full_spool_refuses_new_events_with_one_warning_and_keeps_the_old_ones
     assert spool.status(path)["refused"] == 0
     commands = [str(r[0]) for r in _rows(url, "SELECT content FROM memories")]
     assert sum("cat big-" in c for c in commands) == 3
+
+
+def test_the_mcp_server_serves_again_once_the_server_is_back(
+    outage: dict[str, str], own_server: Any, project: Path
+) -> None:
+    """A tool call during the outage is an isError result (not applied, nothing acknowledged);
+    after the server is back the same server process stores again (its engine reconnects)."""
+    import asyncio
+
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    async def session_with_outage() -> list[tuple[str, bool]]:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "memlode", "mcp"],
+            env={**os.environ, **outage},
+            cwd=str(project),
+        )
+        results: list[tuple[str, bool]] = []
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+
+            async def store(text: str) -> None:
+                done = await client.call_tool("store_memory", {"content": text})
+                results.append((text, bool(done.is_error)))
+
+            await store("before the outage the billing queue is drained nightly")
+            own_server.halt()
+            await store("during the outage the billing queue is paused")
+            own_server.resume()
+            for attempt in range(3):  # the first call after may meet the broken connection
+                await store(f"after the outage the billing queue resumes, try {attempt}")
+                if not results[-1][1]:
+                    break
+        return results
+
+    results = asyncio.run(session_with_outage())
+    assert results[0][1] is False and results[1][1] is True
+    assert results[-1][1] is False, results  # stored again, same process
+    stored = {str(r[0]) for r in _rows(outage["MEMLODE_DB"], "SELECT content FROM memories")}
+    assert {text for text, failed in results if not failed} <= stored
+    assert "during the outage the billing queue is paused" not in stored

@@ -22,14 +22,21 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 
 from memlode.config import Settings
-from memlode.errors import InvalidInput, MemlodeError, MissingDependency, NotFound, StorageError
+from memlode.errors import (
+    InvalidInput,
+    MemlodeError,
+    MissingDependency,
+    NotFound,
+    StorageError,
+    is_unreachable,
+)
 from memlode.project import detect_namespace
 from memlode.storage.sql import is_server_error
 
@@ -112,7 +119,16 @@ class ToolContext:
                 raise StorageError("the server is shutting down; no more calls are served")
             if self._engine is None:
                 self._engine = self.open_engine()
-            yield self._engine
+            try:
+                yield (engine := self._engine)
+            except Exception as exc:
+                # a PostgreSQL server restarted or away: the next call opens a new engine (the
+                # old one's connection is broken for good)
+                if self.settings.db_url is not None and is_unreachable(exc):
+                    self._engine = None
+                    with suppress(Exception):
+                        engine.close()
+                raise
 
     def open_engine(self) -> Engine:
         """A new engine on the server's store (the caller closes it) that embeds with the
