@@ -18,7 +18,16 @@ reports per writer: writes attempted, acknowledged, present; errors; ``PRAGMA
 integrity_check``; and whether the transcript's rows equal a clean ingest of the same file
 into a separate store. Exit status 1 if anything acknowledged is missing or integrity fails.
 
+With ``--pg`` the store is a PostgreSQL one (a schema on the test server of tests/pg_server.py,
+started and deleted here) served by its resident, and the server is stopped ``--outage-at``
+seconds in for ``--outage`` seconds while the loops run, then started again (issue #35). A hook
+is acknowledged when it exits 0 (its event spooled); a CLI store or an MCP store_memory only
+when it succeeded (during the outage they fail, as they should, and are not acknowledged).
+After the loops the spool is waited for; then per writer: acknowledged, present, lost, and
+duplicated (a marker or id found in more than one row), and the resident's hook queue counts.
+
     .venv/bin/python bench/bench_soak.py [--seconds 60] [--hook-loops 8] [--cli-loops 2] [--json]
+        [--pg [--outage-at S] [--outage S]]
 """
 
 from __future__ import annotations
@@ -68,9 +77,15 @@ class Counts:
             self.errors.setdefault(writer, []).append(text[:300])
 
 
+# --pg: the PostgreSQL store every process of the run uses (None: the home's SQLite file)
+STORE_URL: list[str] = []
+
+
 def _env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLODE_")}
     env.update({"MEMLODE_HOME": str(home), "MEMLODE_EMBED_PROVIDER": "hash"})
+    if STORE_URL:
+        env["MEMLODE_DB"] = STORE_URL[0]
     return env
 
 
@@ -257,7 +272,64 @@ def transcript_rows(db: Path) -> list[str]:
         conn.close()
 
 
-def run(seconds: float, hook_loops: int, cli_loops: int) -> dict[str, Any]:
+def read_pg(url: str) -> tuple[str, list[str], list[str], list[str]]:
+    """A PostgreSQL store's ids, contents and transcript rows' hashes (no integrity pragma)."""
+    from memlode.storage import open_store
+
+    with open_store(url) as store:
+        rows = store.query("SELECT id, content, source, content_hash FROM memories")
+    ids = [str(r[0]) for r in rows]
+    contents = [str(r[1]) for r in rows]
+    transcript = sorted(str(r[3]) for r in rows if r[2] == "transcript")
+    return "n/a (PostgreSQL)", ids, contents, transcript
+
+
+def outage(server: Any, at: float, length: float, log: list[str]) -> None:
+    """Stop the server ``at`` seconds from now for ``length`` seconds, then start it again."""
+    time.sleep(at)
+    began = time.monotonic()
+    server.halt()
+    log.append(f"server stopped at +{at:.0f} s")
+    time.sleep(length)
+    server.resume()
+    log.append(f"server started again after {time.monotonic() - began:.1f} s")
+
+
+def wait_for_spool(home: Path, url: str, limit: float) -> dict[str, Any]:
+    """Wait until the store's hook spool is applied (at most ``limit`` s); its last status."""
+    from memlode.resident_client import spool
+
+    deadline = time.monotonic() + limit
+    report = spool.for_store(str(home), url)
+    while report["lines"] and time.monotonic() < deadline:
+        time.sleep(0.5)
+        report = spool.for_store(str(home), url)
+    return report
+
+
+def resident_status(home: Path, project: Path) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "memlode", "resident", "status", "--json"],
+        capture_output=True,
+        text=True,
+        env=_env(home),
+        cwd=project,
+    )
+    try:
+        value = json.loads(done.stdout)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def run(
+    seconds: float,
+    hook_loops: int,
+    cli_loops: int,
+    server: Any = None,
+    outage_at: float = 0.0,
+    outage_s: float = 0.0,
+) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="memlode-soak-"))
     home, project = tmp / "home", tmp / "project"
     project.mkdir()
@@ -269,6 +341,10 @@ def run(seconds: float, hook_loops: int, cli_loops: int) -> dict[str, Any]:
         for line in TRANSCRIPT.read_text(encoding="utf-8").splitlines(keepends=True)
     ]
     counts = Counts()
+    reference_url = ""
+    if server is not None:
+        STORE_URL[:] = [server.url(schema=server.new_schema())]
+        reference_url = server.url(schema=server.new_schema())
     # The store exists (and is migrated) before the writers start, as it would in use.
     subprocess.run(
         [sys.executable, "-m", "memlode", "stats"],
@@ -277,8 +353,21 @@ def run(seconds: float, hook_loops: int, cli_loops: int) -> dict[str, Any]:
         check=True,
         capture_output=True,
     )
+    outages: list[str] = []
+    if server is not None:  # the store's resident applies the hooks' spool
+        subprocess.run(
+            [sys.executable, "-m", "memlode", "resident"],
+            env={**_env(home), "MEMLODE_RESIDENT_IDLE": str(int(seconds) + 600)},
+            cwd=project,
+            check=True,
+            capture_output=True,
+        )
     started = time.monotonic()
     deadline = started + seconds
+    if server is not None and outage_s > 0:
+        threading.Thread(
+            target=outage, args=(server, outage_at, outage_s, outages), daemon=True
+        ).start()
     threads = [
         threading.Thread(target=hook_loop, args=(w, deadline, project, transcript, home, counts))
         for w in range(hook_loops)
@@ -308,22 +397,56 @@ def run(seconds: float, hook_loops: int, cli_loops: int) -> dict[str, Any]:
     )
     if final.returncode != 0:
         counts.error("ingest", final.stderr)
+    spool: dict[str, Any] = {}
+    queue: dict[str, Any] = {}
+    if server is not None:
+        spool = wait_for_spool(home, STORE_URL[0], 300)
+        queue = resident_status(home, project).get("hook_queue", {})
     elapsed = time.monotonic() - started
 
     ref_home = tmp / "reference-home"
+    ref_env = _env(ref_home)
+    if reference_url:
+        ref_env["MEMLODE_DB"] = reference_url
     subprocess.run(
         [sys.executable, "-m", "memlode", "ingest", "transcript", str(transcript)],
         capture_output=True,
-        env=_env(ref_home),
+        env=ref_env,
         cwd=project,
         check=True,
     )
     db = home / "memlode.db"
-    integrity, ids, contents = read_store(db)
+    if server is not None:
+        integrity, id_list, contents, soak_rows = read_pg(STORE_URL[0])
+        ref_rows = read_pg(reference_url)[3]
+        ids = set(id_list)
+        subprocess.run(  # the resident goes with the run
+            [sys.executable, "-m", "memlode", "resident", "stop"],
+            env=_env(home),
+            cwd=project,
+            capture_output=True,
+        )
+    else:
+        integrity, ids, contents = read_store(db)
+        id_list = list(ids)
+        soak_rows, ref_rows = transcript_rows(db), transcript_rows(ref_home / "memlode.db")
     hook_markers = set(counts.acked.get("hooks", []))
-    present_markers = {
-        word for text in contents for word in text.split() if word.startswith("soak-h")
-    }
+    # rows holding each hook marker: an event's observation holds its one marker (a session
+    # summary listing several is not a copy of an event)
+    marker_rows: dict[str, int] = {}
+    for text in contents:
+        words = {w.strip("`'\".,:;()") for w in text.split()}
+        markers = [w for w in words if w.startswith("soak-h")]
+        if len(markers) == 1:
+            marker_rows[markers[0]] = marker_rows.get(markers[0], 0) + 1
+        for word in markers[1:] if len(markers) > 1 else ():
+            marker_rows.setdefault(word, 0)
+        if len(markers) > 1:
+            marker_rows.setdefault(markers[0], 0)
+    present_markers = {m for m, rows in marker_rows.items() if rows}
+    id_rows: dict[str, int] = {}
+    for key in id_list:
+        id_rows[key] = id_rows.get(key, 0) + 1
     writers: dict[str, dict[str, int]] = {}
     for writer in ("hooks", "cli", "mcp"):
         acked = counts.acked.get(writer, [])
@@ -332,13 +455,18 @@ def run(seconds: float, hook_loops: int, cli_loops: int) -> dict[str, Any]:
             if writer == "hooks"
             else sum(1 for key in acked if key in ids)
         )
+        duplicated = (
+            sum(1 for m in hook_markers if marker_rows.get(m, 0) > 1)
+            if writer == "hooks"
+            else sum(1 for key in acked if id_rows.get(key, 0) > 1)
+        )
         writers[writer] = {
             "attempted": counts.attempted.get(writer, 0),
             "acknowledged": len(acked),
             "present": present,
             "lost": len(acked) - present,
+            "duplicated": duplicated,
         }
-    soak_rows, ref_rows = transcript_rows(db), transcript_rows(ref_home / "memlode.db")
     return {
         "seconds": round(elapsed, 1),
         "writers": writers,
@@ -348,7 +476,10 @@ def run(seconds: float, hook_loops: int, cli_loops: int) -> dict[str, Any]:
         "errors": {k: len(v) for k, v in counts.errors.items()},
         "error_samples": {k: v[:3] for k, v in counts.errors.items()},
         "integrity": integrity,
-        "store": str(db),
+        "store": STORE_URL[0].split("?")[0] if STORE_URL else str(db),
+        "outage": outages,
+        "spool_left": {k: spool[k] for k in ("lines", "refused")} if spool else None,
+        "hook_queue": {k: v for k, v in queue.items() if k != "spool"},
     }
 
 
@@ -358,21 +489,39 @@ def main() -> int:
     parser.add_argument("--hook-loops", type=int, default=8)
     parser.add_argument("--cli-loops", type=int, default=2)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--pg", action="store_true", help="a PostgreSQL store, with an outage")
+    parser.add_argument("--outage-at", type=float, default=None, help="s in (default: 1/3)")
+    parser.add_argument("--outage", type=float, default=8.0, help="s the server is down")
     args = parser.parse_args()
     if not TRANSCRIPT.is_file():
         print(f"bench_soak: {TRANSCRIPT} is missing (../shared/data)", file=sys.stderr)
         return 1
-    report = run(args.seconds, args.hook_loops, args.cli_loops)
+    if args.pg:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from tests import pg_server
+
+        server = pg_server.start()
+        try:
+            at = args.seconds / 3 if args.outage_at is None else args.outage_at
+            report = run(args.seconds, args.hook_loops, args.cli_loops, server, at, args.outage)
+        finally:
+            server.stop()
+    else:
+        report = run(args.seconds, args.hook_loops, args.cli_loops)
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         print(f"soak: {report['seconds']} s, store {report['store']}")
-        print(f"{'writer':8} {'attempted':>9} {'acked':>7} {'present':>8} {'lost':>5}")
+        for line in report["outage"]:
+            print(f"outage: {line}")
+        print(f"{'writer':8} {'attempted':>9} {'acked':>7} {'present':>8} {'lost':>5} {'dup':>5}")
         for name, row in report["writers"].items():
             print(
                 f"{name:8} {row['attempted']:>9} {row['acknowledged']:>7} {row['present']:>8}"
-                f" {row['lost']:>5}"
+                f" {row['lost']:>5} {row['duplicated']:>5}"
             )
+        if report["hook_queue"]:
+            print(f"hook queue: {report['hook_queue']}; spool left: {report['spool_left']}")
         print(
             f"transcript: {report['ingest_runs']} ingest runs, {report['transcript_rows']} rows,"
             f" equal to a clean ingest: {report['transcript_equals_clean_ingest']}"
@@ -382,8 +531,9 @@ def main() -> int:
             for sample in samples:
                 print(f"  {name}: {sample.strip().splitlines()[-1] if sample.strip() else ''}")
         print(f"integrity_check: {report['integrity']}")
-    lost = sum(row["lost"] for row in report["writers"].values())
-    ok = lost == 0 and report["integrity"] == "ok" and report["transcript_equals_clean_ingest"]
+    lost = sum(row["lost"] + row["duplicated"] for row in report["writers"].values())
+    integrity_ok = report["integrity"] in ("ok", "n/a (PostgreSQL)")
+    ok = lost == 0 and integrity_ok and report["transcript_equals_clean_ingest"]
     return 0 if ok else 1
 
 
