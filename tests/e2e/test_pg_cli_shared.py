@@ -1,4 +1,4 @@
-"""The commands that run on a PostgreSQL store (``memlode.cli.common.POSTGRES_COMMANDS``), checked
+"""The commands that run on a PostgreSQL store (all but those declared ``sqlite_only``), checked
 by the very tests that check them on SQLite: each test below is imported from its module and runs
 again here with ``MEMLODE_DB`` naming a PostgreSQL store for every ``memlode`` process it starts
 (a ``--db`` the test gives itself, a SQLite copy, still wins): sessions, weights, embeddings,

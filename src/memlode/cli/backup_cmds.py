@@ -7,11 +7,15 @@ from pathlib import Path
 
 import click
 
-from memlode.cli.common import echo_json, json_option, settings_from
+from memlode.cli.common import echo_json, json_option, settings_from, sqlite_only
 
 __all__ = ["backup", "restore"]
 
 
+@sqlite_only(
+    "copies a SQLite store; back up a PostgreSQL store with the server's own tools"
+    " (pg_dump, or the managed service's snapshots)"
+)
 @click.command()
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--force", is_flag=True, help="Replace PATH if it exists.")
@@ -35,6 +39,9 @@ def backup(ctx: click.Context, path: Path, force: bool, as_json: bool) -> None:
     )
 
 
+@sqlite_only(
+    "restores a SQLite store; restore a PostgreSQL store with the server's own tools (pg_restore)"
+)
 @click.command()
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--force", is_flag=True, help="Replace the current store (required if it exists).")

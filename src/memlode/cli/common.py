@@ -30,7 +30,6 @@ __all__ = [
     "EXIT_ABORTED",
     "EXIT_ERROR",
     "EXIT_NOT_FOUND",
-    "POSTGRES_COMMANDS",
     "Count",
     "echo_json",
     "interface",
@@ -40,6 +39,7 @@ __all__ = [
     "read_stdin_text",
     "run_cli",
     "settings_from",
+    "sqlite_only",
 ]
 
 EXIT_ERROR = 1
@@ -48,61 +48,23 @@ EXIT_ABORTED = 130
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The commands that run on a PostgreSQL store (``--db postgresql://...``, issue #21): a command's
-# name, or for a subcommand of a group only some of which run there, its path ("eval locomo").
-# The code commands keep their index in a SQLite file of this machine (storage.code_store). The
-# others need what only a SQLite store has (backups, doctor --repair, the hooks that ``eval
-# replay`` installs) and refuse in one line (``settings_from``).
-POSTGRES_COMMANDS = frozenset(
-    {
-        "associate",
-        "config",
-        "consolidate",
-        "delete",
-        "disable",
-        "docs",
-        "doctor",
-        "embed",
-        "eval locomo",
-        "export",
-        "get",
-        "graph",
-        "impact",
-        "import",
-        "index",
-        "ingest",
-        "init",
-        "list",
-        "map",
-        "mcp",
-        "memory",
-        "namespaces",
-        "neighbors",
-        "patterns",
-        "reembed",
-        "resident",
-        "search",
-        "sessions",
-        "setup",
-        "stats",
-        "store",
-        "symbols",
-        "update",
-        "viz",
-        "watch",
-    }
-)
+# The attribute a SQLite-only command carries (``sqlite_only``): what it says on a PostgreSQL store.
+_SQLITE_ONLY = "memlode_sqlite_only"
+
+C = TypeVar("C", bound=click.Command)
 
 
-# Commands that are about a SQLite file by nature, and what to do on a team store instead.
-_SQLITE_ONLY = {
-    "backup": "copies a SQLite store; back up a PostgreSQL store with the server's own tools"
-    " (pg_dump, or the managed service's snapshots)",
-    "restore": "restores a SQLite store; restore a PostgreSQL store with the server's own tools"
-    " (pg_restore)",
-    "migrate": "copies a SQLite store into PostgreSQL: give --db the SQLite file (or leave it"
-    " out for the default store) and --to the PostgreSQL URL",
-}
+def sqlite_only(why: str) -> Callable[[C], C]:
+    """Declare a command SQLite-only (issue #21: every other command runs on a PostgreSQL store
+    as on a SQLite one). On a PostgreSQL store ``settings_from`` refuses it, and any subcommand
+    of a group so declared, in one line: "`memlode <command>` <why>"; ``why`` says what to do
+    instead. Put it above ``@click.command``."""
+
+    def declare(command: C) -> C:
+        setattr(command, _SQLITE_ONLY, why)
+        return command
+
+    return declare
 
 
 def interface(name: str) -> Callable[..., Any]:
@@ -118,17 +80,23 @@ def settings_from(ctx: click.Context, **extra: Any) -> Settings:
     overrides = dict(ctx.find_root().obj or {})
     overrides.update({k: v for k, v in extra.items() if v is not None})
     settings = Settings.load(overrides)
-    command = _command_path(ctx)
-    top = command.split(" ", 1)[0]
-    if settings.db_url is not None and not {command, top} & POSTGRES_COMMANDS:
-        if top in _SQLITE_ONLY:
-            raise StorageError(f"`memlode {top}` {_SQLITE_ONLY[top]}")
-        raise StorageError(
-            f"`memlode {command}` does not work on a PostgreSQL store yet (these do: "
-            f"{', '.join(sorted(POSTGRES_COMMANDS))}); point --db / MEMLODE_DB at a SQLite "
-            "file for it"
-        )
+    if settings.db_url is not None:
+        why = _sqlite_only(ctx)
+        if why is not None:
+            raise StorageError(f"`memlode {_command_path(ctx)}` {why}")
     return settings
+
+
+def _sqlite_only(ctx: click.Context) -> str | None:
+    """What the running command, or a group it belongs to, says on a PostgreSQL store (None:
+    it runs there)."""
+    here: click.Context | None = ctx
+    while here is not None:
+        why = getattr(here.command, _SQLITE_ONLY, None)
+        if isinstance(why, str):
+            return why
+        here = here.parent
+    return None
 
 
 def _command_path(ctx: click.Context) -> str:

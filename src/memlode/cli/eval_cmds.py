@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from memlode.cli.common import echo_json, json_option, settings_from
+from memlode.cli.common import echo_json, json_option, settings_from, sqlite_only
 from memlode.cli.eval_updates_cmd import updates
 from memlode.cli.progress import step_lines
 
@@ -114,6 +114,10 @@ def locomo(
         click.echo(format_report(report))
 
 
+@sqlite_only(
+    "does not work on a PostgreSQL store (the replay's hooks need a SQLite one); point --db /"
+    " MEMLODE_DB at a SQLite file for it"
+)
 @eval_.command()
 @click.argument(
     "questions",
@@ -179,7 +183,7 @@ def replay(
     """
     from memlode.evaluation.replay import format_replay, load_replay_specs, run_replay
 
-    settings_from(ctx)  # refuses a PostgreSQL store: the replay's hooks need a SQLite one
+    settings_from(ctx)  # refuses a PostgreSQL store (sqlite_only)
     spec = load_replay_specs(list(questions), data_dir, list(only) or None)
     extra = {"MEMLODE_EMBED_PROVIDER": embed_provider} if embed_provider else None
     report = run_replay(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from memlode.cli.common import echo_json, json_option, settings_from
+from memlode.cli.common import echo_json, json_option, settings_from, sqlite_only
 from memlode.cli.progress import TtyProgress
 
 __all__ = ["migrate"]
@@ -33,6 +33,10 @@ class _TableBars:
             self.bar = None
 
 
+@sqlite_only(
+    "copies a SQLite store into PostgreSQL: give --db the SQLite file (or leave it out for the"
+    " default store) and --to the PostgreSQL URL"
+)
 @click.command()
 @click.option(
     "--to",
