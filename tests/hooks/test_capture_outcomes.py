@@ -38,7 +38,7 @@ def _rows(engine: Engine) -> list[Any]:
 def test_a_commit_and_push_are_stored_as_state(hook, project: Path, proj_engine: Engine):
     command = (
         "git add src/color/gradient_test.go && git commit -m \"$(cat <<'EOF'\n"
-        "fix(color): satisfy fieldalignment\nEOF\n)\" && git push origin next"
+        'fix(color): satisfy fieldalignment\nEOF\n)" && git push origin next'
     )
     printed = (
         "[next 6be07325] fix(color): satisfy fieldalignment\n"
@@ -77,6 +77,13 @@ def test_a_piped_test_run_that_failed_is_a_failure(hook, project: Path, proj_eng
     [plain] = [m for m in _rows(proj_engine) if m.id != row.id]
     assert plain.content.startswith("$ go test ./...\nOutcome: tests: 2 passed")
     assert "failure" not in plain.tags
+    # a passing run's log is kept only by its end, where the totals are
+    log = "\n".join(f"[Routes] POST /api/evaluate request {i}" for i in range(100))
+    printed = f"{log}\n 1274 pass\n 0 fail\nRan 1274 tests across 56 files. [719.00ms]\n"
+    assert hook("post-tool", _bash(project, "bun run test 2>&1", printed)).returncode == 0
+    [bun] = [m for m in _rows(proj_engine) if m.content.startswith("$ bun run test")]
+    assert "Outcome: tests: 1274 passed, 0 failed" in bun.content
+    assert "request 99" in bun.content and "request 50" not in bun.content
 
 
 def test_a_long_failure_log_keeps_its_decisive_lines(hook, project: Path, proj_engine: Engine):

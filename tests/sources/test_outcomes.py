@@ -81,3 +81,18 @@ def test_error_lines_pick_the_decisive_lines() -> None:
     passing = "error: Item 3 failed\n    at runNext (src/limiter.ts:55:5)\n 12 pass\n 0 fail\n"
     assert not failed_by_output(passing, "bun run test")
     assert failed_by_output(" 11 pass\n 1 fail\n", "bun run test")
+
+
+def test_git_status_names_the_files_of_each_section() -> None:
+    status = (
+        "On branch next\nChanges to be committed:\n"
+        '  (use "git restore --staged <file>..." to unstage)\n'
+        "\tmodified:   src/color/gradient.go\n\tnew file:   src/color/shade.go\n\n"
+        "Untracked files:\n"
+        '  (use "git add <file>..." to include in what will be committed)\n'
+        "\t.husky/\n\n"
+    )
+    assert outcomes("git add -A src && git status", status) == [
+        "staged: src/color/gradient.go, src/color/shade.go",
+        "untracked: .husky/",
+    ]

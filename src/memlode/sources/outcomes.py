@@ -360,6 +360,42 @@ def _urls(text: str, part: str) -> list[str]:
     return found
 
 
+# git status's long-format sections, and what each says of the files listed under it.
+_STATUS_SECTIONS = {
+    "changes to be committed:": "staged",
+    "changes not staged for commit:": "changed, not staged",
+    "untracked files:": "untracked",
+}
+MAX_STATUS_FILES = 6
+
+
+def _status_files(output: str) -> list[str]:
+    """The files of git status's sections: 'staged: a.go, b.go'; none for other output."""
+    found: dict[str, list[str]] = {}
+    section = ""
+    for raw in output.splitlines():
+        line = raw.strip()
+        low = line.lower()
+        if low in _STATUS_SECTIONS:
+            section = _STATUS_SECTIONS[low]
+            continue
+        if not section or not line or line.startswith("("):
+            if not line and section == "untracked":
+                section = ""
+            continue
+        if not raw.startswith(("\t", "  ")):
+            section = ""
+            continue
+        name = line.split(":", 1)[1].strip() if section != "untracked" and ":" in line else line
+        found.setdefault(section, []).append(name)
+    out = []
+    for label, names in found.items():
+        more = len(names) - MAX_STATUS_FILES
+        text = ", ".join(names[:MAX_STATUS_FILES]) + (f" (+{more} more)" if more > 0 else "")
+        out.append(f"{label}: {text}")
+    return out
+
+
 def outcomes(command: str, output: str, failed: bool = False) -> list[str]:
     """What the command changed or reported, one short line each (may be empty)."""
     low = " ".join(command.lower().split())
@@ -405,9 +441,11 @@ def outcomes(command: str, output: str, failed: bool = False) -> list[str]:
         tag = _git_tag(low) if "git tag" in low else ""
         if tag:
             out.append(f"tagged {tag}")
+    if "git status" in low or "git add" in low:
+        out.extend(_status_files(output))
     totals = reported_totals(output)
     if totals is not None:
         named = zip(totals, ("passed", "failed"), strict=True)
         counts = [f"{n} {word}" for n, word in named if n is not None]
         out.append("tests: " + ", ".join(counts))
-    return out[:8]
+    return out[:10]
