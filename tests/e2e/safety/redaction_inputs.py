@@ -44,6 +44,8 @@ def adversarial(size: int) -> dict[str, str]:
         "command: mysql mysql": rep("mysql "),
         "command: mysql -p run": "mysql " + rep("-p-p"),
         "command: curl -u a:": "curl " + rep("-u a:"),
+        "command: http -a a:": "http " + rep("-a a:"),
+        "command: xh bearer -a": "xh -A bearer " + rep("-a "),
         "command: continuation lines": "mysql " + rep("\\\n"),
         "command: config run": rep("config"),
         "command: git config pairs": rep("git  config x "),
