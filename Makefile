@@ -46,11 +46,11 @@ $(CLIENTS): tests/clients/clients.json | $(BIN)/python
 	  $$($(BIN)/python -c "import json; print(' '.join(f'{k}@{v}' for k, v in json.load(open('tests/clients/clients.json'))['npm'].items()))")
 	touch $@
 
-# Real third-party code some tests and the code-search evaluation read (tests/realcode.json).
+# Real third-party code some tests and the code-search evaluation read (bench/realcode.json).
 REALCODE := .cache/realcode/.fetched
 
-$(REALCODE): tests/realcode.json tests/realcode.py | $(BIN)/python
-	$(BIN)/python tests/realcode.py
+$(REALCODE): bench/realcode.json bench/realcode.py | $(BIN)/python
+	$(BIN)/python bench/realcode.py
 	touch $@
 
 # The headless browser the dashboard tests (tests/viz) drive through Playwright: Debian's

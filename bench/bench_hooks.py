@@ -18,7 +18,7 @@ runs; ``baseline-noclose`` shows the baseline doing the same.
 Targets: PostToolUse p50 <= 1.1 (issue 36); Stop p50 and p95 <= 1.25, UserPromptSubmit and
 SessionStart p50 and p95 <= 1.5 (issue 5).
 
-With ``--pg`` (the test server of tests/pg_server.py, started and deleted here) or ``--db URL``
+With ``--pg`` (the test server of bench/pg_server.py, started and deleted here) or ``--db URL``
 (a server of yours; a schema is made in it and dropped) the hooks run on a PostgreSQL store
 filled the same way, with its resident up (``memlode resident``, the deterministic ``hash``
 embedder so that no model competes for the CPU): each hook spools its event and hands it to
@@ -328,7 +328,7 @@ def main() -> None:
 def postgres(url: str | None) -> Iterator[tuple[str, str]]:
     """Two empty stores (schemas) on the test server or on ``url``'s: (served, unserved)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests import pg_server
+    from bench import pg_server
 
     server = None if url else pg_server.start()
     base = server.url() if server is not None else str(url)

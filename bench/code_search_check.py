@@ -2,7 +2,7 @@
 
     python bench/code_search_check.py [--questions bench/code_search_heldout.json] [--fetch]
 
-Each project of the file is a ``tests/realcode.json`` entry; its folder is indexed into a fresh
+Each project of the file is a ``bench/realcode.json`` entry; its folder is indexed into a fresh
 store (namespace = project name) and every ``expected`` and ``target`` qualified name of its
 questions must be in the store's symbols. Printed: per project the symbols indexed, the
 questions by type and half, and each missing name; the exit code is 1 when a name is missing.
@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from tests.realcode import fetch, real_code  # noqa: E402
+from bench.realcode import fetch, real_code  # noqa: E402
 
 
 def _names(item: dict[str, object]) -> list[str]:

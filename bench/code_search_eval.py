@@ -17,7 +17,7 @@ The baseline, computed in the same run on the same questions with the same embed
 per symbol (kind, the qualified name with identifiers split, signature, doc, the first lines of
 its body), plain cosine; for impact questions, the callers of its best symbol.
 
-Projects come from tests/realcode.py entries ("eval-..."), fetched when missing, or from PyPI
+Projects come from bench/realcode.py entries ("eval-..."), fetched when missing, or from PyPI
 sdists ("name==version"); ``--project NAME=DIR`` points one at a folder instead.
 """
 
@@ -60,7 +60,7 @@ def _sdist(spec: str) -> Path:
 
 
 def _source(spec: str) -> Path:
-    from tests.realcode import entries, fetch
+    from bench.realcode import entries, fetch
 
     return fetch(spec) if spec in entries() else _sdist(spec)
 

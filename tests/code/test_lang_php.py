@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bench.realcode import real_code
 from tests.conftest import run_memlode
-from tests.realcode import real_code
 
 from memlode.code.extract import extract_file
 from memlode.code.indexer import index_project

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench.realcode import real_code
 from tests.conftest import run_memlode
-from tests.realcode import real_code
 
 
 def _indexed(name: str, tmp_path: Path) -> tuple[Path, dict[str, Any]]:

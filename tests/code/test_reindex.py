@@ -8,8 +8,8 @@ import re
 import shutil
 from pathlib import Path
 
+from bench.realcode import real_code
 from tests.code.test_indexer import PROJECT
-from tests.realcode import real_code
 
 from memlode.code.indexer import index_project
 from memlode.code.reindex import reindex_paths, roots_containing

@@ -1,5 +1,5 @@
 """The README's team set-up ("Team memory (PostgreSQL)", "Set up."), as a user runs it, on a
-real PostgreSQL server (``tests/pg_server.py``): the block's commands typed into bash as printed
+real PostgreSQL server (``bench/pg_server.py``): the block's commands typed into bash as printed
 (the URL the only change: the test server's for the README's example), then the hooks Claude
 Code would run, exactly as ``memlode init`` registered them, fired with real payloads through
 ``bash -c`` from the user's shell environment (which exports ``MEMLODE_DB``), and the MCP server

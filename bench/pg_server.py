@@ -284,7 +284,7 @@ def _probe_hnsw(server: PgServer) -> None:
         ) from None
 
 
-if __name__ == "__main__":  # time a start and a stop: python tests/pg_server.py
+if __name__ == "__main__":  # time a start and a stop: python bench/pg_server.py
     began = time.perf_counter()
     srv = start()
     started = time.perf_counter()

@@ -2,11 +2,11 @@
 registries (PyPI sdists, npm tarballs, Debian packages) into ``.cache/realcode`` and never
 committed.
 
-    python tests/realcode.py [NAME ...]     # fetch what tests/realcode.json lists (or NAMEs)
+    python bench/realcode.py [NAME ...]     # fetch what bench/realcode.json lists (or NAMEs)
 
 ``make pytest`` runs this first, so CI has every entry; a test asks for a folder with
 :func:`real_code` and fails with the command to run when it is missing. Each entry of
-``tests/realcode.json`` names one registry and a pinned version:
+``bench/realcode.json`` names one registry and a pinned version:
 ``{"pypi": "name==version"}``, ``{"npm": "name@version"}`` or ``{"deb": "package=version"}``;
 a ``"subdir"`` next to it keeps only that folder of the unpacked archive (a Debian package's
 sources sit deep, e.g. under ``usr/share/gocode/src/...``).
@@ -43,7 +43,7 @@ def real_code(name: str) -> Path:
     folder = CACHE / name
     if not (folder / ".complete").exists():
         raise FileNotFoundError(
-            f"real code {name!r} is not fetched; run: .venv/bin/python tests/realcode.py {name}"
+            f"real code {name!r} is not fetched; run: .venv/bin/python bench/realcode.py {name}"
         )
     return folder
 
