@@ -248,11 +248,3 @@ def test_consolidating_changes_no_members_vector(tmp_path: Path) -> None:
         finally:
             engine.close()
     assert vectors[0] == vectors[1]
-
-
-def test_the_cli_offers_the_engines_cycles() -> None:
-    from memlode.cli import consolidate_cmds
-    from memlode.engine import consolidation
-
-    assert consolidate_cmds.CYCLES == consolidation.CYCLES
-    assert set(consolidate_cmds.OPT_IN) == consolidation.OPT_IN

@@ -9,15 +9,10 @@ from typing import Any
 import click
 
 from memlode.cli.common import Count, echo_json, json_option, namespace_option, open_engine
+from memlode.consolidation_cycles import CYCLES, DEFAULT_CYCLES, DEFAULT_FORGET_AFTER_DAYS
 from memlode.search.signals import DEFAULT_HALF_LIFE_DAYS
 
 __all__ = ["consolidate"]
-
-# memlode.engine.consolidation.CYCLES, not imported here: listing the commands (`--help`)
-# must not load the engine (a test holds the two equal)
-CYCLES = ("cluster", "patterns", "reflect", "compress", "decay", "forget", "creative")
-OPT_IN = ("forget",)  # run only when named
-DEFAULT_FORGET_AFTER_DAYS = 90.0
 
 
 @click.group(invoke_without_command=True)
@@ -70,7 +65,7 @@ def consolidate(
         with open_engine(ctx) as engine:
             runs = run(
                 engine,
-                cycles=cycles or tuple(c for c in CYCLES if c not in OPT_IN),
+                cycles=cycles or DEFAULT_CYCLES,
                 namespace=namespace,
                 dry_run=dry_run,
                 half_life_days=half_life,

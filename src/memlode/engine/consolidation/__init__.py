@@ -35,6 +35,14 @@ import importlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from memlode.consolidation_cycles import (
+    AUTO_CYCLES,
+    CYCLES,
+    DEFAULT_CYCLES,
+    DEFAULT_FORGET_AFTER_DAYS,
+    MODEL_CYCLES,
+    OPT_IN,
+)
 from memlode.engine.consolidation.cycle import CycleContext, CycleRun, Progress
 from memlode.errors import InvalidInput
 from memlode.fastjson import loads
@@ -52,6 +60,8 @@ __all__ = [
     "AUTO_CYCLES",
     "CYCLES",
     "DEFAULT_CYCLES",
+    "DEFAULT_FORGET_AFTER_DAYS",
+    "MODEL_CYCLES",
     "OPT_IN",
     "REFLECT",
     "CycleRun",
@@ -64,24 +74,11 @@ __all__ = [
     "status",
 ]
 
-# Each cycle is the module of that name here, with ``run(ctx, report)``; a run takes them in
-# this order: what writes memories first (decay covers them in the same run), forget after
-# decay, creative last (it links what stays; a run killed midway ends like one that was not).
-CYCLES = ("cluster", "patterns", "reflect", "compress", "decay", "forget", "creative")
-# Cycles that run only when named (``--cycle``): they remove rows.
-OPT_IN = frozenset({"forget"})
-DEFAULT_CYCLES = tuple(c for c in CYCLES if c not in OPT_IN)
-# What the resident runs by itself when due: the cycle the session replay has judged (45/52
-# with it and without; bench/RESULTS.md). Decay runs when asked until it is measured too.
-AUTO_CYCLES = ("cluster", "patterns", "reflect", "creative")
-# With a language model configured the resident also compresses: the user asked for a model,
-# and its daily token budget bounds what an unattended run can spend.
-MODEL_CYCLES = ("compress",)
+# The cycles are declared in memlode.consolidation_cycles (their order, which run only when
+# named, which the resident runs by itself); each is the module of that name here.
 # The resident also runs reflect by itself soon after a session ends (``reflection_due``),
 # whatever the interval; those runs do not count as the interval's run (``due``).
 REFLECT = "reflect"
-# Forget: rows younger than this are never removed.
-DEFAULT_FORGET_AFTER_DAYS = 90.0
 
 
 def auto_cycles(settings: Settings) -> tuple[str, ...]:

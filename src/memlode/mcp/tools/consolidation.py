@@ -6,13 +6,19 @@ consolidate`` and ``memlode consolidate status``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from memlode.consolidation_cycles import CYCLES, DEFAULT_CYCLES, DEFAULT_FORGET_AFTER_DAYS
 from memlode.mcp.params import IDEMPOTENT_WRITE, READ_ONLY, ReadNamespace
 from memlode.mcp.tooling import ToolCall, mcp_tool
 from memlode.search.signals import DEFAULT_HALF_LIFE_DAYS
+
+if TYPE_CHECKING:
+    CycleName = str
+else:  # the schema's enum: the cycles of memlode.consolidation_cycles, in their order
+    CycleName = Literal[CYCLES]
 
 __all__ = ["consolidate", "consolidation_status"]
 
@@ -78,10 +84,9 @@ def _consolidate_text(out: ConsolidateOut) -> str:
 def consolidate(
     call: ToolCall,
     cycles: Annotated[
-        list[Literal["cluster", "patterns", "reflect", "compress", "decay", "forget", "creative"]]
-        | None,
+        list[CycleName] | None,
         Field(
-            max_length=7,
+            max_length=len(CYCLES),
             description="Cycles to run; default: all but forget, which runs only when named",
         ),
     ] = None,
@@ -92,9 +97,8 @@ def consolidate(
     ] = DEFAULT_HALF_LIFE_DAYS,
     forget_after_days: Annotated[
         float, Field(ge=1, le=36500, description="Forget: only rows older than this many days")
-    ] = 90.0,
+    ] = DEFAULT_FORGET_AFTER_DAYS,
 ) -> ConsolidateOut:
-    from memlode.engine.consolidation import DEFAULT_CYCLES
     from memlode.engine.consolidation import consolidate as run
 
     runs = run(
