@@ -24,7 +24,7 @@ from tests.hooks.test_pg_handoff import _start_resident, _status, _stop_resident
 from tests.resident.support import stop_holder, wait_until
 
 from memlode.resident_client import spool
-from memlode.resident_client.paths import database_path, spool_path
+from memlode.resident_client.paths import database_path, lock_path, spool_path
 from memlode.storage import open_store
 
 GITHUB_TOKEN = "ghp_" + "Zq8kR2mW7xL4nV9bT1cY6hJ3sD5fG0aE8uPq"  # a token's shape, not a token
@@ -207,6 +207,7 @@ def test_a_resident_killed_while_it_applies_a_long_spool_loses_and_repeats_nothi
     os.kill(int(first["pid"]), signal.SIGKILL)  # mid-spool
     partly = len(_rows(url, "SELECT id FROM hook_events_applied"))
     assert partly < len(events), "the resident finished before it was killed"
+    print(f"applied before the kill: {partly} of {len(events)}")
 
     _start_resident(outage, project)
     assert wait_until(lambda: spool.status(path)["lines"] == 0, 120)
@@ -374,3 +375,51 @@ def test_the_mcp_server_serves_again_once_the_server_is_back(
     stored = {str(r[0]) for r in _rows(outage["MEMLODE_DB"], "SELECT content FROM memories")}
     assert {text for text, failed in results if not failed} <= stored
     assert "during the outage the billing queue is paused" not in stored
+
+
+def test_a_hook_that_finds_a_backlog_and_no_resident_starts_one_at_once(
+    hook: HookRunner,
+    payloads: dict[str, dict[str, Any]],
+    outage: dict[str, str],
+    project: Path,
+    memlode_home: Path,
+) -> None:
+    """A resident was started less than a minute ago and is gone (crashed): an event alone
+    would not start another for a minute (``PROMPT_START_BACKOFF``), but older lines waiting
+    in the spool make the next hook start one now, and it applies them all."""
+    url = outage["MEMLODE_DB"]
+    texts = [f"the backlog holds note {n} on the ledger service" for n in range(3)]
+    _fire_many(outage, project, [("prompt", _prompt(payloads, t)) for t in texts])
+    lock = Path(lock_path(str(memlode_home), database_path(str(memlode_home), url)))
+    Path(str(lock) + ".started").touch()  # a resident started just now, not running
+    started = {**outage, "MEMLODE_RESIDENT_AUTOSTART": "1"}  # as a user has it
+    done = hook("post-tool", _bash(payloads, "make ledger-check", "ok"), env=started)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    path = _spool(memlode_home, url)
+    assert wait_until(lambda: spool.status(path)["lines"] == 0, 60)
+    contents = [str(r[0]) for r in _rows(url, "SELECT content FROM memories")]
+    assert all(contents.count(t) == 1 for t in texts), contents
+
+
+def test_the_dashboard_health_shows_the_spool_backlog(
+    payloads: dict[str, dict[str, Any]], outage: dict[str, str], project: Path, memlode_home: Path
+) -> None:
+    import urllib.request
+
+    from tests.viz.conftest import Store, start_server, stop_server
+
+    _fire_many(outage, project, [("prompt", _prompt(payloads, f"queued {n}")) for n in range(2)])
+    env = {**os.environ, **outage, "MEMLODE_RESIDENT_AUTOSTART": "0"}
+    server = start_server(Store(memlode_home, project, env))
+    try:
+        request = urllib.request.Request(
+            f"{server.base}/api/health", headers={"cookie": f"memlode_viz={server.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            health = json.loads(response.read())
+    finally:
+        stop_server(server)
+    backlog = health["hook_spool"]
+    assert (backlog["lines"], backlog["refused"]) == (2, 0)
+    assert backlog["summary"].startswith("2 events wait (")
+    assert health["stats"]["memories"] == 0  # still in the spool
