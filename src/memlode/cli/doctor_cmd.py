@@ -1,6 +1,7 @@
 """``memlode doctor``: is the Claude Code integration installed and working, and what state the
 database, its derived indexes and the embedder are in; ``--repair`` rebuilds every derived
-index (``memlode.engine.recovery.repair``)."""
+index (``memlode.engine.recovery.repair``) and redacts again what was stored before a redaction
+rule existed (``memlode.engine.rescrub``; on a PostgreSQL store only that)."""
 
 from __future__ import annotations
 
