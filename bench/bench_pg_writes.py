@@ -27,26 +27,25 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.storage.contract.stores import open_store
-
+from memlode.storage import memories, open_store
 from memlode.storage.memories import MemoryFilter, NewMemory
 
 
 def _worker(backend: str, location: str, worker: int, stores: int, barrier: Any) -> Any:
     ids: dict[str, str] = {}
-    with open_store(backend, location, created_by=f"machine-{worker}") as store:
+    with open_store(location, created_by=f"machine-{worker}") as store:
         half = stores // 2
         texts = [t for i in range(half) for t in (f"shared {i}", f"own {i} of {worker}")]
         barrier.wait()
         began = time.perf_counter()
         for text in texts:
             with store.write() as conn:
-                ids[text] = store.rows.memories.insert(conn, NewMemory(text, namespace="team"))[0]
+                ids[text] = memories.insert(conn, NewMemory(text, namespace="team"))[0]
         return ids, time.perf_counter() - began
 
 
 def run(backend: str, location: str, procs: int, stores: int) -> dict[str, Any]:
-    with open_store(backend, location):
+    with open_store(location):
         pass  # create and migrate before the clock starts
     ctx = multiprocessing.get_context("spawn")
     with ctx.Manager() as manager:
@@ -57,8 +56,8 @@ def run(backend: str, location: str, procs: int, stores: int) -> dict[str, Any]:
                 _worker, [(backend, location, w, stores, barrier) for w in range(procs)]
             )
         wall = time.perf_counter() - began
-    with open_store(backend, location) as store:
-        rows = store.rows.memories.select(store.conn, MemoryFilter(namespace="team"))
+    with open_store(location) as store:
+        rows = memories.select(store.conn, MemoryFilter(namespace="team"))
     by_content = {m.content: m.id for m in rows}
     half = stores // 2
     expected = half + procs * half
