@@ -10,8 +10,7 @@ import click
 from memlode.cli.common import echo_json, json_option, settings_from, sqlite_only
 from memlode.cli.eval_updates_cmd import updates
 from memlode.cli.progress import step_lines
-
-EMBED_CHOICES = ("local", "hash", "none", "ollama", "openai")
+from memlode.embed import PROVIDERS
 
 
 @click.group(name="eval")
@@ -48,7 +47,7 @@ eval_.add_command(updates)  # memlode eval updates: supersession (cli/eval_updat
 )
 @click.option(
     "--embed-provider",
-    type=click.Choice(EMBED_CHOICES),
+    type=click.Choice(PROVIDERS),
     default=None,
     help="Override the embedding provider for this run.",
 )
@@ -144,7 +143,7 @@ def locomo(
 )
 @click.option(
     "--embed-provider",
-    type=click.Choice(EMBED_CHOICES),
+    type=click.Choice(PROVIDERS),
     default=None,
     help="Embedding provider for the replay's store.",
 )

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from memlode.cli.common import echo_json, json_option, settings_from
+from memlode.embed import PROVIDERS
 
 __all__ = ["updates"]
 
@@ -15,7 +16,7 @@ __all__ = ["updates"]
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--embed-provider",
-    type=click.Choice(("local", "hash", "none", "ollama", "openai")),
+    type=click.Choice(PROVIDERS),
     default=None,
     help="Override the embedding provider for this run.",
 )
