@@ -30,6 +30,7 @@ from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.engine.consolidation import consolidate
 from memlode.storage import memories
+from memlode.storage.values import NewMemory
 from memlode.types import MemoryType, format_ts, utcnow
 
 NAMESPACE = "bench-month"
@@ -50,7 +51,7 @@ def _fill(engine: Engine, n: int, seed: int = 7) -> None:
             shown = path.removeprefix("/work/app/")
             if roll < 0.5:
                 first = rng.randrange(1, 400, 20)
-                new = memories.NewMemory(
+                new = NewMemory(
                     f"Read {shown} lines {first}-{first + 59} of 460; defines f{i % 9}, g{i % 5}",
                     tags=["read", f"file:{shown}", "tool:Read"],
                     metadata={"file": path, "tool": "Read"},
@@ -58,7 +59,7 @@ def _fill(engine: Engine, n: int, seed: int = 7) -> None:
             elif roll < 0.8:
                 command = rng.choice(commands)
                 failed = rng.random() < 0.1
-                new = memories.NewMemory(
+                new = NewMemory(
                     ("Failed: " if failed else "")
                     + f"$ {command}\n[stdout]\nrun {i}: {rng.randrange(3, 90)} passed",
                     tags=[*(["failure"] if failed else []), "command", "tool:Bash"],
@@ -66,7 +67,7 @@ def _fill(engine: Engine, n: int, seed: int = 7) -> None:
                 )
             else:
                 added = rng.randrange(1, 40)
-                new = memories.NewMemory(
+                new = NewMemory(
                     f"Edited {shown}: +{added} -{added // 3} lines in 1 hunk; symbols: f{i % 9}"
                     f"\n+    value_{i} = compute({i})",
                     tags=["edit", f"file:{shown}", "tool:Edit"],
@@ -79,7 +80,7 @@ def _fill(engine: Engine, n: int, seed: int = 7) -> None:
             new.importance = 0.3
             memories.insert(conn, new)
             if i % 10 == 0:  # a conversation's session summary telling the same work
-                turn = memories.NewMemory(
+                turn = NewMemory(
                     f"Session summary · Files and Code Sections: {shown} — "
                     + new.content.split(chr(10), 1)[0],
                     memory_type=MemoryType.INSIGHT,

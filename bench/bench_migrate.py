@@ -40,7 +40,7 @@ def main() -> None:
     from memlode.config import Settings
     from memlode.engine import Engine
     from memlode.engine.store_move import migrate_to
-    from memlode.storage.memories import NewMemory
+    from memlode.storage.values import NewMemory
 
     settings = Settings.load({"namespace": "bench"})
     with Engine(settings) as engine:

@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memlode.storage import memories, open_store
-from memlode.storage.memories import MemoryFilter, NewMemory
+from memlode.storage.values import MemoryFilter, NewMemory
 
 
 def _worker(backend: str, location: str, worker: int, stores: int, barrier: Any) -> Any:

@@ -85,7 +85,7 @@ def test_migrate_copies_checks_and_resumes(engine: Engine, cli: Any, pg_url: str
     namespace = shown.json()["namespace"]
     with PgDatabase(pg_url) as db, db.write() as conn:
         from memlode.storage import memories
-        from memlode.storage.memories import NewMemory
+        from memlode.storage.values import NewMemory
 
         memories.insert(conn, NewMemory(twin, namespace=namespace))
 

@@ -18,6 +18,7 @@ from tests.engine.hooked_store import observe as _observe
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.storage import memories
+from memlode.storage.values import NewMemory
 from memlode.types import MemoryType, format_ts, utcnow
 
 
@@ -90,7 +91,7 @@ def test_decay_halves_unused_importance_and_exempts_user_decisions(workdir: Path
         with engine.db.write() as conn:
             unused, _ = memories.insert(
                 conn,
-                memories.NewMemory(
+                NewMemory(
                     "Read config.toml lines 1-40",
                     importance=0.4,
                     namespace=engine.namespace,
@@ -100,7 +101,7 @@ def test_decay_halves_unused_importance_and_exempts_user_decisions(workdir: Path
             )
             decision, _ = memories.insert(
                 conn,
-                memories.NewMemory(
+                NewMemory(
                     "We keep SQLite as the default store",
                     MemoryType.DECISION,
                     importance=0.8,
@@ -149,14 +150,14 @@ def _fill(engine: Engine, n: int) -> None:
         for i in range(n):
             path = f"/src/app/module_{i % 60}.py"
             if i % 2:
-                new = memories.NewMemory(
+                new = NewMemory(
                     f"Read app/module_{i % 60}.py lines {i}-{i + 40}",
                     tags=["read", "tool:Read"],
                     metadata={"file": path},
                 )
             else:
                 command = f"pytest tests/test_{i % 3}.py"
-                new = memories.NewMemory(
+                new = NewMemory(
                     f"$ {command}\n[stdout]\nrun {i}: {i % 50} passed",
                     tags=["command", "tool:Bash"],
                     metadata={"command": command},

@@ -22,6 +22,7 @@ from tests.engine.hooked_store import finished_copy
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.storage import memories
+from memlode.storage.values import NewMemory
 from memlode.types import MemoryType, format_ts, utcnow
 
 pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
@@ -35,7 +36,7 @@ def _json(*args: str, cwd: Path) -> Any:
 
 def _insert(engine: Engine, text: str, **fields: Any) -> str:
     with engine.db.write() as conn:
-        new = memories.NewMemory(text, namespace=engine.namespace)
+        new = NewMemory(text, namespace=engine.namespace)
         for name, value in fields.items():
             setattr(new, name, value)
         memory_id, _created = memories.insert(conn, new)
@@ -224,11 +225,11 @@ def _kill_store(engine: Engine, n: int) -> None:
         for i in range(n):
             text = f"Grep 'handler_{i % 97}' in src/module_{i % 31}.py -> {i % 7} matching lines"
             importance = 0.05 if i % 2 else 0.5  # half of them forgettable
-            new = memories.NewMemory(text, namespace=engine.namespace, importance=importance)
+            new = NewMemory(text, namespace=engine.namespace, importance=importance)
             new.source, new.session_id, new.created_at = "hook", f"s{i % 9}", old
             memories.insert(conn, new)
             if i % 5 == 0:
-                turn = memories.NewMemory(
+                turn = NewMemory(
                     f"Session summary: {text}",
                     MemoryType.INSIGHT,
                     namespace=engine.namespace,

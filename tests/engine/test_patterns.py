@@ -18,6 +18,7 @@ from tests.engine.hooked_store import finished_copy
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.storage import memories
+from memlode.storage.values import NewMemory
 
 
 def _base(project: Path, session: str, event: str) -> dict[str, Any]:
@@ -248,7 +249,7 @@ def _fill(engine: Engine, sessions: int) -> None:
             rows = []
             command = f"pytest tests/test_{s}.py"
             rows.append(
-                memories.NewMemory(
+                NewMemory(
                     f"Failed: $ {command}\nExit code 1\nE   AssertionError: case {s}",
                     tags=["failure", "command", "tool:Bash"],
                     metadata={"command": command, "tool": "Bash"},
@@ -256,14 +257,14 @@ def _fill(engine: Engine, sessions: int) -> None:
             )
             path = f"/src/app/module_{s}.py"
             rows.append(
-                memories.NewMemory(
+                NewMemory(
                     f"Edited app/module_{s}.py: +1 -1 lines",
                     tags=["edit", "tool:Edit"],
                     metadata={"file": path, "tool": "Edit"},
                 )
             )
             rows.append(
-                memories.NewMemory(
+                NewMemory(
                     f"$ {command}\n[stdout]\n3 passed",
                     tags=["command", "tool:Bash"],
                     metadata={"command": command, "tool": "Bash"},
@@ -271,7 +272,7 @@ def _fill(engine: Engine, sessions: int) -> None:
             )
             for f in range(3):
                 rows.append(
-                    memories.NewMemory(
+                    NewMemory(
                         f"Read app/shared_{(s + f) % 40}.py lines 1-40 (session {s})",
                         tags=["read", "tool:Read"],
                         metadata={"file": f"/src/app/shared_{(s + f) % 40}.py", "tool": "Read"},

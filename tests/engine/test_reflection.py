@@ -16,6 +16,7 @@ from tests.conftest import run_memlode as _memlode
 from tests.engine.hooked_store import finished_copy
 
 from memlode.config import Settings
+from memlode.storage.values import NewMemory
 
 TEST = "pytest tests/test_billing.py -q"
 
@@ -238,7 +239,7 @@ def _fill_sessions(n: int) -> None:
                         {"command": "pytest -x"},
                     ),
                 ):
-                    new = memories.NewMemory(content, tags=tags, metadata=meta)
+                    new = NewMemory(content, tags=tags, metadata=meta)
                     new.namespace, new.source, new.session_id = engine.namespace, "hook", sid
                     memories.insert(conn, new)
                 sessions.end(conn, sid, None)
@@ -296,7 +297,7 @@ def test_a_reflection_changes_no_evidence_vector(tmp_path: Path) -> None:
                 with engine.db.write() as conn:
                     insight, _ = memories.insert(
                         conn,
-                        memories.NewMemory(
+                        NewMemory(
                             "Solved in session s1: `mix test` failed and passed",
                             MemoryType.INSIGHT,
                             namespace=engine.namespace,

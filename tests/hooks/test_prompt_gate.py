@@ -14,6 +14,7 @@ from typing import Any
 
 from memlode.engine import Engine
 from memlode.hooks.injection import excerpt
+from memlode.storage.values import NewMemory
 
 
 def _prompt(project: Path, text: str, session: str = "next-day") -> dict[str, Any]:
@@ -201,7 +202,7 @@ def test_a_consolidation_summary_is_not_injected(hook, project: Path, proj_engin
     with proj_engine.db.write() as conn:
         memories.insert(
             conn,
-            memories.NewMemory(
+            NewMemory(
                 "Ran `mix test test/billing_test.exs` 6 times in 2 sessions; billing refund"
                 " rounding tests failed 4 times, then passed",
                 tags=["summary", "cluster:command"],

@@ -13,6 +13,7 @@ from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.engine.consolidation import DEFAULT_CYCLES
 from memlode.storage import memories, sessions
+from memlode.storage.values import NewMemory
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +26,7 @@ def _observations(cwd: Path) -> None:
             for n in range(3):
                 memories.insert(
                     conn,
-                    memories.NewMemory(
+                    NewMemory(
                         f"$ make lint\n[stdout]\nrun {n}: 0 problems",
                         tags=["command", "cmd:make", "tool:Bash"],
                         metadata={"command": "make lint", "tool": "Bash"},
@@ -110,7 +111,7 @@ def _ended_session(cwd: Path) -> None:
                 command = [] if "edit" in tags else ["command", "cmd:mypy", "tool:Bash"]
                 memories.insert(
                     conn,
-                    memories.NewMemory(
+                    NewMemory(
                         content,
                         tags=tags + command,
                         metadata={"command": "mypy src"} if command else {"file": "src/app.py"},
@@ -158,9 +159,9 @@ def _linkable_and_old(cwd: Path) -> dict[str, str]:
         with engine.db.write() as conn:
             ids = {}
             for name, new in [
-                ("decision", memories.NewMemory(f"Decided: {text}", MemoryType.DECISION)),
-                ("edit", memories.NewMemory(f"Edited billing.py: {text}", source="hook")),
-                ("old", memories.NewMemory("Glob '*.tmp' -> 0 files", source="hook")),
+                ("decision", NewMemory(f"Decided: {text}", MemoryType.DECISION)),
+                ("edit", NewMemory(f"Edited billing.py: {text}", source="hook")),
+                ("old", NewMemory("Glob '*.tmp' -> 0 files", source="hook")),
             ]:
                 new.namespace, new.session_id = engine.namespace, f"s-{name}"
                 if name == "old":

@@ -10,6 +10,7 @@ from memlode.engine import Engine
 from memlode.engine.graph_ops import get_decision_chain, graph_traverse
 from memlode.errors import InvalidInput, NotFound
 from memlode.storage import graph as graph_repo
+from memlode.storage.values import Node
 from memlode.types import Edge, NodeKind, Relationship
 
 
@@ -54,9 +55,7 @@ def test_walk_skips_code_nodes_unless_asked(engine: Engine) -> None:
     memory = engine.store("auth decisions live here", "decision").id
     with engine.db.write() as conn:
         graph_repo.ensure_memory_node(conn, memory, "auth", engine.namespace)
-        graph_repo.upsert_node(
-            conn, graph_repo.Node("file:src/auth.py", NodeKind.FILE, "src/auth.py", "test")
-        )
+        graph_repo.upsert_node(conn, Node("file:src/auth.py", NodeKind.FILE, "src/auth.py", "test"))
         graph_repo.add_edge(conn, Edge(memory, "file:src/auth.py", Relationship.EXPLAINS))
     assert [s.node_id for s in graph_traverse(engine, memory)] == [memory]
     everything = graph_traverse(engine, memory, memories_only=False)

@@ -10,6 +10,7 @@ import pytest
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.storage import memories
+from memlode.storage.values import NewMemory
 
 pytestmark = pytest.mark.anyio
 
@@ -24,7 +25,7 @@ def _sessions(cwd: Path) -> None:
         with engine.db.write() as conn:
             for s in range(3):
                 rows = [
-                    memories.NewMemory(
+                    NewMemory(
                         f"Read src/billing.py lines {s + 1}-40 of 90",
                         tags=["read", "tool:Read"],
                         metadata={"file": path, "tool": "Read"},
@@ -32,17 +33,17 @@ def _sessions(cwd: Path) -> None:
                 ]
                 if s == 1:
                     rows += [
-                        memories.NewMemory(
+                        NewMemory(
                             f"Failed: $ {command}\nExit code 1\nE   NameError: name 'refund'",
                             tags=["failure", "command", "cmd:pytest", "tool:Bash"],
                             metadata={"command": command, "tool": "Bash"},
                         ),
-                        memories.NewMemory(
+                        NewMemory(
                             "Edited src/billing.py: +2 -0 lines in 1 hunk",
                             tags=["edit", "tool:Edit"],
                             metadata={"file": path, "tool": "Edit"},
                         ),
-                        memories.NewMemory(
+                        NewMemory(
                             f"$ {command}\n[stdout]\n5 passed",
                             tags=["command", "cmd:pytest", "tool:Bash"],
                             metadata={"command": command, "tool": "Bash"},

@@ -28,6 +28,7 @@ from tests.resident.support import (
 from memlode.engine import Engine
 from memlode.engine.consolidation import AUTO_CYCLES
 from memlode.resident_client.lock import held, read_owner
+from memlode.storage.values import NewMemory
 
 
 def session_start(cwd: Path, session: str = "s-1", env: dict[str, str] | None = None) -> None:
@@ -375,7 +376,7 @@ def test_the_resident_consolidates_when_due(
     try:
         with engine.db.write() as conn:
             for n in range(4):
-                new = memories.NewMemory(
+                new = NewMemory(
                     f"$ npm test\n[stdout]\nrun {n}: 12 passing",
                     tags=["command", "tool:Bash"],
                     metadata={"command": "npm test"},

@@ -9,7 +9,7 @@ from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.search.candidates import load_rows, passes
 from memlode.storage import memories as memory_repo
-from memlode.storage.memories import MemoryFilter
+from memlode.storage.values import MemoryFilter
 from memlode.types import MemoryType
 
 

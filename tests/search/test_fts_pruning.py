@@ -25,7 +25,7 @@ from memlode.search.fts import (
     query_terms,
 )
 from memlode.storage.fts_match import split_by_rarity
-from memlode.storage.memories import MemoryFilter
+from memlode.storage.values import MemoryFilter
 
 
 def split_terms(

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from memlode.engine import Engine
 from memlode.search.fts import bm25_search, fts_query, query_terms
-from memlode.storage.memories import MemoryFilter
+from memlode.storage.values import MemoryFilter
 
 NASTY = ['"', "'", "AND", "OR", "NOT", "NEAR(", "*", "^", ":", "(", ")", "-", "+", "{", "}"]
 

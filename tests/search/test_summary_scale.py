@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memlode.engine import Engine
+from memlode.storage.values import NewMemory
 
 
 def test_a_summary_does_not_set_the_scale_of_the_others(engine: Engine) -> None:
@@ -21,7 +22,7 @@ def test_a_summary_does_not_set_the_scale_of_the_others(engine: Engine) -> None:
     with engine.db.write() as conn:
         memories.insert(
             conn,
-            memories.NewMemory(
+            NewMemory(
                 "Ran `git commit` 4 times: tracing packages commit, tracing packages"
                 " dependencies commit, dependencies of the tracing packages",
                 tags=["summary", "cluster:command"],

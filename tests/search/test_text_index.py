@@ -17,7 +17,7 @@ from memlode.engine import Engine
 from memlode.search.fts import BM25_WEIGHTS, Bm25Query, bm25_terms, fts_query, query_terms
 from memlode.search.postings import FtsTokenizer, Postings, build_postings
 from memlode.search.text_index import TextIndex, score_query
-from memlode.storage.memories import MemoryFilter
+from memlode.storage.values import MemoryFilter
 
 WORDS = [
     "deploy", "deployed", "deploying", "cache", "caching", "cached", "migration", "migrations",

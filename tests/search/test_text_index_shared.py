@@ -12,7 +12,7 @@ from pathlib import Path
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.search.fts import Bm25Query, bm25_terms
-from memlode.storage.memories import MemoryFilter
+from memlode.storage.values import MemoryFilter
 
 WORDS = "deploy cache queue retry migration token parser worker schema index".split()
 

@@ -12,7 +12,7 @@ from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.errors import InvalidInput
 from memlode.search.fts import bm25_search, fts_query, query_terms
-from memlode.storage.memories import MemoryFilter
+from memlode.storage.values import MemoryFilter
 
 # Characters with a meaning in FTS5 query syntax, plus some that tokenizers disagree about.
 FTS_SYNTAX = "\"*^:()+-{}[],.;NEARANDORNOT_ \t\n\\'`~!@#$%&|<>=?/"

@@ -20,7 +20,7 @@ from memlode.storage import dashboard as rows
 from memlode.storage import graph as graph_repo
 from memlode.storage import supersession
 from memlode.storage.graph_state import fingerprint_rows
-from memlode.storage.memories import PROMPT_TAG
+from memlode.storage.values import PROMPT_TAG
 from memlode.types import Relationship
 
 if TYPE_CHECKING:

@@ -29,8 +29,9 @@ from memlode.search.pipeline import SearchPipeline
 from memlode.storage import code_store, open_store
 from memlode.storage import memories as memory_repo
 from memlode.storage import sessions as session_repo
-from memlode.storage.memories import GLOBAL_NAMESPACE, PROMPT_TAG, MemoryFilter, NewMemory
+from memlode.storage.capture import GLOBAL_NAMESPACE
 from memlode.storage.turn_context import CONVERSATION_SOURCES, refresh_context
+from memlode.storage.values import PROMPT_TAG, MemoryFilter, NewMemory
 from memlode.types import (
     Edge,
     Memory,

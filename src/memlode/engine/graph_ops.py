@@ -27,7 +27,7 @@ from memlode.storage.graph_walk import (
     node,
     topic_nodes,
 )
-from memlode.storage.memories import MemoryFilter
+from memlode.storage.values import MemoryFilter
 from memlode.types import Edge, Memory, MemoryType, Relationship
 
 if TYPE_CHECKING:

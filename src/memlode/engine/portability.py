@@ -29,7 +29,7 @@ from memlode.errors import ExportWriteError, ImportFormatError, InvalidInput
 from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
 from memlode.storage import sessions as session_repo
-from memlode.storage.memories import MemoryFilter
+from memlode.storage.values import MemoryFilter
 from memlode.types import Edge, Memory, Session
 
 if TYPE_CHECKING:

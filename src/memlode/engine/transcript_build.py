@@ -34,7 +34,7 @@ from memlode.sources.turns import (
     summary_chunks,
     turn_chunks,
 )
-from memlode.storage.memories import NewMemory
+from memlode.storage.values import NewMemory
 from memlode.types import MemoryType, format_ts, parse_ts
 
 if TYPE_CHECKING:

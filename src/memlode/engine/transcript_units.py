@@ -16,8 +16,8 @@ from typing import Any
 
 from memlode.storage import memories as memory_repo
 from memlode.storage import transcript_store
-from memlode.storage.memories import NewMemory
 from memlode.storage.turn_context import refresh_context
+from memlode.storage.values import NewMemory
 
 __all__ = ["IngestReport", "Unit", "reconcile"]
 

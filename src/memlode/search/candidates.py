@@ -14,9 +14,9 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memlode.storage.memories import PROMPT_TAG, MemoryFilter
 from memlode.storage.recall_rows import candidate_rows
 from memlode.storage.turn_context import CONVERSATION_SOURCES, session_orders
+from memlode.storage.values import PROMPT_TAG, MemoryFilter
 
 __all__ = ["CandidateRow", "conversation_neighbours", "load_rows", "passes"]
 

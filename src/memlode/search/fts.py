@@ -39,8 +39,8 @@ from memlode.storage.fts_match import (
 )
 from memlode.storage.fts_match import OVERFETCH as _OVERFETCH
 from memlode.storage.fts_match import match_expression as fts_query
-from memlode.storage.memories import MemoryFilter
 from memlode.storage.sql import dialect_of
+from memlode.storage.values import MemoryFilter
 from memlode.textutil import STOPWORDS, query_terms
 
 __all__ = [

@@ -65,7 +65,7 @@ from memlode.search.signals import (
 from memlode.search.vector_side import NearestVectors
 from memlode.storage.capture import FAILURE_TAG, SUMMARY_SOURCE
 from memlode.storage.consolidation import demoted
-from memlode.storage.memories import MemoryFilter, fetch_many
+from memlode.storage.memories import fetch_many
 from memlode.storage.recall_graph import (
     has_memory_edges,
     linked_memories,
@@ -73,6 +73,7 @@ from memlode.storage.recall_graph import (
     memory_degrees,
 )
 from memlode.storage.supersession import replaced_by
+from memlode.storage.values import MemoryFilter
 from memlode.types import Memory, parse_ts
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the text index needs numpy: loaded by whoever made it, not 
     from memlode.search.fts import TermFrequencies
     from memlode.search.text_index import TextIndex
     from memlode.search.vector_side import NearestVectors
-    from memlode.storage.memories import MemoryFilter
+    from memlode.storage.values import MemoryFilter
 
 __all__ = ["SearchPipeline", "VectorSide"]
 

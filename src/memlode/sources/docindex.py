@@ -37,7 +37,7 @@ from memlode.sources.markdown import (
 )
 from memlode.storage import doc_files
 from memlode.storage import memories as memory_repo
-from memlode.storage.memories import NewMemory
+from memlode.storage.values import NewMemory
 from memlode.types import format_ts, utcnow
 
 if TYPE_CHECKING:

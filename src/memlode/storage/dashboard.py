@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from memlode.storage.memories import MEMORY_COLUMNS, MemoryFilter, row_to_memory
+from memlode.storage.memories import MEMORY_COLUMNS, row_to_memory
 from memlode.storage.sql import dialect_of
+from memlode.storage.values import MemoryFilter
 from memlode.types import Memory
 
 if TYPE_CHECKING:

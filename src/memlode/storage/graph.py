@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memlode.storage import capture, scrub
-from memlode.types import Edge, NodeKind, Relationship, format_ts, utcnow
+from memlode.storage.values import Neighbor, Node
+from memlode.types import Edge, Relationship, format_ts, utcnow
 
 if TYPE_CHECKING:
     from memlode.storage.protocols import Connection, Row
 
 __all__ = [
-    "Neighbor",
-    "Node",
     "add_edge",
     "edges_of",
     "ensure_memory_node",
@@ -29,27 +27,6 @@ __all__ = [
     "row_to_edge",
     "upsert_node",
 ]
-
-
-@dataclass(slots=True)
-class Node:
-    id: str
-    kind: NodeKind
-    name: str
-    namespace: str = ""
-    memory_id: str | None = None
-    properties: dict[str, Any] | None = None
-
-
-@dataclass(slots=True)
-class Neighbor:
-    node_id: str
-    kind: str
-    name: str
-    memory_id: str | None
-    relationship: str
-    direction: str  # "out" (node -> neighbor) or "in"
-    weight: float
 
 
 def upsert_node(conn: Connection, node: Node) -> None:

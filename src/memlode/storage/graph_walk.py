@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from memlode.storage.sql import dialect_of
 
 if TYPE_CHECKING:
-    from memlode.storage.memories import MemoryFilter
     from memlode.storage.protocols import Connection
+    from memlode.storage.values import MemoryFilter
 
 __all__ = ["adjacent", "matching_memories", "mentioning_memories", "node", "topic_nodes"]
 

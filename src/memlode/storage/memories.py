@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memlode.storage import capture, scrub
-from memlode.storage.capture import GLOBAL_NAMESPACE, index_terms
-from memlode.storage.sql import SQLITE, Dialect, dialect_of
+from memlode.storage.capture import index_terms
+from memlode.storage.sql import dialect_of
+from memlode.storage.values import MemoryFilter, NewMemory
 from memlode.textutil import content_hash
 from memlode.types import Memory, MemoryType, format_ts, utcnow
 
@@ -25,16 +25,12 @@ if TYPE_CHECKING:
     from memlode.storage.protocols import Connection, Row
 
 __all__ = [
-    "GLOBAL_NAMESPACE",
     "MEMORY_COLUMNS",
-    "MemoryFilter",
-    "NewMemory",
     "count",
     "delete",
     "fetch",
     "fetch_many",
     "find_duplicate",
-    "index_terms",
     "insert",
     "insert_exact",
     "row_to_memory",
@@ -49,93 +45,6 @@ MEMORY_COLUMNS = (
     "id, content, memory_type, importance, confidence, access_count, content_hash, tags, "
     "metadata, namespace, source, session_id, created_at, updated_at, last_accessed_at"
 )
-
-
-@dataclass(slots=True)
-class NewMemory:
-    """A memory about to be stored. ``id``/``created_at`` are filled in when left empty."""
-
-    content: str
-    memory_type: MemoryType = MemoryType.CONTEXT
-    importance: float = 0.5
-    confidence: float = 1.0
-    tags: list[str] = field(default_factory=list)
-    metadata: dict[str, Any] = field(default_factory=dict)
-    namespace: str = ""
-    source: str = "memory"
-    session_id: str | None = None
-    created_at: str | None = None
-    id: str | None = None
-
-
-PROMPT_TAG = "prompt"  # the tag of a prompt the UserPromptSubmit hook stored
-
-
-@dataclass(slots=True)
-class MemoryFilter:
-    namespace: str | None = None  # None = every namespace
-    also_namespaces: Sequence[str] = ()  # read beside ``namespace`` (the global one)
-    memory_types: Sequence[MemoryType] = ()
-    tags: Sequence[str] = ()  # all must be present
-    sources: Sequence[str] = ()
-    session_id: str | None = None
-    since: str | None = None  # inclusive, stored timestamp format
-    until: str | None = None  # exclusive
-    # Leave out the prompts the hooks stored (tag PROMPT_TAG): a question is not an answer,
-    # and the prompt just submitted must not come back as the best hit for itself.
-    exclude_prompts: bool = False
-    # Leave out one session's rows: the asking hook's own session is already in the
-    # assistant's context (memlode.resident's recall).
-    exclude_session_id: str | None = None
-    # Only what one person or machine stored (``memories.created_by``; a team store's filter).
-    created_by: str | None = None
-
-    def namespaces(self) -> tuple[str, ...]:
-        """The namespaces this filter reads (empty: every namespace)."""
-        if self.namespace is None:
-            return ()
-        return (self.namespace, *(n for n in self.also_namespaces if n != self.namespace))
-
-    def where(self, alias: str = "m", dialect: Dialect = SQLITE) -> tuple[str, list[object]]:
-        """This filter as a condition on ``memories`` (alias ``alias``) in ``dialect``'s SQL,
-        and its parameters."""
-        clauses: list[str] = []
-        params: list[object] = []
-        if self.exclude_prompts:
-            clauses.append(dialect.json_lacks(f"{alias}.tags"))
-            params.append(PROMPT_TAG)
-        if self.namespace is not None and self.also_namespaces:
-            names = self.namespaces()
-            clauses.append(f"{alias}.namespace IN ({','.join('?' * len(names))})")
-            params.extend(names)
-        elif self.namespace is not None:
-            clauses.append(f"{alias}.namespace = ?")
-            params.append(self.namespace)
-        if self.memory_types:
-            clauses.append(f"{alias}.memory_type IN ({','.join('?' * len(self.memory_types))})")
-            params.extend(str(t) for t in self.memory_types)
-        for tag in self.tags:
-            clauses.append(dialect.json_has(f"{alias}.tags"))
-            params.append(tag)
-        if self.sources:
-            clauses.append(f"{alias}.source IN ({','.join('?' * len(self.sources))})")
-            params.extend(self.sources)
-        if self.session_id is not None:
-            clauses.append(f"{alias}.session_id = ?")
-            params.append(self.session_id)
-        if self.exclude_session_id is not None:
-            clauses.append(f"({alias}.session_id IS NULL OR {alias}.session_id != ?)")
-            params.append(self.exclude_session_id)
-        if self.since is not None:
-            clauses.append(f"{alias}.created_at >= ?")
-            params.append(self.since)
-        if self.until is not None:
-            clauses.append(f"{alias}.created_at < ?")
-            params.append(self.until)
-        if self.created_by is not None:
-            clauses.append(f"{alias}.created_by = ?")
-            params.append(self.created_by)
-        return (" AND ".join(clauses) if clauses else "TRUE"), params
 
 
 def row_to_memory(row: Row) -> Memory:

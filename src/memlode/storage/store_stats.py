@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memlode.storage.memories import MemoryFilter
 from memlode.storage.sql import dialect_of
+from memlode.storage.values import MemoryFilter
 
 if TYPE_CHECKING:
     from memlode.storage.protocols import Connection

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from memlode.storage.memories import NewMemory
+from memlode.storage.values import NewMemory
 from memlode.types import Edge, MemoryType, Relationship
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from memlode.storage.memories import NewMemory
+from memlode.storage.values import NewMemory
 from memlode.types import MemoryType, Session
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from tests.storage.contract.stores import open_store
 
-from memlode.storage.memories import MemoryFilter, NewMemory
+from memlode.storage.values import MemoryFilter, NewMemory
 
 WORKERS = 4
 SHARED = 25

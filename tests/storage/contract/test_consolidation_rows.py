@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memlode.storage.memories import NewMemory
+from memlode.storage.values import NewMemory
 from memlode.types import MemoryType
 
 

@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 from tests.storage.contract.stores import open_store
 
-from memlode.storage.graph import Node
-from memlode.storage.memories import MemoryFilter, NewMemory
+from memlode.storage.values import MemoryFilter, NewMemory, Node
 from memlode.types import Edge, NodeKind, Relationship
 
 

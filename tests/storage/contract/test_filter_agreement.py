@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.storage.contract.stores import open_store
 
-from memlode.storage.memories import MemoryFilter, NewMemory
+from memlode.storage.values import MemoryFilter, NewMemory
 from memlode.types import MemoryType
 
 NAMESPACES = ["p", "q", "global", "p-1a2b3c4d"]

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memlode.storage.graph import Node
-from memlode.storage.memories import NewMemory
+from memlode.storage.values import NewMemory, Node
 from memlode.types import Edge, NodeKind, Relationship
 
 
@@ -113,7 +112,7 @@ def test_a_node_upserted_again_takes_the_new_name_and_properties(store: Any) -> 
 def test_walks_and_decision_reads(store: Any) -> None:
     """``GraphWalkRows``: neighbours along chosen relationships, a node, a topic's nodes, and the
     decisions that mention a topic literally or hold all its words (stemmed)."""
-    from memlode.storage.memories import MemoryFilter
+    from memlode.storage.values import MemoryFilter
     from memlode.types import MemoryType
 
     first, second, _ = _graph(store)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memlode.storage.memories import NewMemory
+from memlode.storage.values import NewMemory
 
 
 def _memory(store: Any, conn: Any, text: str, namespace: str = "p") -> str:

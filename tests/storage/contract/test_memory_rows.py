@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memlode.storage.memories import MemoryFilter, NewMemory
+from memlode.storage.values import MemoryFilter, NewMemory
 from memlode.types import Memory, MemoryType
 
 

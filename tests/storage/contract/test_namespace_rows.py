@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memlode.storage.memories import MemoryFilter, NewMemory
 from memlode.storage.namespaces import Selection
+from memlode.storage.values import MemoryFilter, NewMemory
 from memlode.types import Edge, Relationship
 
 APP1, APP2, OTHER = "app-1a2b3c4d", "app-5e6f7a8b", "apps-9c0d1e2f"

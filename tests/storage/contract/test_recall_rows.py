@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memlode.storage.graph import Node
-from memlode.storage.memories import NewMemory
+from memlode.storage.values import NewMemory, Node
 from memlode.types import Edge, NodeKind, Relationship
 
 

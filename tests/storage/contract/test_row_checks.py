@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from memlode.storage.memories import NewMemory
+from memlode.storage.values import NewMemory
 
 
 def test_vectors_and_states_that_cannot_be_read(store: Any) -> None:

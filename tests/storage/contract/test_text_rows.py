@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from memlode.search.postings import TOKENIZER
-from memlode.storage.memories import NewMemory
+from memlode.storage.values import NewMemory
 
 PIECES = ["Running", "getUserName", "naïve", "Café", "HTTPServer", "x", "2026", "ünïcödé"]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from memlode.storage.memories import NewMemory
+from memlode.storage.values import NewMemory
 
 MODEL = "test-model"
 DIM = 8

@@ -13,7 +13,6 @@ import pytest
 
 from memlode.errors import StorageError
 from memlode.storage import embeddings, memories, vector_rows
-from memlode.storage.memories import NewMemory
 from memlode.storage.postgres.adapter import PgConnection
 from memlode.storage.postgres.connection import (
     PgDatabase,
@@ -23,6 +22,7 @@ from memlode.storage.postgres.connection import (
     write_transaction,
 )
 from memlode.storage.postgres.migrations import MIGRATIONS, apply_migrations, latest_version
+from memlode.storage.values import NewMemory
 
 
 def test_migrations_apply_once_with_their_records(pg_url: str) -> None:

@@ -4,8 +4,8 @@ import or a hand edit can) is found by ``memlode doctor``'s row checks and only 
 from __future__ import annotations
 
 from memlode.storage import capture, memories, row_checks, sessions
-from memlode.storage.memories import NewMemory
 from memlode.storage.postgres.connection import PgDatabase
+from memlode.storage.values import NewMemory
 
 
 def test_json_of_the_wrong_shape_is_reported(pg_store_url: str) -> None:

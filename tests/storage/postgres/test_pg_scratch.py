@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from memlode.storage.memories import MemoryFilter, NewMemory
 from memlode.storage.postgres.connection import PgDatabase, connect
 from memlode.storage.postgres.scratch import scratch_store, with_search_path
+from memlode.storage.values import MemoryFilter, NewMemory
 
 
 def _schemas(server: Any, like: str) -> list[str]:

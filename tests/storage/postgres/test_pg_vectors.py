@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from memlode.storage import embeddings, memories
-from memlode.storage.memories import NewMemory
 from memlode.storage.postgres import vectors
 from memlode.storage.postgres.connection import PgDatabase
+from memlode.storage.values import NewMemory
 
 N = 300
 DIM = 16

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from memlode.storage import memories
-from memlode.storage.memories import NewMemory
 from memlode.storage.postgres.connection import PgDatabase
+from memlode.storage.values import NewMemory
 
 
 def _waiting_on_advisory_lock(db: PgDatabase, pid: int) -> bool:

@@ -29,6 +29,7 @@ from memlode.storage import consolidation as rows
 from memlode.storage import graph
 from memlode.storage import memories as memory_rows
 from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE, SUMMARY_SOURCE, SUMMARY_TAG
+from memlode.storage.values import NewMemory
 from memlode.textutil import command_key
 from memlode.types import Edge, MemoryType, Relationship
 
@@ -250,7 +251,7 @@ def _write_summary(conn: sqlite3.Connection, cluster: Cluster) -> None:
     if cluster.kind != "command":
         metadata["file"] = cluster.key
     if cluster.summary_id is None:
-        new = memory_rows.NewMemory(
+        new = NewMemory(
             content=text,
             memory_type=MemoryType.CONTEXT,
             importance=max(m.importance for m in cluster.members),

@@ -49,6 +49,7 @@ from memlode.storage import memories as memory_rows
 from memlode.storage import patterns as pattern_rows
 from memlode.storage.briefing import STRONG_PATTERN
 from memlode.storage.capture import HOOK_SOURCE, SUMMARY_SOURCE
+from memlode.storage.values import NewMemory
 from memlode.types import Edge, Relationship
 
 __all__ = ["KINDS", "PATTERN_TAG", "STRONG", "Pattern", "detect", "plan_patterns", "run", "stored"]
@@ -179,7 +180,7 @@ def _write(
         **pattern.details,
     }
     if memory_id is None or not _rewrite(conn, memory_id, pattern.text, metadata):
-        new = memory_rows.NewMemory(
+        new = NewMemory(
             content=pattern.text,
             memory_type=pattern.memory_type,
             importance=round(0.3 + 0.4 * pattern.strength, 3),

@@ -35,6 +35,7 @@ from memlode.storage import consolidation as rows
 from memlode.storage import graph, reflection
 from memlode.storage import memories as memory_rows
 from memlode.storage.capture import REFLECTION_TAG, SUMMARY_SOURCE
+from memlode.storage.values import NewMemory
 from memlode.types import Edge, MemoryType, Relationship, format_ts
 
 if TYPE_CHECKING:
@@ -168,7 +169,7 @@ def _write(conn: sqlite3.Connection, entry: Reflection) -> None:
         "evidence": len(item.evidence),
     }
     if entry.insight_id is None:
-        new = memory_rows.NewMemory(
+        new = NewMemory(
             content=item.text,
             memory_type=MemoryType.INSIGHT,
             importance=IMPORTANCE[item.kind],

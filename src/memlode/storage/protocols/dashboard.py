@@ -9,7 +9,7 @@ from memlode.storage.protocols import Connection
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from memlode.storage.memories import MemoryFilter
+    from memlode.storage.values import MemoryFilter
     from memlode.types import Memory
 
 __all__ = ["DashboardRows"]

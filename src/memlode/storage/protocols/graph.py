@@ -10,8 +10,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
     from memlode.storage.derived import CopyMarks, FtsProbe, GraphProbe, Record
-    from memlode.storage.graph import Neighbor, Node
-    from memlode.storage.memories import MemoryFilter
+    from memlode.storage.values import MemoryFilter, Neighbor, Node
     from memlode.types import Edge, Relationship
 
 __all__ = [

@@ -9,8 +9,8 @@ from memlode.storage.protocols import Connection, Row
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from memlode.storage.memories import MemoryFilter, NewMemory
     from memlode.storage.namespaces import LegacyNamespace, MoveReport, Selection
+    from memlode.storage.values import MemoryFilter, NewMemory
     from memlode.types import Memory
 
 __all__ = [
