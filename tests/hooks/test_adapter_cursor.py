@@ -136,7 +136,10 @@ def test_a_shell_command_becomes_bash_with_its_output() -> None:
     assert data["tool_input"] == {"command": "python3 -m pytest tests/test_parser.py -q"}
     obs = extract("Bash", data["tool_input"], data["tool_response"], data["cwd"], 2000)
     assert obs is not None
-    assert obs.content == "$ python3 -m pytest tests/test_parser.py -q\n[stdout]\n3 passed in 0.04s"
+    assert obs.content == (
+        "$ python3 -m pytest tests/test_parser.py -q\nOutcome: tests: 3 passed\n"
+        "[stdout]\n3 passed in 0.04s"
+    )
 
 
 def test_a_failed_command_is_a_failure_with_cursors_error() -> None:
@@ -261,7 +264,10 @@ def test_each_installed_hook_stores_what_cursor_sent(
     assert any(c.startswith("Read parser.py") for c in contents)
     assert any(c.startswith("Edited parser.py") for c in contents)
     commands = [c for c in contents if c.startswith("$ python3 -m pytest")]
-    assert commands == ["$ python3 -m pytest tests/test_parser.py -q\n[stdout]\n3 passed in 0.04s"]
+    assert commands == [
+        "$ python3 -m pytest tests/test_parser.py -q\nOutcome: tests: 3 passed\n"
+        "[stdout]\n3 passed in 0.04s"
+    ]
     assert any(c.startswith("Failed: $ python3 check_parser.py --frobnicate") for c in contents)
     assert not any("recall_memory" in c for c in contents)
     assert any("raised it to 4096" in c for c in contents)  # the summary keeps the reply

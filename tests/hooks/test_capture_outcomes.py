@@ -102,3 +102,25 @@ def test_a_long_failure_log_keeps_its_decisive_lines(hook, project: Path, proj_e
     assert lines[0].startswith("Failed: $ gh run view 3009")
     assert lines[1] == "Outcome: CI job lint failed at step Fieldalignment"
     assert "gradient_test.go:247:13: struct with 64 pointer bytes could be 56" in lines[3]
+
+
+def test_the_turns_last_message_is_kept_as_a_report(hook, project: Path, proj_engine: Engine):
+    """Stop's last_assistant_message says what was done and why in the assistant's words; a
+    short reply is not kept, and a Stop already continuing (stop_hook_active) stores nothing."""
+    base = {
+        "session_id": "outcome-session",
+        "transcript_path": str(project / "outcome.jsonl"),
+        "cwd": str(project),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    message = (
+        "Committed as 62c5d6c0. Root cause: the total delta grew linearly with the cell "
+        "count against a hard cap, so wide segments all hit the same clamp."
+    )
+    assert hook("stop", {**base, "last_assistant_message": message}).returncode == 0
+    assert hook("stop", {**base, "last_assistant_message": "Done."}).returncode == 0
+    again = {**base, "stop_hook_active": True, "last_assistant_message": message + " Again."}
+    assert hook("stop", again).returncode == 0
+    [row] = [m for m in _rows(proj_engine) if "report" in m.tags]
+    assert row.content == f"Assistant reported at the end of a turn: {message}"

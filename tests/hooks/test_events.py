@@ -213,7 +213,9 @@ def test_each_tool_extractor(hook, project: Path, proj_engine: Engine):
     assert "glob:**/*.py" in by_tool["Glob"].tags
     assert by_tool["Grep"].content.startswith("Grep 'def login' in src (glob *.py) -> 2 files")
     assert "pattern:def login" in by_tool["Grep"].tags
-    assert by_tool["Bash"].content == "$ pytest -q\n# Run the tests\n[stdout]\n3 passed"
+    assert by_tool["Bash"].content == (
+        "$ pytest -q\n# Run the tests\nOutcome: tests: 3 passed\n[stdout]\n3 passed"
+    )
     assert "web:docs.example.com" in by_tool["WebFetch"].tags
     assert by_tool["Write"].content == "Created new.py: +2 -0 lines in 1 hunk; symbols: Cache"
     assert by_tool["MultiEdit"].content.startswith("Edited m.py: +2 -1 lines in 1 hunk")

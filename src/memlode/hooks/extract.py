@@ -56,6 +56,8 @@ __all__ = [
 ]
 
 MAX_REPORT_CHARS = 2000
+# A turn's last message shorter than this many words ("Done.", "Pushed.") is not kept.
+MIN_REPORT_WORDS = 12
 MAX_ERROR_CHARS = 600
 # A command's first line as shown first, and the whole command as stored (see _command_parts).
 COMMAND_LINE_CHARS = 200
@@ -424,6 +426,18 @@ def extract_subagent_report(agent_type: str, report: object) -> Observation | No
     tags = ["subagent", f"agent:{kind}"]
     content = f"Subagent {kind} reported: {_head_tail(text, MAX_REPORT_CHARS)}"
     return Observation("subagent", content, "insight", tags, {"agent_type": kind})
+
+
+def extract_turn_report(message: object) -> Observation | None:
+    """The assistant's last message of a turn (Stop's ``last_assistant_message``): what it
+    says it did, found and left, in its own words ("Committed as 62c5d6c0. Root cause: …"),
+    which in a long turn is otherwise only a piece of a chunk full of tool lines. Short
+    replies ("Done.") say nothing a next day asks."""
+    text = as_text(message, 200_000).strip()
+    if len(text.split()) < MIN_REPORT_WORDS:
+        return None
+    content = f"Assistant reported at the end of a turn: {_head_tail(text, MAX_REPORT_CHARS)}"
+    return Observation("report", content, "context", ["report", "turn-end"], {})
 
 
 def _generic(tool: str, tool_in: object) -> Observation | None:

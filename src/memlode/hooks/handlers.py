@@ -285,6 +285,12 @@ def ingest_transcript_detached(run: HookRun) -> None:
 def stop(run: HookRun) -> str | None:
     if run.payload.get("stop_hook_active") is True:
         return None  # Claude is already continuing because of a Stop hook: do not loop
+    if run.settings.capture:
+        from memlode.hooks.extract import extract_turn_report
+
+        report = extract_turn_report(run.payload.get("last_assistant_message"))
+        if report is not None:
+            _store_observation(run, report)
     checkpoint(run, end=True)
     ingest_transcript_detached(run)
     return None

@@ -45,6 +45,8 @@ IMPORTANCE = {
     "plan": 0.7,
     # What a subagent found (research, a review): its report back to the main agent.
     "subagent": 0.5,
+    # What the assistant said it did at the end of a turn (Stop's last message).
+    "report": 0.45,
     "other": 0.2,
 }
 
