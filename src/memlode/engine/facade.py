@@ -45,7 +45,7 @@ from memlode.types import (
 if TYPE_CHECKING:
     from memlode.search.text_index import TextIndex
     from memlode.storage.db import Database
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
     from memlode.storage.store import Store
 
 __all__ = ["ALL_NAMESPACES", "Engine", "EngineOpener", "SearchHit", "StoreResult"]

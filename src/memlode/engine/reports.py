@@ -18,7 +18,7 @@ from memlode.types import format_ts, utcnow
 
 if TYPE_CHECKING:
     from memlode.engine.embedding import EmbeddingService
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
     from memlode.storage.store import Store
 
 __all__ = ["health", "llm_usage", "stats"]
@@ -76,7 +76,7 @@ def health(
     return {
         "storage": {
             "database": db.display,
-            "backend": db.backend.name,
+            "backend": db.dialect.name,
             "bytes": db.size_bytes(),
             "sqlite_version": sqlite3.sqlite_version,
             "journal_mode": state["journal_mode"],

@@ -20,7 +20,7 @@ from memlode.storage import fts_texts
 
 if TYPE_CHECKING:
     from memlode.search.postings import FtsTokenizer, Postings
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = ["phrase_ranks"]
 

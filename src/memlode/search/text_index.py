@@ -48,7 +48,7 @@ from memlode.storage.fts_match import phrase_scores
 from memlode.storage.sql import dialect_of
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
     from memlode.storage.store import Store
 
 __all__ = ["QueryScores", "TextIndex", "score_query"]

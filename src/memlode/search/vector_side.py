@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
     from memlode.storage.store import Store
     from memlode.vector.index import VectorIndex
 

@@ -19,7 +19,7 @@ from memlode.storage.sql import dialect_of
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = [
     "archive_memories",

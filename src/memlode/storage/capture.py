@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = [
     "CONVERSATION_SOURCES",

@@ -17,7 +17,7 @@ from memlode.storage.sql import dialect_of
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = ["compress_candidates", "compress_records", "record_usage", "usage_on"]
 

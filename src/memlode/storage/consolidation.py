@@ -16,7 +16,7 @@ from memlode.storage import scrub
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = [
     "cluster_record",

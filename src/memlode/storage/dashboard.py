@@ -17,7 +17,7 @@ from memlode.storage.values import MemoryFilter
 from memlode.types import Memory
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = [
     "SORT_COLUMNS",

@@ -23,14 +23,12 @@ import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from memlode.errors import StorageError
 from memlode.owner_only import secure_database
 from memlode.storage.migrations import MIGRATIONS, apply_migrations
-
-if TYPE_CHECKING:
-    from memlode.storage.backend import Backend
+from memlode.storage.sql import SQLITE, Dialect
 
 __all__ = ["BUSY_TIMEOUT_MS", "Database", "connect", "explain", "file_bytes", "fts5_available"]
 
@@ -306,10 +304,8 @@ class Database:
         self.read_only_reason = reason
 
     @property
-    def backend(self) -> Backend:
-        """The repositories of this database's kind (``memlode.storage.backend``)."""
-        from memlode.storage.backend import SQLITE
-
+    def dialect(self) -> Dialect:
+        """SQLite's (``memlode.storage.sql``)."""
         return SQLITE
 
     @property

@@ -15,7 +15,7 @@ from memlode.storage.sql import dialect_of
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from memlode.storage.protocols import Connection, Row
+    from memlode.storage.sql import Connection, Row
 
 __all__ = [
     "change_marks",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = ["changed_rowids", "oldest_seq"]
 

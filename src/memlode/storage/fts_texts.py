@@ -17,7 +17,7 @@ from memlode.storage.sql import dialect_of
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = [
     "TEXT_COLUMNS",

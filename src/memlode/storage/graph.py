@@ -16,7 +16,7 @@ from memlode.storage.values import Neighbor, Node
 from memlode.types import Edge, Relationship, format_ts, utcnow
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection, Row
+    from memlode.storage.sql import Connection, Row
 
 __all__ = [
     "add_edge",

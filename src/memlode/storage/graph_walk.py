@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from memlode.storage.sql import dialect_of
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
     from memlode.storage.values import MemoryFilter
 
 __all__ = ["adjacent", "matching_memories", "mentioning_memories", "node", "topic_nodes"]

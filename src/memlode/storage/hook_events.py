@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from memlode.types import format_ts, utcnow
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = ["KEEP_DAYS", "claim", "is_applied", "prune"]
 

@@ -22,7 +22,7 @@ from memlode.textutil import content_hash
 from memlode.types import Memory, MemoryType, format_ts, utcnow
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection, Row
+    from memlode.storage.sql import Connection, Row
 
 __all__ = [
     "MEMORY_COLUMNS",

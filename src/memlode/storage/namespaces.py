@@ -22,7 +22,7 @@ from memlode.project import is_identity_key, readable_name
 from memlode.storage.sql import dialect_of
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = [
     "LOOKUP_TABLES",

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = ["has_memory_edges", "linked_memories", "memory_centrality", "memory_degrees"]
 

@@ -34,7 +34,7 @@ from memlode.textutil import content_hash
 
 if TYPE_CHECKING:
     from memlode.storage.db import Database
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = [
     "CODE_COLUMNS",

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from memlode.storage.sql import dialect_of
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = [
     "BadRow",

@@ -13,7 +13,7 @@ from memlode.storage import scrub
 from memlode.types import Session, format_ts, utcnow
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection, Row
+    from memlode.storage.sql import Connection, Row
 
 __all__ = [
     "end",

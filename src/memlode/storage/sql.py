@@ -7,9 +7,16 @@ turns ``?`` into psycopg's ``%s`` and hands JSON columns back as text, as SQLite
 differs between the two is asked of the connection's ``Dialect`` (``dialect_of(conn)``), one
 method per construct, so a module reads like SQL and never branches on the backend by name.
 
+This is the one seam between the backends: the connection a repository is given
+(``Connection`` below: ``sqlite3.Connection``, or ``PgConnection``, which also carries the
+``Dialect``), and each repository module is written once against it. There is no
+per-backend list of repositories: both backends run the same modules, and the contract suite
+(``tests/storage/contract``) calls those modules on a connection of each.
+
 Import-light: the hooks import the repositories on every tool call, so this module imports
-nothing at all (no ``typing``, ``dataclasses`` or ``sqlite3``). A repository annotates its
-connection as ``memlode.storage.protocols.Connection``.
+nothing at all at run time (no ``typing``, ``dataclasses`` or ``sqlite3``); ``Connection`` and
+``Row`` exist for the type checker only, and a repository imports them under
+``TYPE_CHECKING``.
 """
 
 from __future__ import annotations
@@ -17,6 +24,13 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    # The connection a repository is given: ``sqlite3.Connection``, or ``PgConnection`` (which
+    # also carries its ``Dialect``). A repository uses ``execute``, ``executemany`` and
+    # ``cursor`` of it, with ``?`` placeholders, and asks ``dialect_of(conn)`` where the two
+    # databases differ. Typed loosely: callers hold either class.
+    Connection = Any
+    Row = Any  # a row read by position or by name (sqlite3.Row; PgConnection's rows alike)
 
 __all__ = [
     "POSTGRESQL",

@@ -21,9 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from memlode.storage.backend import Backend
-    from memlode.storage.postgres.repositories import PostgresRepositories
-    from memlode.storage.protocols import Connection, Row
+    from memlode.storage.sql import Connection, Dialect, Row
 
 __all__ = ["Store"]
 
@@ -35,9 +33,9 @@ class Store(Protocol):
     read_only_reason: str | None
 
     @property
-    def backend(self) -> Backend | PostgresRepositories:
-        """The repositories of this store's kind (``memlode.storage.backend``; PostgreSQL's
-        set is partial: ``memlode.storage.postgres.repositories``)."""
+    def dialect(self) -> Dialect:
+        """The SQL of this store's database where the two differ, and its name
+        (``memlode.storage.sql``): the same as ``dialect_of(self.conn)``."""
         ...
 
     @property

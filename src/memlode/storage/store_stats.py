@@ -18,7 +18,7 @@ from memlode.storage.sql import dialect_of
 from memlode.storage.values import MemoryFilter
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = ["database_state", "has_indexed_code", "namespace_counts", "prompt_recall_paths"]
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from memlode.storage.protocols import Connection, Row
+    from memlode.storage.sql import Connection, Row
 
 __all__ = [
     "add_unit",

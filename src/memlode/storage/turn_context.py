@@ -17,7 +17,7 @@ from memlode.storage.capture import CONVERSATION_SOURCES
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
 
 __all__ = [
     "CONVERSATION_SOURCES",

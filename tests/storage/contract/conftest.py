@@ -1,9 +1,8 @@
 """The storage contract suite: every test here runs on SQLite and on PostgreSQL.
 
-``store`` is a ``Store`` (``stores.py``): a connection, its write transaction and the repository
-set of one backend (``memlode.storage.backend.SQLITE``,
-``memlode.storage.postgres.repositories.POSTGRES``), named alike, so that a test written once
-calls ``store.rows.memories.insert(conn, ...)`` and must get the same answer from both. The
+``store`` is a ``Store`` (``stores.py``): a connection of one backend and its write transaction.
+A test calls the repository modules of ``memlode.storage`` on it, the same modules production
+code calls (``memories.insert(conn, ...)``), and must get the same answer from both. The
 PostgreSQL store is a migrated schema on the session's test server, emptied before each test
 (``pg_store_url`` in ``tests/conftest.py``).
 """

@@ -19,7 +19,6 @@ class Store:
 
     backend: str
     location: str  # the SQLite file or the PostgreSQL URL
-    rows: Any  # the repository set: attributes named as on memlode.storage.backend.Backend
     conn: Any  # for reads outside a transaction
     write: Callable[[], AbstractContextManager[Any]]  # one write transaction, yielding conn
 
@@ -31,10 +30,9 @@ def open_store(backend: str, location: str, created_by: str = "contract-test") -
         from memlode.storage.db import Database
 
         with Database(location) as db:
-            yield Store(backend, location, db.backend, db.conn, db.write)
+            yield Store(backend, location, db.conn, db.write)
         return
     from memlode.storage.postgres.connection import PgDatabase
-    from memlode.storage.postgres.repositories import POSTGRES
 
     with PgDatabase(location, created_by=created_by) as pg:
-        yield Store(backend, location, POSTGRES, pg.conn, pg.write)
+        yield Store(backend, location, pg.conn, pg.write)

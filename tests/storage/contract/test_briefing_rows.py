@@ -6,13 +6,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from memlode.storage import briefing, capture, consolidation, memories, sessions
 from memlode.storage.values import NewMemory
 from memlode.types import MemoryType, Session
 
 
 def _put(store: Any, conn: Any, text: str, **fields: Any) -> str:
     fields.setdefault("namespace", "p")
-    memory_id, created = store.rows.memories.insert(conn, NewMemory(text, **fields))
+    memory_id, created = memories.insert(conn, NewMemory(text, **fields))
     assert created
     return str(memory_id)
 
@@ -22,14 +23,14 @@ def _day(n: int) -> str:
 
 
 def test_counts_summaries_and_key_memories(store: Any) -> None:
-    b = store.rows.briefing
+    b = briefing
     with store.write() as conn:
         for sid, day in (("s1", 1), ("s2", 2), ("s3", 3)):
-            store.rows.sessions.insert_exact(
+            sessions.insert_exact(
                 conn,
                 Session(id=sid, namespace="p", started_at=_day(day), summary=f"did {sid}"),
             )
-        store.rows.sessions.set_summary(conn, "s2", "")
+        sessions.set_summary(conn, "s2", "")
         high = _put(store, conn, "use postgres", memory_type=MemoryType.DECISION, importance=0.9)
         _put(store, conn, "low decision", memory_type=MemoryType.DECISION, importance=0.2)
         _put(store, conn, "a captured read", source="hook", memory_type=MemoryType.DECISION)
@@ -62,7 +63,7 @@ def test_counts_summaries_and_key_memories(store: Any) -> None:
 
 
 def test_reflections_edits_hotspots_and_patterns(store: Any) -> None:
-    b = store.rows.briefing
+    b = briefing
     with store.write() as conn:
         still_open = _put(
             store,
@@ -86,7 +87,7 @@ def test_reflections_edits_hotspots_and_patterns(store: Any) -> None:
             store, conn, "mine", source="consolidation", tags=["reflection:open"], session_id="now"
         )
         later = _put(store, conn, "the answer", source="consolidation")
-        store.rows.consolidation.set_demotions(conn, later, [answered])
+        consolidation.set_demotions(conn, later, [answered])
         _put(
             store,
             conn,
@@ -101,7 +102,7 @@ def test_reflections_edits_hotspots_and_patterns(store: Any) -> None:
         )
         _put(store, conn, "read c.py", source="hook", metadata={"tool": "Read"})
         _put(store, conn, "edited now", source="hook", metadata={"tool": "Edit"}, session_id="now")
-        capture = store.rows.capture
+
         a = capture.upsert_file_node(conn, "/p/a.py", "p", "a.py")
         c = capture.upsert_file_node(conn, "/p/c.py", "p", "c.py")
         for i in range(3):
@@ -131,7 +132,7 @@ def test_reflections_edits_hotspots_and_patterns(store: Any) -> None:
 
 
 def test_session_map_and_commands(store: Any) -> None:
-    b = store.rows.briefing
+    b = briefing
     with store.write() as conn:
         b.keep_session_map(conn, "p", "map v1")
         b.keep_session_map(conn, "p", "map v2")
@@ -181,7 +182,7 @@ def test_session_map_and_commands(store: Any) -> None:
 
 
 def test_hotspots_count_the_last_days_only(store: Any) -> None:
-    capture, now = store.rows.capture, datetime.now(UTC)
+    now = datetime.now(UTC)
     with store.write() as conn:
         a = capture.upsert_file_node(conn, "/p/a.py", "p", "a.py")
         for age in (1, 6, 8, 400):
@@ -190,7 +191,7 @@ def test_hotspots_count_the_last_days_only(store: Any) -> None:
             capture.add_edge(conn, obs, a, "RELATES_TO", {"action": "edit"})
             when = (now - timedelta(days=age)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
             conn.execute("UPDATE graph_edges SET created_at = ? WHERE source_id = ?", (when, obs))
-    b = store.rows.briefing
+    b = briefing
     assert [tuple(r) for r in b.file_hotspots(store.conn, "p", 7, 5)] == [("a.py", 2, 0)]
     assert [tuple(r) for r in b.file_hotspots(store.conn, "p", 30, 5)] == [("a.py", 3, 0)]
     assert [tuple(r) for r in b.file_hotspots(store.conn, "p", 1000, 5)] == [("a.py", 4, 0)]

@@ -16,6 +16,7 @@ from typing import Any
 
 from tests.storage.contract.stores import open_store
 
+from memlode.storage import memories
 from memlode.storage.values import MemoryFilter, NewMemory
 
 WORKERS = 4
@@ -35,14 +36,10 @@ def _worker(
         barrier.wait()
         for text in order:
             if bare:  # one statement, no write transaction: only the constraint decides
-                memory_id, _ = store.rows.memories.insert(
-                    store.conn, NewMemory(text, namespace="team")
-                )
+                memory_id, _ = memories.insert(store.conn, NewMemory(text, namespace="team"))
             else:
                 with store.write() as conn:
-                    memory_id, _ = store.rows.memories.insert(
-                        conn, NewMemory(text, namespace="team")
-                    )
+                    memory_id, _ = memories.insert(conn, NewMemory(text, namespace="team"))
             ids[text] = memory_id
     return ids
 
@@ -69,7 +66,7 @@ def _run_workers(store: Any) -> None:
                     for w in range(WORKERS)
                 ],
             )
-    stored = store.rows.memories.select(store.conn, MemoryFilter(namespace="team"))
+    stored = memories.select(store.conn, MemoryFilter(namespace="team"))
     by_content = {m.content: m.id for m in stored}
     assert len(stored) == len(by_content) == SHARED + WORKERS * OWN
     for ids in results:

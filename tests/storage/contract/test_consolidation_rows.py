@@ -7,13 +7,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memlode.storage import (
+    capture_session,
+    compression,
+    consolidation,
+    memories,
+    patterns,
+    reflection,
+    sessions,
+)
 from memlode.storage.values import NewMemory
 from memlode.types import MemoryType
 
 
 def _put(store: Any, conn: Any, text: str, **fields: Any) -> str:
     fields.setdefault("namespace", "p")
-    memory_id, created = store.rows.memories.insert(conn, NewMemory(text, **fields))
+    memory_id, created = memories.insert(conn, NewMemory(text, **fields))
     assert created
     return str(memory_id)
 
@@ -23,7 +32,7 @@ def _day(n: int) -> str:
 
 
 def test_the_log_decay_clusters_and_demotions(store: Any) -> None:
-    c = store.rows.consolidation
+    c = consolidation
     with store.write() as conn:
         first = c.log_start(conn, "decay", "p", _day(1), {"n": 1})
         second = c.log_start(conn, "cluster", "p", _day(2), {})
@@ -69,13 +78,13 @@ def test_the_log_decay_clusters_and_demotions(store: Any) -> None:
 
 
 def test_patterns(store: Any) -> None:
-    p = store.rows.patterns
+    p = patterns
     with store.write() as conn:
         d1 = _put(store, conn, "decide a", memory_type=MemoryType.DECISION, created_at=_day(1))
         _put(store, conn, "decide b", memory_type=MemoryType.DECISION, source="consolidation")
         seen = _put(store, conn, "read x", source="hook", session_id="s1")
-        store.rows.capture_session.start_session(conn, "s2", "p", "claude-code")
-        store.rows.capture_session.remember_seen(conn, "s2", seen)
+        capture_session.start_session(conn, "s2", "p", "claude-code")
+        capture_session.remember_seen(conn, "s2", seen)
         strong = _put(
             store,
             conn,
@@ -107,17 +116,17 @@ def test_patterns(store: Any) -> None:
 
 
 def test_reflection(store: Any) -> None:
-    r = store.rows.reflection
+    r = reflection
     with store.write() as conn:
         for sid in ("s1", "s2", "s3"):
-            store.rows.sessions.start(conn, sid, "p", "claude-code")
-        store.rows.sessions.end(conn, "s1", None)
+            sessions.start(conn, sid, "p", "claude-code")
+        sessions.end(conn, "s1", None)
         _put(store, conn, "s2 old work", session_id="s2", created_at=_day(1), tags=["x"])
         _put(store, conn, "s3 new work", session_id="s3", created_at="2099-01-01T00:00:00Z")
         _put(store, conn, "s2 summary", session_id="s2", source="consolidation")
         insight = _put(store, conn, "an insight", source="consolidation")
         stand_in = _put(store, conn, "stands for it", source="consolidation")
-        c = store.rows.consolidation
+        c = consolidation
         c.save_cluster(conn, "p", "reflection:decision", "s2", insight, "h")
         c.save_cluster(conn, "p", "reflection:open", "s1", stand_in, "h")
         c.save_cluster(conn, "p", "file", "s0", insight, "h")
@@ -143,14 +152,14 @@ def test_reflection(store: Any) -> None:
 
 
 def test_compression(store: Any) -> None:
-    comp = store.rows.compression
+    comp = compression
     with store.write() as conn:
         a = _put(
             store, conn, "long output a", source="hook", tags=["bash", "x"], created_at=_day(2)
         )
         b = _put(store, conn, "long output b", source="hook", tags=["read"], created_at=_day(1))
         _put(store, conn, "other", source="hook", tags=["edit"])
-        store.rows.consolidation.save_cluster(conn, "p", "compress", a, a, "hash-a")
+        consolidation.save_cluster(conn, "p", "compress", a, a, "hash-a")
         comp.record_usage(conn, "2026-01-01", "ollama", "m", 10, 5)
         comp.record_usage(conn, "2026-01-01", "ollama", "m", 1, 0, failed=True)
         comp.record_usage(conn, "2026-01-01", "openai", "n", 3, 2)

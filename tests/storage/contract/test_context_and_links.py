@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from memlode.storage import embeddings, graph, memories, recall_rows, similarity_links, turn_context
 from memlode.storage.values import NewMemory
 from memlode.types import Edge, Relationship
 
@@ -15,7 +16,7 @@ def _turns(store: Any, session: str, n: int, source: str = "conversation") -> li
     ids = []
     with store.write() as conn:
         for i in range(n):
-            memory_id, _ = store.rows.memories.insert(
+            memory_id, _ = memories.insert(
                 conn,
                 NewMemory(f"{session} turn {i}", namespace="p", source=source, session_id=session),
             )
@@ -27,7 +28,7 @@ def test_each_turn_gets_its_neighbours_once(store: Any) -> None:
     ids = _turns(store, "s1", 4)
     _turns(store, "s1", 1, source="memory")  # not a conversation: no context, not in order
     other = _turns(store, "s2", 2)
-    tc = store.rows.turn_context
+    tc = turn_context
     with store.write() as conn:
         assert tc.refresh_context(conn, ["s1", "s2", "s1"]) == 6
         assert tc.refresh_context(conn, ["s1"]) == 0  # nothing changed
@@ -37,14 +38,14 @@ def test_each_turn_gets_its_neighbours_once(store: Any) -> None:
         "none": [],
     }
     # the context is searchable text: the change log saw the rows change
-    rows = {r[1]: r for r in store.rows.recall_rows.candidate_rows(store.conn, ids)}
+    rows = {r[1]: r for r in recall_rows.candidate_rows(store.conn, ids)}
     assert set(rows) == set(ids)
 
 
 def test_creative_rows(store: Any) -> None:
     with store.write() as conn:
         ids = [
-            store.rows.memories.insert(
+            memories.insert(
                 conn,
                 NewMemory(
                     f"text {i}",
@@ -55,20 +56,16 @@ def test_creative_rows(store: Any) -> None:
             )[0]
             for i in range(4)
         ]
-        other, _ = store.rows.memories.insert(conn, NewMemory("elsewhere", namespace="q"))
+        other, _ = memories.insert(conn, NewMemory("elsewhere", namespace="q"))
         vectors = [np.eye(4, dtype="<f4")[i].tobytes() for i in range(4)]
-        store.rows.embeddings.write_vectors(
-            conn, [(ids[i], "m", 4, vectors[i], "h", "t") for i in range(4)]
-        )
-        store.rows.embeddings.write_vectors(conn, [(other, "m", 4, vectors[0], "h", "t")])
-        store.rows.embeddings.write_vectors(conn, [(ids[0], "m", 4, vectors[1], "h2", "t2")])
+        embeddings.write_vectors(conn, [(ids[i], "m", 4, vectors[i], "h", "t") for i in range(4)])
+        embeddings.write_vectors(conn, [(other, "m", 4, vectors[0], "h", "t")])
+        embeddings.write_vectors(conn, [(ids[0], "m", 4, vectors[1], "h2", "t2")])
         for memory_id in ids:
-            store.rows.graph.ensure_memory_node(conn, memory_id, "n", "p")
-        store.rows.graph.add_edge(
-            conn, Edge(ids[0], ids[1], Relationship.SIMILAR_TO, 0.8, {"by": "creative"})
-        )
-        store.rows.graph.add_edge(conn, Edge(ids[1], ids[2], Relationship.SIMILAR_TO, 0.7))
-    sl = store.rows.similarity_links
+            graph.ensure_memory_node(conn, memory_id, "n", "p")
+        graph.add_edge(conn, Edge(ids[0], ids[1], Relationship.SIMILAR_TO, 0.8, {"by": "creative"}))
+        graph.add_edge(conn, Edge(ids[1], ids[2], Relationship.SIMILAR_TO, 0.7))
+    sl = similarity_links
     assert sl.vector_models(store.conn, "p") == [("m", 4, 4)]
     assert sl.vector_models(store.conn, "nobody") == []
     got = sl.namespace_vectors(store.conn, "p", "m", 4, "consolidation")

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from tests.storage.contract.stores import open_store
 
+from memlode.storage import capture_session, dashboard, embeddings, graph, memories, sessions
 from memlode.storage.values import MemoryFilter, NewMemory, Node
 from memlode.types import Edge, NodeKind, Relationship
 
@@ -24,7 +25,7 @@ def _fill(store: Any) -> list[str]:
                 ("Cache the docker layers", ["ci"], 0.5),
             )
         ):
-            memory_id, _ = store.rows.memories.insert(
+            memory_id, _ = memories.insert(
                 conn,
                 NewMemory(
                     text,
@@ -36,24 +37,24 @@ def _fill(store: Any) -> list[str]:
                     created_at=f"2026-01-0{i + 1}T10:00:00.000000Z",
                 ),
             )
-            store.rows.graph.ensure_memory_node(conn, memory_id, text, "p")
+            graph.ensure_memory_node(conn, memory_id, text, "p")
             ids.append(memory_id)
-        store.rows.graph.upsert_node(conn, Node("file:/b.py", NodeKind.FILE, "b.py", "p"))
-        store.rows.graph.add_edge(conn, Edge(ids[1], ids[2], Relationship.LEADS_TO, 0.5))
-        store.rows.graph.add_edge(conn, Edge(ids[1], "file:/b.py", Relationship.RELATES_TO))
+        graph.upsert_node(conn, Node("file:/b.py", NodeKind.FILE, "b.py", "p"))
+        graph.add_edge(conn, Edge(ids[1], ids[2], Relationship.LEADS_TO, 0.5))
+        graph.add_edge(conn, Edge(ids[1], "file:/b.py", Relationship.RELATES_TO))
         vector = np.arange(1, 5, dtype="<f4")
         vector /= np.linalg.norm(vector)
-        store.rows.embeddings.write_vectors(
+        embeddings.write_vectors(
             conn, [(ids[1], "m", 4, vector.tobytes(), "h", "2026-01-02T10:00:00.000000Z")]
         )
-        store.rows.sessions.start(conn, "s1", "p", "cli", None)
-        store.rows.capture_session.remember_file(conn, "s1", "/b.py", ids[1])
+        sessions.start(conn, "s1", "p", "cli", None)
+        capture_session.remember_file(conn, "s1", "/b.py", ids[1])
     return ids
 
 
 def test_the_dashboard_reads(store: Any) -> None:
     first, second, third = _fill(store)
-    rows = store.rows.dashboard
+    rows = dashboard
     total, page = rows.select_sorted(store.conn, MemoryFilter(namespace="p"), "importance", 2, 0)
     assert total == 3 and [m.id for m in page] == [second, third]
     assert rows.change_mark(store.conn, "p") == (3, "2026-01-03T10:00:00.000000Z")
@@ -80,8 +81,8 @@ def test_the_dashboard_reads(store: Any) -> None:
 
 
 def test_the_change_mark_moves_when_another_connection_commits(store: Any) -> None:
-    rows = store.rows.dashboard
+    rows = dashboard
     before = rows.data_version(store.conn)
     with open_store(store.backend, store.location) as other, other.write() as conn:
-        other.rows.memories.insert(conn, NewMemory("from another process", namespace="p"))
+        memories.insert(conn, NewMemory("from another process", namespace="p"))
     assert rows.data_version(store.conn) != before

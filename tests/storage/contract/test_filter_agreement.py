@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.storage.contract.stores import open_store
 
+from memlode.storage import memories
 from memlode.storage.values import MemoryFilter, NewMemory
 from memlode.types import MemoryType
 
@@ -54,7 +55,7 @@ def both(tmp_path: Path, pg_store_url: str) -> Iterator[tuple[Any, Any]]:
         for store in (lite, pg):
             with store.write() as conn:
                 for new in _rows():
-                    store.rows.memories.insert(conn, new)
+                    memories.insert(conn, new)
         yield lite, pg
 
 
@@ -97,11 +98,11 @@ def test_any_filter_selects_the_same_rows(
     answers = [
         [
             m.id
-            for m in s.rows.memories.select(
+            for m in memories.select(
                 s.conn, flt, limit=limit, offset=offset, newest_first=newest
             )
         ]
         for s in (lite, pg)
     ]
     assert answers[0] == answers[1]
-    assert lite.rows.memories.count(lite.conn, flt) == pg.rows.memories.count(pg.conn, flt)
+    assert memories.count(lite.conn, flt) == memories.count(pg.conn, flt)

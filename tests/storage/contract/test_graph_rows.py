@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from memlode.storage import graph, graph_walk, memories
 from memlode.storage.values import NewMemory, Node
 from memlode.types import Edge, NodeKind, Relationship
 
 
 def _graph(store: Any) -> tuple[str, str, str]:
     """Two memories of namespace p and one of q as nodes, a file node and a class node."""
-    g = store.rows.graph
+    g = graph
     with store.write() as conn:
         ids = []
         for text, ns in (("first memory", "p"), ("second memory", "p"), ("third memory", "q")):
-            memory_id, _ = store.rows.memories.insert(conn, NewMemory(text, namespace=ns))
+            memory_id, _ = memories.insert(conn, NewMemory(text, namespace=ns))
             g.ensure_memory_node(conn, memory_id, text, ns)
             ids.append(memory_id)
         g.upsert_node(conn, Node("file:/a.py", NodeKind.FILE, "a.py", "p", None, {"path": "/a.py"}))
@@ -38,7 +39,7 @@ def _key(edge: Edge) -> tuple[str, str, str, float]:
 
 def test_edges_are_added_once_then_updated_or_kept(store: Any) -> None:
     a, b, _ = _graph(store)
-    g = store.rows.graph
+    g = graph
     with store.write() as conn:
         assert not g.add_edge(conn, Edge(a, b, Relationship.LEADS_TO, 0.7, {"why": "y"}))
         assert not g.add_edge(
@@ -54,7 +55,7 @@ def test_edges_are_added_once_then_updated_or_kept(store: Any) -> None:
 
 def test_edges_of_and_export_of_memory_edges(store: Any) -> None:
     a, b, c = _graph(store)
-    g = store.rows.graph
+    g = graph
     assert sorted(_key(e) for e in g.edges_of(store.conn, [b])) == sorted(
         [(a, b, "LEADS_TO", 0.5), (b, a, "REINFORCES", 1.0)]
     )
@@ -72,7 +73,7 @@ def test_edges_of_and_export_of_memory_edges(store: Any) -> None:
 
 def test_neighbours_by_direction_and_relationship(store: Any) -> None:
     a, b, c = _graph(store)
-    g = store.rows.graph
+    g = graph
 
     def seen(*args: Any, **kwargs: Any) -> list[tuple[str, str, str, str]]:
         return [
@@ -99,7 +100,7 @@ def test_neighbours_by_direction_and_relationship(store: Any) -> None:
 
 
 def test_a_node_upserted_again_takes_the_new_name_and_properties(store: Any) -> None:
-    g = store.rows.graph
+    g = graph
     with store.write() as conn:
         g.upsert_node(conn, Node("sym:B", NodeKind.FUNCTION, "b", "p", None, {"line": 1}))
         g.upsert_node(conn, Node("sym:B", NodeKind.FUNCTION, "b2", "p", None, {"line": 2}))
@@ -116,9 +117,9 @@ def test_walks_and_decision_reads(store: Any) -> None:
     from memlode.types import MemoryType
 
     first, second, _ = _graph(store)
-    walk = store.rows.graph_walk
+    walk = graph_walk
     with store.write() as conn:
-        decided, _ = store.rows.memories.insert(
+        decided, _ = memories.insert(
             conn,
             NewMemory(
                 "Decided: tokens for authentication expire after an hour (src/Auth.py)",
@@ -127,7 +128,7 @@ def test_walks_and_decision_reads(store: Any) -> None:
                 tags=["Security"],
             ),
         )
-        store.rows.memories.insert(
+        memories.insert(
             conn, NewMemory("Auth tokens are cached", memory_type=MemoryType.CONTEXT, namespace="p")
         )
     near = walk.adjacent(store.conn, first, [], "both", False)

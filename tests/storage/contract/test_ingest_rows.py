@@ -5,18 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from memlode.storage import doc_files, doc_folders, memories, transcript_store
 from memlode.storage.values import NewMemory
 
 
 def _memory(store: Any, conn: Any, text: str, namespace: str = "p") -> str:
-    memory_id, _ = store.rows.memories.insert(
+    memory_id, _ = memories.insert(
         conn, NewMemory(text, namespace=namespace, created_at="2026-01-01T00:00:00.000000Z")
     )
     return str(memory_id)
 
 
 def test_doc_files_and_their_chunks(store: Any) -> None:
-    df = store.rows.doc_files
+    df = doc_files
     values = ("/root", "project", "h1", "2026-01-01T00:00:00Z", 10, 2, "2026-01-02T00:00:00Z")
     with store.write() as conn:
         file_id = df.insert_file(conn, values, "p", "/root/MEMORY.md")
@@ -27,13 +28,13 @@ def test_doc_files_and_their_chunks(store: Any) -> None:
         df.link_chunk(conn, file_id, 1, first)  # a chunk re-linked: replaced
         df.link_chunk(conn, other, 0, second)
         df.update_file(conn, file_id, ("/root", "project", "h2", *values[3:]))
-        store.rows.memories.update(conn, first, {"importance": 0.9})
+        memories.update(conn, first, {"importance": 0.9})
         df.reset_updated_at(conn, first)
     assert tuple(df.file_row(store.conn, "p", "/root/MEMORY.md")) == (file_id, "h2")
     assert df.file_row(store.conn, "q", "/root/MEMORY.md") is None
     assert df.chunk_memory_ids(store.conn, file_id) == [first, first]  # chunks 0 and 1
     assert df.is_chunk(store.conn, second) and df.is_chunk(store.conn, first)
-    memory = store.rows.memories.fetch(store.conn, first)
+    memory = memories.fetch(store.conn, first)
     assert memory.updated_at == memory.created_at
     assert sorted(tuple(r) for r in df.files_of_root(store.conn, "/root", "p")) == sorted(
         [(file_id, "/root/MEMORY.md"), (other, "/root/docs/a.md")]
@@ -46,7 +47,7 @@ def test_doc_files_and_their_chunks(store: Any) -> None:
 
 
 def test_doc_folders(store: Any) -> None:
-    folders, df = store.rows.doc_folders, store.rows.doc_files
+    folders, df = doc_folders, doc_files
     with store.write() as conn:
         assert folders.add_folder(conn, "/notes", "p", "2026-01-01T00:00:00Z")
         assert not folders.add_folder(conn, "/notes", "p", "2026-01-02T00:00:00Z")
@@ -93,7 +94,7 @@ def _state(path: str, **changes: Any) -> dict[str, Any]:
 
 
 def test_transcript_ingest_state(store: Any) -> None:
-    ts = store.rows.transcript_store
+    ts = transcript_store
     path = "/home/u/.claude/projects/p/s1.jsonl"
     assert ts.file_state(store.conn, path) is None
     with store.write() as conn:

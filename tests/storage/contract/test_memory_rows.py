@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
+from memlode.storage import capture, memories
 from memlode.storage.values import MemoryFilter, NewMemory
 from memlode.types import Memory, MemoryType
 
 
 def _insert(store: Any, content: str, **fields: Any) -> str:
     with store.write() as conn:
-        memory_id, created = store.rows.memories.insert(conn, NewMemory(content, **fields))
+        memory_id, created = memories.insert(conn, NewMemory(content, **fields))
     assert created
     return str(memory_id)
 
@@ -79,7 +80,7 @@ def test_insert_then_fetch_reads_back_every_field(store: Any) -> None:
         id="m-1",
     )
     assert memory_id == "m-1"
-    memory = store.rows.memories.fetch(store.conn, "m-1")
+    memory = memories.fetch(store.conn, "m-1")
     assert isinstance(memory, Memory)
     assert (memory.content, memory.memory_type, memory.importance, memory.confidence) == (
         "Use PostgreSQL for team memory; getUserName stays",
@@ -93,42 +94,39 @@ def test_insert_then_fetch_reads_back_every_field(store: Any) -> None:
     assert memory.created_at == "2026-01-01T10:00:00.000000Z"
     assert len(memory.updated_at) == 27 and memory.last_accessed_at is None
     assert memory.access_count == 0 and len(memory.content_hash) == 64
-    assert store.rows.memories.fetch(store.conn, "nope") is None
+    assert memories.fetch(store.conn, "nope") is None
 
 
 def test_the_same_content_is_one_memory_per_namespace_and_source(store: Any) -> None:
     first = _insert(store, "one fact", namespace="p")
     with store.write() as conn:
-        again = store.rows.memories.insert(conn, NewMemory("one fact", namespace="p"))
-        elsewhere = store.rows.memories.insert(conn, NewMemory("one fact", namespace="q"))
-        by_hook = store.rows.memories.insert(
-            conn, NewMemory("one fact", namespace="p", source="hook")
-        )
+        again = memories.insert(conn, NewMemory("one fact", namespace="p"))
+        elsewhere = memories.insert(conn, NewMemory("one fact", namespace="q"))
+        by_hook = memories.insert(conn, NewMemory("one fact", namespace="p", source="hook"))
     assert again == (first, False)
     assert elsewhere[1] and by_hook[1] and len({first, elsewhere[0], by_hook[0]}) == 3
-    assert store.rows.memories.find_duplicate(store.conn, "p", "memory", "one fact") == first
-    assert store.rows.memories.find_duplicate(store.conn, "p", "memory", "other") is None
-    digest = store.rows.capture.stored_hash(store.conn, first)
-    assert store.rows.capture.find_by_hash(store.conn, "p", "memory", digest) == first
+    assert memories.find_duplicate(store.conn, "p", "memory", "one fact") == first
+    assert memories.find_duplicate(store.conn, "p", "memory", "other") is None
+    digest = capture.stored_hash(store.conn, first)
+    assert capture.find_by_hash(store.conn, "p", "memory", digest) == first
 
 
 def test_secrets_are_redacted_before_the_hash(store: Any) -> None:
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     memory_id = _insert(store, f"token {token} in the env", namespace="p", tags=[token])
-    memory = store.rows.memories.fetch(store.conn, memory_id)
+    memory = memories.fetch(store.conn, memory_id)
     assert token not in memory.content and token not in " ".join(memory.tags)
     # the same secret stored again is a duplicate of the redacted row
     assert (
-        store.rows.memories.find_duplicate(store.conn, "p", "memory", f"token {token} in the env")
-        == memory_id
+        memories.find_duplicate(store.conn, "p", "memory", f"token {token} in the env") == memory_id
     )
 
 
 def test_update_changes_fields_and_the_hash(store: Any) -> None:
     memory_id = _insert(store, "old text", namespace="p", tags=["a"])
-    before = store.rows.memories.fetch(store.conn, memory_id)
+    before = memories.fetch(store.conn, memory_id)
     with store.write() as conn:
-        assert store.rows.memories.update(
+        assert memories.update(
             conn,
             memory_id,
             {
@@ -139,10 +137,10 @@ def test_update_changes_fields_and_the_hash(store: Any) -> None:
                 "metadata": {"x": 1},
             },
         )
-        assert not store.rows.memories.update(conn, "nope", {"importance": 0.1})
+        assert not memories.update(conn, "nope", {"importance": 0.1})
         with pytest.raises(ValueError, match="not updatable"):
-            store.rows.memories.update(conn, memory_id, {"namespace": "q"})
-    after = store.rows.memories.fetch(store.conn, memory_id)
+            memories.update(conn, memory_id, {"namespace": "q"})
+    after = memories.fetch(store.conn, memory_id)
     assert (after.content, after.memory_type, after.importance, after.tags, after.metadata) == (
         "new text",
         MemoryType.INSIGHT,
@@ -151,37 +149,37 @@ def test_update_changes_fields_and_the_hash(store: Any) -> None:
         {"x": 1},
     )
     assert after.content_hash != before.content_hash and after.updated_at >= before.updated_at
-    assert store.rows.memories.find_duplicate(store.conn, "p", "memory", "new text") == memory_id
+    assert memories.find_duplicate(store.conn, "p", "memory", "new text") == memory_id
 
 
 def test_set_metadata_leaves_updated_at(store: Any) -> None:
     memory_id = _insert(store, "text", namespace="p", metadata={"a": 1})
-    before = store.rows.memories.fetch(store.conn, memory_id)
+    before = memories.fetch(store.conn, memory_id)
     with store.write() as conn:
-        assert store.rows.memories.set_metadata(conn, memory_id, {"b": [1, "two"]})
-        assert not store.rows.memories.set_metadata(conn, "nope", {})
-    after = store.rows.memories.fetch(store.conn, memory_id)
+        assert memories.set_metadata(conn, memory_id, {"b": [1, "two"]})
+        assert not memories.set_metadata(conn, "nope", {})
+    after = memories.fetch(store.conn, memory_id)
     assert after.metadata == {"b": [1, "two"]} and after.updated_at == before.updated_at
 
 
 def test_touch_counts_each_access(store: Any) -> None:
     memory_id = _insert(store, "text", namespace="p")
     with store.write() as conn:
-        store.rows.memories.touch(conn, [memory_id, memory_id, "nope"])
-    memory = store.rows.memories.fetch(store.conn, memory_id)
+        memories.touch(conn, [memory_id, memory_id, "nope"])
+    memory = memories.fetch(store.conn, memory_id)
     assert memory.access_count == 2 and memory.last_accessed_at is not None
 
 
 def test_fetch_many_and_delete(store: Any) -> None:
     ids = _seed(store)
-    got = store.rows.memories.fetch_many(store.conn, [ids["a"], ids["b"], ids["a"], "nope"])
+    got = memories.fetch_many(store.conn, [ids["a"], ids["b"], ids["a"], "nope"])
     assert set(got) == {ids["a"], ids["b"]} and got[ids["a"]].content.startswith("memory a")
-    assert store.rows.memories.fetch_many(store.conn, []) == {}
+    assert memories.fetch_many(store.conn, []) == {}
     with store.write() as conn:
-        assert store.rows.memories.delete(conn, [ids["a"], ids["c"], "nope"]) == 2
-        assert store.rows.memories.delete(conn, []) == 0
-    assert store.rows.memories.fetch(store.conn, ids["a"]) is None
-    assert store.rows.memories.count(store.conn, MemoryFilter()) == 3
+        assert memories.delete(conn, [ids["a"], ids["c"], "nope"]) == 2
+        assert memories.delete(conn, []) == 0
+    assert memories.fetch(store.conn, ids["a"]) is None
+    assert memories.count(store.conn, MemoryFilter()) == 3
 
 
 FILTERS = {
@@ -219,11 +217,11 @@ def test_filters_select_and_count_the_same_rows(store: Any, name: str) -> None:
     ids = _seed(store)
     key_of = {v: k for k, v in ids.items()}
     flt = FILTERS[name]
-    newest = store.rows.memories.select(store.conn, flt)
+    newest = memories.select(store.conn, flt)
     assert "".join(key_of[m.id] for m in newest) == EXPECTED[name]
-    oldest = store.rows.memories.select(store.conn, flt, newest_first=False, limit=2, offset=1)
+    oldest = memories.select(store.conn, flt, newest_first=False, limit=2, offset=1)
     assert [m.id for m in oldest] == [m.id for m in reversed(newest)][1:3]
-    assert store.rows.memories.count(store.conn, flt) == len(EXPECTED[name])
+    assert memories.count(store.conn, flt) == len(EXPECTED[name])
 
 
 def test_insert_exact_keeps_every_field_and_refuses_a_known_id_or_content(store: Any) -> None:
@@ -244,18 +242,18 @@ def test_insert_exact_keeps_every_field_and_refuses_a_known_id_or_content(store:
         last_accessed_at="2025-07-07T07:07:07.000007Z",
     )
     with store.write() as conn:
-        assert store.rows.memories.insert_exact(conn, memory)
-        assert not store.rows.memories.insert_exact(conn, memory)  # same id
-        assert not store.rows.memories.insert_exact(conn, dataclasses.replace(memory, id="imp-2"))
-    stored = store.rows.memories.fetch(store.conn, "imp-1")
+        assert memories.insert_exact(conn, memory)
+        assert not memories.insert_exact(conn, memory)  # same id
+        assert not memories.insert_exact(conn, dataclasses.replace(memory, id="imp-2"))
+    stored = memories.fetch(store.conn, "imp-1")
     assert dataclasses.replace(stored, content_hash="") == memory
 
 
 def test_update_memory_content_drops_the_vector(store: Any) -> None:
     memory_id = _insert(store, "session summary v1", namespace="p", source="hook")
     with store.write() as conn:
-        assert store.rows.capture.update_memory_content(conn, memory_id, "summary v2", {"v": 2})
-        assert not store.rows.capture.update_memory_content(conn, "nope", "x", {})
-    memory = store.rows.memories.fetch(store.conn, memory_id)
+        assert capture.update_memory_content(conn, memory_id, "summary v2", {"v": 2})
+        assert not capture.update_memory_content(conn, "nope", "x", {})
+    memory = memories.fetch(store.conn, memory_id)
     assert (memory.content, memory.metadata) == ("summary v2", {"v": 2})
-    assert store.rows.capture.stored_hash(store.conn, "nope") is None
+    assert capture.stored_hash(store.conn, "nope") is None

@@ -5,6 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from memlode.storage import (
+    briefing,
+    capture,
+    consolidation,
+    doc_files,
+    doc_folders,
+    embeddings,
+    graph,
+    graph_state,
+    memories,
+    namespaces,
+    sessions,
+    vector_rows,
+)
 from memlode.storage.namespaces import Selection
 from memlode.storage.values import MemoryFilter, NewMemory
 from memlode.types import Edge, Relationship
@@ -22,30 +36,30 @@ def _fill(store: Any) -> dict[str, str]:
             ("twin", "same text", APP2, 4),
             ("c", "gamma", OTHER, 5),
         ):
-            ids[key] = store.rows.memories.insert(
+            ids[key] = memories.insert(
                 conn,
                 NewMemory(text, namespace=ns, created_at=f"2026-01-0{day}T00:00:00.000000Z"),
             )[0]
-            store.rows.graph.ensure_memory_node(conn, ids[key], text, ns)
-        store.rows.graph.add_edge(conn, Edge(ids["a"], ids["b"], Relationship.LEADS_TO))
-        store.rows.sessions.start(conn, "s1", APP1, "cli")
-        store.rows.sessions.start(conn, "s2", APP1, "cli")
-        store.rows.capture.upsert_file_node(conn, "/r/a.py", APP1, "a.py")
-        store.rows.doc_folders.add_folder(conn, "/notes", APP1, "T")
-        store.rows.consolidation.log_start(conn, "decay", APP1, "T", {})
-        store.rows.briefing.keep_session_map(conn, APP1, "map")
-        store.rows.embeddings.write_vectors(conn, [(ids["a"], "m", 1, b"\x00\x00\x80?", "h", "t")])
+            graph.ensure_memory_node(conn, ids[key], text, ns)
+        graph.add_edge(conn, Edge(ids["a"], ids["b"], Relationship.LEADS_TO))
+        sessions.start(conn, "s1", APP1, "cli")
+        sessions.start(conn, "s2", APP1, "cli")
+        capture.upsert_file_node(conn, "/r/a.py", APP1, "a.py")
+        doc_folders.add_folder(conn, "/notes", APP1, "T")
+        consolidation.log_start(conn, "decay", APP1, "T", {})
+        briefing.keep_session_map(conn, APP1, "map")
+        embeddings.write_vectors(conn, [(ids["a"], "m", 1, b"\x00\x00\x80?", "h", "t")])
     return ids
 
 
 def _namespaces_of(store: Any, ids: dict[str, str]) -> dict[str, str]:
-    found = store.rows.memories.fetch_many(store.conn, ids.values())
+    found = memories.fetch_many(store.conn, ids.values())
     return {key: found[memory_id].namespace for key, memory_id in ids.items()}
 
 
 def test_exists_keys_and_listing(store: Any) -> None:
     _fill(store)
-    ns = store.rows.namespaces
+    ns = namespaces
     assert ns.exists(store.conn, APP1) and not ns.exists(store.conn, "nobody")
     assert ns.keys_named(store.conn, "app") == [APP1, APP2]
     assert ns.keys_named(store.conn, "apps") == [OTHER] and ns.keys_named(store.conn, "") == []
@@ -68,19 +82,19 @@ def test_exists_keys_and_listing(store: Any) -> None:
 def test_delete_takes_everything_of_the_namespace(store: Any) -> None:
     ids = _fill(store)
     with store.write() as conn:
-        assert store.rows.namespaces.delete(conn, APP1) == 3
-    assert not store.rows.namespaces.exists(store.conn, APP1)
-    assert store.rows.memories.count(store.conn, MemoryFilter()) == 2
-    assert store.rows.graph.edges_of(store.conn, [ids["a"]]) == []
-    assert store.rows.briefing.session_map(store.conn, APP1) is None
-    assert store.rows.doc_folders.folders(store.conn) == []
+        assert namespaces.delete(conn, APP1) == 3
+    assert not namespaces.exists(store.conn, APP1)
+    assert memories.count(store.conn, MemoryFilter()) == 2
+    assert graph.edges_of(store.conn, [ids["a"]]) == []
+    assert briefing.session_map(store.conn, APP1) is None
+    assert doc_folders.folders(store.conn) == []
 
 
 def test_a_whole_move_leaves_duplicates_behind(store: Any) -> None:
     ids = _fill(store)
-    before = store.rows.vector_rows.vector_count_and_rowid_sum(store.conn, "m", 1)
+    before = vector_rows.vector_count_and_rowid_sum(store.conn, "m", 1)
     with store.write() as conn:
-        report = store.rows.namespaces.move(conn, APP1, APP2)
+        report = namespaces.move(conn, APP1, APP2)
     assert report.to_dict() == {
         "memories": 2,
         "duplicates": 1,
@@ -96,14 +110,14 @@ def test_a_whole_move_leaves_duplicates_behind(store: Any) -> None:
         "twin": APP2,
         "c": OTHER,
     }
-    after = store.rows.vector_rows.vector_count_and_rowid_sum(store.conn, "m", 1)
+    after = vector_rows.vector_count_and_rowid_sum(store.conn, "m", 1)
     assert after[0] == before[0] and after[1] != before[1]  # the vector index must rebuild
-    assert store.rows.briefing.session_map(store.conn, APP2) == "map"
-    assert store.rows.briefing.session_map(store.conn, APP1) is None
-    assert store.rows.doc_folders.folders(store.conn) == [("/notes", APP2)]
-    assert store.rows.graph_state.node_ids(store.conn, APP1, None) == [ids["shared"]]
+    assert briefing.session_map(store.conn, APP2) == "map"
+    assert briefing.session_map(store.conn, APP1) is None
+    assert doc_folders.folders(store.conn) == [("/notes", APP2)]
+    assert graph_state.node_ids(store.conn, APP1, None) == [ids["shared"]]
     with store.write() as conn:
-        assert store.rows.namespaces.move(conn, APP2, APP2).to_dict()["memories"] == 0
+        assert namespaces.move(conn, APP2, APP2).to_dict()["memories"] == 0
 
 
 def test_a_partial_move_takes_only_the_selection(store: Any) -> None:
@@ -112,7 +126,7 @@ def test_a_partial_move_takes_only_the_selection(store: Any) -> None:
         memories={ids["b"], ids["shared"]}, sessions={"s2"}, file_nodes={"file:/r/a.py"}
     )
     with store.write() as conn:
-        report = store.rows.namespaces.move(conn, APP1, OTHER, part)
+        report = namespaces.move(conn, APP1, OTHER, part)
     assert (report.memories, report.duplicates, report.sessions) == (2, 0, 1)
     assert _namespaces_of(store, ids) == {
         "a": APP1,
@@ -121,14 +135,14 @@ def test_a_partial_move_takes_only_the_selection(store: Any) -> None:
         "twin": APP2,
         "c": OTHER,
     }
-    assert [s.id for s in store.rows.sessions.list_sessions(store.conn, OTHER)] == ["s2"]
-    assert "file:/r/a.py" in store.rows.graph_state.node_ids(store.conn, OTHER, ["file"])
-    assert store.rows.briefing.session_map(store.conn, APP1) is None
-    assert store.rows.doc_folders.folders(store.conn) == [("/notes", APP1)]
+    assert [s.id for s in sessions.list_sessions(store.conn, OTHER)] == ["s2"]
+    assert "file:/r/a.py" in graph_state.node_ids(store.conn, OTHER, ["file"])
+    assert briefing.session_map(store.conn, APP1) is None
+    assert doc_folders.folders(store.conn) == [("/notes", APP1)]
 
 
 def test_doc_files_and_folders_move_unless_the_target_has_them(store: Any) -> None:
-    df, folders = store.rows.doc_files, store.rows.doc_folders
+    df, folders = doc_files, doc_folders
     values = ("/notes", "folder", "h", "2026-01-01T00:00:00Z", 10, 1, "2026-01-02T00:00:00Z")
     with store.write() as conn:
         kept, clash, left = (
@@ -139,12 +153,12 @@ def test_doc_files_and_folders_move_unless_the_target_has_them(store: Any) -> No
         folders.add_folder(conn, "/notes", APP2, "T")
     with store.write() as conn:
         part = Selection(doc_files={kept, clash})
-        assert store.rows.namespaces.move(conn, APP1, APP2, part).doc_files == 1
+        assert namespaces.move(conn, APP1, APP2, part).doc_files == 1
     assert df.file_row(store.conn, APP2, "/notes/a.md")[0] == kept
     assert df.file_row(store.conn, APP1, "/notes/b.md")[0] == clash  # the target has its own
     assert df.file_row(store.conn, APP1, "/notes/c.md")[0] == left  # not chosen
     with store.write() as conn:
-        assert store.rows.namespaces.move(conn, APP1, APP2).doc_files == 1
+        assert namespaces.move(conn, APP1, APP2).doc_files == 1
     assert df.file_row(store.conn, APP2, "/notes/c.md")[0] == left
     assert df.file_row(store.conn, APP1, "/notes/b.md")[0] == clash
     assert folders.folders(store.conn) == [("/notes", APP2)]

@@ -7,6 +7,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memlode.storage import (
+    embeddings,
+    graph,
+    graph_state,
+    memories,
+    recall_graph,
+    recall_rows,
+    store_settings,
+)
 from memlode.storage.values import NewMemory, Node
 from memlode.types import Edge, NodeKind, Relationship
 
@@ -29,7 +38,7 @@ def _linked(store: Any) -> list[str]:
                 ("other", "q"),
             ]
         ):
-            memory_id, _ = store.rows.memories.insert(
+            memory_id, _ = memories.insert(
                 conn,
                 NewMemory(
                     text,
@@ -41,17 +50,17 @@ def _linked(store: Any) -> list[str]:
                     created_at=f"2026-01-0{i + 1}T00:00:00.000000Z",
                 ),
             )
-            store.rows.graph.ensure_memory_node(conn, memory_id, text, ns)
+            graph.ensure_memory_node(conn, memory_id, text, ns)
             ids.append(memory_id)
-        store.rows.graph.upsert_node(conn, Node("file:/x.py", NodeKind.FILE, "x.py", "p"))
+        graph.upsert_node(conn, Node("file:/x.py", NodeKind.FILE, "x.py", "p"))
         for source, target, rel, weight in [
             (0, 1, Relationship.LEADS_TO, 0.5),
             (2, 0, Relationship.SIMILAR_TO, 0.9),
             (0, 3, Relationship.SUMMARIZES, 1.0),
             (4, 1, Relationship.RELATES_TO, 0.2),
         ]:
-            store.rows.graph.add_edge(conn, Edge(ids[source], ids[target], rel, weight))
-        store.rows.graph.add_edge(conn, Edge(ids[1], "file:/x.py", Relationship.RELATES_TO))
+            graph.add_edge(conn, Edge(ids[source], ids[target], rel, weight))
+        graph.add_edge(conn, Edge(ids[1], "file:/x.py", Relationship.RELATES_TO))
     return ids
 
 
@@ -62,7 +71,7 @@ def store_author(store: Any) -> str:
 def test_candidate_rows_carry_what_recall_scores(store: Any) -> None:
     ids = _linked(store)
     rows = sorted(
-        store.rows.recall_rows.candidate_rows(store.conn, [ids[3], ids[0], "nope"]),
+        recall_rows.candidate_rows(store.conn, [ids[3], ids[0], "nope"]),
         key=lambda r: r[1],
     )
     by_id = {r[1]: r for r in rows}
@@ -74,23 +83,23 @@ def test_candidate_rows_carry_what_recall_scores(store: Any) -> None:
     assert alpha[11] == store_author(store)  # who stored it: the connection's, or "" on SQLite
     assert (bool(alpha[12]), bool(delta[12])) == (False, True)  # a question, white space aside
     assert int(alpha[0]) < int(delta[0])  # rowids in insertion order
-    assert list(store.rows.recall_rows.candidate_rows(store.conn, [])) == []
+    assert list(recall_rows.candidate_rows(store.conn, [])) == []
 
 
 def test_token_states_by_id(store: Any) -> None:
     ids = _linked(store)
     with store.write() as conn:
-        store.rows.embeddings.write_vectors(
+        embeddings.write_vectors(
             conn, [(ids[0], "m", 2, b"\x00\x00\x80?\x00\x00\x00\x00", "h", "t")]
         )
-        store.rows.embeddings.write_states(conn, [(ids[0], "m", b"\x05\x06")])
-    got = store.rows.recall_rows.token_states(store.conn, [ids[0], ids[1]])
+        embeddings.write_states(conn, [(ids[0], "m", b"\x05\x06")])
+    got = recall_rows.token_states(store.conn, [ids[0], ids[1]])
     assert [(r[0], r[1], bytes(r[2])) for r in got] == [(ids[0], "m", b"\x05\x06")]
 
 
 def test_the_graph_recall_reads(store: Any) -> None:
     ids = _linked(store)
-    rg = store.rows.recall_graph
+    rg = recall_graph
     assert rg.has_memory_edges(store.conn, "p") and rg.has_memory_edges(store.conn, None)
     assert not rg.has_memory_edges(store.conn, "nobody")
     assert rg.linked_memories(store.conn, [ids[0]]) == sorted(
@@ -108,7 +117,7 @@ def test_the_graph_recall_reads(store: Any) -> None:
 
 def test_graph_state_reads_and_the_centrality_cache(store: Any) -> None:
     ids = _linked(store)
-    gs = store.rows.graph_state
+    gs = graph_state
     assert sorted(gs.node_ids(store.conn, "p", None)) == sorted([*ids[:4], "file:/x.py"])
     assert gs.node_ids(store.conn, "p", ["file"]) == ["file:/x.py"]
     assert len(gs.node_ids(store.conn, None, None)) == 6
@@ -120,7 +129,7 @@ def test_graph_state_reads_and_the_centrality_cache(store: Any) -> None:
     before = gs.fingerprint_rows(store.conn, "p")
     assert before[0][0] == 5 and before[1][0] == 4 and abs(before[1][2] - 3.4) < 1e-9
     with store.write() as conn:
-        store.rows.graph.add_edge(conn, Edge(ids[1], ids[2], Relationship.LEADS_TO))
+        graph.add_edge(conn, Edge(ids[1], ids[2], Relationship.LEADS_TO))
     assert gs.fingerprint_rows(store.conn, "p") != before
     with store.write() as conn:
         gs.write_centrality(
@@ -133,19 +142,19 @@ def test_graph_state_reads_and_the_centrality_cache(store: Any) -> None:
     assert _tuples(gs.centrality_rows(store.conn, [ids[0], "file:/x.py"])) == sorted(
         [(ids[0], 0.6, 0.25, 3.0, 2), ("file:/x.py", 0.1, 0.0, 1.0, None)]
     )
-    assert store.rows.store_settings.get_setting(store.conn, "centrality:p") == "fp2"
-    assert _tuples(store.rows.recall_graph.memory_centrality(store.conn, [ids[0], ids[1]])) == [
+    assert store_settings.get_setting(store.conn, "centrality:p") == "fp2"
+    assert _tuples(recall_graph.memory_centrality(store.conn, [ids[0], ids[1]])) == [
         (ids[0], 0.6, 0.25, 3.0, 2)
     ]
 
 
 def test_no_ids_and_no_rows_ask_nothing(store: Any) -> None:
     ids = _linked(store)
-    assert store.rows.recall_rows.token_states(store.conn, []) == []
-    assert store.rows.recall_graph.memory_centrality(store.conn, []) == []
-    assert store.rows.recall_graph.memory_degrees(store.conn, [], skip=["RELATES_TO"]) == []
-    assert list(store.rows.graph_state.centrality_rows(store.conn, [])) == []
+    assert recall_rows.token_states(store.conn, []) == []
+    assert recall_graph.memory_centrality(store.conn, []) == []
+    assert recall_graph.memory_degrees(store.conn, [], skip=["RELATES_TO"]) == []
+    assert list(graph_state.centrality_rows(store.conn, [])) == []
     with store.write() as conn:
-        store.rows.graph_state.write_centrality(conn, [], "centrality:q", "fp0")
-    assert store.rows.store_settings.get_setting(store.conn, "centrality:q") == "fp0"
-    assert len(store.rows.graph_state.node_ids(store.conn, None, None)) == len(ids) + 1
+        graph_state.write_centrality(conn, [], "centrality:q", "fp0")
+    assert store_settings.get_setting(store.conn, "centrality:q") == "fp0"
+    assert len(graph_state.node_ids(store.conn, None, None)) == len(ids) + 1

@@ -8,23 +8,21 @@ from typing import Any
 
 import numpy as np
 
+from memlode.storage import embeddings, memories, row_checks
 from memlode.storage.values import NewMemory
 
 
 def test_vectors_and_states_that_cannot_be_read(store: Any) -> None:
-    rc = store.rows.row_checks
+    rc = row_checks
     with store.write() as conn:
-        ids = [
-            store.rows.memories.insert(conn, NewMemory(f"text {i}", namespace="p"))[0]
-            for i in range(4)
-        ]
+        ids = [memories.insert(conn, NewMemory(f"text {i}", namespace="p"))[0] for i in range(4)]
         usual = np.ones(16, dtype="<f4").tobytes()
-        store.rows.embeddings.write_vectors(
+        embeddings.write_vectors(
             conn,
             [(ids[i], "m", 16, usual, "h", "t") for i in range(3)]
             + [(ids[3], "m", 4, np.ones(4, dtype="<f4").tobytes(), "h", "t")],
         )
-        store.rows.embeddings.write_states(
+        embeddings.write_states(
             conn, [(ids[0], "m", b"\x01\x02\x03\x04"), (ids[1], "m", b"\x01\x02\x03")]
         )
     assert [b.to_dict() for b in rc.bad_embeddings(store.conn)] == [
@@ -39,4 +37,4 @@ def test_vectors_and_states_that_cannot_be_read(store: Any) -> None:
         assert rc.delete_embeddings(conn, [ids[3], ids[0]]) == 2
         assert rc.delete_embeddings(conn, []) == 0
     assert rc.bad_embeddings(store.conn) == [] and rc.bad_token_states(store.conn) == []
-    assert store.rows.embeddings.rows_by_model(store.conn, "memory_tokens", "m") == 0
+    assert embeddings.rows_by_model(store.conn, "memory_tokens", "m") == 0

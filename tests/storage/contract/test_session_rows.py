@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memlode.storage import capture_session, memories, sessions, store_settings
 from memlode.storage.values import NewMemory
 from memlode.types import Session
 
 
 def test_start_resume_end_and_list(store: Any) -> None:
-    rows = store.rows.sessions
+    rows = sessions
     with store.write() as conn:
         session, new = rows.start(conn, "s1", "p", "claude-code", {"cwd": "/x"})
         assert new and (session.id, session.namespace, session.source) == ("s1", "p", "claude-code")
@@ -33,7 +34,7 @@ def test_start_resume_end_and_list(store: Any) -> None:
 
 
 def test_summaries_are_redacted_then_cut(store: Any) -> None:
-    rows = store.rows.sessions
+    rows = sessions
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     with store.write() as conn:
         rows.start(conn, "s1", "p", "cli")
@@ -55,13 +56,13 @@ def test_insert_exact_keeps_every_field(store: Any) -> None:
         metadata={"a": {"b": [1, 2]}},
     )
     with store.write() as conn:
-        assert store.rows.sessions.insert_exact(conn, session)
-        assert not store.rows.sessions.insert_exact(conn, session)
-    assert store.rows.sessions.fetch(store.conn, "imp") == session
+        assert sessions.insert_exact(conn, session)
+        assert not sessions.insert_exact(conn, session)
+    assert sessions.fetch(store.conn, "imp") == session
 
 
 def test_capture_state_of_a_session(store: Any) -> None:
-    cs = store.rows.capture_session
+    cs = capture_session
     with store.write() as conn:
         assert cs.start_session(conn, "s1", "p", "claude-code", {"a": 1, "nested": {"x": 1}})
         assert not cs.start_session(conn, "s1", "p", "claude-code", {"b": 2, "nested": {"y": 2}})
@@ -78,26 +79,24 @@ def test_capture_state_of_a_session(store: Any) -> None:
     assert cs.session_metadata(store.conn, "nope") is None
     assert len(cs.session_started_at(store.conn, "s1")) == 27
     assert cs.session_started_at(store.conn, "nope") == ""
-    assert store.rows.sessions.fetch(store.conn, "s1").summary == "sum 2"
+    assert sessions.fetch(store.conn, "s1").summary == "sum 2"
 
 
 def test_seen_memories_and_file_observations(store: Any) -> None:
-    cs = store.rows.capture_session
+    cs = capture_session
     with store.write() as conn:
         cs.start_session(conn, "s1", "p", "claude-code")
         cs.start_session(conn, "s2", "p", "claude-code")
-        old, _ = store.rows.memories.insert(
+        old, _ = memories.insert(
             conn, NewMemory("read yesterday", namespace="p", session_id="s1", tags=["read"])
         )
-        mine, _ = store.rows.memories.insert(
+        mine, _ = memories.insert(
             conn, NewMemory("read today", namespace="p", session_id="s2", metadata={"k": "v"})
         )
         assert cs.remember_seen(conn, "s2", old)
         assert not cs.remember_seen(conn, "s2", old)  # once
         assert not cs.remember_seen(conn, "s2", mine)  # its own
-        loose, _ = store.rows.memories.insert(
-            conn, NewMemory("stored by no session", namespace="p")
-        )
+        loose, _ = memories.insert(conn, NewMemory("stored by no session", namespace="p"))
         assert cs.remember_seen(conn, "s2", loose)  # no session stored it: another's
         assert not cs.remember_seen(conn, "nope", old)  # no such session
         cs.remember_file(conn, "s2", "/a.py", old)
@@ -115,7 +114,7 @@ def test_seen_memories_and_file_observations(store: Any) -> None:
 
 
 def test_settings(store: Any) -> None:
-    settings = store.rows.store_settings
+    settings = store_settings
     with store.write() as conn:
         settings.put_setting(conn, "weights", "a")
         settings.put_setting(conn, "weights", "b")

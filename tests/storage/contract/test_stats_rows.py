@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memlode.storage import capture, embeddings, graph, memories, sessions, store_stats
 from memlode.storage.values import NewMemory
 from memlode.types import MemoryType
 
@@ -18,7 +19,7 @@ def test_namespace_counts(store: Any) -> None:
             ("c", "p", MemoryType.INSIGHT, "hook", 3),
             ("d", "q", MemoryType.CONTEXT, "memory", 4),
         ):
-            memory_id, _ = store.rows.memories.insert(
+            memory_id, _ = memories.insert(
                 conn,
                 NewMemory(
                     f"memory {text}",
@@ -28,13 +29,13 @@ def test_namespace_counts(store: Any) -> None:
                     created_at=f"2026-01-0{day}T00:00:00.000000Z",
                 ),
             )
-            store.rows.graph.ensure_memory_node(conn, memory_id, text, ns)
+            graph.ensure_memory_node(conn, memory_id, text, ns)
             ids.append(memory_id)
-        store.rows.capture.add_edge(conn, ids[0], ids[1], "LEADS_TO")
-        store.rows.capture.add_edge(conn, ids[3], ids[0], "RELATES_TO")
-        store.rows.embeddings.write_vectors(conn, [(ids[0], "m", 1, b"\x00\x00\x80?", "h", "t")])
-        store.rows.sessions.start(conn, "s1", "p", "cli")
-    assert store.rows.store_stats.namespace_counts(store.conn, "p") == {
+        capture.add_edge(conn, ids[0], ids[1], "LEADS_TO")
+        capture.add_edge(conn, ids[3], ids[0], "RELATES_TO")
+        embeddings.write_vectors(conn, [(ids[0], "m", 1, b"\x00\x00\x80?", "h", "t")])
+        sessions.start(conn, "s1", "p", "cli")
+    assert store_stats.namespace_counts(store.conn, "p") == {
         "memories": 3,
         "by_type": {"decision": 2, "insight": 1},
         "by_source": {"hook": 2, "memory": 1},
@@ -44,15 +45,15 @@ def test_namespace_counts(store: Any) -> None:
         "sessions": 1,
         "last_memory_at": "2026-01-03T00:00:00.000000Z",
     }
-    everything = store.rows.store_stats.namespace_counts(store.conn, None)
+    everything = store_stats.namespace_counts(store.conn, None)
     assert (everything["memories"], everything["graph_edges"]) == (4, 2)
-    empty = store.rows.store_stats.namespace_counts(store.conn, "none")
+    empty = store_stats.namespace_counts(store.conn, "none")
     assert (empty["memories"], empty["by_type"], empty["last_memory_at"]) == (0, {}, None)
-    state = store.rows.store_stats.database_state(store.conn)
+    state = store_stats.database_state(store.conn)
     assert set(state) == {"journal_mode", "schema_version", "fts_rows", "ok", "nodes", "edges"}
     assert (state["fts_rows"], state["ok"], state["nodes"], state["edges"]) == (4, True, 4, 2)
     assert state["schema_version"] >= 1
-    assert not store.rows.store_stats.has_indexed_code(store.conn, "p")
+    assert not store_stats.has_indexed_code(store.conn, "p")
 
 
 def test_prompt_recall_paths(store: Any) -> None:
@@ -67,9 +68,9 @@ def test_prompt_recall_paths(store: Any) -> None:
                 (["prompt"], {"recall": "resident"}, "s3"),
             )
         ):
-            store.rows.memories.insert(
+            memories.insert(
                 conn, NewMemory(f"prompt {i}", tags=tags, metadata=meta, session_id=session)
             )
-    paths = store.rows.store_stats.prompt_recall_paths(store.conn, ["s1", "s2"])
+    paths = store_stats.prompt_recall_paths(store.conn, ["s1", "s2"])
     assert paths == {"resident": 2, "lean": 1, "none": 1}
-    assert store.rows.store_stats.prompt_recall_paths(store.conn, []) == {}
+    assert store_stats.prompt_recall_paths(store.conn, []) == {}

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from memlode.search.postings import TOKENIZER
+from memlode.storage import embeddings, fts_texts, memories, turn_context
 from memlode.storage.values import NewMemory
 
 PIECES = ["Running", "getUserName", "naïve", "Café", "HTTPServer", "x", "2026", "ünïcödé"]
@@ -16,7 +17,7 @@ PIECES = ["Running", "getUserName", "naïve", "Café", "HTTPServer", "x", "2026"
 def _store_texts(store: Any) -> list[str]:
     with store.write() as conn:
         ids = [
-            store.rows.memories.insert(
+            memories.insert(
                 conn,
                 NewMemory(
                     f"The runners were running getUserName {i}",
@@ -28,12 +29,12 @@ def _store_texts(store: Any) -> list[str]:
             )[0]
             for i in range(3)
         ]
-        store.rows.turn_context.refresh_context(conn, ["s"])
+        turn_context.refresh_context(conn, ["s"])
     return ids
 
 
 def test_the_tokenizer_splits_and_stems_as_fts5(store: Any) -> None:
-    texts = store.rows.fts_texts
+    texts = fts_texts
     texts.create_tokenizer(store.conn, TOKENIZER)
     texts.create_tokenizer(store.conn, TOKENIZER)  # again: no error
     found = texts.tokenize_pieces(store.conn, PIECES)
@@ -52,7 +53,7 @@ def test_the_tokenizer_splits_and_stems_as_fts5(store: Any) -> None:
 
 def test_text_rows_in_one_snapshot(store: Any) -> None:
     ids = _store_texts(store)
-    texts = store.rows.fts_texts
+    texts = fts_texts
     with texts.read_snapshot(store.conn):
         count, top = texts.store_extent(store.conn)
         cursor = texts.text_rows(store.conn)
@@ -68,5 +69,5 @@ def test_text_rows_in_one_snapshot(store: Any) -> None:
     some = sorted(tuple(r) for r in texts.text_rows_of(store.conn, [first[0], 10**9]))
     assert some == [first]
     assert sorted(tuple(r) for r in texts.text_rows(store.conn).fetchall()) == sorted(rows)
-    assert texts.latest_seq(store.conn) == store.rows.embeddings.change_marks(store.conn, "m")[0]
+    assert texts.latest_seq(store.conn) == embeddings.change_marks(store.conn, "m")[0]
     assert len(ids) == 3

@@ -18,7 +18,7 @@ from memlode.storage.sql import dialect_of
 
 def test_a_file_opens_sqlite(tmp_path: Path) -> None:
     with open_store(tmp_path / "m.db") as db:
-        assert isinstance(db, Database) and db.backend.name == "sqlite"
+        assert isinstance(db, Database) and db.dialect.name == "sqlite"
         assert db.path == tmp_path / "m.db" and db.key == str((tmp_path / "m.db").resolve())
         assert db.writable and db.size_bytes() > 0 and not dialect_of(db.conn).postgres
         reader = db.reader()
@@ -31,7 +31,7 @@ def test_a_file_opens_sqlite(tmp_path: Path) -> None:
 def test_a_url_opens_postgresql(pg_store_url: str) -> None:
     with open_store(f"  {pg_store_url}  ", created_by="ana@laptop") as db:
         assert isinstance(db, PgDatabase) and isinstance(db.conn, PgConnection)
-        assert db.backend.name == "postgresql" and dialect_of(db.conn).postgres
+        assert db.dialect.name == "postgresql" and dialect_of(db.conn).postgres
         assert db.path is None and db.writable and db.size_bytes() > 0
         assert db.key == store_key(pg_store_url) and db.display.startswith("postgres@")
         with db.write() as conn:

@@ -13,7 +13,7 @@ DRIVER_PACKAGES = ("psycopg", "psycopg_pool", "pgvector", "psycopg_binary")
 def test_the_sqlite_path_imports_no_postgres_driver() -> None:
     code = (
         "import sys\n"
-        "import memlode, memlode.cli, memlode.engine, memlode.storage.backend\n"
+        "import memlode, memlode.cli, memlode.engine, memlode.storage.sql\n"
         "import memlode.storage.db, memlode.mcp.server, memlode.hooks.run\n"
         "import memlode.resident.server, memlode.storage.postgres\n"
         "from memlode.engine import Engine\n"

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from memlode.storage import memories
 from memlode.storage.postgres.connection import PgDatabase, connect
 from memlode.storage.postgres.scratch import scratch_store, with_search_path
 from memlode.storage.values import MemoryFilter, NewMemory
@@ -29,13 +30,13 @@ def _schemas(server: Any, like: str) -> list[str]:
 
 def _contents(url: str) -> list[str]:
     with PgDatabase(url) as db:
-        rows = db.backend.memories.select(db.conn, MemoryFilter(namespace="team"))
+        rows = memories.select(db.conn, MemoryFilter(namespace="team"))
     return sorted(m.content for m in rows)
 
 
 def _store(url: str, text: str) -> None:
     with PgDatabase(url) as db, db.write() as conn:
-        db.backend.memories.insert(conn, NewMemory(text, namespace="team"))
+        memories.insert(conn, NewMemory(text, namespace="team"))
 
 
 def test_a_new_schema_ahead_of_a_store_is_a_store_of_its_own(pg_server: Any) -> None:

@@ -4,7 +4,7 @@ What is here: connections and a pool (``connection``; ``PgDatabase`` is what
 ``memlode.storage.open_store`` opens for a ``postgresql://`` URL), a connection that runs the
 repositories' SQL (``adapter``), numbered migrations with their own SQL (``migrations``), what
 only PostgreSQL has (``vectors``: HNSW per dimension and vector I/O; ``text_reads``: the texts
-read in one snapshot), the binding of the repositories (``repositories``), and throw-away stores
+read in one snapshot), and throw-away stores
 in schemas of their own, dropped afterwards (``scratch``: ``memlode eval locomo``'s). There are no
 PostgreSQL copies of repositories: each is the one module of ``memlode.storage`` (see
 ``memlode.storage.sql``), and ``tests/storage/contract`` runs the same tests on both backends.

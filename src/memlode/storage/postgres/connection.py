@@ -26,14 +26,13 @@ from memlode.storage.postgres import INSTALL_HINT
 from memlode.storage.postgres.adapter import PgConnection, use_json_text
 from memlode.storage.postgres.migrations import apply_migrations
 from memlode.storage.postgres.rows import row_factory
+from memlode.storage.sql import POSTGRESQL, Dialect
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     import psycopg
     from psycopg_pool import ConnectionPool
-
-    from memlode.storage.postgres.repositories import PostgresRepositories
 
 __all__ = [
     "PgDatabase",
@@ -171,11 +170,9 @@ class PgDatabase:
         self.conn = PgConnection(connect(url, created_by=created_by, migrate=not readonly))
 
     @property
-    def backend(self) -> PostgresRepositories:
-        """The PostgreSQL repositories (``memlode.storage.postgres.repositories``)."""
-        from memlode.storage.postgres.repositories import POSTGRES
-
-        return POSTGRES
+    def dialect(self) -> Dialect:
+        """PostgreSQL's (``memlode.storage.sql``)."""
+        return POSTGRESQL
 
     @property
     def key(self) -> str:
