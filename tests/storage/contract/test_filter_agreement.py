@@ -98,9 +98,7 @@ def test_any_filter_selects_the_same_rows(
     answers = [
         [
             m.id
-            for m in memories.select(
-                s.conn, flt, limit=limit, offset=offset, newest_first=newest
-            )
+            for m in memories.select(s.conn, flt, limit=limit, offset=offset, newest_first=newest)
         ]
         for s in (lite, pg)
     ]
