@@ -25,7 +25,7 @@ from memlode.storage import supersession as links
 from memlode.types import Memory, MemoryType, format_ts, utcnow
 
 if TYPE_CHECKING:
-    from memlode.storage.protocols import Connection
+    from memlode.storage.sql import Connection
     from memlode.storage.store import Store
 
 __all__ = [
