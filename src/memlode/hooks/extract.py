@@ -39,7 +39,7 @@ from memlode.hooks.observation import (
     is_own_tool,
     one_line,
 )
-from memlode.sources.outcomes import error_lines, failed_by_output, outcomes
+from memlode.sources.outcomes import read_output
 from memlode.storage.capture import FAILURE_TAG
 
 TYPE_CHECKING = False
@@ -244,18 +244,17 @@ def _bash(
     first, rest = _command_parts(command)
     printed = "\n".join(as_text(resp.get(s), 1 << 62) for s in ("stdout", "stderr")).strip()
     # an exit status of 0 can hide a failure (a test run piped into tail): its output says so
-    failed = failed_by_output(printed, command)
+    said, errors, failed = read_output(command, printed)
     text = ("Failed: $ " if failed else "$ ") + first
     description = one_line(as_text(tool_in.get("description")), 200)
     if description:
         text += f"\n# {description}"
     if resp.get("interrupted") is True:
         text += "\n(interrupted)"
-    said = outcomes(command, printed)
     if said:
         text += "\nOutcome: " + "; ".join(said)
     if failed:
-        text += "".join(f"\n{line}" for line in error_lines(printed, command))
+        text += "".join(f"\n{line}" for line in errors)
     if not failed and said and said[-1].startswith("tests:"):
         # a test run that passed: its totals say it; its log is noise (request dumps, warnings)
         output_chars = min(output_chars, PASSING_TAIL_CHARS)
@@ -399,14 +398,14 @@ def extract_failure(
         meta = {"file": paths.absolute(raw)} if raw else {}
     text = f"Failed: {what}"
     if tool_name == "Bash":
-        said = outcomes(command, message, failed=True)
+        said, errors, _failed = read_output(command, message, failed=True)
         if said:
             text += "\nOutcome: " + "; ".join(said)
             meta["outcomes"] = said
         if len(message) > MAX_ERROR_CHARS:
             # a long log (pre-commit, CI, a test run): its decisive lines first, where an
             # excerpt of the error starts
-            text += "".join(f"\n{line}" for line in error_lines(message, command))
+            text += "".join(f"\n{line}" for line in errors)
     if message:
         text += "\n" + _head_tail(message, MAX_ERROR_CHARS)
     if tool_name == "Bash" and rest:

@@ -18,7 +18,7 @@ otherwise (bench/bench_hooks.py measures the post-tool hook).
 
 from __future__ import annotations
 
-__all__ = ["error_lines", "failed_by_output", "outcomes", "reported_totals"]
+__all__ = ["error_lines", "failed_by_output", "outcomes", "read_output", "reported_totals"]
 
 # At most this many decisive lines, each at most LINE_CHARS (a log keeps its point, not its bulk).
 MAX_ERROR_LINES = 6
@@ -122,9 +122,30 @@ _FAILED = ("failed", "fail", "failing", "failures", "failure")
 _SUMMARY_STARTS = ("=", "tests", "test result", "test files", "ran ", "-")
 
 
+# Output longer than this is read by its start and its end (errors and totals sit at the end):
+# the hook reads a command's output in well under a millisecond (bench/bench_hooks.py).
+SCAN_HEAD_CHARS = 6_000
+SCAN_TAIL_CHARS = 20_000
+
+
+def _lines(text: str) -> list[str]:
+    """The output's lines, cleaned, without blank ones; a long output by its start and end."""
+    if len(text) > SCAN_HEAD_CHARS + SCAN_TAIL_CHARS:
+        text = text[:SCAN_HEAD_CHARS] + "\n" + text[-SCAN_TAIL_CHARS:]
+    out = []
+    for raw in text.splitlines():
+        line = _clean(raw)
+        if line:
+            out.append(line)
+    return out
+
+
 def _clean(line: str) -> str:
     """A log line without colour codes (ESC[…m and its caret form ^[[…m) and without the
     ``job<TAB>step<TAB>timestamp`` prefix of ``gh run view --log``."""
+    if "\x1b" not in line and "^[" not in line and "\t" not in line and "\ufeff" not in line:
+        line = line.strip()
+        return line.split(" ", 1)[1].strip() if _stamped(line) and " " in line else line
     for esc in ("\x1b[", "^[["):
         while esc in line:
             start = line.index(esc)
@@ -176,7 +197,7 @@ def _decisive(line: str, checker: bool, lister: bool = False) -> bool:
         return any(_is_location(w) or ("." in w and "/" in w) for w in words[:3])
     if low.startswith(("at ", "warning", "hint:", "note:")):
         return False
-    if low.startswith(_STARTS) or any(marker in low for marker in _HOLDS):
+    if low.startswith(_STARTS) or any(map(low.__contains__, _HOLDS)):
         return not low.startswith(("error: item", "0 fail")) and " 0 errors" not in low
     words = line.split()
     if words and words[0] == "-->":
@@ -229,13 +250,16 @@ def _ci_failure(log: str) -> str:
 
 def error_lines(text: str, command: str = "") -> list[str]:
     """The decisive lines of a failure's output, in order, without repeats."""
+    return _errors_of(_lines(text), command)
+
+
+def _errors_of(lines: list[str], command: str) -> list[str]:
     checker = _checker(command)
     lister = command.lower().strip().startswith(_LISTERS)
     out: list[str] = []
     seen: set[str] = set()
-    for raw in text.splitlines():
-        line = _clean(raw)
-        if not line or line in seen or not _decisive(line, checker, lister):
+    for line in lines:
+        if line in seen or not _decisive(line, checker, lister):
             continue
         if "exit code" in line.lower() and line.lower().rstrip(".").endswith(" 0"):
             continue
@@ -252,11 +276,14 @@ def reported_totals(text: str) -> tuple[int | None, int | None] | None:
     not give), summed; None when it reports no test totals. A summary line starts with its
     count (``1274 pass``, ``2 failing``) or with ``=``, ``Tests``, ``test result``, ``Ran``;
     Go's per-package ``ok``/``FAIL`` lines count as packages."""
+    return _totals_of(_lines(text))
+
+
+def _totals_of(lines: list[str]) -> tuple[int | None, int | None] | None:
     passed: int | None = None
     failed: int | None = None
     total = 0  # "5 tests, 1 failure": a total, less the failures when no passed count is given
-    for raw in text.splitlines():
-        line = _clean(raw)
+    for line in lines:
         low = line.lower()
         if low.startswith(("ok ", "ok\t")) and "/" in line:
             passed = (passed or 0) + 1
@@ -288,10 +315,24 @@ def failed_by_output(text: str, command: str = "") -> bool:
     """Whether output a command printed says it failed, although its exit status did not (a
     test run piped into ``tail``, a linter run in a chain): failing tests, or decisive lines
     when no test totals say all passed."""
-    totals = reported_totals(text)
-    if totals is not None:
-        return bool(totals[1])
-    return bool(error_lines(text, command)) and _checker(command)
+    return read_output(command, text)[2]
+
+
+def read_output(
+    command: str, output: str, failed: bool = False
+) -> tuple[list[str], list[str], bool]:
+    """One reading of a command's output: its outcomes, its decisive error lines, and whether
+    it says it failed (``failed``: the call itself failed). The hooks' and the transcript
+    turns' entry point (the output is cleaned and scanned once)."""
+    lines = _lines(output)
+    totals = _totals_of(lines)
+    # a run whose totals say all passed has no failure to read (a green log is the long one)
+    errors: list[str] = []
+    if failed or totals is None or totals[1]:
+        errors = _errors_of(lines, command)
+    # failing tests say it; else decisive lines of a build, test or lint command
+    said_failed = bool(totals[1]) if totals is not None else bool(errors) and _checker(command)
+    return _outcomes_of(command, lines, output, failed, totals), errors, said_failed
 
 
 def _git_tag(command: str) -> str:
@@ -398,12 +439,20 @@ def _status_files(output: str) -> list[str]:
 
 def outcomes(command: str, output: str, failed: bool = False) -> list[str]:
     """What the command changed or reported, one short line each (may be empty)."""
+    return read_output(command, output, failed)[0]
+
+
+def _outcomes_of(
+    command: str,
+    lines: list[str],
+    output: str,
+    failed: bool,
+    totals: tuple[int | None, int | None] | None,
+) -> list[str]:
     low = " ".join(command.lower().split())
     out: list[str] = []
-    for raw in output.splitlines():
-        line = _clean(raw)
-        if not line:
-            continue
+    # git's and gh's own lines (a commit, a push, the branch's state), from their commands only
+    for line in lines if "git" in low or "gh " in low else ():
         said = _commit(line) or _push(line)
         lowered = line.lower()
         if not said:
@@ -443,7 +492,6 @@ def outcomes(command: str, output: str, failed: bool = False) -> list[str]:
             out.append(f"tagged {tag}")
     if "git status" in low or "git add" in low:
         out.extend(_status_files(output))
-    totals = reported_totals(output)
     if totals is not None:
         named = zip(totals, ("passed", "failed"), strict=True)
         counts = [f"{n} {word}" for n, word in named if n is not None]

@@ -27,7 +27,7 @@ from memlode.sources.chunking import (
     merge_ids,
 )
 from memlode.sources.compaction import compaction_parts
-from memlode.sources.outcomes import error_lines, failed_by_output, outcomes
+from memlode.sources.outcomes import read_output
 from memlode.sources.transcript import (
     Block,
     Event,
@@ -242,11 +242,11 @@ def _result_notes(call: ToolCall) -> tuple[str, str]:
     if call.name != "Bash" or not result:
         return (clip_words(result, _ARG_WORDS) if call.is_error and result else ""), ""
     command = str(call.input.get("command") or "")
-    said = "; ".join(outcomes(command, result, failed=call.is_error))
-    failed = call.is_error or failed_by_output(result, command)
-    if not failed:
+    outcomes, errors, failed = read_output(command, result, failed=call.is_error)
+    said = "; ".join(outcomes)
+    if not (failed or call.is_error):
         return "", said
-    errors = [e for e in error_lines(result, command) if not e.lower().startswith("exit code")]
+    errors = [e for e in errors if not e.lower().startswith("exit code")]
     shown = "; ".join(errors[:_ERROR_LINES]) or clip_words(result, _ARG_WORDS)
     return shown, said
 
