@@ -14,12 +14,13 @@ hold a secret), so a new column cannot arrive without a decision; and every SQL 
 runs every write path (hooks, transcript ingest, CLI, docs indexing, import) with planted
 secrets and finds none of them in any table, the hook log or an export.
 
-Import-light: the hooks import it on every event (only ``memlode.redact``, itself lazy).
+Import-light: the hooks import it on every event, and every repository that writes imports it,
+so a command that only reads (``memlode search``) imports it too. ``memlode.redact`` (its rules,
+a few milliseconds of imports) is therefore loaded by the first value redacted, not by this
+module: a process that writes nothing never loads it.
 """
 
 from __future__ import annotations
-
-from memlode.redact import redact, redact_many, redact_mapping
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -262,27 +263,44 @@ WRITERS = frozenset(
 )
 
 
+_redact: Any = None  # memlode.redact, once a value has been redacted (see the module)
+
+
+def _rules() -> Any:
+    """``memlode.redact``, imported on first use."""
+    global _redact
+    if _redact is None:
+        import memlode.redact
+
+        _redact = memlode.redact
+    return _redact
+
+
 def text(value: str) -> str:
     """A text column's value, redacted."""
-    return redact(value)
+    redacted: str = _rules().redact(value)
+    return redacted
 
 
 def texts(values: Sequence[str]) -> list[str]:
     """Many text columns' values (a batch of rows), redacted: ``[text(v) for v in values]``,
     cheaper when they are many and short."""
-    return redact_many(values)
+    redacted: list[str] = _rules().redact_many(values)
+    return redacted
 
 
 def optional_text(value: str | None) -> str | None:
-    return redact(value) if value else value
+    return text(value) if value else value
 
 
 def tags(values: Iterable[str]) -> list[str]:
     """A memory's tags, redacted one by one (``cmd:PGPASSWORD=…`` keeps its name, not its value)."""
+    redact = _rules().redact
     return [redact(str(tag)) for tag in values]
 
 
 def mapping(value: Mapping[str, Any] | None) -> dict[str, Any]:
     """A JSON object column (metadata, properties): every string redacted, and the whole value
     of a secret's key (``{"password": "x"}``)."""
-    return redact_mapping(value or {})
+    redacted: dict[str, Any] = _rules().redact_mapping(value or {})
+    return redacted
