@@ -14,9 +14,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["LOG_FORMAT", "main"]
-
-LOG_FORMAT = "memlode: %(levelname)s %(message)s"
+__all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -51,6 +49,7 @@ def _serve_mcp() -> bool:
     import os
 
     from memlode import interfaces
+    from memlode.cli.logs import log_to_stderr
     from memlode.config import Settings
     from memlode.errors import MemlodeError
 
@@ -63,7 +62,7 @@ def _serve_mcp() -> bool:
         settings = Settings.load()
     except (MemlodeError, OSError, ValueError):
         return False
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format=LOG_FORMAT)
+    log_to_stderr(logging.WARNING)
     serve_stdio: Any = interfaces.load("mcp-stdio")
     serve_stdio(settings, embed_in_background=True, watch_docs=False)
     return True

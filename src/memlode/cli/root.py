@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import importlib
 import logging
-import sys
 from typing import Any
 
 import click
 
 from memlode import __version__
-from memlode.cli import LOG_FORMAT
+from memlode.cli.logs import log_to_stderr
 
 __all__ = ["COMMANDS", "cli"]
 
@@ -115,6 +114,6 @@ def cli(
     level or nearest project marker); pass --namespace '*' to a read command for all of them.
     """
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
-    logging.basicConfig(stream=sys.stderr, level=level, format=LOG_FORMAT)
+    log_to_stderr(level)
     overrides: dict[str, Any] = {"db_path": db_path, "home": home, "created_by": created_by}
     ctx.obj = overrides

@@ -25,7 +25,6 @@ from memlode.hook_events import (
     ADAPTED,
     CLIENT_LABELS,
     DEFAULT_CLIENT,
-    EVENTS,
     HANDS_CONTEXT,
     event_name,
 )
@@ -34,12 +33,11 @@ from memlode.hooks._log import log_line, timing_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from memlode.hooks.run import HookRun
 
-__all__ = ["MAX_PAYLOAD_BYTES", "canonical_event", "console", "handler", "main", "run"]
+__all__ = ["MAX_PAYLOAD_BYTES", "canonical_event", "console", "main", "run"]
 
 _LEFT_OPEN: list[object] = []  # hooks whose connection the process exit abandons
 
@@ -152,7 +150,7 @@ def _handle(
         from memlode.hooks.handoff import hand_off
 
         return hand_off(name, raw, payload, settings, client)
-    from memlode.hooks.run import HookRun
+    from memlode.hooks.run import HookRun, handler
 
     hook = HookRun(name, payload, settings, client=client)
     try:
@@ -162,13 +160,6 @@ def _handle(
             _LEFT_OPEN.append(hook)
         else:
             hook.close()
-
-
-def handler(event: str) -> Callable[[HookRun], str | None]:
-    """The handler of memlode event ``event``: its module alone is imported (``EVENTS``)."""
-    module, function = EVENTS[event].split(":")
-    found: Callable[[HookRun], str | None] = getattr(_module(module), function)
-    return found
 
 
 def _module(name: str) -> Any:

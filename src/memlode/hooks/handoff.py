@@ -170,8 +170,7 @@ def apply(
     is not a hook event."""
     from memlode.hook_events import CLIENT_LABELS, DEFAULT_CLIENT, EVENTS
     from memlode.hook_settings import HookSettings
-    from memlode.hooks.dispatch import handler
-    from memlode.hooks.run import HookRun
+    from memlode.hooks.run import HookRun, handler
 
     event, payload, values = entry.get("event"), entry.get("payload"), entry.get("settings")
     cwd, namespace = entry.get("cwd"), entry.get("namespace")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from memlode.hook_events import CLIENT_LABELS, DEFAULT_CLIENT
+from memlode.hook_events import CLIENT_LABELS, DEFAULT_CLIENT, EVENTS
 from memlode.storage import fastpath
 from memlode.storage.capture import HOOK_SOURCE
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     # terms -> (rows, {term: rows holding it}), or None: memlode.hooks._recall's idf
     Frequencies = Callable[[list[str]], "tuple[int, dict[str, int]] | None"]
 
-__all__ = ["SOURCE", "HookRun"]
+__all__ = ["SOURCE", "HookRun", "handler"]
 
 SOURCE = HOOK_SOURCE  # memories.source of everything the hooks capture
 
@@ -147,3 +147,13 @@ class HookRun:
             if value:
                 meta[key] = value
         return meta
+
+
+def handler(event: str) -> Callable[[HookRun], str | None]:
+    """The handler of memlode event ``event``: its module alone is imported (``EVENTS``; the
+    builtin import, since the ``importlib`` package is not loaded in a hook process). Here, not
+    in ``memlode.hooks.dispatch``, because both the hook process and the resident that runs
+    spooled events (``memlode.hooks.handoff``) look handlers up."""
+    module, function = EVENTS[event].split(":")
+    found: Callable[[HookRun], str | None] = getattr(__import__(module, fromlist=("_",)), function)
+    return found
