@@ -49,6 +49,7 @@ TABLE: tuple[Cycle, ...] = (
     Cycle("cluster", auto=True),
     Cycle("patterns", auto=True),
     Cycle("reflect", auto=True),
+    Cycle("supersede", auto=True),
     Cycle("compress", model=True),
     Cycle("decay"),
     Cycle("forget", opt_in=True),

@@ -78,6 +78,15 @@ def test_the_rules_leave_unrelated_statements_alone() -> None:
     found = best_match(switch, earlier)
     assert found is not None and found.old_id == "a"
     assert best_match(Statement("m", "Icons come from the Lucide set.", _at(2)), earlier) is None
+    # a label's number is another item, not a changed value; a setting's number is a change
+    steps = [Statement("s1", "Step 1 of the release is tagging the commit.", _at(1))]
+    assert (
+        best_match(Statement("s2", "Step 2 of the release is tagging the commit.", _at(2)), steps)
+        is None
+    )
+    retries = [Statement("r1", "Webhooks are retried 3 times per event.", _at(1))]
+    found = best_match(Statement("r2", "Webhooks are retried 8 times per event.", _at(2)), retries)
+    assert found is not None and found.rule == "changed-value"
     # a cue and a shared head noun are not enough: "absolute paths" is not "code path"
     earlier = [Statement("d", "Rendering goes through a separate code path.", _at(1))]
     shown = Statement("e", "Relative paths are shown instead of absolute paths.", _at(2))

@@ -51,8 +51,9 @@ def consolidate(
     as_json: bool,
 ) -> None:
     """Consolidate the store: summarise repeated observations, detect patterns, reflect on
-    ended sessions, compress summaries (with MEMLODE_LLM_PROVIDER set), decay what is never
-    used, forget (only when named: --cycle forget) and link related memories (creative).
+    ended sessions, link captured instructions to those they replace (supersede), compress
+    summaries (with MEMLODE_LLM_PROVIDER set), decay what is never used, forget (only when
+    named: --cycle forget) and link related memories (creative).
 
     Each cycle is idempotent and logged; `memlode consolidate status` shows the log.
     """

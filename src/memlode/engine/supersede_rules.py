@@ -1,8 +1,8 @@
 """The rules that decide, without a model, whether a new statement replaces an earlier one.
 
 A statement (a decision, a preference, an instruction, a state) replaces an earlier one when
-both are about the same subject and the new one changes its value. Three rules, tried in
-order, each a plain reading of the two texts:
+both are about the same subject and the new one changes its value. Five rules, each a plain
+reading of the two texts; the best-scored candidate wins:
 
 - ``names-old``: the new text carries a replacement cue and names a value of the old one as
   what goes ("sessions move to Memcached; Redis is dropped", "use Vitest instead of Jest",
@@ -13,7 +13,13 @@ order, each a plain reading of the two texts:
   of the subject words of the shorter text in the other (``CUE_OVERLAP``).
 - ``changed-value``: no cue, the same sentence with a value changed ("the API timeout is 30
   seconds" -> "the API timeout is 60 seconds"): ``SAME_FRAME`` of the words shared and only a
-  few (``MAX_CHANGED``) differing on each side.
+  few (``MAX_CHANGED``) differing on each side, a number or version among them on both (not
+  a label's number: "step 3", "page 4" are other steps and pages).
+- ``same-opening``: the same subject and verb ("the base image for services is ...",
+  "database backups run ..."), or the same subject when the new one has a cue ("stand-up moved
+  to ..."), at least ``MIN_SUBJECT_WORDS`` words of it.
+- ``resolves-blocker``: a resolution ("fixed:", "works again", "no longer fails") of a blocker
+  (a failure, something broken) with less shared wording (``RESOLVED_OVERLAP``).
 
 Words are compared as crude stems without stopwords and without the generic words of how
 decisions are phrased (``GENERIC``); a subject word weighs its rarity among the statements
@@ -31,7 +37,16 @@ from dataclasses import dataclass
 
 from memlode.textutil import STOPWORDS, words
 
-__all__ = ["Match", "Statement", "best_match", "has_cue", "negated", "opening", "terms"]
+__all__ = [
+    "Match",
+    "Statement",
+    "best_match",
+    "has_cue",
+    "negated",
+    "opening",
+    "terms",
+    "values",
+]
 
 # Cues that a statement replaces something (looked for in the lower-cased new text).
 _CUES = re.compile(
@@ -44,8 +59,8 @@ _CUES = re.compile(
     r"|resolved|unblocked|fixed now|works now|is fixed|was fixed|are fixed|passes now"
     r"|no more\b|moving (?:to|away|off)|superseded?|scrap(?:ped)?|reverse[ds]?|undo"
     r"|update:|correction:|actually\b|turn(?:ed)? off|disabled?\b|removed?\b|gone\b"
-    r"|\bnow\b|(?:works?|pass(?:es)?|runs?|builds?|succeeds?) again|^(?:fixed|resolved|solved"
-    r"|done|unblocked)\b)"
+    r"|renam(?:e|ed|es|ing)\b|\bnow\b|(?:works?|pass(?:es)?|runs?|builds?|succeeds?) again"
+    r"|^(?:fixed|resolved|solved|done|unblocked)\b)"
 )
 # Where the new text names what goes: (pattern, group of the words it names).
 _NEGATED = (
@@ -64,8 +79,9 @@ _NEGATED = (
     r"stop(?:ped)? using (?:the |our )?([\w.+#/-]+(?: [\w.+#/-]+)?)",
     r"not ([\w.+#/-]+) any ?more",
     r"([\w.+#/-]+) (?:is|are|was|were|gets|got|has been|have been) (?:now )?(?:dropped|removed"
-    r"|gone|retired|deprecated|replaced|abandoned|scrapped|disabled|turned off)",
+    r"|gone|retired|deprecated|replaced|renamed|abandoned|scrapped|disabled|turned off)",
     r"([\w.+#/-]+) (?:goes|go) away",
+    r"renamed? (?:the |our )?(?:[\w.+#/-]+ ){0,2}?([\w.+#/-]+) to\b",
     r"([\w.+#/-]+)(?: [\w.+#/-]+)? (?:is|are) no longer",
 )
 _NEGATED_RE = tuple(re.compile(p) for p in _NEGATED)
@@ -105,7 +121,7 @@ RESOLVED_OVERLAP = 0.3
 _VERBS = frozenset(
     """is are was were run runs use uses need needs live lives go goes hold holds target
     targets ship ships come comes happen happens move moves moved sit sits stay stays point
-    points default defaults require requires""".split()
+    points require requires""".split()
 )
 # Labels and function words a statement may open with before its subject.
 _LEAD = frozenset("the a an our we all blocked fixed resolved solved update note".split())
@@ -204,12 +220,13 @@ def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
     read = [(s, terms(s.text)) for s in earlier if s.id != new.id]
     weight = _rarity([t for _s, t in read], new_terms)
     new_opening = opening(new.text)
+    new_values = values(new.text)
     resolves = _RESOLVED.search(new.text.lower()) is not None
     best: Match | None = None
     for old, old_terms in read:
         if not old_terms:
             continue
-        found = _judge(new_terms, old_terms, cue, gone, weight)
+        found = _judge(new_terms, old_terms, cue, gone, weight, (new_values, values(old.text)))
         if found is None and _same_opening(new_opening, opening(old.text), cue):
             found = "same-opening", 2.5 + len(new_terms & old_terms) / len(old_terms)
         if found is None and resolves and _BLOCKER.search(old.text.lower()):
@@ -233,7 +250,9 @@ def _judge(
     cue: bool,
     gone: frozenset[str],
     weight: dict[str, float],
+    found_values: tuple[frozenset[str], frozenset[str]],
 ) -> tuple[str, float] | None:
+    values_new, values_old = found_values
     shared = new_terms & old_terms
     if not shared:
         return None
@@ -251,9 +270,31 @@ def _judge(
         and overlap >= SAME_FRAME
         and 0 < len(only_new) <= MAX_CHANGED
         and 0 < len(only_old) <= MAX_CHANGED
+        and only_new & values_new
+        and only_old & values_old
     ):
         return "changed-value", 1.0 + overlap
     return None
+
+
+# Words after which a number is a label, not a value: "fact number 2", "step 3", "page 4" are
+# other facts, steps and pages, not a changed setting.
+_LABELS = frozenset(
+    """number no step page item part phase task case issue ticket chapter section round row
+    line stage sprint pr bug story epic milestone test fact point question example option rule
+    figure table""".split()
+)
+
+
+def values(text: str) -> frozenset[str]:
+    """The statement's values: its numbers and versions ("30", "v1", "0"), as ``terms`` stems
+    them, but a number that labels something ("step 3")."""
+    tokens = words(text.lower())
+    out = set()
+    for i, token in enumerate(tokens):
+        if any(ch.isdigit() for ch in token) and not (i and tokens[i - 1] in _LABELS):
+            out.add(_stem(token))
+    return frozenset(out)
 
 
 def _same_opening(

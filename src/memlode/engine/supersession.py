@@ -29,10 +29,12 @@ if TYPE_CHECKING:
     from memlode.storage.store import Store
 
 __all__ = [
+    "CAPTURED",
     "DETECTED_SOURCES",
     "decision_chain",
     "link_new",
     "link_replacements",
+    "plan_replacements",
     "supersede",
     "unsupersede",
 ]
@@ -48,6 +50,10 @@ CANDIDATES = 2000
 # A longer text is a document, not a statement: the rules would find some overlap in anything.
 MAX_STATEMENT_CHARS = 1500
 MANUAL = "manual"
+# What the user told the assistant to do, as the prompt hook keeps it (source ``hook``, tag
+# ``instruction``: memlode.hooks.prompt): statements too, read by the supersede consolidation
+# cycle (engine/consolidation/supersede.py) rather than in the hook, which stays light.
+CAPTURED = ("hook", "instruction")
 
 
 def link_new(
@@ -63,13 +69,16 @@ def link_new(
     return link_replacements(conn, ids) if ids else []
 
 
-def link_replacements(conn: Connection, memory_ids: Sequence[str]) -> list[links.Replacement]:
+def link_replacements(
+    conn: Connection, memory_ids: Sequence[str], *, captured: bool = False
+) -> list[links.Replacement]:
     """Link each of ``memory_ids`` (just stored, oldest first) to the earlier statement it
-    replaces, if the rules find one; the links made."""
+    replaces, if the rules find one; the links made. With ``captured`` the user's instructions
+    the prompt hook kept (``CAPTURED``) are statements too, on both ends."""
     made: list[links.Replacement] = []
     stored = memory_repo.fetch_many(conn, list(memory_ids))
     for memory in (stored[i] for i in memory_ids if i in stored):
-        found = _replaced_statement(conn, memory)
+        found = _replaced_statement(conn, memory, captured)
         if found is None:
             continue
         old_id, old_content, rule = found
@@ -79,10 +88,25 @@ def link_replacements(conn: Connection, memory_ids: Sequence[str]) -> list[links
     return made
 
 
-def _replaced_statement(conn: Connection, memory: Memory) -> tuple[str, str, str] | None:
-    if memory.source not in DETECTED_SOURCES or str(memory.memory_type) not in DETECTED_TYPES:
-        return None
-    if len(memory.content) > MAX_STATEMENT_CHARS:
+def plan_replacements(
+    conn: Connection, memory_ids: Sequence[str], *, captured: bool = False
+) -> list[links.Replacement]:
+    """What ``link_replacements`` would link, written nowhere (a dry run's answer)."""
+    out: list[links.Replacement] = []
+    stored = memory_repo.fetch_many(conn, list(memory_ids))
+    for memory in (stored[i] for i in memory_ids if i in stored):
+        found = _replaced_statement(conn, memory, captured)
+        if found is not None:
+            out.append(links.Replacement(found[0], memory.id, memory.created_at, found[2]))
+    return out
+
+
+def _replaced_statement(
+    conn: Connection, memory: Memory, captured: bool
+) -> tuple[str, str, str] | None:
+    told = captured and memory.source == CAPTURED[0] and CAPTURED[1] in memory.tags
+    stated = memory.source in DETECTED_SOURCES and str(memory.memory_type) in DETECTED_TYPES
+    if not (told or stated) or len(memory.content) > MAX_STATEMENT_CHARS:
         return None
     rows = links.earlier_statements(
         conn,
@@ -92,6 +116,7 @@ def _replaced_statement(conn: Connection, memory: Memory) -> tuple[str, str, str
         memory.created_at,
         [memory.id],
         CANDIDATES,
+        CAPTURED if captured else None,
     )
     rows = [r for r in rows if len(r[1]) <= MAX_STATEMENT_CHARS]
     if not rows:

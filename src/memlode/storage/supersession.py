@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from memlode.fastjson import dumps
 from memlode.storage.capture import ensure_memory_node
+from memlode.storage.sql import dialect_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Replacement",
+    "captured_after",
     "chain_members",
     "current_of",
     "earlier_statements",
@@ -204,20 +206,40 @@ def earlier_statements(
     before: str,
     exclude: Sequence[str],
     limit: int,
+    captured: tuple[str, str] | None = None,
 ) -> list[tuple[str, str, str]]:
-    """(id, content, created_at) of the namespace's rows from ``sources`` of ``types``
+    """(id, content, created_at) of the namespace's rows from ``sources`` of ``types`` (and,
+    with ``captured`` (source, tag), the rows of that source with that tag, of any type)
     created at or before ``before``, newest first, at most ``limit``, but ``exclude``."""
     src = ",".join("?" * len(sources)) or "''"
     kinds = ",".join("?" * len(types)) or "''"
     skip = ",".join("?" * len(exclude)) or "''"
+    chosen = f"(source IN ({src}) AND memory_type IN ({kinds}))"
+    params: list[object] = [*sources, *types]
+    if captured is not None:
+        chosen = f"({chosen} OR (source = ? AND {dialect_of(conn).json_has('tags')}))"
+        params += [captured[0], captured[1]]
     rows = conn.execute(
-        "SELECT id, content, created_at FROM memories"
-        f" WHERE namespace = ? AND source IN ({src}) AND memory_type IN ({kinds})"
+        f"SELECT id, content, created_at FROM memories WHERE namespace = ? AND {chosen}"
         f" AND created_at <= ? AND id NOT IN ({skip})"
         " ORDER BY created_at DESC, id DESC LIMIT ?",
-        (namespace, *sources, *types, before, *exclude, limit),
+        (namespace, *params, before, *exclude, limit),
     ).fetchall()
     return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+
+def captured_after(
+    conn: Connection, namespace: str, captured: tuple[str, str], after: str, limit: int
+) -> list[tuple[str, str]]:
+    """(id, created_at) of the namespace's rows of ``captured`` (source, tag) created after
+    ``after``, oldest first, at most ``limit``."""
+    rows = conn.execute(
+        "SELECT id, created_at FROM memories WHERE namespace = ? AND source = ?"
+        f" AND {dialect_of(conn).json_has('tags')} AND created_at > ?"
+        " ORDER BY created_at, id LIMIT ?",
+        (namespace, captured[0], captured[1], after, limit),
+    ).fetchall()
+    return [(str(r[0]), str(r[1])) for r in rows]
 
 
 def statements(conn: Connection, ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:

@@ -9,6 +9,8 @@
 - ``reflect``: what each ended session established (decisions taken, problems solved and how,
   what is still open) becomes insight memories linked to their evidence, each superseding the
   earlier session's insight on the same thread (``reflect.py``).
+- ``supersede``: what the user told the assistant, as the prompt hook kept it, is linked to the
+  earlier statement it replaces, as a stored memory is when stored (``supersede.py``).
 - ``compress``: with a language model configured (``MEMLODE_LLM_PROVIDER``), summaries and
   reflections become one short fact each, their raw text kept (``compress.py``); without one it
   does nothing.
