@@ -24,6 +24,7 @@ from tests.hooks.test_pg_handoff import _start_resident, _status, _stop_resident
 from tests.resident.support import stop_holder, wait_until
 
 from memlode.resident_client import spool
+from memlode.resident_client.lock import held
 from memlode.resident_client.paths import database_path, lock_path, spool_path
 from memlode.storage import open_store
 
@@ -423,3 +424,30 @@ def test_the_dashboard_health_shows_the_spool_backlog(
     assert (backlog["lines"], backlog["refused"]) == (2, 0)
     assert backlog["summary"].startswith("2 events wait (")
     assert health["stats"]["memories"] == 0  # still in the spool
+
+
+def test_a_resident_does_not_idle_out_while_the_server_is_away_with_lines_waiting(
+    hook: HookRunner,
+    payloads: dict[str, dict[str, Any]],
+    outage: dict[str, str],
+    own_server: Any,
+    project: Path,
+    memlode_home: Path,
+) -> None:
+    """No hook may come to start another resident (the session ended): the one running keeps
+    retrying past its idle time, applies the lines once the server is back, then idles out."""
+    url = outage["MEMLODE_DB"]
+    short = {**outage, "MEMLODE_RESIDENT_IDLE": "2"}
+    _start_resident(short, project)
+    lock = lock_path(str(memlode_home), database_path(str(memlode_home), url))
+    own_server.halt()
+    done = hook("post-tool", _bash(payloads, "make audit-ledger", "ok"), env=short)
+    assert (done.returncode, done.stderr) == (0, "")
+    path = _spool(memlode_home, url)
+    assert wait_until(lambda: spool.status(path)["last_apply"].get("failed") is True, 30)
+    assert not wait_until(lambda: not held(lock), 6)  # three idle periods: still there
+    own_server.resume()
+    assert wait_until(lambda: spool.status(path)["lines"] == 0, 60)
+    assert wait_until(lambda: not held(lock), 30)  # then it idles out
+    contents = [str(r[0]) for r in _rows(url, "SELECT content FROM memories")]
+    assert sum("make audit-ledger" in c for c in contents) == 1

@@ -109,6 +109,11 @@ class HookQueue:
         """Does the last try to apply stand failed (the server away)?"""
         return self._failed_at > 0
 
+    def busy_at(self) -> float:
+        """Now (monotonic) while lines wait for a server that is away, else 0: the resident
+        does not idle out before they are applied (no hook may come to start another)."""
+        return time.monotonic() if self._failed_at > 0 else 0.0
+
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         """The ``hook`` request: apply up to the hook's line when it waits (its output), else
         wake the thread."""

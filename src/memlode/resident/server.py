@@ -190,10 +190,10 @@ class ResidentServer:
                 self._engine = self._opener()
             try:
                 yield (engine := self._engine)
-            except Exception as exc:
-                if self.on_server and is_unreachable(exc):  # a server restart: a new one next
+            except Exception as exc:  # a server restart: a new engine next (the old one broken)
+                if self.on_server and is_unreachable(exc):
                     self._engine = None
-                    with contextlib.suppress(Exception):  # its connection is broken
+                    with contextlib.suppress(Exception):
                         engine.close()
                 raise
 
@@ -396,10 +396,10 @@ class ResidentServer:
                 self._consolidate_when_due(reflect_only=True)
 
     def _last_busy(self) -> float:
-        """The last request, or the last round of embedding (a backlog `memlode index` left is
-        worked off before the idle exit counts)."""
+        """The last request, embedding round or spool retry: a backlog delays the idle exit."""
         worked = self._worker.last_work_at() if self._worker is not None else None
-        return max(self._last_request, worked or 0.0)
+        spooled = self._hooks.busy_at() if self._hooks is not None else 0.0
+        return max(self._last_request, worked or 0.0, spooled)
 
     def _handle(self, conn: socket.socket) -> None:
         try:
