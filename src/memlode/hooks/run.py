@@ -104,7 +104,7 @@ class HookRun:
         """The store is on a PostgreSQL server (the resident runs this handler)."""
         from memlode.storage.sql import dialect_of
 
-        return self.store is not None and dialect_of(self.store.conn).postgres
+        return self.store is not None and dialect_of(self.store.conn).on_server
 
     @property
     def conn(self) -> sqlite3.Connection:

@@ -125,8 +125,8 @@ def score_query(
     scores = np.zeros(len(postings.lengths), dtype=np.float64)
     if rows == 0:
         return QueryScores(scores)
-    postgres = dialect_of(conn).postgres  # no FTS5: phrases scored from the rows' text
-    if postgres:
+    in_sql = dialect_of(conn).has_fts5  # else phrases are scored from the rows' text
+    if not in_sql:
         from memlode.search.phrases import phrase_ranks
     row_norms = postings.norms(K1, B)
     for term in terms:
@@ -144,10 +144,10 @@ def score_query(
             at = docs.astype(np.intp)
             scores[at] += idf * ((freqs * (K1 + 1.0)) / (freqs + row_norms[at]))
         elif not tokens:
-            if postgres:  # no FTS5 to ask: a word without a token matches nothing
+            if not in_sql:  # no FTS5 to ask: a word without a token matches nothing
                 continue
             return None
-        elif postgres:
+        elif not in_sql:
             for rowid, rank in phrase_ranks(
                 postings, tokenizer, conn, tokens, k1=K1, b=B, min_idf=_MIN_IDF
             ):
@@ -245,7 +245,7 @@ class TextIndex:
             if self._built is not None:
                 self._current, self._built = self._built, None
         current = self._current
-        if dialect_of(conn).postgres:  # no FTS5 to answer meanwhile: this index, now
+        if not dialect_of(conn).has_fts5:  # no FTS5 to answer meanwhile: this index, now
             found = self._refresh(conn, current) if current is not None else None
             return found if found is not None else self._build_here(conn)
         if current is None:

@@ -63,10 +63,7 @@ def data_version(conn: Connection) -> int:
     """A number that changes when another connection commits, read without touching a table:
     SQLite's data version; on PostgreSQL the oldest transaction still running or to come (it
     moves on with every commit on the server, so it may change with nothing of ours)."""
-    if dialect_of(conn).postgres:
-        row = conn.execute("SELECT CAST(pg_snapshot_xmin(pg_current_snapshot()) AS text)")
-        return int(row.fetchone()[0])
-    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+    return int(conn.execute(dialect_of(conn).data_version()).fetchone()[0])
 
 
 def change_mark(conn: Connection, namespace: str | None) -> tuple[int, str | None]:

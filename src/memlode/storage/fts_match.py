@@ -76,7 +76,7 @@ def document_frequency(conn: sqlite3.Connection, term: str) -> int:
     """Rows whose FTS columns contain ``term`` (a walk of its doclist, no scoring). On
     PostgreSQL, the rows whose ``text_vector`` (GIN) matches it: the same columns, stemmed by
     the server's ``memlode_text`` configuration rather than FTS5's tokenizer."""
-    if dialect_of(conn).postgres:
+    if not dialect_of(conn).has_fts5:
         sql = (
             "SELECT count(*) FROM memories WHERE text_vector @@ plainto_tsquery('memlode_text', ?)"
         )

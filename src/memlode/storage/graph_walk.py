@@ -86,7 +86,7 @@ def matching_memories(conn: Connection, flt: MemoryFilter, terms: Sequence[str])
         return []
     d = dialect_of(conn)
     where, params = flt.where("m", d)
-    if d.postgres:
+    if not d.has_fts5:
         sql = (
             "SELECT m.id FROM memories m"
             f" WHERE m.text_vector @@ plainto_tsquery('memlode_text', ?) AND {where}"

@@ -59,7 +59,32 @@ class Dialect:
 
     @property
     def postgres(self) -> bool:
+        """Is this PostgreSQL's SQL? For the methods below; a caller asks the capability it
+        needs (``has_fts5``, ``typed``) or the construct's method instead."""
         return self.name == "postgresql"
+
+    @property
+    def has_code_tables(self) -> bool:
+        """Does every store of this backend have the code index's tables? A PostgreSQL store
+        keeps no code (each machine's index is a SQLite file: ``memlode.storage.code_store``),
+        and a schema migrated before the tables existed may lack them."""
+        return not self.postgres
+
+    @property
+    def has_fts5(self) -> bool:
+        """Does the store keep SQLite's FTS5 indexes (``memories_fts``), to match and score
+        text in SQL? PostgreSQL's stores match ``text_vector`` instead and score in process
+        (``memlode.search.text_index``)."""
+        return not self.postgres
+
+    def data_version(self) -> str:
+        """A query of one number that changes when another connection commits, read without
+        touching a table: SQLite's data version; on PostgreSQL the oldest transaction still
+        running or to come (it moves on with every commit on the server, so it may change with
+        nothing of ours)."""
+        if self.postgres:
+            return "SELECT CAST(pg_snapshot_xmin(pg_current_snapshot()) AS text)"
+        return "PRAGMA data_version"
 
     def json_param(self) -> str:
         """A JSON text parameter bound into a JSON column or function."""
@@ -144,12 +169,25 @@ class Dialect:
         stores vectors. Not a fragment: pgvector's values are read through a binary cursor
         (``PgConnection.vector_cursor``; its JSON columns would come back decoded, so select
         none)."""
-        cursor = conn.vector_cursor() if self.postgres else conn.cursor()
+        cursor = self.vector_reader(conn) if self.postgres else conn.cursor()
         try:
             rows: list[Any] = cursor.execute(sql, parameters).fetchall()
         finally:
             cursor.close()
         return rows
+
+    def vector_reader(self, conn: Any) -> Any:
+        """What runs a query whose vector columns must come back as little-endian float32
+        bytes, its rows read as they are fetched: ``conn`` itself on SQLite, pgvector's binary
+        cursor on PostgreSQL (``PgConnection.vector_cursor``; select no JSON column there)."""
+        return conn.vector_cursor() if self.postgres else conn
+
+    @property
+    def on_server(self) -> bool:
+        """Is the store on a database server rather than in a file this process opens? A hook
+        then spools its event for the store's resident (``memlode.hooks.handoff``) instead of
+        writing (the driver costs more than a hook's budget)."""
+        return self.postgres
 
     def vector_param(self, vector: bytes) -> Any:
         """A vector (little-endian float32 bytes) as the parameter of a vector column

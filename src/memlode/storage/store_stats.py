@@ -95,7 +95,8 @@ def database_state(conn: Connection) -> dict[str, Any]:
 
 def has_indexed_code(conn: Connection, namespace: str) -> bool:
     """Whether ``memlode index`` stored any file of the namespace."""
-    if dialect_of(conn).postgres and not _one(conn, "SELECT to_regclass('code_files') IS NOT NULL"):
+    d = dialect_of(conn)
+    if not d.has_code_tables and not _one(conn, "SELECT to_regclass('code_files') IS NOT NULL"):
         return False
     row = conn.execute("SELECT 1 FROM code_files WHERE namespace = ? LIMIT 1", (namespace,))
     return row.fetchone() is not None

@@ -32,8 +32,8 @@ def model_version(conn: Connection, model: str) -> int:
 def vectors_after(conn: Connection, model: str, dim: int, after_rowid: int) -> Any:
     """(rowid, memory_id, vector, namespace) of the model's vectors past ``after_rowid``: a
     cursor, the vectors as little-endian float32 bytes."""
-    cursor = conn.vector_cursor() if dialect_of(conn).postgres else conn
-    return cursor.execute(
+    reader = dialect_of(conn).vector_reader(conn)
+    return reader.execute(
         "SELECT e.rowid, e.memory_id, e.vector, m.namespace FROM memory_embeddings e"
         " JOIN memories m ON m.id = e.memory_id"
         " WHERE e.model = ? AND e.dim = ? AND e.rowid > ? ORDER BY e.rowid",
