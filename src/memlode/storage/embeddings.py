@@ -98,10 +98,7 @@ def rows_to_embed(
 def write_vectors(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
     """Store (memory id, model, dim, vector bytes, text hash, created at) rows, each only if
     its memory still exists, replacing a memory's older vector."""
-    if dialect_of(conn).postgres:
-        from memlode.storage.postgres.vectors import vector_values
-
-        rows = vector_values(conn, rows)
+    rows = dialect_of(conn).vector_values(conn, rows)
     conn.executemany(
         "INSERT INTO memory_embeddings (memory_id, model, dim, vector, text_hash,"
         " created_at) SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS"

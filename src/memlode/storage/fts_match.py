@@ -268,12 +268,7 @@ def session_texts_tagged(
     """The contents of the session's memories that carry one of ``tags``."""
     if not tags:
         return []
-    dialect = dialect_of(conn)
-    if dialect.postgres:
-        where, values = dialect.json_has_any("tags", len(tags)), tuple(tags)
-    else:  # a text search of the quoted tag: no json_each per row
-        where = " OR ".join("instr(tags, ?) > 0" for _ in tags)
-        values = tuple(f'"{t}"' for t in tags)
+    where, values = dialect_of(conn).json_has_any_quick("tags", tuple(tags))
     rows = conn.execute(
         f"SELECT content FROM memories WHERE session_id = ? AND ({where})", (session_id, *values)
     )

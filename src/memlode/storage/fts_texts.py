@@ -37,11 +37,7 @@ _CLEAR = "INSERT INTO temp.memlode_tokenizer (memlode_tokenizer) VALUES ('delete
 
 def _tokenizer_db(conn: Connection) -> Any:
     """The SQLite connection whose FTS5 tokenizes for ``conn``: ``conn`` itself on SQLite."""
-    if dialect_of(conn).postgres:
-        from memlode.storage.postgres.text_reads import tokenizer_db
-
-        return tokenizer_db(conn)
-    return conn
+    return dialect_of(conn).tokenizer_conn(conn)
 
 
 def create_tokenizer(conn: Connection, tokenizer: str) -> None:
@@ -80,17 +76,8 @@ def latest_seq(conn: Connection) -> int:
 @contextmanager
 def read_snapshot(conn: Connection) -> Iterator[None]:
     """One read transaction: everything read inside it sees the same state of the store."""
-    if dialect_of(conn).postgres:
-        from memlode.storage.postgres.text_reads import read_snapshot as pg_snapshot
-
-        with pg_snapshot(conn):
-            yield
-        return
-    conn.execute("BEGIN")
-    try:
+    with dialect_of(conn).read_snapshot(conn):
         yield
-    finally:
-        conn.execute("COMMIT")
 
 
 def store_extent(conn: Connection) -> tuple[int, int]:
@@ -102,12 +89,7 @@ def store_extent(conn: Connection) -> tuple[int, int]:
 def text_rows(conn: Connection) -> Any:
     """(rowid, *TEXT_COLUMNS) of every memory: a cursor (on PostgreSQL inside a
     ``read_snapshot``, a server-side one: the rows arrive as they are fetched)."""
-    sql = f"SELECT rowid, {TEXT_COLUMNS} FROM memories"
-    if dialect_of(conn).postgres:
-        from memlode.storage.postgres.text_reads import streamed_rows
-
-        return streamed_rows(conn, sql)
-    return conn.execute(sql)
+    return dialect_of(conn).streamed(conn, f"SELECT rowid, {TEXT_COLUMNS} FROM memories")
 
 
 def text_rows_of(conn: Connection, rowids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
