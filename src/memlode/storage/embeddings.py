@@ -98,7 +98,10 @@ def rows_to_embed(
 def write_vectors(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
     """Store (memory id, model, dim, vector bytes, text hash, created at) rows, each only if
     its memory still exists, replacing a memory's older vector."""
-    rows = dialect_of(conn).vector_values(conn, rows)
+    if dialect_of(conn).postgres:  # pgvector's values, a new dimension's index made first
+        from memlode.storage.postgres.vectors import vector_values
+
+        rows = vector_values(conn, rows)
     conn.executemany(
         "INSERT INTO memory_embeddings (memory_id, model, dim, vector, text_hash,"
         " created_at) SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS"

@@ -37,7 +37,11 @@ _CLEAR = "INSERT INTO temp.memlode_tokenizer (memlode_tokenizer) VALUES ('delete
 
 def _tokenizer_db(conn: Connection) -> Any:
     """The SQLite connection whose FTS5 tokenizes for ``conn``: ``conn`` itself on SQLite."""
-    return dialect_of(conn).tokenizer_conn(conn)
+    if not dialect_of(conn).has_fts5:
+        from memlode.storage.postgres.text_reads import tokenizer_db
+
+        return tokenizer_db(conn)
+    return conn
 
 
 def create_tokenizer(conn: Connection, tokenizer: str) -> None:
@@ -76,8 +80,17 @@ def latest_seq(conn: Connection) -> int:
 @contextmanager
 def read_snapshot(conn: Connection) -> Iterator[None]:
     """One read transaction: everything read inside it sees the same state of the store."""
-    with dialect_of(conn).read_snapshot(conn):
+    if dialect_of(conn).on_server:
+        from memlode.storage.postgres.text_reads import read_snapshot as pg_snapshot
+
+        with pg_snapshot(conn):
+            yield
+        return
+    conn.execute("BEGIN")
+    try:
         yield
+    finally:
+        conn.execute("COMMIT")
 
 
 def store_extent(conn: Connection) -> tuple[int, int]:
@@ -89,7 +102,12 @@ def store_extent(conn: Connection) -> tuple[int, int]:
 def text_rows(conn: Connection) -> Any:
     """(rowid, *TEXT_COLUMNS) of every memory: a cursor (on PostgreSQL inside a
     ``read_snapshot``, a server-side one: the rows arrive as they are fetched)."""
-    return dialect_of(conn).streamed(conn, f"SELECT rowid, {TEXT_COLUMNS} FROM memories")
+    sql = f"SELECT rowid, {TEXT_COLUMNS} FROM memories"
+    if dialect_of(conn).on_server:
+        from memlode.storage.postgres.text_reads import streamed_rows
+
+        return streamed_rows(conn, sql)
+    return conn.execute(sql)
 
 
 def text_rows_of(conn: Connection, rowids: Sequence[int]) -> Iterator[tuple[Any, ...]]:

@@ -200,45 +200,6 @@ class Dialect:
         writing (the driver costs more than a hook's budget)."""
         return self.postgres
 
-    def vector_values(self, conn: Any, rows: Any) -> Any:
-        """``(memory id, model, dim, vector bytes, ...)`` rows as a vector column takes them:
-        as they are on SQLite; on PostgreSQL each vector as pgvector's value, the HNSW index of
-        a new dimension made first (``postgres.vectors.vector_values``)."""
-        if not self.postgres:
-            return rows
-        from memlode.storage.postgres.vectors import vector_values
-
-        return vector_values(conn, rows)
-
-    def tokenizer_conn(self, conn: Any) -> Any:
-        """The SQLite connection whose FTS5 tokenizes text for ``conn``: ``conn`` itself, or on
-        PostgreSQL an in-memory SQLite database of this process (``postgres.text_reads``), so
-        that both stores' text is tokenised alike."""
-        if not self.postgres:
-            return conn
-        from memlode.storage.postgres.text_reads import tokenizer_db
-
-        return tokenizer_db(conn)
-
-    def read_snapshot(self, conn: Any) -> Any:
-        """A context manager: one read transaction on ``conn``, everything read inside it seeing
-        the same state of the store (SQLite: BEGIN ... COMMIT; PostgreSQL: a repeatable-read
-        snapshot, ``postgres.text_reads.read_snapshot``)."""
-        if not self.postgres:
-            return _ReadTransaction(conn)
-        from memlode.storage.postgres.text_reads import read_snapshot
-
-        return read_snapshot(conn)
-
-    def streamed(self, conn: Any, sql: str) -> Any:
-        """A cursor of ``sql``'s rows that arrive as they are fetched (on PostgreSQL a
-        server-side cursor, inside a ``read_snapshot``)."""
-        if not self.postgres:
-            return conn.execute(sql)
-        from memlode.storage.postgres.text_reads import streamed_rows
-
-        return streamed_rows(conn, sql)
-
     def vector_param(self, vector: bytes) -> Any:
         """A vector (little-endian float32 bytes) as the parameter of a vector column
         (``postgres.rows.as_vector`` on PostgreSQL)."""
@@ -293,21 +254,6 @@ class Dialect:
         """``table`` read by rowid, none of its other indexes (SQLite's ``NOT INDEXED``: its
         planner, without statistics, may walk another index instead); PostgreSQL plans it."""
         return table if self.postgres else f"{table} NOT INDEXED"
-
-
-class _ReadTransaction:
-    """SQLite's read transaction for ``Dialect.read_snapshot`` (no ``contextlib`` here)."""
-
-    __slots__ = ("conn",)
-
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        self.conn.execute("BEGIN")
-
-    def __exit__(self, *exc: object) -> None:
-        self.conn.execute("COMMIT")
 
 
 SQLITE = Dialect("sqlite")
