@@ -46,7 +46,8 @@ class Dialect:
     """The SQL of one backend for what the two spell differently.
 
     Each method returns a fragment with ``?`` placeholders; its parameters are the caller's,
-    in the order the fragment takes them.
+    in the order the fragment takes them. What a backend has or lacks is a flag a caller asks
+    (``has_fts5``, ``has_code_tables``, ``on_server``, ``typed``), never its name.
     """
 
     __slots__ = ("name",)
@@ -60,7 +61,7 @@ class Dialect:
     @property
     def postgres(self) -> bool:
         """Is this PostgreSQL's SQL? For the methods below; a caller asks the capability it
-        needs (``has_fts5``, ``typed``) or the construct's method instead."""
+        needs or the construct's method instead."""
         return self.name == "postgresql"
 
     @property
