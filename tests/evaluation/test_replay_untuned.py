@@ -12,7 +12,7 @@ import pytest
 
 from memlode.engine import Engine
 from memlode.engine.transcripts import ingest_transcript
-from memlode.evaluation.replay import load_replay_specs
+from memlode.evaluation.replay_spec import load_replay_specs
 from memlode.sources.transcript import parse_transcript
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -68,8 +68,9 @@ def test_a_piped_test_run_that_failed_is_a_failure(hook, project: Path, proj_eng
     [row] = _rows(proj_engine)
     lines = row.content.split("\n")
     assert lines[0] == f"Failed: $ {command}"
-    assert lines[1] == "Outcome: tests: 1 passed, 1 failed"
-    assert lines[2] == "color/gradient_test.go:215:9: undefined: assert.Greater"
+    # what failed first (a reflection or an excerpt reads on from the head), then the totals
+    assert lines[1] == "color/gradient_test.go:215:9: undefined: assert.Greater"
+    assert "Outcome: tests: 1 passed, 1 failed" in lines[2:5]
     assert "failure" in row.tags
     # a passing run stays a plain command with its totals
     ok = "ok  \texample.com/app/color\t0.10s\nok  \texample.com/app/terminal\t0.12s\n"
@@ -100,8 +101,8 @@ def test_a_long_failure_log_keeps_its_decisive_lines(hook, project: Path, proj_e
     [row] = _rows(proj_engine)
     lines = row.content.split("\n")
     assert lines[0].startswith("Failed: $ gh run view 3009")
-    assert lines[1] == "Outcome: CI job lint failed at step Fieldalignment"
-    assert "gradient_test.go:247:13: struct with 64 pointer bytes could be 56" in lines[3]
+    assert "gradient_test.go:247:13: struct with 64 pointer bytes could be 56" in lines[2]
+    assert "Outcome: CI job lint failed at step Fieldalignment" in lines
 
 
 def test_the_turns_last_message_is_kept_as_a_report(hook, project: Path, proj_engine: Engine):

@@ -180,7 +180,8 @@ def replay(
     SessionStart states each session's end state, echoes, files left in the project and hook
     wall times.
     """
-    from memlode.evaluation.replay import format_replay, load_replay_specs, run_replay
+    from memlode.evaluation.replay import format_replay, run_replay
+    from memlode.evaluation.replay_spec import load_replay_specs
 
     settings_from(ctx)  # refuses a PostgreSQL store (sqlite_only)
     spec = load_replay_specs(list(questions), data_dir, list(only) or None)

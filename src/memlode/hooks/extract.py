@@ -251,10 +251,10 @@ def _bash(
         text += f"\n# {description}"
     if resp.get("interrupted") is True:
         text += "\n(interrupted)"
+    if failed:  # what failed comes first (a reflection or an excerpt reads on from the head)
+        text += "".join(f"\n{line}" for line in errors)
     if said:
         text += "\nOutcome: " + "; ".join(said)
-    if failed:
-        text += "".join(f"\n{line}" for line in errors)
     if not failed and said and said[-1].startswith("tests:"):
         # a test run that passed: its totals say it; its log is noise (request dumps, warnings)
         output_chars = min(output_chars, PASSING_TAIL_CHARS)
@@ -397,17 +397,18 @@ def extract_failure(
         tags = [FAILURE_TAG, *(paths.file_tags(paths.absolute(raw)) if raw else [])]
         meta = {"file": paths.absolute(raw)} if raw else {}
     text = f"Failed: {what}"
+    said: list[str] = []
     if tool_name == "Bash":
         said, errors, _failed = read_output(command, message, failed=True)
-        if said:
-            text += "\nOutcome: " + "; ".join(said)
-            meta["outcomes"] = said
         if len(message) > MAX_ERROR_CHARS:
             # a long log (pre-commit, CI, a test run): its decisive lines first, where an
             # excerpt of the error starts
             text += "".join(f"\n{line}" for line in errors)
     if message:
         text += "\n" + _head_tail(message, MAX_ERROR_CHARS)
+    if said:
+        text += "\nOutcome: " + "; ".join(said)
+        meta["outcomes"] = said
     if tool_name == "Bash" and rest:
         text += "\n[command]\n" + rest
     tags.append(f"tool:{tool_name[:60]}")

@@ -28,6 +28,7 @@ from memlode.sources.transcript_records import (
     make_record,
     progress_record,
     read_lines,
+    session_record,
     text_field,
 )
 
@@ -155,9 +156,7 @@ class Transcript:
     git_branch: str | None = None
     threads: list[Thread] = field(default_factory=list)
     titles: list[Title] = field(default_factory=list)
-    # the name given to the session (``custom-title`` records, newer builds: repeated on every
-    # turn, so kept apart from ``titles``, which make a tail read a whole re-ingest)
-    custom_title: str | None = None
+    custom_title: str | None = None  # ``custom-title`` (on every turn: not a tail-breaking title)
     queued: list[Queued] = field(default_factory=list)
     lines: int = 0  # complete lines read
     malformed: int = 0  # complete lines skipped as unusable
@@ -420,8 +419,12 @@ def _split(records: Iterator[Record], transcript: Transcript) -> tuple[list[Reco
             if queued is not None:
                 transcript.queued.append(queued)
             continue
-        if rec.type in _SESSION_RECORDS:
-            _session_record(rec, transcript)
+        about = session_record(rec)  # ("name" | "link" | "", text); None: not a session record
+        if about is not None:
+            if about[0] == "name":
+                transcript.custom_title = about[1]
+            elif about[0] and all(t.text != about[1] for t in transcript.titles):
+                transcript.titles.append(Title(about[1], None, rec.line, about[0]))
             continue
         if transcript.session_id is None:
             transcript.session_id = text_field(rec.data.get("sessionId"))
@@ -437,30 +440,6 @@ def _split(records: Iterator[Record], transcript: Transcript) -> tuple[list[Reco
         said = {_said(rec) for rec in main if rec.type == "user"}
         transcript.queued = [q for q in transcript.queued if " ".join(q.text.split()) not in said]
     return main, side
-
-
-# Records about the session rather than in its conversation (newer builds): its name, the
-# pull request it is linked to, the permission mode, the last prompt (a copy of a user line).
-_SESSION_RECORDS = frozenset({"custom-title", "pr-link", "mode", "last-prompt"})
-
-
-def _session_record(rec: Record, transcript: Transcript) -> None:
-    """A session record onto the transcript: the name, and a linked pull request as a title
-    of the session (what it delivered); the mode and the last-prompt copy carry nothing new."""
-    if rec.type == "custom-title":
-        title = text_field(rec.data.get("customTitle"))
-        if title and title.strip():
-            transcript.custom_title = title.strip()
-    elif rec.type == "pr-link":
-        number = rec.data.get("prNumber")
-        url = text_field(rec.data.get("prUrl")) or ""
-        repo = text_field(rec.data.get("prRepository")) or ""
-        if isinstance(number, int) or url:
-            shown = f"#{number}" if isinstance(number, int) else url
-            text = f"Pull request {shown}" + (f" ({repo})" if repo else "")
-            text += " linked to this session" + (f": {url}" if url else "")
-            if all(t.text != text for t in transcript.titles):
-                transcript.titles.append(Title(text, None, rec.line, "link"))
 
 
 def _said(rec: Record) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "SESSION_RECORDS",
     "RawLine",
     "Record",
     "abandoned",
@@ -28,6 +29,7 @@ __all__ = [
     "make_record",
     "progress_record",
     "read_lines",
+    "session_record",
     "sniff",
     "text_field",
 ]
@@ -228,6 +230,32 @@ def make_record(raw: RawLine, data: dict[str, Any], force_sidechain: bool) -> Re
         sidechain=force_sidechain or data.get("isSidechain") is True,
         agent_id=text_field(data.get("agentId")),
     )
+
+
+# Records about the session rather than in its conversation (newer builds): its name, the
+# pull request it is linked to, the permission mode, the last prompt (a copy of a user line).
+SESSION_RECORDS = frozenset({"custom-title", "pr-link", "mode", "last-prompt"})
+
+
+def session_record(rec: Record) -> tuple[str, str] | None:
+    """What a session record says: ("name", the session's name) for ``custom-title``,
+    ("link", a line naming the pull request) for ``pr-link``; ("", "") for the mode and the
+    last-prompt copy, which carry nothing new; None for a record of another type."""
+    if rec.type not in SESSION_RECORDS:
+        return None
+    if rec.type == "custom-title":
+        title = (text_field(rec.data.get("customTitle")) or "").strip()
+        return ("name", title) if title else ("", "")
+    if rec.type != "pr-link":
+        return "", ""
+    number = rec.data.get("prNumber")
+    url = text_field(rec.data.get("prUrl")) or ""
+    repo = text_field(rec.data.get("prRepository")) or ""
+    if not isinstance(number, int) and not url:
+        return "", ""
+    text = f"Pull request {f'#{number}' if isinstance(number, int) else url}"
+    text += (f" ({repo})" if repo else "") + " linked to this session"
+    return "link", text + (f": {url}" if url else "")
 
 
 def progress_record(outer: Record) -> Record | None:
