@@ -73,3 +73,17 @@ def test_the_update_evaluation_slice_meets_its_targets() -> None:
     assert report["injection_old_as_current"] == 0
     assert report["false_supersession_rate"] <= 0.02
     assert report["linked"] >= 0.95
+
+
+def test_bad_update_case_files_are_one_line_errors(tmp_path: Path, cli) -> None:
+    for name, text, expected in (
+        ("broken.json", "{not json", "cannot read update cases"),
+        ("empty.json", '{"cases": []}', "holds no cases"),
+        ("partial.json", '{"cases": [{"id": "x", "project": "p"}]}', "lacks old, new, question"),
+    ):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        result = cli("eval", "updates", str(path), "--json")
+        assert result.returncode != 0 and result.stdout == ""
+        assert expected in result.stderr and len(result.stderr.strip().splitlines()) == 1
+        assert "Traceback" not in result.stderr
