@@ -3,8 +3,7 @@
 Every interface (CLI, MCP, the resident that ranks for the hooks, the dashboard) calls these
 methods, so the same request gives the same answer everywhere. The methods validate input and
 compose the storage and search layers; the larger operations live beside this module in the
-``memlode.engine`` package (weights, links, namespace_ops).
-"""
+``memlode.engine`` package (weights, links, namespace_ops, supersession)."""
 
 from __future__ import annotations
 
