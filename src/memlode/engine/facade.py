@@ -203,7 +203,11 @@ class Engine:
                     sessions.add(item.session_id)
             if sessions:
                 refresh_context(conn, sessions)
-            supersession.link_new(conn, items, [(r.id, r.created) for r in results])
+        fresh = supersession.new_statements(items, [(r.id, r.created) for r in results])
+        found = supersession.plan_replacements(self.conn, fresh) if fresh else []
+        if found:  # the rules read outside the write lock; only the links are written
+            with self.db.write() as conn:
+                supersession.record(conn, found)
         return results
 
     def get(self, memory_id: str, *, touch: bool = True) -> Memory:

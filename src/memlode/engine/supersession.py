@@ -1,10 +1,13 @@
 """Supersession: which stored statement is current, and which one it replaced.
 
-- ``link_replacements``: at write time, each memory a user stores (source ``memory``: the CLI's
-  and MCP's ``memory_store``, the engine's ``store``) is read against the namespace's earlier
-  stored statements by the rules of :mod:`memlode.engine.supersede_rules`; the one it replaces
-  is linked (``storage.supersession``: new ``SUPERSEDES`` old, old ``INVALIDATED_BY`` new, at
-  the new one's time), in the same transaction as the insert.
+- ``plan_replacements`` and ``record``: each memory a user stores (source ``memory``: the
+  CLI's and MCP's ``memory_store``, the engine's ``store``) is read against the namespace's
+  earlier stored statements by the rules of :mod:`memlode.engine.supersede_rules`; the one it
+  replaces is linked (``storage.supersession``: new ``SUPERSEDES`` old, old ``INVALIDATED_BY``
+  new, at the new one's time). The rules read on a reading connection once the insert has
+  committed, and only the links are written, in a short transaction of their own: reading up
+  to ``CANDIDATES`` statements inside the insert's write lock kept every other writer waiting
+  (eight processes storing at once timed out).
 - ``supersede`` / ``unsupersede``: the manual link for what the rules miss, and its undo.
 - ``decision_chain``: a memory's replacements in order, with their dates.
 
@@ -18,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from memlode.engine.supersede_rules import Statement, best_match
+from memlode.engine.supersede_rules import Statement, best_match, terms
 from memlode.errors import InvalidInput, NotFound
 from memlode.storage import memories as memory_repo
 from memlode.storage import supersession as links
@@ -32,9 +35,9 @@ __all__ = [
     "CAPTURED",
     "DETECTED_SOURCES",
     "decision_chain",
-    "link_new",
-    "link_replacements",
+    "new_statements",
     "plan_replacements",
+    "record",
     "supersede",
     "unsupersede",
 ]
@@ -56,42 +59,39 @@ MANUAL = "manual"
 CAPTURED = ("hook", "instruction")
 
 
-def link_new(
-    conn: Connection, items: Sequence[Any], stored: Sequence[tuple[str, bool]]
-) -> list[links.Replacement]:
-    """``link_replacements`` for the statements of a batch just stored: ``items`` (each a
-    ``NewMemory``) and their (id, created) in the same order; a duplicate is not new."""
-    ids = [
+def new_statements(items: Sequence[Any], stored: Sequence[tuple[str, bool]]) -> list[str]:
+    """The ids of a batch just stored that the rules read: ``items`` (each a ``NewMemory``) and
+    their (id, created) in the same order; a duplicate is not new."""
+    return [
         memory_id
         for item, (memory_id, created) in zip(items, stored, strict=True)
         if created and item.source in DETECTED_SOURCES
     ]
-    return link_replacements(conn, ids) if ids else []
 
 
-def link_replacements(
-    conn: Connection, memory_ids: Sequence[str], *, captured: bool = False
-) -> list[links.Replacement]:
-    """Link each of ``memory_ids`` (just stored, oldest first) to the earlier statement it
-    replaces, if the rules find one; the links made. With ``captured`` the user's instructions
-    the prompt hook kept (``CAPTURED``) are statements too, on both ends."""
+def record(conn: Connection, found: Sequence[links.Replacement]) -> list[links.Replacement]:
+    """Write the links ``plan_replacements`` found (inside a write transaction); those made
+    (a pair already linked is not made again)."""
+    ids = list(dict.fromkeys([i for r in found for i in (r.old_id, r.new_id)]))
+    rows = memory_repo.fetch_many(conn, ids) if ids else {}
     made: list[links.Replacement] = []
-    stored = memory_repo.fetch_many(conn, list(memory_ids))
-    for memory in (stored[i] for i in memory_ids if i in stored):
-        found = _replaced_statement(conn, memory, captured)
-        if found is None:
+    for rep in found:
+        old, new = rows.get(rep.old_id), rows.get(rep.new_id)
+        if old is None or new is None:  # deleted since it was read
             continue
-        old_id, old_content, rule = found
-        new = (memory.id, memory.content, memory.namespace)
-        if links.link(conn, new, (old_id, old_content, memory.namespace), memory.created_at, rule):
-            made.append(links.Replacement(old_id, memory.id, memory.created_at, rule))
+        pair = (new.id, new.content, new.namespace), (old.id, old.content, old.namespace)
+        if links.link(conn, *pair, rep.at, rep.how):
+            made.append(rep)
     return made
 
 
 def plan_replacements(
     conn: Connection, memory_ids: Sequence[str], *, captured: bool = False
 ) -> list[links.Replacement]:
-    """What ``link_replacements`` would link, written nowhere (a dry run's answer)."""
+    """Each of ``memory_ids`` (stored, oldest first) with the earlier statement it replaces, if
+    the rules find one, written nowhere (``record`` writes them; a dry run shows them). With
+    ``captured`` the user's instructions the prompt hook kept (``CAPTURED``) are statements
+    too, on both ends."""
     out: list[links.Replacement] = []
     stored = memory_repo.fetch_many(conn, list(memory_ids))
     for memory in (stored[i] for i in memory_ids if i in stored):
@@ -121,7 +121,10 @@ def _replaced_statement(
     rows = [r for r in rows if len(r[1]) <= MAX_STATEMENT_CHARS]
     if not rows:
         return None
-    replaced = links.replaced_by(conn, [r[0] for r in rows])
+    # whether a candidate was replaced matters only to one the rules read (a shared subject
+    # word): asked for those alone, not for every candidate
+    subject = terms(memory.content)
+    replaced = links.replaced_by(conn, [r[0] for r in rows if terms(r[1]) & subject])
     # what the new one already replaced by hand, or what replaced it, is no candidate
     known = {r.new_id for r in replaced.values() if r.old_id == memory.id}
     earlier = [

@@ -13,9 +13,10 @@ Import-light (the prompt hook reads which of its recalled rows were replaced): n
 
 from __future__ import annotations
 
-from memlode.fastjson import dumps
+from memlode.storage import graph
 from memlode.storage.capture import ensure_memory_node
 from memlode.storage.sql import dialect_of
+from memlode.types import Edge, Relationship
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,8 +38,8 @@ __all__ = [
     "unlink",
 ]
 
-SUPERSEDES = "SUPERSEDES"
-INVALIDATED_BY = "INVALIDATED_BY"
+SUPERSEDES = str(Relationship.SUPERSEDES)
+INVALIDATED_BY = str(Relationship.INVALIDATED_BY)
 # The longest chain followed to its current end (a guard against a cycle a user linked by hand).
 MAX_CHAIN = 50
 _CHUNK = 500
@@ -71,19 +72,13 @@ def link(
     when the pair is new (an existing pair keeps its time and rule)."""
     for memory_id, content, namespace in (new, old):
         ensure_memory_node(conn, memory_id, content, namespace)
-    props = dumps({"how": how}, sort_keys=True)
     added = False
     for source, target, relationship in (
-        (new[0], old[0], SUPERSEDES),
-        (old[0], new[0], INVALIDATED_BY),
+        (new[0], old[0], Relationship.SUPERSEDES),
+        (old[0], new[0], Relationship.INVALIDATED_BY),
     ):
-        cur = conn.execute(
-            "INSERT INTO graph_edges (source_id, target_id, relationship, weight, properties,"
-            " created_at) VALUES (?, ?, ?, 1.0, ?, ?)"
-            " ON CONFLICT (source_id, target_id, relationship) DO NOTHING",
-            (source, target, relationship, props, at),
-        )
-        added = added or bool(cur.rowcount)
+        edge = Edge(source, target, relationship, properties={"how": how}, created_at=at)
+        added = graph.add_edge(conn, edge, keep_existing=True) or added
     return added
 
 

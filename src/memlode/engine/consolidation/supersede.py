@@ -35,9 +35,10 @@ def run(ctx: CycleContext, report: CycleRun) -> None:
         made = []
     elif log_id is None:  # a dry run: what it would link
         made = supersession.plan_replacements(conn, ids, captured=True)
-    else:
+    else:  # the rules read outside the write lock; only the links are written
+        found = supersession.plan_replacements(conn, ids, captured=True)
         with ctx.engine.db.write() as wconn:
-            made = supersession.link_replacements(wconn, ids, captured=True)
+            made = supersession.record(wconn, found)
             put_setting(wconn, key, new[-1][1])
     report.counts["linked"] = len(made)
     report.changes = [
