@@ -14,7 +14,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "memlode"
 INTERFACES = ("cli", "mcp", "hooks", "resident", "viz")
-MAX_MODULE_LINES = 500
+MAX_MODULE_LINES = 800  # STYLE.md: ~500 asks whether a module holds one idea; 800 is the limit
 MAX_FUNCTION_LINES = 80
 
 # Modules outside storage/ that still run SQL themselves.
