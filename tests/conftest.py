@@ -86,10 +86,9 @@ def process_environment(home: Path) -> dict[str, str]:
     return {**env, **TEST_SETTINGS, "MEMLODE_HOME": str(home)}
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[Any]:
-    """One PostgreSQL server (with pgvector) per test session, per xdist worker: about 2 s to
-    start (``bench/pg_server.py``), stopped and deleted at the end."""
+def started_pg_server() -> Iterator[Any]:
+    """A PostgreSQL server (with pgvector) of ``bench/pg_server.py``, about 2 s to start,
+    stopped and deleted when the generator ends; the test skips where the wheel is missing."""
     pytest.importorskip("psycopg", reason="the postgres extra is not installed")
     from bench import pg_server as server_module
 
@@ -100,6 +99,12 @@ def pg_server() -> Iterator[Any]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """One PostgreSQL server per test session, per xdist worker (``started_pg_server``)."""
+    yield from started_pg_server()
 
 
 @pytest.fixture

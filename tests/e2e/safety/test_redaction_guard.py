@@ -87,6 +87,35 @@ def _write_paths(tmp_path: Path, project: Path) -> None:
         },
         project,
     )
+    # values named by their key whatever their entropy, custom auth headers, cookies, CLI
+    # credentials (issue 35's classes) through a file read and a command
+    config_yml = str(project / "config" / "database.yml")
+    content = plant("kc-yaml-password-word") + "\n" + plant("kd-py-def-default") + "\n"
+    read = {"filePath": config_yml, "content": content, "numLines": 2, "startLine": 1}
+    read["totalLines"] = 2
+    _hook(
+        "post-tool",
+        {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": config_yml},
+            "tool_response": {"type": "text", "file": read},
+        },
+        project,
+    )
+    command = plant("cli-httpie-a") + " && " + plant("hd-curl-x-auth-token-dq")
+    _hook(
+        "post-tool",
+        {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_response": {"stdout": plant("ck-set-cookie-sid"), "stderr": ""},
+        },
+        project,
+    )
     diff = plant("yaml-edit-diff-secret-key-base").splitlines()
     secrets_yml = str(project / "config" / "secrets.yml")
     _hook(
