@@ -13,10 +13,8 @@ Import-light (the prompt hook reads which of its recalled rows were replaced): n
 
 from __future__ import annotations
 
-from memlode.storage import graph
 from memlode.storage.capture import ensure_memory_node
 from memlode.storage.sql import dialect_of
-from memlode.types import Edge, Relationship
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,8 +36,10 @@ __all__ = [
     "unlink",
 ]
 
-SUPERSEDES = str(Relationship.SUPERSEDES)
-INVALIDATED_BY = str(Relationship.INVALIDATED_BY)
+# memlode.types.Relationship's names, not imported: the hooks read this module (injection),
+# and memlode.types loads json, re and datetime
+SUPERSEDES = "SUPERSEDES"
+INVALIDATED_BY = "INVALIDATED_BY"
 # The longest chain followed to its current end (a guard against a cycle a user linked by hand).
 MAX_CHAIN = 50
 _CHUNK = 500
@@ -72,6 +72,9 @@ def link(
     when the pair is new (an existing pair keeps its time and rule)."""
     for memory_id, content, namespace in (new, old):
         ensure_memory_node(conn, memory_id, content, namespace)
+    from memlode.storage import graph  # the write path only: the hooks read this module
+    from memlode.types import Edge, Relationship
+
     added = False
     for source, target, relationship in (
         (new[0], old[0], Relationship.SUPERSEDES),
