@@ -6,6 +6,7 @@ session is there once."""
 from __future__ import annotations
 
 import itertools
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,9 @@ from memlode.storage.postgres.connection import PgDatabase
 from memlode.storage.postgres.migrations import latest_version
 
 MEMORIES = 300  # enough rows that a kill lands in the copy (~0.1 s per 100 rows here)
+# When the kills land, as shares of a whole run timed first on this machine: fixed delays
+# landed all before the copy on a loaded machine and all after it on a quiet one.
+KILL_AT = (0.15, 0.3, 0.45, 0.6, 0.75, 0.9)
 
 
 def _rows(url: str, sql: str) -> list[Any]:
@@ -31,7 +35,7 @@ def _count(url: str) -> int:
 
 
 def test_a_migrate_killed_part_way_and_run_again_ends_migrated_and_loses_nothing(
-    engine: Engine, cli: Any, pg_url: str, workdir: Path
+    engine: Engine, cli: Any, pg_server: Any, pg_url: str, workdir: Path
 ) -> None:
     ids = [
         engine.store(
@@ -48,10 +52,13 @@ def test_a_migrate_killed_part_way_and_run_again_ends_migrated_and_loses_nothing
     )
     engine.close()
 
+    began = time.monotonic()  # a whole run, into a schema of its own, times the kills
+    timed = cli("migrate", "--to", str(pg_server.url(schema=pg_server.new_schema())))
+    assert timed.returncode == 0, timed.stderr
+    whole = time.monotonic() - began
     after_kills = []
-    for _delay in killed_runs(
-        ["migrate", "--to", pg_url], cwd=workdir, delays=(0.45, 0.55, 0.65, 0.75, 0.85, 1.0)
-    ):
+    delays = [whole * share for share in KILL_AT]
+    for _delay in killed_runs(["migrate", "--to", pg_url], cwd=workdir, delays=delays):
         after_kills.append(_count(pg_url))
     print("memories in the target after each kill:", after_kills)
     assert min(after_kills) < MEMORIES  # a kill landed before the copy was done
