@@ -176,10 +176,18 @@ CONVERSATIONAL = frozenset(
 
 
 def _gate_terms(prompt: str) -> list[str]:
+    """The prompt's information for the gate: its content words and identifier parts, but a
+    number cut out of a word ("18" of "i18n", "8" of "k8s") when the prompt does not say it on
+    its own: as a term it matches every date and version ("2026-02-18") and opened the gate on
+    a question about something never stored (replay, untuned set: bench/RESULTS.md)."""
+    said = {w.lower() for w in words(prompt)}
     return [
         t
         for t in query_terms(prompt)
-        if t not in STOPWORDS and t not in CONVERSATIONAL and len(t) > 1
+        if t not in STOPWORDS
+        and t not in CONVERSATIONAL
+        and len(t) > 1
+        and (t in said or not t.isdigit())
     ]
 
 
