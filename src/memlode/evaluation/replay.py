@@ -342,20 +342,8 @@ class _Run:
             failed_hooks += call.returncode != 0
         relevant = self.relevant
         test = [r for r in self.controls if r["split"] == "test"]
-        calib = [r for r in self.controls if r["split"] != "test"]
-        answered = sum(1 for r in relevant if r["answered"])
-        silent = sum(1 for r in test if r["silent"])
-        calib_silent = sum(1 for r in calib if r["silent"])
         return {
-            "sessions": len(self.spec.sessions),
-            "relevant_prompts": len(relevant),
-            "answered": answered,
-            "answered_rate": _rate(answered, len(relevant)),
-            "controls_test": len(test),
-            "controls_silent": silent,
-            "controls_silent_rate": _rate(silent, len(test)),
-            "controls_calibration_silent": f"{calib_silent}/{len(calib)}",
-            "mean_chars_relevant": _mean([r["chars"] for r in relevant]),
+            **_figures(len(self.spec.sessions), relevant, self.controls),
             "mean_chars_controls": _mean([r["chars"] for r in test]),
             "end_state_stated": sum(1 for s in self.per_session.values() if s["end_state_stated"]),
             "echo_hits": len(self.echo_hits),
@@ -378,27 +366,35 @@ class _Run:
 
     def by_set(self) -> dict[str, dict[str, Any]]:
         """The figures of each question file's sessions apart (tuned and untuned sets)."""
-        out: dict[str, dict[str, Any]] = {}
-        for label in dict.fromkeys(s.set for s in self.spec.sessions):
-            relevant = [r for r in self.relevant if r["set"] == label]
-            test = [r for r in self.controls if r["set"] == label and r["split"] == "test"]
-            calib = [r for r in self.controls if r["set"] == label and r["split"] != "test"]
-            answered = sum(1 for r in relevant if r["answered"])
-            silent = sum(1 for r in test if r["silent"])
-            out[label] = {
-                "sessions": sum(1 for s in self.spec.sessions if s.set == label),
-                "relevant_prompts": len(relevant),
-                "answered": answered,
-                "answered_rate": _rate(answered, len(relevant)),
-                "controls_test": len(test),
-                "controls_silent": silent,
-                "controls_silent_rate": _rate(silent, len(test)),
-                "controls_calibration_silent": (
-                    f"{sum(1 for r in calib if r['silent'])}/{len(calib)}"
-                ),
-                "mean_chars_relevant": _mean([r["chars"] for r in relevant]),
-            }
-        return out
+        return {
+            label: _figures(
+                sum(1 for s in self.spec.sessions if s.set == label),
+                [r for r in self.relevant if r["set"] == label],
+                [r for r in self.controls if r["set"] == label],
+            )
+            for label in dict.fromkeys(s.set for s in self.spec.sessions)
+        }
+
+
+def _figures(
+    sessions: int, relevant: list[dict[str, Any]], controls: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Answered prompts and silent controls (test and calibration apart) of some sessions."""
+    test = [r for r in controls if r["split"] == "test"]
+    calib = [r for r in controls if r["split"] != "test"]
+    answered = sum(1 for r in relevant if r["answered"])
+    silent = sum(1 for r in test if r["silent"])
+    return {
+        "sessions": sessions,
+        "relevant_prompts": len(relevant),
+        "answered": answered,
+        "answered_rate": _rate(answered, len(relevant)),
+        "controls_test": len(test),
+        "controls_silent": silent,
+        "controls_silent_rate": _rate(silent, len(test)),
+        "controls_calibration_silent": f"{sum(1 for r in calib if r['silent'])}/{len(calib)}",
+        "mean_chars_relevant": _mean([r["chars"] for r in relevant]),
+    }
 
 
 def _shown(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
