@@ -203,7 +203,7 @@ def recall(
     """The lean path: the few memories worth injecting for ``prompt``, best first (may be
     empty), from FTS5's BM25 (and a resident's bare vector hits, if given), through ``choose``."""
     terms = _gate_terms(prompt)
-    if len(terms) < MIN_QUERY_TERMS or limit <= 0:
+    if not terms or limit <= 0:  # one term goes on: a direct question about a stored statement
         return []
     rows = _candidates(conn, terms, namespace, session_id)
     vectors = dict(vector_hits or {})
@@ -212,14 +212,16 @@ def recall(
         missing = [i for i in vectors if i not in known][:CANDIDATES]
         if missing:
             rows += fts_match.rows_by_id(conn, missing, (namespace, GLOBAL_NAMESPACE), session_id)
-    best_bm25 = max((-float(r[6]) for r in rows), default=0.0) or 1.0
+    best_bm25 = max((-float(r[7]) for r in rows), default=0.0) or 1.0
     candidates = []
-    for memory_id, content, memory_type, importance, created_at, tags_json, raw in rows:
+    for memory_id, content, memory_type, importance, created_at, tags_json, source, raw in rows:
         tags = _tags(tags_json)
         if not injectable(tags):
             continue
         rank = W_BM25 * (-float(raw) / best_bm25) + W_IMPORTANCE * float(importance)
-        cand = Recalled(memory_id, content, memory_type, created_at, rank, tags=tags)
+        cand = Recalled(
+            memory_id, content, memory_type, created_at, rank, source=source or "", tags=tags
+        )
         candidates.append((cand, vectors.get(memory_id, 0.0)))
     return choose(conn, prompt, candidates, limit, rerank=True, session_id=session_id)
 
@@ -438,16 +440,16 @@ def _candidates(
     conn: sqlite3.Connection, terms: list[str], namespace: str, session_id: str
 ) -> list[Any]:
     """The BM25 top ``CANDIDATES`` rows of the namespace outside this session: (id, content,
-    type, importance, created_at, tags, bm25), best first; a row keeps its best score over
+    type, importance, created_at, tags, source, bm25), best first; a row keeps its best score over
     the expressions, which is the whole query's score (see ``_expressions``)."""
     best: dict[str, Any] = {}
     for expression in _expressions(conn, terms[:64]):
         for row in fts_match.bm25_rows(
             conn, expression, (namespace, GLOBAL_NAMESPACE), session_id, CANDIDATES
         ):
-            if row[0] not in best or row[6] < best[row[0]][6]:  # a row keeps its best score
+            if row[0] not in best or row[7] < best[row[0]][7]:  # a row keeps its best score
                 best[row[0]] = row
-    return sorted(best.values(), key=lambda r: (r[6], r[0]))[:CANDIDATES]
+    return sorted(best.values(), key=lambda r: (r[7], r[0]))[:CANDIDATES]
 
 
 def _expressions(conn: sqlite3.Connection, terms: list[str]) -> list[str]:

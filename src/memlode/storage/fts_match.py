@@ -225,7 +225,7 @@ def phrase_scores(conn: sqlite3.Connection, term: str, limit: int) -> list[tuple
 
 # ---- the prompt hook's reads -------------------------------------------------------------------
 
-_HIT_COLUMNS = "m.id, m.content, m.memory_type, m.importance, m.created_at, m.tags"
+_HIT_COLUMNS = "m.id, m.content, m.memory_type, m.importance, m.created_at, m.tags, m.source"
 
 
 def bm25_rows(
@@ -235,7 +235,7 @@ def bm25_rows(
     exclude_session: str,
     limit: int,
 ) -> list[Any]:
-    """(id, content, memory_type, importance, created_at, tags, bm25) of the best ``limit``
+    """(id, content, memory_type, importance, created_at, tags, source, bm25) of the best ``limit``
     matches of ``expression`` in ``namespaces`` outside ``exclude_session``, best first."""
     return conn.execute(
         f"SELECT {_HIT_COLUMNS}, bm25(memories_fts, {WEIGHTS_SQL}) AS score"
