@@ -3,9 +3,9 @@
 L0, import-light: the hooks use this module on every tool call, so it imports neither ``re``
 (the regex compiler costs a hook process several milliseconds) nor ``hashlib`` (which loads
 OpenSSL). A process that has ``re`` loaded already (every long-lived one) splits with the
-regular expressions, which are faster on long texts; a hook splits ASCII text, nearly all it
-meets, with plain loops that give the same result (tested on both paths). SHA-256 comes from
-the C module CPython builds in.
+regular expressions, which are faster on long texts; a hook splits with plain loops that give
+the same result on any text, ASCII or not (a clipped command output ends in "…"; tested on both
+paths). SHA-256 comes from the C module CPython builds in.
 
 FTS5 (unicode61) already splits ``snake_case`` on the underscore; what it cannot do is split
 ``getUserName`` or ``HTTPServer``. ``identifier_parts`` produces those parts, which storage
@@ -101,48 +101,55 @@ def _may_split(text: str) -> bool:
 
 
 def _camel_parts(chunk: str) -> list[str]:
-    """The camel-case pieces of an ASCII alphanumeric chunk, lower-cased, without ``re``:
-    a run of capitals (leaving its last one to a following lower-case run), a capital and its
-    lower-case run, a lower-case run, a digit run."""
+    """The camel-case pieces of ``chunk``, lower-cased, without ``re``: what ``findall`` of the
+    ``camel`` pattern finds, on any text. Its alternatives, tried in order at each position: a
+    run of ASCII capitals that leaves its last one to a following lower-case run
+    (``[A-Z]+(?=[A-Z][a-z])``), a capital and its lower-case run, a lower-case run, a run of
+    capitals, a run of decimal digits (``\\d``: any script's); a character none of them
+    starts (``ß``, ``é``) is skipped."""
     parts: list[str] = []
     i, n = 0, len(chunk)
     while i < n:
+        ch = chunk[i]
         j = i + 1
-        if chunk[i].isupper():
-            while j < n and chunk[j].isupper():
+        if "A" <= ch <= "Z":
+            while j < n and "A" <= chunk[j] <= "Z":
                 j += 1
-            if j < n and chunk[j].islower():
+            if j < n and "a" <= chunk[j] <= "z":
                 if j - i >= 2:
                     j -= 1  # "HTTPServer": "HTTP", then "Server"
                 else:
-                    while j < n and chunk[j].islower():
+                    while j < n and "a" <= chunk[j] <= "z":
                         j += 1
-        elif chunk[i].islower():
-            while j < n and chunk[j].islower():
+        elif "a" <= ch <= "z":
+            while j < n and "a" <= chunk[j] <= "z":
+                j += 1
+        elif ch.isdecimal():
+            while j < n and chunk[j].isdecimal():
                 j += 1
         else:
-            while j < n and chunk[j].isdigit():
-                j += 1
+            i = j
+            continue
         parts.append(chunk[i:j].lower())
         i = j
     return parts
 
 
-def _loops(text: str) -> bool:
-    """Whether to split ``text`` with the loops: ASCII, in a process without ``re`` loaded."""
-    return "re" not in sys.modules and text.isascii()
+def _loops() -> bool:
+    """Whether to split with the loops: in a process without ``re`` loaded (a hook)."""
+    return "re" not in sys.modules
 
 
 def identifier_parts(token: str) -> list[str]:
     """Split one identifier into lower-case parts; [] when it has only one part."""
-    if not _loops(token):
+    if not _loops():
         camel = _pattern("camel")
         found = [p.lower() for chunk in token.split("_") if chunk for p in camel.findall(chunk)]
         return found if len(found) >= 2 else []
-    return _identifier_parts_ascii(token)
+    return _identifier_parts_loop(token)
 
 
-def _identifier_parts_ascii(token: str) -> list[str]:
+def _identifier_parts_loop(token: str) -> list[str]:
     pieces: list[str] = []
     for chunk in token.split("_"):
         if chunk:
@@ -152,13 +159,14 @@ def _identifier_parts_ascii(token: str) -> list[str]:
 
 def words(text: str) -> list[str]:
     """The runs of word characters (``\\w+``) of ``text``."""
-    if not _loops(text):
+    if not _loops():
         found: list[str] = _pattern("word").findall(text)
         return found
-    return _words_ascii(text)
+    return _words_loop(text)
 
 
-def _words_ascii(text: str) -> list[str]:
+def _words_loop(text: str) -> list[str]:
+    """``\\w+`` without ``re``: ``\\w`` is ``str.isalnum()`` or ``_``, in every script."""
     out: list[str] = []
     start = -1
     for i, ch in enumerate(text):
@@ -175,7 +183,7 @@ def _words_ascii(text: str) -> list[str]:
 
 def search_terms(text: str, limit: int = 2000) -> str:
     """Extra FTS tokens for the camelCase identifiers in ``text`` (bounded, de-duplicated)."""
-    if _loops(text) and not _may_split(text):
+    if _loops() and not _may_split(text):
         return ""
     seen: dict[str, None] = {}
     for word in words(text):

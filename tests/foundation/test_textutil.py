@@ -1,5 +1,5 @@
-"""``memlode.textutil`` splits ASCII text with plain loops (no ``re`` in a hook process); these
-tests hold it to the rules written as regular expressions, for ASCII and non-ASCII text."""
+"""``memlode.textutil`` splits text with plain loops in a process without ``re`` (a hook); these
+tests hold both paths to the rules written as regular expressions, for ASCII and non-ASCII text."""
 
 from __future__ import annotations
 
@@ -71,14 +71,20 @@ def test_words_parts_and_terms_follow_the_rules(text: str) -> None:
     assert textutil.search_terms(text, limit=3) == _search_terms(text, limit=3)
 
 
+# ASCII seams, and characters where Unicode and the patterns part ways: letters outside [A-Za-z]
+# (é, Ü, ß), a titlecase letter (ǅ), a digit of another script (٣: \d), a digit that is not
+# decimal (²: \w, not \d), a letter whose lower case is two characters (İ), an ellipsis.
+_SEAMS = "aAbBHTz09_ .-\néÜßǅ٣²İ…"
+
+
 @settings(max_examples=600, deadline=None)
-@given(st.text(alphabet=st.sampled_from("aAbBHTz09_ .-\n"), max_size=60))
+@given(st.text(alphabet=st.sampled_from(_SEAMS), max_size=60) | st.text(max_size=40))
 def test_the_loops_a_hook_uses_follow_the_rules(text: str) -> None:
-    """In a process without ``re`` (a hook) ASCII text is split by loops; here ``re`` is loaded,
-    so the loops are called directly."""
-    assert textutil._words_ascii(text) == _WORD.findall(text)
+    """In a process without ``re`` (a hook) text is split by loops; here ``re`` is loaded, so
+    the loops are called directly."""
+    assert textutil._words_loop(text) == _WORD.findall(text)
     for token in _WORD.findall(text):
-        assert textutil._identifier_parts_ascii(token) == _parts(token)
+        assert textutil._identifier_parts_loop(token) == _parts(token)
     if not textutil._may_split(text):
         assert _search_terms(text) == ""
 
@@ -93,6 +99,7 @@ def test_a_process_without_re_splits_alike() -> None:
         "assert 're' not in sys.modules\n"
         "print(textutil.search_terms('getUserName HTTPServer parseJSON2 x86_64 plain'))\n"
         "print(textutil.words('a_b c-d'))\n"
+        "print(textutil.search_terms('Ran getÜber straßeName…'))\n"
         "assert 're' not in sys.modules\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
@@ -100,4 +107,5 @@ def test_a_process_without_re_splits_alike() -> None:
     assert out.stdout.splitlines() == [
         _search_terms("getUserName HTTPServer parseJSON2 x86_64 plain"),
         str(_WORD.findall("a_b c-d")),
+        _search_terms("Ran getÜber straßeName…"),
     ]
