@@ -114,6 +114,134 @@ def test_no_import_cycles_between_modules() -> None:
 KNOWN_CYCLES: list[list[str]] = []
 
 
+# Where a module may tell the backends apart by name: PostgreSQL's own package. Everywhere else
+# asks the connection's dialect for a construct or a capability (``memlode.storage.sql``).
+BACKEND_PACKAGE = "memlode.storage.postgres"
+# Backend questions outside it ("module:line: what"); none is left, and none may come back.
+BACKEND_QUESTIONS: set[str] = set()
+_DIALECT_VALUES = frozenset({"SQLITE", "POSTGRESQL"})
+_BY_NAME_PROPERTIES = frozenset({"postgres", "sqlite", "is_postgres", "is_sqlite"})
+
+
+def test_no_module_asks_which_backend_it_is() -> None:
+    """Outside ``storage/postgres`` no module compares a dialect (or its ``name``) with anything,
+    tests its class, reads a by-name property (``.postgres``) or imports PostgreSQL's dialect:
+    Django's model, one method per construct per backend and flags a caller asks. ``name`` is
+    for display (``memlode stats``' backend)."""
+    found = set()
+    for name, _, tree in _modules():
+        if name == BACKEND_PACKAGE or name.startswith(BACKEND_PACKAGE + "."):
+            continue
+        found.update(f"{name}:{where}" for where in backend_questions(tree))
+    assert found == BACKEND_QUESTIONS
+
+
+def backend_questions(tree: ast.Module) -> list[str]:
+    """ "line: what" of each place ``tree`` asks which backend it is (see the test above)."""
+    held = _dialect_names(tree)
+    out = []
+    for node in ast.walk(tree):
+        what = None
+        if isinstance(node, ast.Attribute) and node.attr in _BY_NAME_PROPERTIES:
+            what = f"reads .{node.attr}"
+        elif isinstance(node, ast.Compare) and any(
+            _is_dialect(side, held, named=True) for side in [node.left, *node.comparators]
+        ):
+            what = "compares a dialect"
+        elif isinstance(node, ast.Call) and _tests_class(node):
+            what = "tests a dialect's class"
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").endswith("postgres.dialect"):
+            what = "imports PostgreSQL's dialect"
+        elif isinstance(node, ast.ClassDef) and node.name.endswith("Dialect"):
+            what = _compares_own_name(node)
+        if what is not None:
+            out.append(f"{getattr(node, 'lineno', 0)}: {what}")
+    return out
+
+
+def _compares_own_name(cls: ast.ClassDef) -> str | None:
+    """A dialect class that compares its own ``self.name``: a by-name branch inside it."""
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Compare) and any(
+            isinstance(side, ast.Attribute)
+            and side.attr == "name"
+            and isinstance(side.value, ast.Name)
+            and side.value.id == "self"
+            for side in [node.left, *node.comparators]
+        ):
+            return f"compares self.name (line {node.lineno})"
+    return None
+
+
+def _dialect_names(tree: ast.Module) -> set[str]:
+    """Names bound to a dialect in ``tree`` (``d = dialect_of(conn)``, ``d = db.dialect``)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if _is_dialect(node.value, set(), named=False):
+                out.update(t.id for t in targets if isinstance(t, ast.Name))
+    return out
+
+
+def _is_dialect(node: ast.expr, held: set[str], *, named: bool) -> bool:
+    """Is ``node`` a dialect (``dialect_of(x)``, ``x.dialect``, ``SQLITE``, a name holding
+    one) or, with ``named``, a dialect's ``name`` or ``type()``?"""
+    if named and isinstance(node, ast.Attribute) and node.attr == "name":
+        return _is_dialect(node.value, held, named=False)
+    if named and isinstance(node, ast.Call) and _called(node) == "type" and node.args:
+        return _is_dialect(node.args[0], held, named=False)
+    if isinstance(node, ast.Call):
+        return _called(node) == "dialect_of"
+    if isinstance(node, ast.Attribute):
+        return node.attr == "dialect" or node.attr in _DIALECT_VALUES
+    return isinstance(node, ast.Name) and (node.id in held or node.id in _DIALECT_VALUES)
+
+
+def _called(node: ast.Call) -> str:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+
+
+def _tests_class(node: ast.Call) -> bool:
+    """``isinstance(d, PostgresDialect)``: a backend's dialect class, not the base ``Dialect``
+    (``dialect_of`` asks whether a connection carries a dialect at all)."""
+    if _called(node) not in ("isinstance", "issubclass") or len(node.args) != 2:
+        return False
+    names = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(node.args[1]) if isinstance(n, ast.Attribute)}
+    return any(n.endswith("Dialect") and n != "Dialect" for n in names)
+
+
+# Each way of asking which backend it is, and uses of a dialect that do not ask.
+_ASKS = {
+    "d = dialect_of(conn)\nif d.name == 'postgresql': pass": "compares a dialect",
+    "if dialect_of(conn).name != 'sqlite': pass": "compares a dialect",
+    "if db.dialect is POSTGRESQL: pass": "compares a dialect",
+    "x = sql.SQLITE == dialect_of(conn)": "compares a dialect",
+    "if type(dialect_of(conn)) is not Dialect: pass": "compares a dialect",
+    "if dialect_of(conn).postgres: pass": "reads .postgres",
+    "if isinstance(dialect_of(conn), PostgresDialect): pass": "tests a dialect's class",
+    "from memlode.storage.postgres.dialect import POSTGRESQL": "imports PostgreSQL's dialect",
+    "class Dialect:\n    def f(self):\n        return self.name == 'pg'": "compares self.name",
+}
+_DOES_NOT_ASK = (
+    "d = dialect_of(conn)\nif d.has_fts5 and not d.on_server: pass",
+    "report = {'backend': db.dialect.name}",
+    "sql = f'SELECT {dialect_of(conn).json_has(\"tags\")}'",
+    "d = 3\nif d == 3: pass",
+    "if isinstance(x, Dialect): pass",
+)
+
+
+def test_the_backend_check_sees_each_way_of_asking() -> None:
+    for source, what in _ASKS.items():
+        found = backend_questions(ast.parse(source))
+        assert len(found) == 1 and what in found[0], (source, found)
+    for source in _DOES_NOT_ASK:
+        assert backend_questions(ast.parse(source)) == [], source
+
+
 def _module_edges(name: str, is_package: bool, tree: ast.Module, modules: set[str]) -> set[str]:
     """The modules of ``modules`` that ``name`` imports: for ``from package import x``, the
     module ``package.x`` when there is one, else ``package`` (its ``__init__`` holds ``x``)."""

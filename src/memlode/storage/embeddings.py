@@ -3,7 +3,8 @@ model, the rows still to embed (newest first), the writes of a batch, and the re
 memory's text is enriched with before it is embedded. ``memlode.engine.embedding`` drives these.
 
 One module for both backends: on PostgreSQL a vector is a pgvector value with an HNSW index per
-dim (``memlode.storage.postgres.vectors``), handed in and out as the same float32 bytes."""
+dim (``memlode.storage.postgres.vectors``, bound by its ``Dialect.bind_vectors``), handed in and
+out as the same float32 bytes."""
 
 from __future__ import annotations
 
@@ -98,10 +99,7 @@ def rows_to_embed(
 def write_vectors(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
     """Store (memory id, model, dim, vector bytes, text hash, created at) rows, each only if
     its memory still exists, replacing a memory's older vector."""
-    if dialect_of(conn).postgres:  # pgvector's values, a new dimension's index made first
-        from memlode.storage.postgres.vectors import vector_values
-
-        rows = vector_values(conn, rows)
+    rows = dialect_of(conn).bind_vectors(conn, rows)  # PostgreSQL: its index made first
     conn.executemany(
         "INSERT INTO memory_embeddings (memory_id, model, dim, vector, text_hash,"
         " created_at) SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS"

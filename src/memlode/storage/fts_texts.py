@@ -3,9 +3,10 @@ text columns of every memory (in ``bm25()``'s column order) or of some, inside o
 transaction with the change log's position, and FTS5's own tokenizer run on text pieces
 through a temporary table (so the copy splits words exactly as ``memories_fts`` does).
 
-One module for both backends: on PostgreSQL the tokenizer is the same FTS5 one, in a SQLite
-database of the process's own, and a snapshot is a REPEATABLE READ transaction
-(``memlode.storage.postgres.text_reads``)."""
+One module for both backends, the differences asked of the connection's ``Dialect``: on
+PostgreSQL the tokenizer is the same FTS5 one, in a SQLite database of the process's own, a
+snapshot is a REPEATABLE READ transaction and every memory's text comes through a server-side
+cursor (``memlode.storage.postgres.text_reads``)."""
 
 from __future__ import annotations
 
@@ -35,18 +36,9 @@ TEXT_COLUMNS = "content, tags, search_terms, context_near, context_far"
 _CLEAR = "INSERT INTO temp.memlode_tokenizer (memlode_tokenizer) VALUES ('delete-all')"
 
 
-def _tokenizer_db(conn: Connection) -> Any:
-    """The SQLite connection whose FTS5 tokenizes for ``conn``: ``conn`` itself on SQLite."""
-    if not dialect_of(conn).has_fts5:
-        from memlode.storage.postgres.text_reads import tokenizer_db
-
-        return tokenizer_db(conn)
-    return conn
-
-
 def create_tokenizer(conn: Connection, tokenizer: str) -> None:
     """A temporary contentless FTS5 table with ``tokenizer``, and its instance vocabulary."""
-    db = _tokenizer_db(conn)
+    db = dialect_of(conn).tokenizer(conn)
     db.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memlode_tokenizer USING fts5"
         f"(piece, content='', tokenize='{tokenizer}')"
@@ -59,7 +51,7 @@ def create_tokenizer(conn: Connection, tokenizer: str) -> None:
 
 def tokenize_pieces(conn: Connection, pieces: Sequence[str]) -> dict[int, list[str]]:
     """Index of each piece -> its tokens in order (one insert and one read for all)."""
-    db = _tokenizer_db(conn)
+    db = dialect_of(conn).tokenizer(conn)
     db.execute(_CLEAR)  # in case an earlier call stopped half way
     db.executemany(
         "INSERT INTO temp.memlode_tokenizer (rowid, piece) VALUES (?, ?)", enumerate(pieces)
@@ -80,17 +72,8 @@ def latest_seq(conn: Connection) -> int:
 @contextmanager
 def read_snapshot(conn: Connection) -> Iterator[None]:
     """One read transaction: everything read inside it sees the same state of the store."""
-    if dialect_of(conn).on_server:
-        from memlode.storage.postgres.text_reads import read_snapshot as pg_snapshot
-
-        with pg_snapshot(conn):
-            yield
-        return
-    conn.execute("BEGIN")
-    try:
+    with dialect_of(conn).snapshot(conn):
         yield
-    finally:
-        conn.execute("COMMIT")
 
 
 def store_extent(conn: Connection) -> tuple[int, int]:
@@ -102,12 +85,7 @@ def store_extent(conn: Connection) -> tuple[int, int]:
 def text_rows(conn: Connection) -> Any:
     """(rowid, *TEXT_COLUMNS) of every memory: a cursor (on PostgreSQL inside a
     ``read_snapshot``, a server-side one: the rows arrive as they are fetched)."""
-    sql = f"SELECT rowid, {TEXT_COLUMNS} FROM memories"
-    if dialect_of(conn).on_server:
-        from memlode.storage.postgres.text_reads import streamed_rows
-
-        return streamed_rows(conn, sql)
-    return conn.execute(sql)
+    return dialect_of(conn).text_rows(conn, f"SELECT rowid, {TEXT_COLUMNS} FROM memories")
 
 
 def text_rows_of(conn: Connection, rowids: Sequence[int]) -> Iterator[tuple[Any, ...]]:

@@ -2,10 +2,11 @@
 ``memlode.engine.reports``): rows per namespace by type and source, vectors, graph, sessions,
 and the database's own state (journal mode, schema version, FTS rows, a quick integrity check).
 
-One module for both backends. ``database_state`` answers SQLite's questions as far as
-PostgreSQL has them: no journal mode (``"postgresql"``), no ``PRAGMA quick_check`` (the server
-checks its own pages; ``ok`` says the store answered), and every memory is in the text index (a
-generated column), so ``fts_rows`` counts the memories. The code index stays in each machine's
+One module for both backends. ``database_state`` asks the dialect for SQLite's questions as
+far as PostgreSQL has them (``memlode.storage.postgres.dialect``): no journal mode
+(``"postgresql"``), no ``PRAGMA quick_check`` (the server checks its own pages; ``ok`` says the
+store answered), and every memory is in the text index (a generated column), so ``fts_rows``
+counts the memories. The code index stays in each machine's
 SQLite store, so on PostgreSQL ``has_indexed_code`` is false unless a ``code_files`` table
 exists there.
 """
@@ -74,22 +75,14 @@ def namespace_counts(conn: Connection, ns: str | None) -> dict[str, Any]:
 
 def database_state(conn: Connection) -> dict[str, Any]:
     """Journal mode, schema version, FTS rows, quick-check result, graph nodes and edges."""
-    if dialect_of(conn).postgres:
-        return {
-            "journal_mode": "postgresql",
-            "schema_version": _one(conn, "SELECT max(version) FROM schema_migrations"),
-            "fts_rows": int(_one(conn, "SELECT count(*) FROM memories")),
-            "ok": _one(conn, "SELECT TRUE") is True,
-            "nodes": int(_one(conn, "SELECT count(*) FROM graph_nodes")),
-            "edges": int(_one(conn, "SELECT count(*) FROM graph_edges")),
-        }
+    d = dialect_of(conn)
     return {
-        "journal_mode": conn.execute("PRAGMA journal_mode").fetchone()[0],
-        "schema_version": conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0],
-        "fts_rows": conn.execute("SELECT count(*) FROM memories_fts").fetchone()[0],
-        "ok": conn.execute("PRAGMA quick_check").fetchone()[0] == "ok",
-        "nodes": conn.execute("SELECT count(*) FROM graph_nodes").fetchone()[0],
-        "edges": conn.execute("SELECT count(*) FROM graph_edges").fetchone()[0],
+        "journal_mode": _one(conn, d.journal_mode()),
+        "schema_version": _one(conn, "SELECT max(version) FROM schema_migrations"),
+        "fts_rows": int(_one(conn, d.text_index_rows())),
+        "ok": _one(conn, d.quick_check()) == "ok",
+        "nodes": int(_one(conn, "SELECT count(*) FROM graph_nodes")),
+        "edges": int(_one(conn, "SELECT count(*) FROM graph_edges")),
     }
 
 

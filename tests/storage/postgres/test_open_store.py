@@ -13,14 +13,15 @@ from memlode.storage import open_store
 from memlode.storage.db import Database
 from memlode.storage.postgres.adapter import PgConnection
 from memlode.storage.postgres.connection import PgDatabase, store_key
-from memlode.storage.sql import dialect_of
+from memlode.storage.postgres.dialect import POSTGRESQL
+from memlode.storage.sql import SQLITE, dialect_of
 
 
 def test_a_file_opens_sqlite(tmp_path: Path) -> None:
     with open_store(tmp_path / "m.db") as db:
         assert isinstance(db, Database) and db.dialect.name == "sqlite"
         assert db.path == tmp_path / "m.db" and db.key == str((tmp_path / "m.db").resolve())
-        assert db.writable and db.size_bytes() > 0 and not dialect_of(db.conn).postgres
+        assert db.writable and db.size_bytes() > 0 and dialect_of(db.conn) is SQLITE is db.dialect
         reader = db.reader()
         assert reader is not None
         reader.close()
@@ -31,7 +32,7 @@ def test_a_file_opens_sqlite(tmp_path: Path) -> None:
 def test_a_url_opens_postgresql(pg_store_url: str) -> None:
     with open_store(f"  {pg_store_url}  ", created_by="ana@laptop") as db:
         assert isinstance(db, PgDatabase) and isinstance(db.conn, PgConnection)
-        assert db.dialect.name == "postgresql" and dialect_of(db.conn).postgres
+        assert db.dialect.name == "postgresql" and dialect_of(db.conn) is POSTGRESQL is db.dialect
         assert db.path is None and db.writable and db.size_bytes() > 0
         assert db.key == store_key(pg_store_url) and db.display.startswith("postgres@")
         with db.write() as conn:

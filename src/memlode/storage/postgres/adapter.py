@@ -3,7 +3,8 @@
 The repositories are written once, with ``?`` placeholders; psycopg takes ``%s`` and reads a
 literal ``%`` as the start of one. ``pg_sql`` rewrites a statement once (cached) and
 ``PgConnection`` applies it to every statement, so a repository module hands the same text to
-either connection. JSON columns (jsonb) come back as their JSON text, as SQLite's do, so a module
+either connection; it carries PostgreSQL's dialect (``dialect.POSTGRESQL``) for what the two
+spell differently. JSON columns (jsonb) come back as their JSON text, as SQLite's do, so a module
 decodes them the same way on both backends; rows read by position and by name (``rows.Row``).
 """
 
@@ -13,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from memlode.storage.sql import POSTGRESQL
+from memlode.storage.postgres.dialect import POSTGRESQL
 
 if TYPE_CHECKING:
     import psycopg
@@ -119,6 +120,11 @@ class PgConnection:
         from memlode.storage.postgres.rows import vector_bytes_cursor
 
         return PgCursor(vector_bytes_cursor(self.raw))
+
+    def server_cursor(self, name: str) -> PgCursor:
+        """A server-side cursor named ``name``: its rows arrive as they are fetched (inside a
+        transaction; ``text_reads.streamed_rows``)."""
+        return PgCursor(self.raw.cursor(name=name))
 
     @property
     def in_transaction(self) -> bool:

@@ -24,15 +24,17 @@ from typing import TYPE_CHECKING, Any
 from memlode.errors import MissingDependency, StorageError, StoreUnreachable
 from memlode.storage.postgres import INSTALL_HINT
 from memlode.storage.postgres.adapter import PgConnection, use_json_text
+from memlode.storage.postgres.dialect import POSTGRESQL
 from memlode.storage.postgres.migrations import apply_migrations
 from memlode.storage.postgres.rows import row_factory
-from memlode.storage.sql import POSTGRESQL, Dialect
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     import psycopg
     from psycopg_pool import ConnectionPool
+
+    from memlode.storage.sql import Dialect
 
 __all__ = [
     "PgDatabase",

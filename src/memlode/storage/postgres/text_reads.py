@@ -1,6 +1,6 @@
 """What reading the texts of a PostgreSQL store for the in-memory text index
-(``memlode.search.postings``) needs that SQLite does not: ``memlode.storage.fts_texts`` calls
-these on a PostgreSQL connection.
+(``memlode.search.postings``) needs that SQLite does not: ``memlode.storage.fts_texts`` reaches
+these through the connection's dialect (``dialect.PostgresDialect``).
 
 The tokenizer is SQLite's own, in an in-memory SQLite database per PostgreSQL connection with the
 same temporary FTS5 table the SQLite backend makes, so a process's text index splits and stems
@@ -17,10 +17,11 @@ import weakref
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from memlode.storage.postgres.adapter import PgConnection, PgCursor
-
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    # a PgConnection (``adapter``), not imported: ``adapter`` -> ``dialect`` -> this module
+    from memlode.storage.sql import Connection as PgConnection
 
 __all__ = ["read_snapshot", "streamed_rows", "tokenizer_db"]
 
@@ -55,12 +56,12 @@ def read_snapshot(conn: PgConnection) -> Iterator[None]:
                 cursor.close()
 
 
-def streamed_rows(conn: PgConnection, sql: str) -> PgCursor:
+def streamed_rows(conn: PgConnection, sql: str) -> Any:
     """The rows of ``sql`` (no parameters): through a server-side cursor inside a
     ``read_snapshot``, a plain one outside any transaction."""
     if not conn.in_transaction:
         return conn.execute(sql)
     opened = _open_cursors.setdefault(conn.raw, [])
-    cursor = conn.raw.cursor(name=f"memlode_text_rows_{len(opened)}")
+    cursor = conn.server_cursor(f"memlode_text_rows_{len(opened)}")
     opened.append(cursor)
-    return PgCursor(cursor).execute(sql)
+    return cursor.execute(sql)

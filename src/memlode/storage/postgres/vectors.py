@@ -1,6 +1,6 @@
 """Vectors on PostgreSQL: what only the server has, for the repositories that store and read them
-(``memlode.storage.embeddings``, ``memlode.storage.vector_rows``, which call it on a PostgreSQL
-connection) and its own nearest-neighbour search.
+(``memlode.storage.embeddings`` and ``memlode.storage.vector_rows``, through ``dialect``) and its
+own nearest-neighbour search.
 
 Vectors arrive and leave as SQLite stores them (little-endian float32 bytes, L2-normalised) and
 are kept as pgvector ``vector`` values: ``vector_values`` turns the bytes of a write into them,
@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memlode.storage.postgres.adapter import PgConnection
 from memlode.storage.postgres.rows import as_vector
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    # a PgConnection (``adapter``), not imported: ``adapter`` -> ``dialect`` -> this module
+    from memlode.storage.sql import Connection as PgConnection
 
 __all__ = [
     "EF_SEARCH",
