@@ -69,7 +69,7 @@ def test_hook_pruning_agrees_with_the_engine(
     assert expressions == fts._expressions(conn, terms, wanted, fts.SCORING_BUDGET, None)
 
     def best(count: int) -> list[tuple[str, float]]:
-        return [(r[0], r[6]) for r in _recall._candidates(conn, terms, "ns", "s")[:count]]
+        return [(r[0], r[7]) for r in _recall._candidates(conn, terms, "ns", "s")[:count]]
 
     def hits() -> list[tuple[str, float]]:
         return [(r.id, r.score) for r in _recall.recall(conn, prompt, "ns", "s", limit=10)]

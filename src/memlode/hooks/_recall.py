@@ -70,8 +70,18 @@ MIN_DECISION_COVERAGE = 0.5
 MIN_DECISION_JOINT = 0.3
 QUESTION_WORDS = frozenset(
     """what why how when where which who whom whose is are was were am do does did can could
-    should would will shall have has had may might must any anything""".split()
+    should would will shall have has had may might must any anything remind tell recall""".split()
 )
+# An instruction or a remark ("add a --json flag to the version command", "let's call it a
+# day") asks nothing about the past: memory may help it, but the user did not ask for any, and
+# what it shares with the project's memory is mostly the project's everyday words ("add",
+# "flag", "command"). Such a prompt opens the gate only when one memory carries both kinds of
+# evidence at once, each at the level that alone opens it for a question (MIN_IDF_COVERAGE
+# with MIN_MATCHED_TERMS terms, and MIN_VECTOR_SCORE), so never on the lean path, which has no
+# vectors. Replay (bench/RESULTS.md, "Session 19"): 14 of the 20 controls that opened the gate
+# were instructions, and no next-day question is one; instructions about what a session did
+# ("rerun the CI checks on PR 7716") still reach both levels.
+
 MIN_ITEM_COVERAGE = 0.10  # 0.15 dropped short edits that answered (replay: +1 prompt on 3 stores)
 MIN_ITEM_VECTOR = 0.15
 # Final order: how much of the prompt's information a memory covers, then BM25, importance.
@@ -260,7 +270,8 @@ def choose(
     ``rerank`` (the lean BM25), else in the given order (the engine's ranking).
     """
     terms = _gate_terms(prompt)
-    direct = asks(prompt) and any(c.source in DECISION_SOURCES for c, _v in candidates)
+    question = asks(prompt)
+    direct = question and any(c.source in DECISION_SOURCES for c, _v in candidates)
     few = len(terms) < MIN_QUERY_TERMS  # a one-word question: only a stored statement answers
     if (few and not (direct and terms)) or limit <= 0 or not candidates:
         return []
@@ -278,9 +289,11 @@ def choose(
         if few and not stated:
             continue
         enough_terms = len(matched) >= min(MIN_MATCHED_TERMS, len(weights))
-        if not few:
-            answered = answered or (enough_terms and coverage >= MIN_IDF_COVERAGE)
-            answered = answered or vector >= MIN_VECTOR_SCORE
+        covered = enough_terms and coverage >= MIN_IDF_COVERAGE
+        if not few and not question:  # an instruction: both kinds of evidence in one memory
+            answered = answered or (covered and vector >= MIN_VECTOR_SCORE)
+        elif not few:
+            answered = answered or covered or vector >= MIN_VECTOR_SCORE
             answered = answered or (enough_terms and coverage + vector >= MIN_JOINT_SCORE)
         if stated and matched:
             answered = answered or coverage >= MIN_DECISION_COVERAGE
@@ -354,9 +367,14 @@ def current_first(conn: sqlite3.Connection, chosen: list[Recalled]) -> list[Reca
 
 
 def asks(prompt: str) -> bool:
-    """The prompt is a question: it ends in "?" or opens with a question word."""
+    """The prompt is a question: it ends in "?" or opens with a question word ("what's",
+    "didn't": the word before the apostrophe, but "don't" tells) or asks to be told ("remind
+    me", "tell me")."""
     text = prompt.strip()
     first = text.split(None, 1)[0].lower().strip(",.!:;\"'") if text else ""
+    first = first.replace("\u2019", "'")
+    if first != "don't":
+        first = first.removesuffix("n't").split("'", 1)[0]
     return bool(text) and (text.endswith("?") or first in QUESTION_WORDS)
 
 
