@@ -219,3 +219,29 @@ def test_a_consolidation_summary_is_not_injected(hook, project: Path, proj_engin
     text = _injected(result)
     assert "Decimal.round(2)" in text
     assert "6 times" not in text
+
+
+def test_an_instruction_needs_words_and_vector_in_one_memory(proj_engine: Engine):
+    """An instruction shares the project's everyday words with its memory ("add", "flag",
+    "command"): words alone, or a vector alone, that answer a question open nothing for it;
+    one memory with both does."""
+    from memlode.hooks import _recall
+
+    help_text = "Flags: --json print as json; the version command prints the version"
+    told = "Add a --json flag to the version command"
+    asked = "Which flag of the version command prints json?"
+    strong, weak = _recall.MIN_VECTOR_SCORE, _recall.MIN_VECTOR_SCORE - 0.1
+    assert _gate(proj_engine, asked, help_text, 0.0) != []  # the words answer a question
+    assert _gate(proj_engine, told, help_text, 0.0) == []
+    assert _gate(proj_engine, told, help_text, weak) == []
+    assert _gate(proj_engine, told, "Bumped the esbuild version in assets", strong) == []
+    assert _gate(proj_engine, told, help_text, strong) != []  # both in one memory
+
+
+def test_contractions_and_requests_to_be_told_are_questions():
+    from memlode.hooks._recall import asks
+
+    for question in ("what's left on the branch", "didn't the CI pass", "remind me of the port"):
+        assert asks(question), question
+    for told in ("let's call it a day", "don't push yet", "Add a flag"):
+        assert not asks(told), told
