@@ -2,10 +2,11 @@
 
 What is here: connections and a pool (``connection``; ``PgDatabase`` is what
 ``memlode.storage.open_store`` opens for a ``postgresql://`` URL), a connection that runs the
-repositories' SQL (``adapter``), numbered migrations with their own SQL (``migrations``), what
-only PostgreSQL has (``vectors``: HNSW per dimension and vector I/O; ``text_reads``: the texts
-read in one snapshot), and throw-away stores
-in schemas of their own, dropped afterwards (``scratch``: ``memlode eval locomo``'s). There are no
+repositories' SQL (``adapter``) and carries PostgreSQL's spelling of what the two backends spell
+differently (``dialect``: a subclass of ``memlode.storage.sql.Dialect``), numbered migrations
+with their own SQL (``migrations``), what only PostgreSQL has (``vectors``: HNSW per dimension
+and vector I/O; ``text_reads``: the texts read in one snapshot), and throw-away stores in
+schemas of their own, dropped afterwards (``scratch``: ``memlode eval locomo``'s). There are no
 PostgreSQL copies of repositories: each is the one module of ``memlode.storage`` (see
 ``memlode.storage.sql``), and ``tests/storage/contract`` runs the same tests on both backends.
 
