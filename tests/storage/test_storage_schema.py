@@ -3,6 +3,7 @@ the dedup rule at the engine, and many processes writing at once."""
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from typing import Any
 
 from memlode.config import Settings
 from memlode.engine import Engine
+from memlode.engine.supersession import CANDIDATES
 from memlode.storage.db import BUSY_TIMEOUT_MS, connect
 from memlode.storage.migrations import MIGRATIONS, apply_migrations, split_statements
 
@@ -118,15 +120,24 @@ def test_engine_dedup_bumps_nothing(engine: Engine) -> None:
     assert engine.store("same text", source="transcript").id != first.id
 
 
+# Each writer imports memlode, then waits at a barrier (a file per process in ``gate``) until
+# all have imported, so the eight race to create the database and then write at the same
+# moment, instead of in the order their interpreters happened to finish starting.
 _WRITER = textwrap.dedent(
     """
-    import sys
+    import os, sys, time
     from memlode.config import Settings
     from memlode.engine import Engine
 
-    worker, count, db = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    worker, count, db, gate, workers = sys.argv[1:]
+    open(os.path.join(gate, worker), "w").close()
+    deadline = time.monotonic() + 60
+    while len(os.listdir(gate)) < int(workers):
+        if time.monotonic() > deadline:
+            sys.exit("the other writers never started")
+        time.sleep(0.005)
     with Engine(Settings.load({"db_path": db, "namespace": "load"})) as engine:
-        for i in range(count):
+        for i in range(int(count)):
             engine.store(f"worker {worker} memory {i} about parallel hook writes")
     print("ok")
     """
@@ -135,10 +146,26 @@ _WRITER = textwrap.dedent(
 
 def test_eight_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
     path = tmp_path / "shared.db"  # does not exist yet: the processes race to create it too
-    workers, per_worker = 8, 500
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    # 150 each: with the barrier every writer's stores overlap the others' (checked below);
+    # the 1,200 rows are over twice the supersession rules' window (CANDIDATES, 500 similar
+    # earlier statements), so most stores read a full window, as with the 4,000 rows of 500
+    # each this test wrote before the barrier, at about a quarter of the rules' reads.
+    workers, per_worker = 8, 150
+    assert workers * per_worker > 2 * CANDIDATES
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", _WRITER, str(w), str(per_worker), str(path)],
+            [
+                sys.executable,
+                "-c",
+                _WRITER,
+                str(w),
+                str(per_worker),
+                str(path),
+                str(gate),
+                str(workers),
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -162,6 +189,13 @@ def test_eight_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
         ).fetchone()[0]
         assert fts == workers * per_worker
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        # the writes were concurrent: in insertion order the writer changes far more often
+        # than the seven times writers one after another would give
+        writers = [
+            r[0].split()[1] for r in conn.execute("SELECT content FROM memories ORDER BY rowid")
+        ]
     finally:
         conn.close()
+    switches = sum(a != b for a, b in itertools.pairwise(writers))
+    assert switches > 4 * workers, switches
     assert _versions(path) == ALL_VERSIONS
