@@ -21,7 +21,9 @@ sessions of other projects written before they were first replayed) names its se
 to a data folder: its own ``data`` (relative to the file), else ``--data``
 (../shared/data/transcripts/spotter). Its top-level controls are asked in each of its sessions, a
 session's own ``controls`` only in that session. Controls split into ``calibration`` (for tuning
-a gate) and ``test`` (for reporting); only the test split counts in ``controls_silent``. Several
+a gate) and ``test`` (for reporting); only the test split counts in ``controls_silent``, and
+any other split (controls written later, say) is reported on its own in
+``controls_silent_by_split`` beside them. Several
 files replay into one store; each file is a *set* (its ``set``, else its name) with its own
 figures in ``by_set``, so tuned and untuned sessions are reported apart.
 """
@@ -358,7 +360,9 @@ class _Run:
             "per_session": self.per_session,
             "echoes": self.echo_hits[:20],
             "unanswered": _shown([r for r in relevant if not r["answered"]]),
-            "noisy_controls": _shown([r for r in test if not r["silent"]]),
+            "noisy_controls": _shown(
+                [r for r in self.controls if r["split"] != "calibration" and not r["silent"]]
+            ),
             "overnight_embed": embed,
             "seconds": round(time.monotonic() - self.started, 1),
             "work_dir": str(self.work),
@@ -379,9 +383,13 @@ class _Run:
 def _figures(
     sessions: int, relevant: list[dict[str, Any]], controls: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """Answered prompts and silent controls (test and calibration apart) of some sessions."""
+    """Answered prompts and silent controls (test and calibration apart, and each split of
+    the controls on its own) of some sessions."""
     test = [r for r in controls if r["split"] == "test"]
-    calib = [r for r in controls if r["split"] != "test"]
+    calib = [r for r in controls if r["split"] == "calibration"]
+    splits: dict[str, list[dict[str, Any]]] = {}
+    for r in controls:
+        splits.setdefault(r["split"], []).append(r)
     answered = sum(1 for r in relevant if r["answered"])
     silent = sum(1 for r in test if r["silent"])
     return {
@@ -393,6 +401,10 @@ def _figures(
         "controls_silent": silent,
         "controls_silent_rate": _rate(silent, len(test)),
         "controls_calibration_silent": f"{sum(1 for r in calib if r['silent'])}/{len(calib)}",
+        "controls_silent_by_split": {
+            split: f"{sum(1 for r in rows if r['silent'])}/{len(rows)}"
+            for split, rows in sorted(splits.items())
+        },
         "mean_chars_relevant": _mean([r["chars"] for r in relevant]),
     }
 
@@ -402,6 +414,7 @@ def _shown(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         {
             "set": r["set"],
             "session": r["session"],
+            **({"split": r["split"]} if "split" in r else {}),
             "prompt": r["prompt"],
             "injected": r["injected"][:400],
         }
@@ -436,7 +449,12 @@ def format_replay(report: dict[str, Any]) -> str:
         f" ({report['answered_rate']:.0%})",
         f"  controls left silent        {report['controls_silent']}/{report['controls_test']}"
         f" ({report['controls_silent_rate']:.0%});"
-        f" calibration {report['controls_calibration_silent']}",
+        f" calibration {report['controls_calibration_silent']}"
+        + "".join(
+            f", {split} {silent}"
+            for split, silent in report["controls_silent_by_split"].items()
+            if split not in ("test", "calibration")
+        ),
         f"  injected chars, mean        relevant {report['mean_chars_relevant']:.0f},"
         f" controls {report['mean_chars_controls']:.0f}",
         f"  SessionStart end state      {report['end_state_stated']}/{report['sessions']}",
