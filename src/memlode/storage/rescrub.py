@@ -1,9 +1,9 @@
 """Redaction of rows already stored: what ``memlode doctor --repair`` runs so that text written
 before a redaction rule existed (or before it improved) loses its secrets too.
 
-Every column ``memlode.storage.scrub.USER_TEXT`` lists as "text" or "json" is read back, passed
-through the same ``scrub`` functions a write uses, and written again only where that changed
-it; what is derived from a changed column is made again from the redacted value:
+Every column ``memlode.storage.text_columns.USER_TEXT`` lists as "text" or "json" is read back,
+passed through the same ``scrub`` functions a write uses, and written again only where that
+changed it; what is derived from a changed column is made again from the redacted value:
 
 - a memory's content hash (the dedup key) and extra search terms; its FTS row follows by the
   table's triggers; its vector and token states are dropped, so the embedder makes them again
@@ -51,7 +51,7 @@ __all__ = [
 _BATCH = 500
 
 # The tables besides ``memories`` whose user text is redacted again, each with its key column
-# and its columns by kind (``scrub.USER_TEXT``; "derived" columns are made from these).
+# and its columns by kind (``text_columns.USER_TEXT``; "derived" columns are made from these).
 COLUMNS: dict[str, tuple[str, dict[str, str]]] = {
     "sessions": ("id", {"summary": "text", "metadata": "json"}),
     "graph_nodes": ("id", {"name": "text", "properties": "json"}),

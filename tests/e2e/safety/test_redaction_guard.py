@@ -25,7 +25,7 @@ from typing import Any
 
 from tests.conftest import run_memlode
 
-from memlode.storage import scrub
+from memlode.storage import text_columns
 from memlode.storage.db import connect
 
 CORPUS = json.loads(Path(__file__).with_name("secrets_corpus.json").read_text("utf-8"))
@@ -371,13 +371,13 @@ def test_every_text_column_is_classified(tmp_path: Path) -> None:
         f"{table}.{column}"
         for table, names in columns.items()
         for column in sorted(names)
-        if column not in scrub.USER_TEXT.get(table, {})
-        and column not in scrub.NOT_USER_TEXT.get(table, {})
+        if column not in text_columns.USER_TEXT.get(table, {})
+        and column not in text_columns.NOT_USER_TEXT.get(table, {})
     ]
     assert missing == []
     overlap = [
-        f"{t}.{c}" for t, cols in scrub.USER_TEXT.items() for c in cols
-        if c in scrub.NOT_USER_TEXT.get(t, {})
+        f"{t}.{c}" for t, cols in text_columns.USER_TEXT.items() for c in cols
+        if c in text_columns.NOT_USER_TEXT.get(t, {})
     ]  # fmt: skip
     assert overlap == []
 
@@ -418,7 +418,7 @@ def _written_columns(sql: str) -> list[tuple[str, set[str]]]:
 
 
 def test_only_redacting_modules_write_user_text() -> None:
-    """Every statement that writes a user-text column sits in a module of ``scrub.WRITERS``,
+    """Every statement that writes a user-text column sits in a module of ``text_columns.WRITERS``,
     and each of those modules calls ``scrub``."""
     offenders: list[str] = []
     writers_seen: set[str] = set()
@@ -427,11 +427,11 @@ def test_only_redacting_modules_write_user_text() -> None:
         tree = ast.parse(path.read_text("utf-8"))
         for sql in _sql_strings(tree):
             for table, columns in _written_columns(sql):
-                user = scrub.USER_TEXT.get(table, {})
+                user = text_columns.USER_TEXT.get(table, {})
                 hit = sorted(c for c in columns if c in user)
                 if not hit:
                     continue
-                if rel in scrub.WRITERS:
+                if rel in text_columns.WRITERS:
                     if any(user[c] in ("text", "json") for c in hit):
                         writers_seen.add(rel)
                 else:
