@@ -395,5 +395,86 @@ def test_hook_imports_stay_light(project: Path, payloads):
         assert heavy == set(), (event, heavy)
 
 
+# Every memlode module a PostToolUse hook may import, whatever the tool (a Read, an edit, a
+# command, a search). The list may only shrink: each module costs a hook process ~0.1 ms before
+# its body runs (bench/RESULTS.md, session 19), and PostToolUse runs on every tool call.
+POST_TOOL_MODULES = frozenset(
+    {
+        *["memlode", "memlode.config_file", "memlode.fastjson", "memlode.hook_events"],
+        *["memlode.hook_settings", "memlode.project", "memlode.textutil"],
+        *["memlode.hooks", "memlode.hooks.dispatch", "memlode.hooks._log", "memlode.hooks.run"],
+        *["memlode.hooks.handlers", "memlode.hooks.extract", "memlode.hooks.observation"],
+        "memlode.hooks.diffsum",  # a Read (the symbols a file defines) or an edit only
+        *["memlode.sources", "memlode.sources.outcomes"],  # a command only
+        *["memlode.storage", "memlode.storage.fastpath", "memlode.storage.scrub"],
+        *["memlode.storage.capture", "memlode.storage.capture_session"],
+        "memlode.storage.code_dirty",  # an edit only: the file is marked for re-indexing
+        *["memlode.redact", "memlode.redact._assign", "memlode.redact._context"],
+        *["memlode.redact._names", "memlode.redact._rules", "memlode.redact._tokens"],
+    }
+)
+# What each tool's hook must not load (beside everything outside POST_TOOL_MODULES: the prompt
+# handler and its recall, the storage dialect, the redaction guard's column tables).
+NOT_FOR = {
+    "Read": {"memlode.sources.outcomes", "memlode.storage.code_dirty"},
+    "Edit": {"memlode.sources.outcomes"},
+    "Bash": {"memlode.hooks.diffsum", "memlode.storage.code_dirty"},
+    "Grep": {"memlode.hooks.diffsum", "memlode.sources.outcomes", "memlode.storage.code_dirty"},
+}
+
+
+def test_post_tool_loads_only_what_its_tool_needs(
+    project: Path, payloads: dict[str, dict[str, Any]], read_payload: Any
+) -> None:
+    """Each tool's PostToolUse hook, as registered, on a store that exists: its memlode modules
+    are within ``POST_TOOL_MODULES`` and leave out what its tool does not need; none loads
+    ``re`` (a command's output clipped with "…" is not ASCII)."""
+    import os
+    import subprocess
+    import sys
+
+    from memlode.hook_events import HOOK_CODE
+
+    auth = str(project / "auth.py")
+    tools = {
+        "Read": read_payload(auth, "def login():\n    return 1\n" * 50),
+        "Edit": payloads["post-tool"],
+        "Bash": {
+            **payloads["post-tool"],
+            "tool_name": "Bash",
+            "tool_input": {"command": "pytest -q tests", "description": "run the tests"},
+            "tool_response": {"stdout": "." * 5000 + "\n12 passed in 0.5s", "stderr": ""},
+        },
+        "Grep": {
+            **payloads["post-tool"],
+            "tool_name": "Grep",
+            "tool_input": {"pattern": "exp=", "path": str(project)},
+            "tool_response": {"mode": "files_with_matches", "numFiles": 1, "filenames": [auth]},
+        },
+    }
+    code = HOOK_CODE.replace("main(exit_process=True)", "main(); print(*sorted(sys.modules))")
+
+    def loaded(payload: dict[str, Any]) -> set[str]:
+        proc = subprocess.run(
+            [sys.executable, "-c", "import sys; " + code, "post-tool"],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            cwd=project,
+            env=dict(os.environ),
+            timeout=120,
+        )
+        assert proc.returncode == 0 and not proc.stderr, proc.stderr[-2000:]
+        return set(proc.stdout.decode().split())
+
+    loaded(tools["Grep"])  # the first event creates the database (the slow path)
+    for tool, payload in tools.items():
+        modules = loaded(payload)
+        assert "memlode.hooks.extract" in modules, tool
+        memlode = {m for m in modules if m == "memlode" or m.startswith("memlode.")}
+        assert memlode - POST_TOOL_MODULES == set(), tool
+        assert memlode & NOT_FOR[tool] == set(), tool
+        assert "re" not in modules, tool
+
+
 def proj_stderr_lines(stderr: bytes) -> list[str]:
     return stderr.decode("utf-8", "replace").splitlines()

@@ -19,6 +19,10 @@ an edit stores a diff summary, never the file.
 An edit is an observation of a change, not a decision: the decisions of a session are the
 user's answers and approved plans (and what is stored on purpose). ``extract_failure`` turns a
 PostToolUseFailure (a failed command, a rejected edit) into a short ``failure`` observation.
+
+A hook process runs one extractor, so each extractor imports its own helpers:
+``memlode.hooks.diffsum`` (symbols, diff summaries) for a Read or an edit,
+``memlode.sources.outcomes`` (what a command's output says) for a command.
 """
 
 from __future__ import annotations
@@ -26,7 +30,6 @@ from __future__ import annotations
 import os
 
 from memlode.fastjson import dumps
-from memlode.hooks.diffsum import DiffSummary, summarize_patch, summarize_strings, symbols_in
 from memlode.hooks.observation import (
     OWN_TOOL_PREFIX,
     Observation,
@@ -39,7 +42,6 @@ from memlode.hooks.observation import (
     is_own_tool,
     one_line,
 )
-from memlode.sources.outcomes import read_output
 from memlode.storage.capture import FAILURE_TAG
 
 TYPE_CHECKING = False
@@ -105,6 +107,8 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
         if total is not None:
             text += f" of {total}"
         content = as_text(file_info.get("content"), 400_000)
+        from memlode.hooks.diffsum import symbols_in
+
         symbols = symbols_in(content, limit=15, suffix=os.path.splitext(path)[1])
         if symbols:
             text += "; defines " + ", ".join(symbols)
@@ -197,6 +201,8 @@ def _edit(
     path = paths.absolute(raw)
     shown = paths.display(path)
     suffix = os.path.splitext(path)[1]
+    from memlode.hooks.diffsum import DiffSummary, summarize_patch, summarize_strings, symbols_in
+
     summary: DiffSummary | None = summarize_patch(resp.get("structuredPatch"), suffix)
     verb = "Edited"
     if tool == "Write":
@@ -244,6 +250,8 @@ def _bash(
     first, rest = _command_parts(command)
     printed = "\n".join(as_text(resp.get(s), 1 << 62) for s in ("stdout", "stderr")).strip()
     # an exit status of 0 can hide a failure (a test run piped into tail): its output says so
+    from memlode.sources.outcomes import read_output
+
     said, errors, failed = read_output(command, printed)
     text = ("Failed: $ " if failed else "$ ") + first
     description = one_line(as_text(tool_in.get("description")), 200)
@@ -399,6 +407,8 @@ def extract_failure(
     text = f"Failed: {what}"
     said: list[str] = []
     if tool_name == "Bash":
+        from memlode.sources.outcomes import read_output
+
         said, errors, _failed = read_output(command, message, failed=True)
         if len(message) > MAX_ERROR_CHARS:
             # a long log (pre-commit, CI, a test run): its decisive lines first, where an

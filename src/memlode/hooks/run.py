@@ -102,9 +102,11 @@ class HookRun:
     @property
     def on_server(self) -> bool:
         """The store is on a PostgreSQL server (the resident runs this handler)."""
+        if self.store is None:  # a hook's own connection: a SQLite file
+            return False
         from memlode.storage.sql import dialect_of
 
-        return self.store is not None and dialect_of(self.store.conn).on_server
+        return dialect_of(self.store.conn).on_server
 
     @property
     def conn(self) -> sqlite3.Connection:

@@ -9,8 +9,9 @@ that change them, never a JSON blob read and rewritten whole:
   edit of that file draws its EVOLVED_INTO edge.
 
 One module for both backends (SQLite and PostgreSQL, ``memlode.storage.sql``). Import-light
-like ``memlode.storage.capture`` (hooks call it on every tool call); ``memlode.storage.sessions``
-reads sessions back as ``Session`` objects for everyone else.
+like ``memlode.storage.capture`` (hooks call it on every tool call): the dialect is imported only
+by the two writes that merge JSON, which a PostToolUse hook never makes.
+``memlode.storage.sessions`` reads sessions back as ``Session`` objects for everyone else.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 from memlode.fastjson import dumps, loads
 from memlode.storage import scrub
 from memlode.storage.fastpath import now_ts
-from memlode.storage.sql import dialect_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,6 +66,8 @@ def start_session(
     if cur.rowcount > 0:
         return True
     if changes:
+        from memlode.storage.sql import dialect_of
+
         patched = dialect_of(conn).json_patch("metadata")
         conn.execute(
             f"UPDATE sessions SET ended_at = NULL, metadata = {patched} WHERE id = ?",
@@ -115,6 +117,8 @@ def session_metadata(conn: Connection, session_id: str) -> dict[str, Any] | None
 
 def update_session_metadata(conn: Connection, session_id: str, changes: Mapping[str, Any]) -> None:
     """Set top-level keys of the session's metadata (each value replaced whole)."""
+    from memlode.storage.sql import dialect_of
+
     sql = f"UPDATE sessions SET metadata = {dialect_of(conn).json_set_key('metadata')} WHERE id = ?"
     for key, value in scrub.mapping(changes).items():
         conn.execute(sql, (key.replace('"', ""), dumps(value, sort_keys=True), session_id))
