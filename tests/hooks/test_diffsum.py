@@ -62,6 +62,7 @@ _WORDS = [
     *["def", "class", "function", "function*", "func", "fn", "struct", "impl", "type"],
     *["export", "default", "pub", "pub(crate)", "async", "static", "const", "let", "var"],
     *["(", ")", "(r *T)", "=", "=>", "*", "$x", "_y", "Name", "9z", "é", ":", "async=>"],
+    "",  # a gap alone: indentation before the first word, as in a file read whole
 ]
 # words, each followed by a separator: keyword sequences with every kind of gap (each token
 # drawn whole from the word x separator pairs: one draw instead of a tuple of two, which made

@@ -24,6 +24,10 @@ MAX_SYMBOLS = 12
 _KEYWORDS = frozenset(
     "def class function func fn struct enum trait interface impl type module object".split()
 )
+# The words a definition line may open with (after its indentation): a keyword, or a word
+# ``_definition_name`` skips before one. A line that opens with none of them defines nothing,
+# which ``str.startswith`` tells without scanning it (most lines of a file read whole).
+_OPENERS = (*_KEYWORDS, "export", "const", "let", "var", "default", "pub", "async", "static")
 
 
 def _skip(text: str, word: str) -> str:
@@ -330,10 +334,15 @@ _LANGUAGE_SCANNERS = {
 
 def symbols_in(text: str, limit: int = MAX_SYMBOLS, suffix: str = "") -> list[str]:
     """Names the lines of ``text`` define; ``suffix`` (``.rb``, ``.cs``) picks the scanner."""
-    scan = _LANGUAGE_SCANNERS.get(suffix.lower(), _definition_name)
+    scan = _LANGUAGE_SCANNERS.get(suffix.lower())
     found: dict[str, None] = {}
     for line in text.splitlines():
-        name = scan(line)
+        if scan is not None:
+            name = scan(line)
+        elif line.lstrip().startswith(_OPENERS):
+            name = _definition_name(line)
+        else:
+            continue
         if name:
             found.setdefault(name, None)
             if len(found) >= limit:
