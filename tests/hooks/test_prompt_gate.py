@@ -238,10 +238,16 @@ def test_an_instruction_needs_words_and_vector_in_one_memory(proj_engine: Engine
     assert _gate(proj_engine, told, help_text, strong) != []  # both in one memory
 
 
-def test_contractions_and_requests_to_be_told_are_questions():
+def test_contractions_and_requests_to_be_told_are_questions_requests_for_work_not():
     from memlode.hooks._recall import asks
 
-    for question in ("what's left on the branch", "didn't the CI pass", "remind me of the port"):
+    for question in (
+        "what's left on the branch",
+        "didn't the CI pass",
+        "remind me of the port",
+        "could you tell me why the build broke",
+        "Can we drop Redis?",
+    ):
         assert asks(question), question
-    for told in ("let's call it a day", "don't push yet", "Add a flag"):
+    for told in ("let's call it a day", "don't push yet", "Add a flag", "Can you add an export?"):
         assert not asks(told), told

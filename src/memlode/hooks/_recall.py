@@ -72,6 +72,10 @@ QUESTION_WORDS = frozenset(
     """what why how when where which who whom whose is are was were am do does did can could
     should would will shall have has had may might must any anything remind tell recall""".split()
 )
+# "Can you add a CSV export?" is a request in a question's form: a modal and "you", then a verb
+# other than one of being told, asks nothing about the past.
+REQUEST_MODALS = frozenset({"can", "could", "would", "will"})
+TOLD_VERBS = frozenset({"tell", "remind", "recall", "say", "show"})
 # An instruction or a remark ("add a --json flag to the version command", "let's call it a
 # day") asks nothing about the past: memory may help it, but the user did not ask for any, and
 # what it shares with the project's memory is mostly the project's everyday words ("add",
@@ -369,10 +373,12 @@ def current_first(conn: sqlite3.Connection, chosen: list[Recalled]) -> list[Reca
 def asks(prompt: str) -> bool:
     """The prompt is a question: it ends in "?" or opens with a question word ("what's",
     "didn't": the word before the apostrophe, but "don't" tells) or asks to be told ("remind
-    me", "tell me")."""
+    me", "tell me"); but not a request in a question's form ("can you add …?")."""
     text = prompt.strip()
-    first = text.split(None, 1)[0].lower().strip(",.!:;\"'") if text else ""
-    first = first.replace("\u2019", "'")
+    opening = [w.strip(",.!:;\"'") for w in text.lower().split(None, 3)[:3]]
+    if len(opening) == 3 and opening[0] in REQUEST_MODALS and opening[1] == "you":
+        return opening[2] in TOLD_VERBS  # "can you add …?" asks for work, "can you tell …?" not
+    first = opening[0].replace("\u2019", "'") if opening else ""
     if first != "don't":
         first = first.removesuffix("n't").split("'", 1)[0]
     return bool(text) and (text.endswith("?") or first in QUESTION_WORDS)
