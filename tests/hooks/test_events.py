@@ -348,7 +348,8 @@ def test_secrets_are_redacted_on_write_and_on_injection(hook, payloads, proj_eng
         assert secret not in stored.content
     # a secret that reached the store by another path is still not injected
     proj_engine.store("deploy password=hunter2horse for the staging database server", "decision")
-    result = hook("prompt", {**payloads["prompt"], "prompt": "staging database server deploy"})
+    asked = "which staging database server do we deploy to?"
+    result = hook("prompt", {**payloads["prompt"], "prompt": asked})
     text = result.context()["hookSpecificOutput"]["additionalContext"]
     assert "staging database" in text and "hunter2horse" not in text
     prompt = hook(
