@@ -101,7 +101,7 @@ def test_autostart_off_starts_nothing(workdir: Path, memlode_home: Path, filled:
         "session_id": "s-1",
         "cwd": str(workdir),
         "hook_event_name": "UserPromptSubmit",
-        "prompt": "postgres connection pooling through pgbouncer",
+        "prompt": "how do we pool postgres connections through pgbouncer?",
     }
     done = hook("prompt", prompt, cwd=workdir, env={"MEMLODE_RESIDENT_AUTOSTART": "0"})
     assert done.returncode == 0 and "pgbouncer" in done.stdout  # the lean path answered
@@ -142,7 +142,7 @@ def test_crash_then_the_next_session_start_replaces_it(
         "session_id": "s-1",
         "cwd": str(workdir),
         "hook_event_name": "UserPromptSubmit",
-        "prompt": "postgres connection pooling through pgbouncer",
+        "prompt": "how do we pool postgres connections through pgbouncer?",
     }
     done = hook("prompt", prompt, cwd=workdir)
     assert done.returncode == 0 and done.stderr == "" and "pgbouncer" in done.stdout
@@ -163,7 +163,7 @@ def test_a_prompt_restarts_a_resident_that_went_away(
         "session_id": "s-1",
         "cwd": str(workdir),
         "hook_event_name": "UserPromptSubmit",
-        "prompt": "postgres connection pooling through pgbouncer",
+        "prompt": "how do we pool postgres connections through pgbouncer?",
     }
     done = hook("prompt", prompt, cwd=workdir)
     assert done.returncode == 0 and "pgbouncer" in done.stdout
@@ -184,7 +184,7 @@ def test_a_stalled_resident_costs_the_prompt_only_its_deadline(
             "session_id": "s-1",
             "cwd": str(workdir),
             "hook_event_name": "UserPromptSubmit",
-            "prompt": "postgres connection pooling through pgbouncer",
+            "prompt": "how do we pool postgres connections through pgbouncer?",
         }
         done = hook("prompt", prompt, cwd=workdir)
         assert done.returncode == 0 and done.stderr == "" and "pgbouncer" in done.stdout
