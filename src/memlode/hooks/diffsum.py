@@ -60,21 +60,24 @@ def _definition_name(line: str) -> str:
     KEYWORD [(receiver)] NAME`` (def, class, function*, func, fn, struct, ...), or a JavaScript
     ``[export] const|let|var NAME = [async] function | (...) => | x =>``. A line scanner, not a
     regex: importing ``re`` costs a hook process several milliseconds."""
-    text = _skip(line.lstrip(), "export")
-    for binding in ("const", "let", "var"):
-        rest = _skip(text, binding)
-        if rest is not text:
-            return _arrow_binding(rest)
-    text = _skip(text, "default")
-    if text.startswith("pub"):  # Rust: pub, pub(crate)
-        scoped = _after_parens(text[3:])
-        after = text[3:] if scoped is None else scoped
-        if after[:1].isspace():
-            text = after.lstrip()
-    text = _skip(_skip(text, "async"), "static")
+    text = line.lstrip()
     keyword = _ident(text)
-    if keyword not in _KEYWORDS:
-        return ""
+    if keyword not in _KEYWORDS:  # modifiers first, or a binding (most lines open with KEYWORD)
+        text = _skip(text, "export")
+        for binding in ("const", "let", "var"):
+            rest = _skip(text, binding)
+            if rest is not text:
+                return _arrow_binding(rest)
+        text = _skip(text, "default")
+        if text.startswith("pub"):  # Rust: pub, pub(crate)
+            scoped = _after_parens(text[3:])
+            after = text[3:] if scoped is None else scoped
+            if after[:1].isspace():
+                text = after.lstrip()
+        text = _skip(_skip(text, "async"), "static")
+        keyword = _ident(text)
+        if keyword not in _KEYWORDS:
+            return ""
     text = text[len(keyword) :]
     if keyword == "function" and text.startswith("*"):
         text = text[1:]
