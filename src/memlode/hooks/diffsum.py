@@ -37,11 +37,16 @@ def _skip(text: str, word: str) -> str:
     return text
 
 
+_ASCII_IDENT = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$"
+
+
 def _ident(text: str) -> str:
-    """The identifier ``text`` starts with (letters, digits, ``_``, ``$``; not a digit first)."""
+    """The identifier ``text`` starts with (letters, digits, ``_``, ``$``; not a digit first).
+    Its ASCII run is measured by ``str.lstrip``; a letter or digit of another script goes on
+    one character at a time."""
     if not text or not (text[0].isascii() and (text[0].isalpha() or text[0] in "_$")):
         return ""
-    end = 1
+    end = len(text) - len(text.lstrip(_ASCII_IDENT))
     while end < len(text) and (text[end].isalnum() or text[end] in "_$"):
         end += 1
     return text[:end]
