@@ -56,8 +56,19 @@ def lists_from_20k(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mirror_module, "MIN_CLUSTERED_ROWS", 20_000)
 
 
-def test_a_query_reads_a_few_lists_and_keeps_recall(lists_from_20k: None) -> None:
+@pytest.fixture(scope="module")
+def clustered() -> tuple[np.ndarray, np.ndarray]:
+    """The ROWS vectors and their centres, made once for the module's tests (a few seconds of
+    numpy on this machine); the tests only read them."""
     vectors, centres = _clustered(ROWS)
+    vectors.flags.writeable = False
+    return vectors, centres
+
+
+def test_a_query_reads_a_few_lists_and_keeps_recall(
+    lists_from_20k: None, clustered: tuple[np.ndarray, np.ndarray]
+) -> None:
+    vectors, centres = clustered
     fitted = fit_projection(vectors)
     assert fitted is not None and fitted.lists is not None
     lists = fitted.lists
@@ -79,9 +90,9 @@ def test_a_query_reads_a_few_lists_and_keeps_recall(lists_from_20k: None) -> Non
 
 
 def test_lists_are_mirrored_and_appended_rows_join_the_tail(
-    tmp_path: Path, lists_from_20k: None
+    tmp_path: Path, lists_from_20k: None, clustered: tuple[np.ndarray, np.ndarray]
 ) -> None:
-    vectors, centres = _clustered(ROWS)
+    vectors, centres = clustered
     db = Database(tmp_path / "memlode.db")
     with db.write() as conn:
         conn.executemany(

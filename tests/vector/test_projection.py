@@ -56,13 +56,24 @@ def _store(tmp_path: Path, vectors: np.ndarray) -> Database:
     return db
 
 
-def test_small_matrices_get_no_projection() -> None:
-    vectors, _ = _clustered(MIN_ROWS - 1)
+@pytest.fixture(scope="module")
+def clustered() -> tuple[np.ndarray, np.ndarray]:
+    """MIN_ROWS + 4,000 vectors and their centres, made once for the module's tests (a few
+    seconds of numpy on this machine); the tests only read them."""
+    vectors, centres = _clustered(MIN_ROWS + 4_000)
+    vectors.flags.writeable = False
+    return vectors, centres
+
+
+def test_small_matrices_get_no_projection(clustered: tuple[np.ndarray, np.ndarray]) -> None:
+    vectors = clustered[0][: MIN_ROWS - 1]
     assert fit_projection(vectors) is None
 
 
-def test_projection_keeps_recall_and_returns_exact_cosines(tmp_path: Path) -> None:
-    vectors, centres = _clustered(MIN_ROWS + 4_000)
+def test_projection_keeps_recall_and_returns_exact_cosines(
+    tmp_path: Path, clustered: tuple[np.ndarray, np.ndarray]
+) -> None:
+    vectors, centres = clustered
     db = _store(tmp_path, vectors)
     index = VectorIndex(MODEL, DIM, cache_dir=tmp_path / "cache", database="x")
     index.refresh(db.conn)
