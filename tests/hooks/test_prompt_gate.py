@@ -4,7 +4,9 @@
   words ("add", "page", "test") match many memories;
 - a long memory is shown by the passage about the prompt, not by its first lines;
 - the same text stored twice (a transcript chunk and a doc chunk of one summary) is one item;
-- a stored prompt is never injected (a question is not an answer).
+- a stored prompt is never injected (a question is not an answer);
+- an instruction needs words and vector in one memory; a one-word question about a stored
+  statement is answered by it, on the lean path too.
 """
 
 from __future__ import annotations
@@ -251,3 +253,24 @@ def test_contractions_and_requests_to_be_told_are_questions_requests_for_work_no
         assert asks(question), question
     for told in ("let's call it a day", "don't push yet", "Add a flag", "Can you add an export?"):
         assert not asks(told), told
+
+
+STATED = "Application logs go to journald; the file logger was removed in March."
+
+
+def test_a_one_word_question_about_a_stored_statement_is_answered_without_a_resident(
+    hook, project: Path, proj_engine: Engine
+) -> None:
+    """The lean path's candidates carry their source: one word of a statement a user stored
+    answers a question about it ("where do the logs go?") with no resident."""
+    proj_engine.store(STATED, "decision", 0.8, source="memory")
+    assert "journald" in _injected(hook("prompt", _prompt(project, "where do the logs go?")))
+
+
+def test_the_same_word_opens_nothing_for_a_captured_observation_or_a_statement(
+    hook, project: Path, proj_engine: Engine
+) -> None:
+    proj_engine.store(STATED, "context", 0.5, source="hook")
+    assert _injected(hook("prompt", _prompt(project, "where do the logs go?"))) == ""
+    proj_engine.store(STATED.replace("March", "April"), "decision", 0.8, source="memory")
+    assert _injected(hook("prompt", _prompt(project, "the logs go"))) == ""
