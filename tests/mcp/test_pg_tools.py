@@ -1,4 +1,4 @@
-"""The MCP tools that run on a PostgreSQL store (all but those declared ``sqlite_only``), checked
+"""The MCP tools on a PostgreSQL store (every tool runs on either store), checked
 by the very tests that check them on SQLite: each test below is imported from its module and runs
 again here with ``MEMLODE_DB`` naming a PostgreSQL store, for the server (``memlode mcp`` over
 stdio, through the SDK's client) and for the engine the test reads the store with. A tool the

@@ -80,8 +80,6 @@ class McpTool:
     not_found: str | None
     # the answer from another process before this one opens its engine (None: answer here)
     elsewhere: Callable[[ToolContext, dict[str, Any]], Any] | None = None
-    # what the tool answers on a PostgreSQL store, where it does not run (None: it runs there)
-    sqlite_only: str | None = None
 
     @property
     def name(self) -> str:
@@ -114,17 +112,13 @@ def mcp_tool(
     writes: bool = False,
     not_found: str | None = None,
     elsewhere: Callable[[ToolContext, dict[str, Any]], Any] | None = None,
-    sqlite_only: str | None = None,
 ) -> Callable[[Callable[..., Any]], McpTool]:
     """Declare a tool (see the module doc); ``writes``: it changes the store; ``elsewhere``:
-    its result from another process given the call's arguments, or None to run it here;
-    ``sqlite_only``: it does not run on a PostgreSQL store, and this says why and what to do
-    instead (every tool without it runs on either store, issue #21)."""
+    its result from another process given the call's arguments, or None to run it here. Every
+    tool runs on either store (issue #21)."""
 
     def declare(fn: Callable[..., Any]) -> McpTool:
-        return McpTool(
-            fn, text, annotations, description, writes, not_found, elsewhere, sqlite_only
-        )
+        return McpTool(fn, text, annotations, description, writes, not_found, elsewhere)
 
     return declare
 
@@ -177,8 +171,6 @@ def bind(
 
 def _bind_tool(server: MCPServer[Any], ctx: ToolContext, tool: McpTool) -> None:
     def run(call: Callable[[Engine], Any], arguments: dict[str, Any]) -> CallToolResult:
-        if ctx.settings.db_url is not None and tool.sqlite_only is not None:
-            raise ToolError(f"{tool.name} does not work on a PostgreSQL store: {tool.sqlite_only}")
         if tool.elsewhere is not None:
             answered = tool.elsewhere(ctx, arguments)
             if answered is not None:

@@ -10,9 +10,8 @@ schemas of their own, dropped afterwards (``scratch``: ``memlode eval locomo``'s
 PostgreSQL copies of repositories: each is the one module of ``memlode.storage`` (see
 ``memlode.storage.sql``), and ``tests/storage/contract`` runs the same tests on both backends.
 
-The engine runs on it for every command and MCP tool except those declared SQLite-only where
-they are declared (``memlode.cli.common.sqlite_only``, ``mcp_tool(sqlite_only=...)``), which
-refuse in one line.
+The engine runs on it for every MCP tool and every command except those declared SQLite-only
+where they are declared (``memlode.cli.common.sqlite_only``), which refuse in one line.
 The hooks never open it (the driver costs more than a hook's budget): they spool their events
 for the store's resident, which applies them (``memlode.hooks.handoff``). A search reads the store's
 text into the in-memory BM25 index (``memlode.search.text_index``) on its first query, as there
