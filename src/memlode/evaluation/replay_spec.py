@@ -71,6 +71,8 @@ def load_replay_spec(
 ) -> ReplaySpec:
     """The question file at ``path``; session files resolve under its own ``data`` folder
     (relative to the file) when ``data_dir`` is None, else under ``data_dir``."""
+    if path.exists() and not path.is_file():  # a device (/dev/zero) would be read without end
+        raise InvalidInput(f"the replay questions {path} are not a regular file; give a JSON file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

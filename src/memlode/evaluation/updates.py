@@ -61,6 +61,8 @@ class UpdateCase:
 def load_update_cases(path: Path) -> list[UpdateCase]:
     """The cases of a JSON file (``{"cases": [...]}`` or a list); InvalidInput naming what is
     wrong."""
+    if path.exists() and not path.is_file():  # a device (/dev/zero) would be read without end
+        raise InvalidInput(f"update cases {path}: not a regular file; give a JSON file")
     try:
         data = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError) as exc:

@@ -546,6 +546,8 @@ PROCESS_CASES: list[tuple[list[str | bytes], bytes, int, tuple[str, ...]]] = [
     (["update", "{id}", "--metadata", '{"n": ' + HUGE_DIGITS + "}"], b"", 1, ("64 bits",)),
     (["store", "x", "--importance", "nan"], b"", 1, ("importance",)),
     (["import", "{full}"], b"", 1, ("not a regular file",)),
+    (["eval", "replay", "{full}"], b"", 1, ("not a regular file",)),
+    (["eval", "updates", "{full}"], b"", 1, ("not a regular file",)),
     (["ingest", "transcript", "{garbage}"], b"", 1, ("not a Claude Code transcript",)),
     (["no-such-command"], b"", 2, ()),
     (["mcp", "--port", HUGE_INT], b"", 2, ()),
