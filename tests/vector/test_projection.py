@@ -26,9 +26,12 @@ def _normalise(rows: np.ndarray) -> np.ndarray:
 def _clustered(rows: int, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
     """Vectors around 300 topics, as embeddings of real text are: (vectors, topic centres)."""
     rng = np.random.default_rng(seed)
-    centres = rng.standard_normal((300, DIM))
+    centres = rng.standard_normal((300, DIM), dtype=np.float32)
     topics = rng.integers(0, len(centres), rows)
-    return _normalise(centres[topics] + 0.8 * rng.standard_normal((rows, DIM))), centres
+    vectors = rng.standard_normal((rows, DIM), dtype=np.float32)  # float32 throughout: the
+    vectors *= 0.8  # index's type, and a float64 matrix cost seconds more here
+    vectors += centres[topics]
+    return _normalise(vectors), centres
 
 
 def _queries(centres: np.ndarray, count: int, seed: int = 11) -> np.ndarray:
