@@ -40,7 +40,7 @@ class Probe:
     __slots__ = ("needles", "test")
 
     def __init__(self, needles: tuple[str, ...], test: Test | None = None) -> None:
-        self.needles = tuple(n.lower() for n in needles)
+        self.needles = tuple(map(str.lower, needles))
         self.test = test
 
     def __call__(self, text: str, lowered: str) -> bool:
