@@ -149,7 +149,7 @@ class HookSettings:
 
     def _read_config(self, path: str) -> dict[str, Any]:
         try:
-            return config_file.read_config(path)
+            return config_file.read_config_cached(path)  # no tomllib once parsed
         except Exception as exc:  # a broken config file must not break the assistant
             self.config_error = str(exc)
             return {}
