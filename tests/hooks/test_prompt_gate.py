@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memlode.engine import Engine
-from memlode.hooks.injection import excerpt
+from memlode.hooks.injection import WORD_TAIL, excerpt
 from memlode.storage.values import NewMemory
 
 
@@ -84,9 +84,21 @@ def test_duplicates_count_once_and_prompts_are_not_answers(
 def test_excerpt_keeps_the_matching_window():
     content = "intro " * 300 + "the answer is ReviewTokenStore one-time token " + "outro " * 300
     shown = excerpt(content, frozenset({"reviewtokenstor", "token"}), 200)
-    assert "ReviewTokenStore" in shown and len(shown) <= 202
+    assert "ReviewTokenStore" in shown and len(shown) <= 202 + WORD_TAIL
     assert shown.startswith("…") and shown.endswith("…")
+    assert shown[:-1].endswith("outro")  # never cut in the middle of a word
     assert excerpt("short text", frozenset({"short"}), 200) == "short text"
+
+
+def test_an_excerpt_runs_on_to_the_end_of_the_word_it_would_cut():
+    """A passage cut inside a path or a command ("print prima…") loses what it names: whatever
+    the room, the passage ends on a whole word of the memory."""
+    content = "x " * 200 + "against the real config: ran /tmp/omp print primary --config a.json"
+    content += " trailing" * 50
+    whole = set(content.split())
+    for limit in range(60, 100):
+        shown = excerpt(content, frozenset({"config", "real"}), limit)
+        assert shown.rstrip("…").split()[-1] in whole, (limit, shown)
 
 
 def _gate(engine: Engine, prompt: str, content: str, cosine: float) -> list[str]:

@@ -320,6 +320,9 @@ def _head(content: str, limit: int) -> str:
 # passage starts up to a sixth of its length before the first of them.
 WINDOW_SPAN = 0.8
 LEAD_SHARE = 0.15
+# A passage cut in the middle of a word or a path ("print prima…", "gradient_test.…") loses
+# what it names: it runs on to the word's end when that is at most this many characters on.
+WORD_TAIL = 24
 
 # Characters of each item's line outside its text: "- [insight, 2026-11-24] " and the newline.
 _LINE_OVERHEAD = 30
@@ -415,4 +418,8 @@ def _window(
     if begin and text[begin - 1] != " ":  # not in the middle of a word: on to the next one
         space = text.find(" ", begin, best_at)
         begin = space + 1 if space >= 0 else begin
-    return begin, min(len(text), begin + limit - 2)
+    end = min(len(text), begin + limit - 2)
+    if end < len(text) and text[end] != " ":  # not in the middle of a word: on to its end
+        space = text.find(" ", end, end + WORD_TAIL)
+        end = space if space >= 0 else end
+    return begin, end
