@@ -214,11 +214,14 @@ def empty_if_done(path: str, offset: int) -> bool:
         fcntl.flock(fd, fcntl.LOCK_EX)
         if os.fstat(fd).st_size != offset or offset == 0:
             return False
-        write_offset(path, 0)  # first: a crash before the truncation re-applies, never skips
+        # Room again, said before the lines go: ``status`` reads without the lock, and must not
+        # see an empty spool that still counts refused events (a crash before the truncation
+        # leaves a full spool without the marker: the next refusal makes it again).
+        with contextlib.suppress(OSError):
+            os.unlink(path + FULL_SUFFIX)
+        write_offset(path, 0)  # before the truncation: a crash then re-applies, never skips
         os.ftruncate(fd, 0)
         os.fsync(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(path + FULL_SUFFIX)  # room again
         return True
     finally:
         os.close(fd)
