@@ -17,6 +17,26 @@ import pytest
 
 from memlode.config import Settings
 from memlode.engine import Engine
+from memlode.hook_events import HOOK_CODE
+
+# The hook as registered, printing the modules it imported instead of ending at os._exit.
+_MODULES_CODE = "import sys; " + HOOK_CODE.replace(
+    "main(exit_process=True)", "main(); print(*sorted(sys.modules))"
+)
+
+
+def hook_modules(project: Path, event: str, payload: dict[str, Any]) -> set[str]:
+    """Run the ``event`` hook on ``payload`` in ``project``; the modules it imported."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _MODULES_CODE, event],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        cwd=project,
+        env=dict(os.environ),
+        timeout=120,
+    )
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr[-2000:]
+    return set(proc.stdout.decode().split())
 
 
 @dataclass

@@ -4,35 +4,20 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from tests.hooks.conftest import hook_modules
+
 from memlode.config_file import PARSED_SUFFIX
 from memlode.engine import Engine
-from memlode.hook_events import HOOK_CODE
-
-CODE = "import sys; " + HOOK_CODE.replace(
-    "main(exit_process=True)", "main(); print(*sorted(sys.modules))"
-)
 
 
 def _hook(project: Path, payload: dict[str, Any]) -> set[str]:
     """The post-tool hook as registered; the modules it imported."""
-    proc = subprocess.run(
-        [sys.executable, "-c", CODE, "post-tool"],
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        cwd=project,
-        env=dict(os.environ),
-        timeout=120,
-    )
-    assert proc.returncode == 0 and not proc.stderr, proc.stderr[-2000:]
-    return set(proc.stdout.decode().split())
+    return hook_modules(project, "post-tool", payload)
 
 
 def _reads(engine: Engine) -> int:

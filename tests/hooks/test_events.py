@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.hooks.conftest import hook_modules
 
 from memlode.engine import Engine
 
@@ -430,11 +431,6 @@ def test_post_tool_loads_only_what_its_tool_needs(
     """Each tool's PostToolUse hook, as registered, on a store that exists: its memlode modules
     are within ``POST_TOOL_MODULES`` and leave out what its tool does not need; none loads
     ``re`` (a command's output clipped with "…" is not ASCII)."""
-    import os
-    import subprocess
-    import sys
-
-    from memlode.hook_events import HOOK_CODE
 
     auth = str(project / "auth.py")
     tools = {
@@ -453,19 +449,9 @@ def test_post_tool_loads_only_what_its_tool_needs(
             "tool_response": {"mode": "files_with_matches", "numFiles": 1, "filenames": [auth]},
         },
     }
-    code = HOOK_CODE.replace("main(exit_process=True)", "main(); print(*sorted(sys.modules))")
 
     def loaded(payload: dict[str, Any]) -> set[str]:
-        proc = subprocess.run(
-            [sys.executable, "-c", "import sys; " + code, "post-tool"],
-            input=json.dumps(payload).encode(),
-            capture_output=True,
-            cwd=project,
-            env=dict(os.environ),
-            timeout=120,
-        )
-        assert proc.returncode == 0 and not proc.stderr, proc.stderr[-2000:]
-        return set(proc.stdout.decode().split())
+        return hook_modules(project, "post-tool", payload)
 
     loaded(tools["Grep"])  # the first event creates the database (the slow path)
     for tool, payload in tools.items():
