@@ -32,6 +32,16 @@ def _modules() -> Iterator[tuple[str, Path, ast.Module]]:
         yield name, path, ast.parse(path.read_text("utf-8"))
 
 
+def _from_module(node: ast.ImportFrom, package: str) -> str:
+    """The absolute module a ``from ... import`` inside ``package`` names (relative ones
+    resolved)."""
+    base = node.module or ""
+    if node.level:
+        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join([*anchor, base] if base else anchor)
+    return base
+
+
 def _imports(name: str, tree: ast.Module) -> set[str]:
     """Every module ``name`` imports, at the top or inside a function."""
     out: set[str] = set()
@@ -40,10 +50,7 @@ def _imports(name: str, tree: ast.Module) -> set[str]:
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
+            base = _from_module(node, package)
             out.add(base)
             out.update(f"{base}.{a.name}" for a in node.names)
     return {m for m in out if m == "memlode" or m.startswith("memlode.")}
@@ -251,10 +258,7 @@ def _module_edges(name: str, is_package: bool, tree: ast.Module, modules: set[st
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
+            base = _from_module(node, package)
             for alias in node.names:
                 full = f"{base}.{alias.name}"
                 out.add(full if full in modules else base)
