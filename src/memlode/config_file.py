@@ -157,19 +157,12 @@ def read_config_cached(path: str) -> dict[str, Any]:
         text = dumps({"file": identity, "values": data})
     except (TypeError, ValueError):
         return data
-    partial = f"{parsed}.{os.getpid()}"
-    try:
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, text.encode("utf-8"))
-        finally:
-            os.close(fd)
-        os.replace(partial, parsed)
+    from memlode.owner_only import write_private
+
+    try:  # noqa: SIM105 - contextlib costs a hook process milliseconds to import
+        write_private(parsed, text.encode("utf-8"))
     except OSError:
-        try:  # noqa: SIM105 - contextlib costs a hook process milliseconds to import
-            os.unlink(partial)
-        except OSError:
-            pass
+        pass  # a process that cannot write the copy only parses
     return data
 
 
