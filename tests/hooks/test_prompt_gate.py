@@ -135,6 +135,34 @@ def test_weak_words_and_a_weak_vector_together_pass_the_gate(proj_engine: Engine
     assert _gate(proj_engine, prompt, "Bumped the esbuild version in assets", below) == []
 
 
+def test_a_name_the_store_never_saw_is_no_paraphrase(proj_engine: Engine):
+    """The weaker rules (a vector alone, words plus vector) stand for a paraphrase; a prompt
+    that names something no memory holds and no dictionary knows ("react-intl", "monorepos")
+    is about something new, and only the coverage rule opens the gate for it. An unmatched
+    ordinary word ("blew", "colour", "lookup") is still a paraphrase."""
+    from memlode.embed._model_files import ordinary_words
+    from memlode.hooks import _recall
+
+    _store_project_history(proj_engine)
+    page = "The page test suite runs every page test against the staging login page"
+    strong = _recall.MIN_VECTOR_SCORE
+    assert {"staging", "colour"} <= ordinary_words()
+    assert not {"intl", "monorepos"} & ordinary_words()
+    named = "How do I add i18n to the login page tests with react-intl?"
+    plain = "Why did the login page tests go a funny colour on staging?"
+    for prompt in (named, plain):  # the premise: the words alone do not answer either
+        weights = _recall._idf_weights(proj_engine.conn, _recall._gate_terms(prompt))
+        matched = {"login", "page", "test", "staging"} & set(weights)
+        assert sum(weights[t] for t in matched) / sum(weights.values()) < _recall.MIN_IDF_COVERAGE
+    assert _gate(proj_engine, plain, page, strong) != []
+    assert _gate(proj_engine, named, page, strong) == []
+    assert _gate(proj_engine, "Why is the page test slow in huge monorepos?", page, strong) == []
+    assert _gate(proj_engine, "Why is the page test slow in huge projects?", page, strong) != []
+    # two ordinary words written as one ("lookup", "frontend") are ordinary too
+    assert not {"lookup", "frontend"} & ordinary_words()
+    assert _gate(proj_engine, "Why is the page test lookup slow on the frontend?", page, strong)
+
+
 def test_an_instruction_is_recalled_and_a_question_is_not(hook, project: Path, proj_engine: Engine):
     _store_project_history(proj_engine)
     told = "Start the phoenix server in the background with mix phx.server"

@@ -31,7 +31,7 @@ from memlode.textutil import STOPWORDS, command_key, identifier_parts, query_ter
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from typing import Any
 
     from memlode.hooks.run import Frequencies
@@ -58,6 +58,14 @@ HISTORY_TAG = "history"
 # the vector side makes up; the calibration controls reach 0.56 at most, answered prompts
 # the other two rules missed 0.65-0.77 (bench/RESULTS.md, "Session replay").
 MIN_JOINT_SCORE = 0.6
+# Both weaker rules (a vector alone, and coverage plus cosine) stand for a paraphrase: the
+# prompt's unmatched words say in other words what a memory says. A word that no memory holds
+# and that is not an ordinary English word either (outside the shipped model's vocabulary,
+# ``memlode.embed._model_files.ordinary_words``, and not two of its words run together:
+# "react-intl", "monorepos"; not "blew", "colour" or "lookup") names something the store never
+# saw, which no paraphrase covers: such a prompt needs the coverage rule. Replay
+# (bench/RESULTS.md, "Session 20"): the two untuned controls the weaker rules opened carry
+# such a name; of the answered prompts, only one did ("lookup", before compounds counted).
 # A direct question ("which cache backend do we use?", "where do logs go?") about something a
 # user stored on purpose (source ``memory``: a decision, a preference, a state) is answered by
 # that statement even with one word of it, or a paraphrase: one of its words covering
@@ -279,10 +287,12 @@ def choose(
     few = len(terms) < MIN_QUERY_TERMS  # a one-word question: only a stored statement answers
     if (few and not (direct and terms)) or limit <= 0 or not candidates:
         return []
-    weights = _idf_weights(conn, terms, session_id, frequencies)
+    unseen: dict[str, str] = {}
+    weights = _idf_weights(conn, terms, session_id, frequencies, unseen)
     total = sum(weights.values()) or 1.0
     scored: list[tuple[Recalled, set[str]]] = []
     answered = False
+    names: bool | None = None  # whether an unseen word is a name (looked up once, if needed)
     for cand, vector in candidates:
         if HISTORY_TAG in cand.tags:  # what was still to do back then: done since, mostly
             continue
@@ -296,9 +306,13 @@ def choose(
         covered = enough_terms and coverage >= MIN_IDF_COVERAGE
         if not few and not question:  # an instruction: both kinds of evidence in one memory
             answered = answered or (covered and vector >= MIN_VECTOR_SCORE)
-        elif not few:
-            answered = answered or covered or vector >= MIN_VECTOR_SCORE
-            answered = answered or (enough_terms and coverage + vector >= MIN_JOINT_SCORE)
+        elif not few and not answered:
+            weak = vector >= MIN_VECTOR_SCORE or (
+                enough_terms and coverage + vector >= MIN_JOINT_SCORE
+            )
+            if not covered and weak and names is None:
+                names = _names_a_new_thing(unseen.values())
+            answered = covered or (weak and not names)
         if stated and matched:
             answered = answered or coverage >= MIN_DECISION_COVERAGE
             answered = answered or min(coverage, vector) >= MIN_DECISION_JOINT
@@ -423,14 +437,37 @@ def _overlap(a: set[Any], b: set[Any]) -> float:
     return len(a & b) / min(len(a), len(b))
 
 
+def _names_a_new_thing(unseen: Iterable[str]) -> bool:
+    """Whether one of these prompt terms, which no memory holds, is not an ordinary word (see
+    ``MIN_JOINT_SCORE``); never, when the model's vocabulary is not installed."""
+    from memlode.embed._model_files import ordinary_words
+
+    vocabulary = ordinary_words()
+    return bool(vocabulary) and not all(_ordinary(term, vocabulary) for term in unseen)
+
+
+def _ordinary(term: str, vocabulary: frozenset[str]) -> bool:
+    """An ordinary word (or its plural), or two of them written as one ("lookup", "frontend",
+    "rerun": the vocabulary lacks many such compounds); not "intl", "monorepos", "pkgbuild"."""
+
+    def word(part: str) -> bool:
+        return part in vocabulary or part.removesuffix("s") in vocabulary
+
+    return word(term) or any(
+        term[:cut] in vocabulary and word(term[cut:]) for cut in range(2, len(term) - 1)
+    )
+
+
 def _idf_weights(
     conn: sqlite3.Connection,
     terms: list[str],
     session_id: str = "",
     frequencies: Frequencies | None = None,
+    unseen: dict[str, str] | None = None,
 ) -> dict[str, float]:
     """Each stemmed prompt term's BM25 idf over the whole store (a term no memory holds gets
-    the highest weight: a prompt about something never stored is not covered).
+    the highest weight: a prompt about something never stored is not covered). ``unseen``, if
+    given, receives each such term, by its stem.
 
     The current session's own stored prompts do not count: a word known only from an earlier
     question of the same session is still unknown to what is stored, and the gate must not
@@ -456,6 +493,8 @@ def _idf_weights(
         else:
             count = fts_match.document_frequency(conn, term)
         count = max(0, count - sum(1 for prompt in asked if stem in prompt))
+        if not count and unseen is not None:
+            unseen[stem] = term
         weights[stem] = math.log((size - count + 0.5) / (count + 0.5) + 1.0)
     return weights
 
