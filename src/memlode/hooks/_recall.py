@@ -60,8 +60,8 @@ HISTORY_TAG = "history"
 MIN_JOINT_SCORE = 0.6
 # Both weaker rules (a vector alone, and coverage plus cosine) stand for a paraphrase: the
 # prompt's unmatched words say in other words what a memory says. A word that no memory holds
-# and that is not an ordinary English word either (outside the shipped model's vocabulary,
-# ``memlode.embed._model_files.ordinary_words``, and not two of its words run together:
+# and that is not an ordinary English word either (``memlode.vocabulary``: outside the shipped
+# model's vocabulary, and not two of its words run together:
 # "react-intl", "monorepos"; not "blew", "colour" or "lookup") names something the store never
 # saw, which no paraphrase covers: such a prompt needs the coverage rule. Replay
 # (bench/RESULTS.md, "Session 20"): the two untuned controls the weaker rules opened carry
@@ -326,6 +326,14 @@ def choose(
         return []
     if rerank:
         scored.sort(key=lambda pair: -pair[0].score)
+    chosen = current_first(conn, _distinct(scored, limit))
+    resolve_failures(conn, chosen)
+    return chosen
+
+
+def _distinct(scored: list[tuple[Recalled, set[Any]]], limit: int) -> list[Recalled]:
+    """The first ``limit`` of ``scored`` (memories with their word triples), leaving out a
+    near-duplicate of one already taken and a second read of the same file."""
     kept: list[tuple[Recalled, set[Any]]] = []
     files_read: set[str] = set()
     for hit, have in scored:
@@ -339,9 +347,7 @@ def choose(
         kept.append((hit, have))
         if len(kept) == limit:
             break
-    chosen = current_first(conn, [hit for hit, _have in kept])
-    resolve_failures(conn, chosen)
-    return chosen
+    return [hit for hit, _have in kept]
 
 
 # What a current memory shows of those it replaced: the latest few, as history.
@@ -440,22 +446,10 @@ def _overlap(a: set[Any], b: set[Any]) -> float:
 def _names_a_new_thing(unseen: Iterable[str]) -> bool:
     """Whether one of these prompt terms, which no memory holds, is not an ordinary word (see
     ``MIN_JOINT_SCORE``); never, when the model's vocabulary is not installed."""
-    from memlode.embed._model_files import ordinary_words
+    from memlode import vocabulary
 
-    vocabulary = ordinary_words()
-    return bool(vocabulary) and not all(_ordinary(term, vocabulary) for term in unseen)
-
-
-def _ordinary(term: str, vocabulary: frozenset[str]) -> bool:
-    """An ordinary word (or its plural), or two of them written as one ("lookup", "frontend",
-    "rerun": the vocabulary lacks many such compounds); not "intl", "monorepos", "pkgbuild"."""
-
-    def word(part: str) -> bool:
-        return part in vocabulary or part.removesuffix("s") in vocabulary
-
-    return word(term) or any(
-        term[:cut] in vocabulary and word(term[cut:]) for cut in range(2, len(term) - 1)
-    )
+    known = vocabulary.words()
+    return bool(known) and not all(vocabulary.ordinary(term, known) for term in unseen)
 
 
 def _idf_weights(
