@@ -11,6 +11,7 @@ import pytest
 from tests.hooks.conftest import hook_modules
 
 from memlode.engine import Engine
+from memlode.hook_settings import CHARS_PER_TOKEN, PROMPT_BUDGET_TOKENS
 
 EVENTS = ["session-start", "prompt", "post-tool", "stop", "pre-compact", "session-end"]
 
@@ -128,7 +129,7 @@ def test_prompt_injects_relevant_memories_only(hook, payloads, proj_engine: Engi
     assert spec["hookEventName"] == "UserPromptSubmit"
     assert "returns 401 when the auth token expired" in spec["additionalContext"]
     assert "staging cluster" not in spec["additionalContext"]
-    assert len(spec["additionalContext"]) <= 600 * 4
+    assert len(spec["additionalContext"]) <= PROMPT_BUDGET_TOKENS * CHARS_PER_TOKEN
     for vague in ("ok", "continue", "what is the weather like in paris"):
         result = hook("prompt", {**payloads["prompt"], "prompt": vague})
         assert result.returncode == 0 and result.stdout == ""
