@@ -55,3 +55,30 @@ def test_both_sets_load_as_one_replay() -> None:
     # the tuned file's controls are asked in each of its sessions
     tuned = [s for s in spec.sessions if s.set == "replay_prompts"]
     assert all(len(s.controls) == 23 for s in tuned)
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+@pytest.mark.skipif(not (DATA / "JanDeDobbeleer-oh-my-posh").is_dir(), reason=f"{DATA} absent")
+def test_the_blind_set_loads_and_each_answer_is_in_its_transcript() -> None:
+    """bench/replay_untuned_s20.json (written in session 20 without sight of the gate): every
+    expected phrase is somewhere in its session's transcript, so a miss is memlode's."""
+    import json
+
+    spec = load_replay_specs([ROOT / "bench" / "replay_untuned_s20.json"], None)
+    assert [s.set for s in spec.sessions] == ["untuned-s20"] * 3
+    for session in spec.sessions:
+        assert len(session.prompts) == 8 and len(session.controls) == 5
+        lines = session.file.read_text(encoding="utf-8").splitlines()
+        said = "\n".join(s for line in lines for s in _strings(json.loads(line))).lower()
+        for prompt in session.prompts:
+            for group in prompt.expect:
+                assert any(phrase.lower() in said for phrase in group), (prompt.prompt, group)

@@ -10,7 +10,8 @@ where silence is better than noise:
 - the prompt needs at least ``MIN_QUERY_TERMS`` content words ("ok", "continue" recall nothing);
 - the prompt is answered only when a memory holds at least ``MIN_MATCHED_TERMS`` of them and
   ``MIN_IDF_COVERAGE`` of their information (each term weighted by its idf over the store), or
-  a resident's vector reaches ``MIN_VECTOR_SCORE``; then the best memories above a floor go in;
+  a resident's vector reaches ``MIN_VECTOR_SCORE`` (not when the prompt names something never
+  stored, ``MIN_JOINT_SCORE``); then the best memories above a floor go in;
 - near-duplicates (the same text as a transcript chunk, a doc chunk and a summary) count once;
 - memories of the current session are skipped (they are already in the context), and so are
   stored prompts (a question is not an answer).
