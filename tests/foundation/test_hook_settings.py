@@ -41,3 +41,26 @@ def test_hook_settings_table_and_bad_config(tmp_path: Path) -> None:
     (home / "config.toml").write_text("not [valid toml")
     broken = HookSettings({"MEMLODE_HOME": str(home)})
     assert broken.config_error and broken.capture and broken.enabled
+
+
+def test_the_readme_hooks_table_reads_as_the_defaults_it_shows(tmp_path: Path) -> None:
+    """README's `[hooks]` example (written to config.toml as it stands) gives the settings it
+    names, and each number it shows is the default: a changed default must change the README."""
+    import tomllib
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in readme.split("```toml\n")[1:]]
+    (block,) = [b for b in blocks if b.startswith("[hooks]\n")]
+    shown = tomllib.loads(block)["hooks"]
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text(block)
+    read = HookSettings({"MEMLODE_HOME": str(home)})
+    default = HookSettings({"MEMLODE_HOME": str(tmp_path / "empty")})
+    for key, value in shown.items():
+        got = getattr(read, key)
+        assert (sorted(got) if key == "tools" else got) == (
+            sorted(value) if key == "tools" else value
+        )
+        if key != "tools":
+            assert getattr(default, key) == value, key
