@@ -30,7 +30,7 @@ class Vocabulary:
     __slots__ = ("_text",)
 
     def __init__(self, text: str) -> None:
-        lines = text.replace("\r", "")
+        lines = text.replace("\r", "").strip("\n")
         self._text = f"\n{lines}\n" if lines else ""
 
     def __contains__(self, word: object) -> bool:
@@ -67,8 +67,10 @@ def ordinary(term: str, vocabulary: Vocabulary) -> bool:
     such words written as one ("lookup", "frontend", "rerun": the vocabulary lacks many such
     compounds); not "intl", "monorepos" or "pkgbuild"."""
 
-    def known(part: str) -> bool:
-        return part in vocabulary or part.removesuffix("s") in vocabulary
+    def known(part: str) -> bool:  # a plural of two letters or more: "ids", not "ls"
+        return part in vocabulary or (
+            len(part) > 2 and part.endswith("s") and part[:-1] in vocabulary
+        )
 
     return known(term) or any(
         term[:cut] in vocabulary and known(term[cut:]) for cut in range(2, len(term) - 1)
