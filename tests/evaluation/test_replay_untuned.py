@@ -68,13 +68,21 @@ def _strings(value: object) -> list[str]:
 
 
 @pytest.mark.skipif(not (DATA / "JanDeDobbeleer-oh-my-posh").is_dir(), reason=f"{DATA} absent")
-def test_the_blind_set_loads_and_each_answer_is_in_its_transcript() -> None:
-    """bench/replay_untuned_s20.json (written in session 20 without sight of the gate): every
-    expected phrase is somewhere in its session's transcript, so a miss is memlode's."""
+@pytest.mark.parametrize(
+    ("name", "set_name"),
+    [
+        ("replay_untuned_s20.json", "untuned-s20"),
+        ("replay_untuned_s21.json", "untuned-s21"),
+    ],
+)
+def test_the_blind_set_loads_and_each_answer_is_in_its_transcript(name: str, set_name: str) -> None:
+    """bench/replay_untuned_s20.json and bench/replay_untuned_s21.json (written in sessions 20
+    and 21 without sight of the gate): every expected phrase is somewhere in its session's
+    transcript, so a miss is memlode's."""
     import json
 
-    spec = load_replay_specs([ROOT / "bench" / "replay_untuned_s20.json"], None)
-    assert [s.set for s in spec.sessions] == ["untuned-s20"] * 3
+    spec = load_replay_specs([ROOT / "bench" / name], None)
+    assert [s.set for s in spec.sessions] == [set_name] * 3
     for session in spec.sessions:
         assert len(session.prompts) == 8 and len(session.controls) == 5
         lines = session.file.read_text(encoding="utf-8").splitlines()
