@@ -399,6 +399,33 @@ def test_a_message_typed_while_a_reply_ran_is_stored_as_an_instruction(
     assert ingest_transcript(engine, path).units_added == 0
 
 
+def test_a_message_typed_during_the_last_turn_survives_the_next_tail_read(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """A tail read starts at the provisional turn, so it reads again a message typed while
+    that turn ran: the message's stored unit is updated, not inserted twice (the second insert
+    failed the whole ingest, and no later turn of the session was ever stored)."""
+    path = tmp_path / "s.jsonl"
+    w = factory.TranscriptWriter(path, session_id="sess-tail")
+    w.prompt("set up the systemd timer for the daily update")
+    record = {"type": "queue-operation", "operation": "enqueue", "sessionId": "sess-tail"}
+    record.update(content="the timer should also run on boot", timestamp="2026-03-02T09:05:00Z")
+    w.write_raw(json.dumps(record) + "\n")
+    w.reply("Added OnBootSec to the timer.")
+    first = ingest_transcript(engine, path)
+    assert first.provisional_turn == 0
+    w.prompt("copy the conversation log into the repo as conversation.jsonl")
+    w.reply("Copied it to transcripts/conversation.jsonl.")
+    report = ingest_transcript(engine, path)
+    assert report.incremental and report.turns == 2
+    contents = [m.content for m in stored(engine)]
+    assert sorted(by_turn(engine)) == [("main", 0), ("main", 1)]
+    assert sum("Copied it to transcripts/conversation.jsonl" in c for c in contents) == 1
+    told = [c for c in contents if c.startswith("User said while the assistant worked")]
+    assert told == ["User said while the assistant worked: the timer should also run on boot"]
+    assert ingest_transcript(engine, path, force=True).units_added == 0
+
+
 def test_an_enqueue_followed_by_the_same_prompt_is_the_prompt_not_an_interjection(
     engine: Engine, tmp_path: Path
 ) -> None:

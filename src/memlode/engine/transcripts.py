@@ -27,7 +27,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memlode.engine.transcript_build import SOURCE, build_units, client_label, timestamp
+from memlode.engine.transcript_build import (
+    QUEUED_THREAD,
+    SOURCE,
+    build_units,
+    client_label,
+    timestamp,
+)
 from memlode.engine.transcript_units import IngestReport, Unit, reconcile
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 from memlode.project import detect_namespace, find_project_root, make_key
@@ -295,9 +301,16 @@ def _ingest_tail(
     units = build_units(engine, tail, file, report.namespace, report, first_turn=first_turn)
     report.sidechain_turns += int(row["sidechain_turns"])
     new_threads = {t.key for t in tail.sidechains}
+    first_line = int(row["provisional_line"])
 
     def scope(thread: str, unit: int) -> bool:
-        return (thread == MAIN_THREAD and unit >= first_turn) or thread in new_threads
+        # what the tail read again or anew: the main thread from the provisional turn on,
+        # new subagents, and messages typed while a reply ran (keyed by their line in the file)
+        return (
+            (thread == MAIN_THREAD and unit >= first_turn)
+            or thread in new_threads
+            or (thread == QUEUED_THREAD and unit >= first_line)
+        )
 
     _store(
         engine,
