@@ -64,3 +64,36 @@ def test_stop_ingests_the_transcript_in_the_background(
     else:
         time.sleep(1.0)  # give a wrongly started ingest the chance to show up
         assert _transcript_rows(db) == 0
+
+
+def test_a_failed_background_ingest_is_in_the_hook_log(tmp_path: Path, memlode_home: Path) -> None:
+    """The detached ingest's error is written to hooks.log (which `doctor` shows), not lost:
+    here the file is no transcript at all."""
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("this is no transcript\n", encoding="utf-8")
+    payload = {
+        "session_id": "s-1",
+        "transcript_path": str(transcript),
+        "cwd": str(tmp_path),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "memlode.hooks", "Stop"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MEMLODE_HOOKS_TRANSCRIPTS": "1"},
+        timeout=60,
+    )
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    log = memlode_home / "hooks.log"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and "transcript" not in _text(log):
+        time.sleep(0.2)
+    assert f"{transcript} is not a Claude Code transcript" in _text(log)
+    assert oct(log.stat().st_mode & 0o777) == "0o600"
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.exists() else ""

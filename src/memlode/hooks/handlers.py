@@ -271,13 +271,18 @@ def ingest_transcript_detached(run: HookRun) -> None:
     env.setdefault("MEMLODE_HOME", run.settings.home)
     env.setdefault("MEMLODE_DB", run.settings.db_path)
     # posix_spawn, not subprocess: no module to import on the hook's hot path; a new session so
-    # the ingest outlives the hook (and the assistant's process group).
-    devnull = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+    # the ingest outlives the hook (and the assistant's process group). Its error, if any, goes
+    # to the hook log (which `doctor` shows): a silent failure once left a session's later
+    # turns unstored for good.
+    files = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1)]
+    log = run.settings.log_path
+    os.makedirs(os.path.dirname(log), mode=0o700, exist_ok=True)  # the ingest's home too
+    files.append((os.POSIX_SPAWN_OPEN, 2, log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
     os.posix_spawn(
         sys.executable,
         [sys.executable, "-m", "memlode", "ingest", "transcript", path, *target],
         env,
-        file_actions=devnull,
+        file_actions=files,
         setsid=True,
     )
 
