@@ -342,6 +342,49 @@ def test_incremental_ingest_equals_one_full_read(engine: Engine, tmp_path: Path)
         other.close()
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "JanDeDobbeleer-oh-my-posh/6878eb98-fd0b-43e6-82a0-ab8b38b612dc.jsonl",
+        "reality2-roycdavies-cosmic-bing-wallpaper/8aef9b8f-ae65-42f1-b662-1b8e68b8fd1e.jsonl",
+    ],
+)
+def test_a_real_session_read_as_it_grows_equals_one_full_read(
+    engine: Engine, tmp_path: Path, name: str
+) -> None:
+    """A real session (newer record types: titles written again, messages typed while a reply
+    ran) ingested every few lines, as Stop hooks would, without one failed ingest, ends in the
+    store one read of the whole file gives."""
+    source = REAL / name
+    if not source.is_file():
+        pytest.skip(f"{source} is absent")
+    lines = source.read_bytes().splitlines(keepends=True)
+    path = tmp_path / source.name
+    with path.open("wb") as fh:
+        for start in range(0, len(lines), 40):
+            fh.write(b"".join(lines[start : start + 40]))
+            fh.flush()
+            ingest_transcript(engine, path)
+    other = Engine(Settings.load({"namespace": "test", "db_path": str(tmp_path / "b.db")}))
+    try:
+        once = ingest_transcript(other, path)
+        assert _undated(_content_view(engine)) == _undated(_content_view(other))
+        assert once.turns >= 6
+    finally:
+        other.close()
+
+
+def _undated(view: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    """The view with the time of a session's title or linked pull request left out: their
+    records carry none, so each is dated when first stored, which differs between two stores."""
+    return sorted(
+        (row[0], row[1], None, row[3])
+        if '"kind": "summary"' in str(row[1]) and '"started_at"' not in str(row[1])
+        else row
+        for row in view
+    )
+
+
 def test_compaction_summary_is_appended_to_memory_md_once_when_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -423,6 +466,36 @@ def test_a_message_typed_during_the_last_turn_survives_the_next_tail_read(
     assert sum("Copied it to transcripts/conversation.jsonl" in c for c in contents) == 1
     told = [c for c in contents if c.startswith("User said while the assistant worked")]
     assert told == ["User said while the assistant worked: the timer should also run on boot"]
+    assert ingest_transcript(engine, path, force=True).units_added == 0
+
+
+def test_a_session_title_written_again_and_again_is_read_incrementally(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """Claude Code 2.1.2xx appends the session's ``custom-title`` record again every few
+    turns. A tail read meets it again: the title stored once is kept (an ingest that inserted
+    it a second time failed, until a full read); a new title sends it to a full read."""
+    path = tmp_path / "s.jsonl"
+    w = factory.TranscriptWriter(path, session_id="sess-title")
+
+    def title(text: str) -> None:
+        record = {"type": "custom-title", "customTitle": text, "sessionId": "sess-title"}
+        w.write_raw(json.dumps(record) + "\n")
+
+    modes = []
+    for i in range(4):
+        w.prompt(f"tune the gradient step {i}")
+        title("Status segment gradient keyword")
+        w.reply(f"Tuned step {i}.")
+        modes.append(ingest_transcript(engine, path).incremental)
+    w.prompt("rename the keyword")
+    title("Gradient keyword renamed")
+    w.reply("Renamed.")
+    modes.append(ingest_transcript(engine, path).incremental)
+    assert modes == [False, True, True, True, False]
+    titles = [m.content for m in stored(engine) if m.content.startswith("Session title")]
+    assert titles == ["Session title: Gradient keyword renamed"]
+    assert len(by_turn(engine)) == 5
     assert ingest_transcript(engine, path, force=True).units_added == 0
 
 

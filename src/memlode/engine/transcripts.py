@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from memlode.engine.transcript_build import (
     QUEUED_THREAD,
     SOURCE,
+    SUMMARY_THREAD,
     build_units,
     client_label,
     timestamp,
@@ -190,8 +191,9 @@ def ingest_transcript(
             tail = _read_tail(engine, file, stat, row)
         except OSError as exc:
             raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
-        if tail is not None:
-            return _ingest_tail(engine, file, stat, row, tail)
+        done = _ingest_tail(engine, file, stat, row, tail) if tail is not None else None
+        if done is not None:
+            return done
     try:
         transcript = read_conversation(file)
     except OSError as exc:
@@ -285,7 +287,9 @@ def ingest_opencode_session(
 
 def _ingest_tail(
     engine: Engine, file: Path, stat: os.stat_result, row: sqlite3.Row, tail: Transcript
-) -> IngestReport:
+) -> IngestReport | None:
+    """The tail's units reconciled with the stored ones it covers; None when the whole file
+    must be read after all (a session title that is new or changed)."""
     first_turn = int(row["turns"]) - 1  # the stored provisional turn is re-read
     report = IngestReport(
         path=str(file),
@@ -299,6 +303,20 @@ def _ingest_tail(
         incremental=True,
     )
     units = build_units(engine, tail, file, report.namespace, report, first_turn=first_turn)
+    # The only summary a tail can hold is the session's title (``_read_tail`` sends a new
+    # compaction or linked title to a full read), which Claude Code writes again every few
+    # turns: the one stored already stays; a new one needs its place among the summaries.
+    titles = [u for u in units if u.thread == SUMMARY_THREAD]
+    if titles:
+        stored = {
+            fingerprint
+            for thread, _unit, fingerprint in transcript_store.stored_units(engine.conn, str(file))
+            if thread == SUMMARY_THREAD
+        }
+        if any(u.fingerprint not in stored for u in titles):
+            return None
+        units = [u for u in units if u.thread != SUMMARY_THREAD]
+        report.summaries -= len(titles)
     report.sidechain_turns += int(row["sidechain_turns"])
     new_threads = {t.key for t in tail.sidechains}
     first_line = int(row["provisional_line"])
