@@ -219,12 +219,41 @@ def test_session_summary_leads_with_the_end_state(hook, project: Path, proj_engi
     lines = (session.summary or "").splitlines()
     assert lines[1].startswith("Outcome: ") and lines[2].startswith("State: ")
     state = lines[2]
-    assert 'committed 1 time (last: "feat: enrich the transcript renderer")' in state
+    assert 'committed 1 time (last: 1a2b3c4 "feat: enrich the transcript renderer")' in state
     assert "pushed spotter-fum" in state and "push failed" not in state
     assert "closed spotter-fum.1, spotter-fum" in state
     assert 'filed "agent_id dropped by load_session_messages"' in state
     assert "14 doctests, 127 tests, 0 failures" in state
     assert len(session.summary or "") <= 2000
+
+
+def test_the_end_state_names_the_last_commits_with_their_hashes(
+    hook, project: Path, proj_engine: Engine
+):
+    """A session that ends on a small fix after the commit that holds its work: the state
+    line gives both, each with the hash git printed (a repeated message counts once)."""
+    for sha, message in [
+        ("e85d6f0", "feat(color): auto-shade single-stop gradients"),
+        ("62c5d6c", "feat(color): dark-gradient and light-gradient keywords"),
+        ("1b2c3d4", "fix(color): satisfy fieldalignment"),
+        ("6be0732", "fix(color): satisfy fieldalignment"),
+    ]:
+        payload = _payload(
+            project,
+            "PostToolUse",
+            tool_name="Bash",
+            tool_input={"command": f'git commit -am "{message}"', "description": "commit"},
+            tool_response={"stdout": f"[next {sha}] {message}\n 1 file changed", "stderr": ""},
+        )
+        hook("post-tool", payload)
+    stop = _payload(project, "Stop", stop_hook_active=False, last_assistant_message="Pushed.")
+    assert hook("stop", stop).returncode == 0
+    lines = (proj_engine.sessions()[0].summary or "").splitlines()
+    state = next(line for line in lines if line.startswith("State: "))
+    assert state.startswith(
+        'State: committed 4 times (last: 6be0732 "fix(color): satisfy fieldalignment";'
+        ' before it: 62c5d6c "feat(color): dark-gradient and light-gradient keywords")'
+    )
 
 
 def test_a_recalled_failure_shows_its_error_and_what_ran_next(

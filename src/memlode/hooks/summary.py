@@ -190,7 +190,7 @@ class _State:
     __slots__ = ("closed", "commits", "filed", "push", "tests")
 
     def __init__(self) -> None:
-        self.commits: list[str] = []
+        self.commits: list[tuple[str, str]] = []  # (short hash or '', first line of message)
         self.push = ""
         self.closed: dict[str, None] = {}
         self.filed: list[str] = []
@@ -206,8 +206,8 @@ class _State:
             lines = head.removeprefix("Failed: ").removeprefix("$ ").split("\n")
             if len(lines) > 1 and lines[-1].startswith("# "):
                 lines.pop()  # the command's description
-        if " commit" in lines[0] and " -m" in lines[0] and not failed:
-            self.commits.append(_commit_message("\n".join(lines)))
+        if " commit" in lines[0] and _message_at(lines[0]) >= 0 and not failed:
+            self.commits.append((_commit_hash(content), _commit_message("\n".join(lines))))
         for part in lines[0].replace("&&", ";").replace("||", ";").split(";"):
             self._command(part.strip(), failed)
         if not failed:
@@ -251,11 +251,16 @@ class _State:
     def line(self) -> str:
         parts = []
         if self.commits:
-            last = self.commits[-1]
             count = len(self.commits)
+            # the last commit, and the last one before it with another message: a session's
+            # final commit is often a small fix after the one that holds its work
+            last = _commit_text(*self.commits[-1])
+            earlier = [c for c in self.commits[:-1] if c[1] != self.commits[-1][1]]
+            if last and earlier:
+                last += "; before it: " + _commit_text(*earlier[-1])
             parts.append(
                 f"committed {count} time{'s' if count > 1 else ''}"
-                + (f' (last: "{last}")' if last else "")
+                + (f" (last: {last})" if last else "")
             )
         if self.push:
             parts.append(self.push)
@@ -270,9 +275,44 @@ class _State:
         return "; ".join(parts)
 
 
+def _commit_text(commit_hash: str, message: str) -> str:
+    """``<hash> "<message>"``, each part only where known."""
+    quoted = f'"{message}"' if message else ""
+    return f"{commit_hash} {quoted}".strip()
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def _commit_hash(output: str) -> str:
+    """The short hash git printed for a commit (``[main 1a2b3c4] message``, ``[main
+    (root-commit) 1a2b3c4] message``); '' when the output shows none."""
+    for line in output.splitlines():
+        if not line.startswith("[") or "] " not in line:
+            continue
+        inside = line[1 : line.index("] ")].split()
+        if len(inside) >= 2 and 7 <= len(inside[-1]) <= 40 and set(inside[-1]) <= _HEX:
+            return inside[-1]
+    return ""
+
+
+# How a commit command gives its message: ``-m``, ``-am`` (``-a -m``), ``--message``.
+_MESSAGE_FLAGS = (" -m", " -am", " --message")
+
+
+def _message_at(command: str) -> int:
+    """Where the first message flag of ``command`` ends; -1 when it has none."""
+    found = [(at, flag) for flag in _MESSAGE_FLAGS if (at := command.find(flag + " ")) >= 0]
+    found += [(at, flag) for flag in _MESSAGE_FLAGS if (at := command.find(flag + "=")) >= 0]
+    if not found:
+        return -1
+    at, flag = min(found)
+    return at + len(flag)
+
+
 def _commit_message(command: str) -> str:
     """The first line of a ``git commit -m`` message (also the heredoc form Claude writes)."""
-    rest = command.split(" -m", 1)[1].lstrip(" =")
+    rest = command[_message_at(command) :].lstrip(" =")
     for line in rest.split("\n"):
         text = line.strip()
         if "<<" in text:  # "$(cat <<'EOF'": the message starts on the next line
