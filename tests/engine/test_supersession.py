@@ -93,6 +93,27 @@ def test_the_rules_leave_unrelated_statements_alone() -> None:
     assert best_match(shown, earlier) is None
 
 
+def test_a_later_answer_to_the_same_question_replaces_the_first() -> None:
+    """The user's answers to the assistant's questions, as the hook keeps them: the same
+    question answered otherwise replaces the first answer; the same answer again, or another
+    question of the same dialog, does not."""
+
+    def asked(memory_id: str, day: int, *pairs: tuple[str, str]) -> Statement:
+        body = "\n".join(f"Q: {q}\nA (user): {a}" for q, a in pairs)
+        return Statement(memory_id, "User decided:\n" + body, _at(day))
+
+    syntax = "Syntax for the single-color gradient keyword?"
+    shading = "Shading algorithm: how should the single color spread across the segment?"
+    first = asked("a", 1, (syntax, "linear-gradient(#color), single stop"), (shading, "Symmetric"))
+    again = asked("b", 2, (syntax, "dark-gradient(#color) and light-gradient(#color)"))
+    found = best_match(again, [first])
+    assert found is not None and (found.old_id, found.rule) == ("a", "answers-again")
+    same = asked("c", 2, (syntax, "linear-gradient(#color), single stop"))
+    assert best_match(same, [first]) is None
+    other = asked("d", 2, ("Where should the shaded cells start?", "at the configured colour"))
+    assert best_match(other, [first]) is None
+
+
 def test_manual_link_undo_and_bad_ids(engine: Engine, tmp_path: Path) -> None:
     a = engine.store("Tickets are tracked in Jira.", "decision").id
     b = engine.store("Documentation lives in Notion.", "decision").id

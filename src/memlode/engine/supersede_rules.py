@@ -1,7 +1,7 @@
 """The rules that decide, without a model, whether a new statement replaces an earlier one.
 
 A statement (a decision, a preference, an instruction, a state) replaces an earlier one when
-both are about the same subject and the new one changes its value. Five rules, each a plain
+both are about the same subject and the new one changes its value. Six rules, each a plain
 reading of the two texts; the best-scored candidate wins:
 
 - ``names-old``: the new text carries a replacement cue and names a value of the old one as
@@ -20,6 +20,9 @@ reading of the two texts; the best-scored candidate wins:
   to ..."), at least ``MIN_SUBJECT_WORDS`` words of it.
 - ``resolves-blocker``: a resolution ("fixed:", "works again", "no longer fails") of a blocker
   (a failure, something broken) with less shared wording (``RESOLVED_OVERLAP``).
+- ``answers-again``: a later answer to the same question, in the form the prompt hook keeps
+  the user's answers to the assistant's questions (``Q: …`` then ``A (user): …``), with
+  another answer.
 
 Words are compared as crude stems without stopwords and without the generic words of how
 decisions are phrased (``GENERIC``); a subject word weighs its rarity among the statements
@@ -41,6 +44,7 @@ from memlode.textutil import STOPWORDS, words
 __all__ = [
     "Match",
     "Statement",
+    "answers",
     "best_match",
     "has_cue",
     "negated",
@@ -220,12 +224,38 @@ class Match:
     score: float
 
 
+# How memlode.hooks.extract writes the user's answers to AskUserQuestion, one pair per line.
+_QUESTION, _ANSWER = "Q: ", "A (user): "
+
+
+@functools.lru_cache(maxsize=ANALYSED_TEXTS)
+def answers(text: str) -> dict[str, str]:
+    """The questions the text answers, each (lower-cased, spaces collapsed) with its answer
+    (the same); empty unless it holds ``Q: …`` / ``A (user): …`` pairs."""
+    out: dict[str, str] = {}
+    question = ""
+    for line in text.splitlines():
+        if line.startswith(_QUESTION):
+            question = " ".join(line[len(_QUESTION) :].lower().split())
+        elif line.startswith(_ANSWER) and question:
+            out[question] = " ".join(line[len(_ANSWER) :].lower().split())
+            question = ""
+    return out
+
+
+def _answers_again(new: dict[str, str], old_text: str) -> bool:
+    """A question both answer, answered otherwise now."""
+    old = answers(old_text)
+    return any(q in old and old[q] != a for q, a in new.items())
+
+
 def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
     """The earlier statement ``new`` replaces, if a rule says so; the best-scored when several
     do (one that is still current before one already replaced)."""
     new_terms = terms(new.text)
     if not new_terms or not earlier:
         return None
+    new_answers = answers(new.text)
     cue = has_cue(new.text)
     gone = negated(new.text) if cue else frozenset()
     read = [(s, terms(s.text)) for s in earlier if s.id != new.id]
@@ -240,6 +270,8 @@ def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
         found = _judge(new_terms, old_terms, cue, gone, weight, (new_values, values(old.text)))
         if found is None and _same_opening(new_opening, opening(old.text), cue):
             found = "same-opening", 2.5 + len(new_terms & old_terms) / len(old_terms)
+        if found is None and new_answers and _answers_again(new_answers, old.text):
+            found = "answers-again", 4.0  # the same question: more certain than any wording
         if found is None and resolves and _BLOCKER.search(old.text.lower()):
             shared = len(new_terms & old_terms)
             overlap = shared / min(len(new_terms), len(old_terms))

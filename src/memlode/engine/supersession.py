@@ -56,9 +56,12 @@ CANDIDATES = 500
 MAX_STATEMENT_CHARS = 1500
 MANUAL = "manual"
 # What the user told the assistant to do, as the prompt hook keeps it (source ``hook``, tag
-# ``instruction``: memlode.hooks.prompt): statements too, read by the supersede consolidation
-# cycle (engine/consolidation/supersede.py) rather than in the hook, which stays light.
-CAPTURED = ("hook", "instruction")
+# ``instruction``: memlode.hooks.prompt), and what the user chose when the assistant asked
+# (tag ``asked-user``: an AskUserQuestion answer, memlode.hooks.extract): statements too, read
+# by the supersede consolidation cycle (engine/consolidation/supersede.py) rather than in the
+# hook, which stays light. A choice made in the assistant's own dialog is as much a decision
+# as one stored on purpose, and as often changed later in the session.
+CAPTURED = ("hook", ("instruction", "asked-user"))
 
 
 def new_statements(items: Sequence[Any], stored: Sequence[tuple[str, bool]]) -> list[str]:
@@ -106,7 +109,7 @@ def plan_replacements(
 def _replaced_statement(
     conn: Connection, memory: Memory, captured: bool
 ) -> tuple[str, str, str] | None:
-    told = captured and memory.source == CAPTURED[0] and CAPTURED[1] in memory.tags
+    told = captured and memory.source == CAPTURED[0] and bool(set(CAPTURED[1]) & set(memory.tags))
     stated = memory.source in DETECTED_SOURCES and str(memory.memory_type) in DETECTED_TYPES
     if not (told or stated) or len(memory.content) > MAX_STATEMENT_CHARS:
         return None

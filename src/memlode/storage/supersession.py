@@ -204,19 +204,20 @@ def earlier_statements(
     before: str,
     exclude: Sequence[str],
     limit: int,
-    captured: tuple[str, str] | None = None,
+    captured: tuple[str, tuple[str, ...]] | None = None,
 ) -> list[tuple[str, str, str]]:
     """(id, content, created_at) of the namespace's rows from ``sources`` of ``types`` (and,
-    with ``captured`` (source, tag), the rows of that source with that tag, of any type)
-    created at or before ``before``, newest first, at most ``limit``, but ``exclude``."""
+    with ``captured`` (source, tags), the rows of that source with one of those tags, of any
+    type) created at or before ``before``, newest first, at most ``limit``, but ``exclude``."""
     src = ",".join("?" * len(sources)) or "''"
     kinds = ",".join("?" * len(types)) or "''"
     skip = ",".join("?" * len(exclude)) or "''"
     chosen = f"(source IN ({src}) AND memory_type IN ({kinds}))"
     params: list[object] = [*sources, *types]
     if captured is not None:
-        chosen = f"({chosen} OR (source = ? AND {dialect_of(conn).json_has('tags')}))"
-        params += [captured[0], captured[1]]
+        tagged = dialect_of(conn).json_has_any("tags", len(captured[1]))
+        chosen = f"({chosen} OR (source = ? AND {tagged}))"
+        params += [captured[0], *captured[1]]
     rows = conn.execute(
         f"SELECT id, content, created_at FROM memories WHERE namespace = ? AND {chosen}"
         f" AND created_at <= ? AND id NOT IN ({skip})"
@@ -227,15 +228,19 @@ def earlier_statements(
 
 
 def captured_after(
-    conn: Connection, namespace: str, captured: tuple[str, str], after: str, limit: int
+    conn: Connection,
+    namespace: str,
+    captured: tuple[str, tuple[str, ...]],
+    after: str,
+    limit: int,
 ) -> list[tuple[str, str]]:
-    """(id, created_at) of the namespace's rows of ``captured`` (source, tag) created after
-    ``after``, oldest first, at most ``limit``."""
+    """(id, created_at) of the namespace's rows of ``captured`` (source, and one of its tags)
+    created after ``after``, oldest first, at most ``limit``."""
     rows = conn.execute(
         "SELECT id, created_at FROM memories WHERE namespace = ? AND source = ?"
-        f" AND {dialect_of(conn).json_has('tags')} AND created_at > ?"
+        f" AND {dialect_of(conn).json_has_any('tags', len(captured[1]))} AND created_at > ?"
         " ORDER BY created_at, id LIMIT ?",
-        (namespace, captured[0], captured[1], after, limit),
+        (namespace, captured[0], *captured[1], after, limit),
     ).fetchall()
     return [(str(r[0]), str(r[1])) for r in rows]
 

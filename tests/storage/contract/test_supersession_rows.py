@@ -56,12 +56,21 @@ def test_links_chains_and_reads(store: Any) -> None:
     )
     assert [r[0] for r in earlier] == [b, a]
     with_told = s.earlier_statements(
-        conn, "p", ["memory"], ["decision"], "2026-03-09", [], 10, ("hook", "instruction")
+        conn,
+        "p",
+        ["memory"],
+        ["decision"],
+        "2026-03-09",
+        [],
+        10,
+        ("hook", ("instruction", "asked-user")),
     )
     assert {r[0] for r in with_told} == {a, instr, b, c}
-    assert s.captured_after(conn, "p", ("hook", "instruction"), "", 10)[0][0] == instr
+    assert (
+        s.captured_after(conn, "p", ("hook", ("instruction", "asked-user")), "", 10)[0][0] == instr
+    )
     seen = "2026-03-02T10:00:00.000000Z"  # the instruction's own time: read already
-    assert s.captured_after(conn, "p", ("hook", "instruction"), seen, 10) == []
+    assert s.captured_after(conn, "p", ("hook", ("instruction", "asked-user")), seen, 10) == []
     with store.write() as wconn:
         assert s.unlink(wconn, b, a) and not s.unlink(wconn, b, a)
     assert set(s.replaced_by(store.conn, [a, b])) == {b}
