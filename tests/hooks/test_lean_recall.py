@@ -25,14 +25,21 @@ def test_recall_stem_matches_the_suffix_regex(term: str) -> None:
     expected = term
     if len(term) > 4:
         expected = re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term)
-        expected = re.sub(r"(?<=...)[ey]$", "", expected)
+    elif len(term) == 4:
+        expected = re.sub(r"(?<=..[^s])s$", "", term)
+    expected = re.sub(r"(?<=...)[ey]$", "", expected)
     assert _recall._stem(term) == expected
 
 
 def test_recall_stem_joins_the_forms_of_a_word() -> None:
     assert {_recall._stem(w) for w in ("close", "closes", "closed", "closing")} == {"clos"}
     assert _recall._stem("queries") == _recall._stem("query") == "quer"
-    assert _recall._stem("used") == "used"  # four letters or fewer: as it is
+    assert _recall._stem("used") == "used"  # four letters or fewer: no suffix cut but "s"
+    # a word of four letters meets its plural: "rule" / "rules" (a question's "branch
+    # protection rules" and git's "Bypassed rule violations"), "file" / "files", "day" / "days"
+    for word, plural in [("rule", "rules"), ("file", "files"), ("day", "days"), ("key", "keys")]:
+        assert _recall._stem(word) == _recall._stem(plural), word
+    assert _recall._stem("class") == "clas" and _recall._stem("pass") == "pass"
 
 
 def _large_store(tmp_path: Path) -> sqlite3.Connection:

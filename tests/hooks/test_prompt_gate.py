@@ -203,9 +203,9 @@ def test_excerpt_keeps_a_short_head_line_and_weighs_rare_terms():
     shown = excerpt(plan, {"render": 3.0, "keep": 0.5}, 200)
     assert shown.startswith("Plan approved by the user: …") and "render/1" in shown
     # the window with the rarer term wins over one with more common ones
-    text = "common common common " * 30 + "rare " + "other " * 60
-    shown = excerpt(text, {"common": 0.1, "rare": 5.0}, 100)
-    assert "rare" in shown
+    text = "common common common " * 30 + "unusual " + "other " * 60
+    shown = excerpt(text, {"common": 0.1, "unusual": 5.0}, 100)
+    assert "unusual" in shown
 
 
 def test_short_items_hand_their_share_to_long_ones():

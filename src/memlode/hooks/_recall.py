@@ -125,14 +125,17 @@ def _content_terms(text: str) -> set[str]:
 
 def _stem(term: str) -> str:
     """A crude stem, enough to match a prompt's word with a memory's: the longest of
-    ``_SUFFIXES`` cut from words over four letters, then a final "e" or "y" (so that "close",
-    "closes", "closed" and "closing" meet at "clos", "query" and "queries" at "quer")."""
-    if len(term) <= 4:
-        return term
-    for suffix in _SUFFIXES:
-        if term.endswith(suffix):
-            term = term[: -len(suffix)]
-            break
+    ``_SUFFIXES`` cut from words over four letters, a plural "s" from words of four, then a
+    final "e" or "y" from what is left of four letters or more (so that "close", "closes",
+    "closed" and "closing" meet at "clos", "query" and "queries" at "quer", "rule" and "rules"
+    at "rul", "day" and "days" at "day")."""
+    if len(term) > 4:
+        for suffix in _SUFFIXES:
+            if term.endswith(suffix):
+                term = term[: -len(suffix)]
+                break
+    elif len(term) == 4 and term[3] == "s" and term[2] != "s":
+        term = term[:3]
     if len(term) > 3 and term[-1] in "ey":
         term = term[:-1]
     return term
