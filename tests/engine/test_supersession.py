@@ -12,7 +12,7 @@ import pytest
 
 from memlode.config import Settings
 from memlode.engine import Engine, supersession
-from memlode.engine.supersede_rules import Statement, best_match
+from memlode.engine.supersede_rules import Statement, answers, best_match
 from memlode.errors import InvalidInput, NotFound
 from memlode.storage import supersession as links
 
@@ -112,6 +112,9 @@ def test_a_later_answer_to_the_same_question_replaces_the_first() -> None:
     assert best_match(same, [first]) is None
     other = asked("d", 2, ("Where should the shaded cells start?", "at the configured colour"))
     assert best_match(other, [first]) is None
+    # the options turned down, on their own line, are no part of the answer
+    offered = Statement("e", first.text.replace("Symmetric", "Symmetric\nOther options: x"), _at(1))
+    assert answers(offered.text) == answers(first.text)
 
 
 def test_manual_link_undo_and_bad_ids(engine: Engine, tmp_path: Path) -> None:

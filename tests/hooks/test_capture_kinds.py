@@ -55,6 +55,45 @@ def test_ask_user_question_answer_is_a_decision(hook, project: Path, proj_engine
     assert rows[0].importance > 0.5
 
 
+def test_an_answer_keeps_the_options_the_user_turned_down(hook, project: Path, proj_engine: Engine):
+    """What else the assistant offered is part of the choice: each question's answer is
+    followed by the labels not chosen (none when the answer took them all)."""
+    syntax = "Syntax for the single-color gradient keyword?"
+    sides = "Which edges should the shade reach?"
+    offered = {
+        syntax: ["linear-gradient(#color) — single stop", "New function, e.g. shade(#color)"],
+        sides: ["Leading edge", "Trailing edge"],
+    }
+    payload = _payload(
+        project,
+        "PostToolUse",
+        tool_name="AskUserQuestion",
+        tool_input={
+            "questions": [
+                {
+                    "question": q,
+                    "header": "Gradient",
+                    "options": [{"label": o, "description": "..."} for o in labels],
+                    "multiSelect": q == sides,
+                }
+                for q, labels in offered.items()
+            ]
+        },
+        tool_response={
+            "questions": [{"question": q, "header": "Gradient"} for q in offered],
+            "answers": {syntax: offered[syntax][0], sides: "Leading edge, Trailing edge"},
+        },
+    )
+    assert hook("post-tool", payload).returncode == 0
+    (row,) = [m for m in _hook_rows(proj_engine) if "asked-user" in m.tags]
+    assert row.content == (
+        "User decided:\n"
+        f"Q: {syntax}\nA (user): linear-gradient(#color) — single stop\n"
+        "Other options: New function, e.g. shade(#color)\n"
+        f"Q: {sides}\nA (user): Leading edge, Trailing edge"
+    )
+
+
 def test_approved_plan_is_a_decision(hook, project: Path, proj_engine: Engine):
     plan = "1. Add the telemetry handler\n2. Wire it in application.ex\n3. Test it"
     payload = _payload(

@@ -12,7 +12,7 @@ an edit stores a diff summary, never the file.
 | Edit / MultiEdit / Write / NotebookEdit | context | file:, ext:, dir:, edit |
 | Bash | context | cmd: |
 | WebFetch / WebSearch | context | web: |
-| AskUserQuestion (the user's answers) | decision | decision, asked-user |
+| AskUserQuestion (the answers, the options not taken) | decision | decision, asked-user |
 | ExitPlanMode (the plan the user approved) | decision | decision, plan |
 | any other tool | context | tool: |
 
@@ -345,6 +345,25 @@ def _web(tool: str, tool_in: dict[str, Any], resp: dict[str, Any]) -> Observatio
     return Observation("fetch", text, "context", ["web", f"web:{host}"], {"url": clip(url, 400)})
 
 
+# The options of one question the user's answer is shown with: their labels, each this long.
+MAX_OPTIONS, MAX_OPTION_CHARS = 6, 80
+
+
+def _offered(tool_in: dict[str, Any]) -> dict[str, list[str]]:
+    """Each question's option labels, as the assistant offered them (AskUserQuestion's input:
+    ``questions[].options[].label``)."""
+    out: dict[str, list[str]] = {}
+    questions = tool_in.get("questions")
+    for q in questions if isinstance(questions, list) else []:
+        options = as_dict(q).get("options")
+        labels = [
+            one_line(as_text(as_dict(o).get("label"), 400), MAX_OPTION_CHARS)
+            for o in (options if isinstance(options, list) else [])
+        ]
+        out[as_text(as_dict(q).get("question"), 2000)] = [x for x in labels if x][:MAX_OPTIONS]
+    return out
+
+
 def _ask(tool_in: dict[str, Any], resp: dict[str, Any]) -> Observation | None:
     """The user's answers to AskUserQuestion: often the one real decision of a session."""
     answers = as_dict(resp.get("answers"))
@@ -357,6 +376,7 @@ def _ask(tool_in: dict[str, Any], resp: dict[str, Any]) -> Observation | None:
             break
     asked = [as_text(as_dict(q).get("question"), 2000) for q in questions]
     order = [q for q in asked if q in answers] + [q for q in answers if q not in asked]
+    offered = _offered(tool_in)
     parts = []
     for question in order:
         answer = answers.get(question)
@@ -364,7 +384,12 @@ def _ask(tool_in: dict[str, Any], resp: dict[str, Any]) -> Observation | None:
             answer = ", ".join(as_text(a, MAX_ANSWER_CHARS) for a in answer)
         answer_text = one_line(as_text(answer, MAX_ANSWER_CHARS * 2), MAX_ANSWER_CHARS)
         if answer_text:
-            parts.append(f"Q: {one_line(question, 300)}\nA (user): {answer_text}")
+            part = f"Q: {one_line(question, 300)}\nA (user): {answer_text}"
+            # what the user turned down is part of the choice ("what was the other option?")
+            others = [o for o in offered.get(question, []) if o not in answer_text]
+            if others:
+                part += "\nOther options: " + "; ".join(others)
+            parts.append(part)
     if not parts:
         return None
     text = "User decided:\n" + "\n".join(parts)
