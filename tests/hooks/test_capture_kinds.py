@@ -22,32 +22,49 @@ def _payload(project: Path, event: str, **fields: Any) -> dict[str, Any]:
     }
 
 
-def _hook_rows(engine: Engine) -> list[Any]:
-    return engine.list_memories(sources=["hook"], limit=None)
+def _ran(project: Path, command: str, stdout: str) -> dict[str, Any]:
+    """PostToolUse of a Bash command that ran without failing."""
+    return _payload(
+        project,
+        "PostToolUse",
+        tool_name="Bash",
+        tool_input={"command": command},
+        tool_response={"stdout": stdout, "stderr": "", "interrupted": False},
+    )
 
 
-def test_ask_user_question_answer_is_a_decision(hook, project: Path, proj_engine: Engine):
-    question = "Is main clean, or should I fix the pre-commit issues first?"
-    payload = _payload(
+def _asked(project: Path, offered: dict[str, list[str]], answers: dict[str, str]) -> dict[str, Any]:
+    """PostToolUse of AskUserQuestion: each question with its option labels, and the answers."""
+    return _payload(
         project,
         "PostToolUse",
         tool_name="AskUserQuestion",
         tool_input={
             "questions": [
                 {
-                    "question": question,
-                    "header": "Pre-commit",
-                    "options": [{"label": "Fix them", "description": "fix the issues"}],
-                    "multiSelect": False,
+                    "question": q,
+                    "header": "Choice",
+                    "options": [{"label": o, "description": "..."} for o in labels],
+                    "multiSelect": "," in answers.get(q, ""),
                 }
+                for q, labels in offered.items()
             ]
         },
         tool_response={
-            "questions": [{"question": question, "header": "Pre-commit"}],
-            "answers": {question: "main was clean; fix the issues"},
+            "questions": [{"question": q, "header": "Choice"} for q in offered],
+            "answers": answers,
         },
     )
-    assert hook("post-tool", payload).returncode == 0
+
+
+def _hook_rows(engine: Engine) -> list[Any]:
+    return engine.list_memories(sources=["hook"], limit=None)
+
+
+def test_ask_user_question_answer_is_a_decision(hook, project: Path, proj_engine: Engine):
+    question = "Is main clean, or should I fix the pre-commit issues first?"
+    answer = {question: "main was clean; fix the issues"}
+    assert hook("post-tool", _asked(project, {question: ["Fix them"]}, answer)).returncode == 0
     rows = [m for m in _hook_rows(proj_engine) if "asked-user" in m.tags]
     assert len(rows) == 1
     assert rows[0].memory_type.value == "decision"
@@ -64,27 +81,8 @@ def test_an_answer_keeps_the_options_the_user_turned_down(hook, project: Path, p
         syntax: ["linear-gradient(#color) — single stop", "New function, e.g. shade(#color)"],
         sides: ["Leading edge", "Trailing edge"],
     }
-    payload = _payload(
-        project,
-        "PostToolUse",
-        tool_name="AskUserQuestion",
-        tool_input={
-            "questions": [
-                {
-                    "question": q,
-                    "header": "Gradient",
-                    "options": [{"label": o, "description": "..."} for o in labels],
-                    "multiSelect": q == sides,
-                }
-                for q, labels in offered.items()
-            ]
-        },
-        tool_response={
-            "questions": [{"question": q, "header": "Gradient"} for q in offered],
-            "answers": {syntax: offered[syntax][0], sides: "Leading edge, Trailing edge"},
-        },
-    )
-    assert hook("post-tool", payload).returncode == 0
+    answers = {syntax: offered[syntax][0], sides: "Leading edge, Trailing edge"}
+    assert hook("post-tool", _asked(project, offered, answers)).returncode == 0
     (row,) = [m for m in _hook_rows(proj_engine) if "asked-user" in m.tags]
     assert row.content == (
         "User decided:\n"
@@ -277,14 +275,8 @@ def test_the_end_state_names_the_last_commits_with_their_hashes(
         ("1b2c3d4", "fix(color): satisfy fieldalignment"),
         ("6be0732", "fix(color): satisfy fieldalignment"),
     ]:
-        payload = _payload(
-            project,
-            "PostToolUse",
-            tool_name="Bash",
-            tool_input={"command": f'git commit -am "{message}"', "description": "commit"},
-            tool_response={"stdout": f"[next {sha}] {message}\n 1 file changed", "stderr": ""},
-        )
-        hook("post-tool", payload)
+        output = f"[next {sha}] {message}\n 1 file changed"
+        hook("post-tool", _ran(project, f'git commit -am "{message}"', output))
     stop = _payload(project, "Stop", stop_hook_active=False, last_assistant_message="Pushed.")
     assert hook("stop", stop).returncode == 0
     lines = (proj_engine.sessions()[0].summary or "").splitlines()
@@ -318,14 +310,7 @@ def test_a_recalled_failure_shows_its_error_and_what_ran_next(
         ("git status", "On branch main\nChanges not staged for commit"),
         ("git add -f priv/static/panel.css && git add lib/panel.ex", ""),
     ]:
-        done = _payload(
-            project,
-            "PostToolUse",
-            tool_name="Bash",
-            tool_input={"command": command},
-            tool_response={"stdout": out, "stderr": "", "interrupted": False},
-        )
-        assert hook("post-tool", done).returncode == 0
+        assert hook("post-tool", _ran(project, command, out)).returncode == 0
     prompt = {
         "session_id": "next-day",
         "transcript_path": str(project / "next-day.jsonl"),
