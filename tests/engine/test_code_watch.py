@@ -125,7 +125,11 @@ def test_the_cli_watches_code_beside_the_docs(indexed: Path, tmp_path: Path) -> 
             assert _named(indexed, "load_order") and not _named(indexed, "parse_order")
         finally:
             proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=TIMEOUT)
+            try:
+                proc.wait(timeout=TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()  # a failure, not a suite that hangs in Popen's exit
+                raise
     assert proc.returncode == 0, (tmp_path / "watch.err").read_text()
 
 

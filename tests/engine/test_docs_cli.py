@@ -125,9 +125,23 @@ def test_docs_add_list_remove(cli: Cli, project: Path, tmp_path: Path) -> None:
     assert all(r["scope"] != "folder" for r in found["results"])
 
 
-def test_watch_stops_cleanly_on_ctrl_c(project: Path) -> None:
+# Starts the rest of its command line with SIGINT ignored, as a shell script's `cmd &` does.
+_SIGINT_IGNORED = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN);"
+    " os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
+@pytest.mark.parametrize(
+    ("started", "stop"),
+    [("plain", signal.SIGINT), ("sigint-ignored", signal.SIGINT), ("plain", signal.SIGTERM)],
+)
+def test_watch_stops_cleanly_on_ctrl_c(project: Path, started: str, stop: signal.Signals) -> None:
+    """Ctrl-C stops it, and so does SIGTERM, also when it was started with SIGINT ignored
+    (which Python keeps: only SIGKILL stopped it then)."""
+    wrapper = [] if started == "plain" else ["-c", _SIGINT_IGNORED]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memlode", "watch", "--debounce", "50"],
+        [sys.executable, *wrapper, "-m", "memlode", "watch", "--debounce", "50"],
         cwd=project,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -149,7 +163,7 @@ def test_watch_stops_cleanly_on_ctrl_c(project: Path) -> None:
         (project / "memory" / "caching.md").write_text("Now memcached, not redis.\n")
         while "changed: caching.md" not in lines.get(timeout=60):
             pass
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         assert proc.wait(timeout=30) == 0
         assert proc.stderr is not None
         err = proc.stderr.read()

@@ -40,6 +40,7 @@ __all__ = [
     "run_cli",
     "settings_from",
     "sqlite_only",
+    "stop_on_interrupt",
 ]
 
 EXIT_ERROR = 1
@@ -52,6 +53,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 _SQLITE_ONLY = "memlode_sqlite_only"
 
 C = TypeVar("C", bound=click.Command)
+
+
+def stop_on_interrupt() -> None:
+    """A long-running command stops as on Ctrl-C (``KeyboardInterrupt``, its cleanup runs) on
+    SIGINT and on SIGTERM, however it was started: a shell script's ``cmd &`` and some CI
+    runners start it with SIGINT ignored, which Python keeps, and then nothing stopped it but
+    SIGKILL (the cleanup lost: a watcher's threads, an evaluation's temporary schema)."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.default_int_handler)
 
 
 def sqlite_only(why: str) -> Callable[[C], C]:

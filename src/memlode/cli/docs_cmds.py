@@ -11,7 +11,14 @@ from typing import Any
 import click
 
 from memlode import validate
-from memlode.cli.common import Count, echo_json, json_option, open_engine, read_stdin_text
+from memlode.cli.common import (
+    Count,
+    echo_json,
+    json_option,
+    open_engine,
+    read_stdin_text,
+    stop_on_interrupt,
+)
 
 
 def _short(text: str, width: int = 100) -> str:
@@ -238,6 +245,7 @@ def watch(ctx: click.Context, debounce_ms: int, no_initial: bool, code: bool) ->
             _echo_report(event)
         sys.stdout.flush()  # a long-running command: its lines go out as they happen
 
+    stop_on_interrupt()
     stop = threading.Event()
     code_thread = _start_code_watch(ctx, stop, debounce_ms) if code else None
     with open_engine(ctx) as engine:

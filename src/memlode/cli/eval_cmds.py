@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 
 import click
 
-from memlode.cli.common import echo_json, json_option, settings_from, sqlite_only
+from memlode.cli.common import (
+    echo_json,
+    json_option,
+    settings_from,
+    sqlite_only,
+    stop_on_interrupt,
+)
 from memlode.cli.eval_updates_cmd import updates
 from memlode.cli.progress import step_lines
 from memlode.embed import PROVIDERS
@@ -84,8 +89,8 @@ def locomo(
     from memlode.evaluation import format_report, load_locomo, load_questions, run_locomo
 
     settings = settings_from(ctx, embed_provider=embed_provider)
-    # Terminated as when interrupted: the temporary stores (a schema on a server) are removed.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # Interrupted or terminated: the temporary stores (a schema on a server) are removed.
+    stop_on_interrupt()
     conversations, questions = load_locomo(path)
     if questions_path is not None:
         questions = load_questions(questions_path)
