@@ -269,21 +269,21 @@ def test_the_end_state_names_the_last_commits_with_their_hashes(
 ):
     """A session that ends on a small fix after the commit that holds its work: the state
     line gives both, each with the hash git printed (a repeated message counts once)."""
-    for sha, message in [
-        ("e85d6f0", "feat(color): auto-shade single-stop gradients"),
-        ("62c5d6c", "feat(color): dark-gradient and light-gradient keywords"),
-        ("1b2c3d4", "fix(color): satisfy fieldalignment"),
-        ("6be0732", "fix(color): satisfy fieldalignment"),
+    for sha, message, form in [  # the ways a commit command gives its message
+        ("e85d6f0", "feat(color): auto-shade single-stop gradients", 'git commit -m"{}"'),
+        ("62c5d6c", "feat(color): dark-gradient and light-gradient", "git commit -am '{}'"),
+        ("1b2c3d4", "fix(color): satisfy fieldalignment", 'git commit --message="{}"'),
+        ("6be0732", "fix(color): satisfy fieldalignment", 'git commit -a -m "{}"'),
     ]:
         output = f"[next {sha}] {message}\n 1 file changed"
-        hook("post-tool", _ran(project, f'git commit -am "{message}"', output))
+        hook("post-tool", _ran(project, form.format(message), output))
     stop = _payload(project, "Stop", stop_hook_active=False, last_assistant_message="Pushed.")
     assert hook("stop", stop).returncode == 0
     lines = (proj_engine.sessions()[0].summary or "").splitlines()
     state = next(line for line in lines if line.startswith("State: "))
     assert state.startswith(
         'State: committed 4 times (last: 6be0732 "fix(color): satisfy fieldalignment";'
-        ' before it: 62c5d6c "feat(color): dark-gradient and light-gradient keywords")'
+        ' before it: 62c5d6c "feat(color): dark-gradient and light-gradient")'
     )
 
 

@@ -95,5 +95,39 @@ def test_a_failed_background_ingest_is_in_the_hook_log(tmp_path: Path, memlode_h
     assert oct(log.stat().st_mode & 0o777) == "0o600"
 
 
+def test_the_hook_log_stays_bounded_when_the_ingest_writes_to_it(
+    tmp_path: Path, memlode_home: Path
+) -> None:
+    """A full hooks.log is rotated before the background ingest appends its error."""
+    from memlode.hooks._log import MAX_BYTES
+
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("this is no transcript\n", encoding="utf-8")
+    log = memlode_home / "hooks.log"
+    memlode_home.mkdir(parents=True, exist_ok=True)
+    log.write_text("x" * (MAX_BYTES + 1), encoding="utf-8")
+    payload = {
+        "session_id": "s-1",
+        "transcript_path": str(transcript),
+        "cwd": str(tmp_path),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "memlode.hooks", "Stop"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MEMLODE_HOOKS_TRANSCRIPTS": "1"},
+        timeout=60,
+    )
+    assert proc.returncode == 0 and proc.stdout == ""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and "transcript" not in _text(log):
+        time.sleep(0.2)
+    assert (memlode_home / "hooks.log.1").stat().st_size == MAX_BYTES + 1
+    assert "is not a Claude Code transcript" in _text(log) and log.stat().st_size < 4096
+
+
 def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 
-__all__ = ["MAX_BYTES", "log_line", "timing_line"]
+__all__ = ["MAX_BYTES", "keep_bounded", "log_line", "timing_line"]
 
 MAX_BYTES = 256 * 1024
 _MAX_LINE = 2000
@@ -45,6 +45,12 @@ def timing_line(path: str, event: str, milliseconds: float, client: str) -> None
         _append(path, f"{stamp} {event} {milliseconds:.1f} {client}\n")
     except Exception:
         pass
+
+
+def keep_bounded(path: str) -> None:
+    """Rotate ``path`` if it passed ``MAX_BYTES``, before another process appends to it (the
+    detached transcript ingest writes its errors there); never raises."""
+    _rotate(path)
 
 
 def _rotate(path: str) -> None:

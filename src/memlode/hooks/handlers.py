@@ -274,17 +274,19 @@ def ingest_transcript_detached(run: HookRun) -> None:
     # the ingest outlives the hook (and the assistant's process group). Its error, if any, goes
     # to the hook log (which `doctor` shows): a silent failure once left a session's later
     # turns unstored for good.
-    files = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1)]
+    from memlode.hooks._log import keep_bounded
+
+    quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
     log = run.settings.log_path
-    os.makedirs(os.path.dirname(log), mode=0o700, exist_ok=True)  # the ingest's home too
-    files.append((os.POSIX_SPAWN_OPEN, 2, log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
-    os.posix_spawn(
-        sys.executable,
-        [sys.executable, "-m", "memlode", "ingest", "transcript", path, *target],
-        env,
-        file_actions=files,
-        setsid=True,
-    )
+    append = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    logged = [*quiet[:2], (os.POSIX_SPAWN_OPEN, 2, log, append, 0o600)]
+    argv = [sys.executable, "-m", "memlode", "ingest", "transcript", path, *target]
+    try:
+        os.makedirs(os.path.dirname(log), mode=0o700, exist_ok=True)  # the ingest's home too
+        keep_bounded(log)
+        os.posix_spawn(sys.executable, argv, env, file_actions=logged, setsid=True)
+    except OSError:  # no hook log to write to: the ingest still runs
+        os.posix_spawn(sys.executable, argv, env, file_actions=quiet, setsid=True)
 
 
 def stop(run: HookRun) -> str | None:

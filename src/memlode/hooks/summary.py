@@ -302,8 +302,12 @@ _MESSAGE_FLAGS = (" -m", " -am", " --message")
 
 def _message_at(command: str) -> int:
     """Where the first message flag of ``command`` ends; -1 when it has none."""
-    found = [(at, flag) for flag in _MESSAGE_FLAGS if (at := command.find(flag + " ")) >= 0]
-    found += [(at, flag) for flag in _MESSAGE_FLAGS if (at := command.find(flag + "=")) >= 0]
+    found = [
+        (at, flag)
+        for flag in _MESSAGE_FLAGS
+        for after in (" ", "=", '"', "'")  # -m "x", --message=x, -m"x"
+        if (at := command.find(flag + after)) >= 0
+    ]
     if not found:
         return -1
     at, flag = min(found)
