@@ -66,11 +66,10 @@ def test_stop_ingests_the_transcript_in_the_background(
         assert _transcript_rows(db) == 0
 
 
-def test_a_failed_background_ingest_is_in_the_hook_log(tmp_path: Path, memlode_home: Path) -> None:
-    """The detached ingest's error is written to hooks.log (which `doctor` shows), not lost:
-    here the file is no transcript at all."""
+def _stop_on(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
+    """The real Stop hook, with a "transcript" holding ``text``, background ingest on."""
     transcript = tmp_path / "session.jsonl"
-    transcript.write_text("this is no transcript\n", encoding="utf-8")
+    transcript.write_text(text, encoding="utf-8")
     payload = {
         "session_id": "s-1",
         "transcript_path": str(transcript),
@@ -78,7 +77,7 @@ def test_a_failed_background_ingest_is_in_the_hook_log(tmp_path: Path, memlode_h
         "hook_event_name": "Stop",
         "stop_hook_active": False,
     }
-    proc = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "memlode.hooks", "Stop"],
         input=json.dumps(payload),
         capture_output=True,
@@ -86,12 +85,24 @@ def test_a_failed_background_ingest_is_in_the_hook_log(tmp_path: Path, memlode_h
         env={**os.environ, "MEMLODE_HOOKS_TRANSCRIPTS": "1"},
         timeout=60,
     )
+
+
+def _logged(log: Path, what: str) -> str:
+    """hooks.log once ``what`` is in it (or after 60 s)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and what not in _text(log):
+        time.sleep(0.2)
+    return _text(log)
+
+
+def test_a_failed_background_ingest_is_in_the_hook_log(tmp_path: Path, memlode_home: Path) -> None:
+    """The detached ingest's error is written to hooks.log (which `doctor` shows), not lost:
+    here the file is no transcript at all."""
+    proc = _stop_on(tmp_path, "this is no transcript\n")
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     log = memlode_home / "hooks.log"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and "transcript" not in _text(log):
-        time.sleep(0.2)
-    assert f"{transcript} is not a Claude Code transcript" in _text(log)
+    transcript = tmp_path / "session.jsonl"
+    assert f"{transcript} is not a Claude Code transcript" in _logged(log, "transcript")
     assert oct(log.stat().st_mode & 0o777) == "0o600"
 
 
@@ -101,32 +112,14 @@ def test_the_hook_log_stays_bounded_when_the_ingest_writes_to_it(
     """A full hooks.log is rotated before the background ingest appends its error."""
     from memlode.hooks._log import MAX_BYTES
 
-    transcript = tmp_path / "session.jsonl"
-    transcript.write_text("this is no transcript\n", encoding="utf-8")
     log = memlode_home / "hooks.log"
     memlode_home.mkdir(parents=True, exist_ok=True)
     log.write_text("x" * (MAX_BYTES + 1), encoding="utf-8")
-    payload = {
-        "session_id": "s-1",
-        "transcript_path": str(transcript),
-        "cwd": str(tmp_path),
-        "hook_event_name": "Stop",
-        "stop_hook_active": False,
-    }
-    proc = subprocess.run(
-        [sys.executable, "-m", "memlode.hooks", "Stop"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env={**os.environ, "MEMLODE_HOOKS_TRANSCRIPTS": "1"},
-        timeout=60,
-    )
+    proc = _stop_on(tmp_path, "this is no transcript\n")
     assert proc.returncode == 0 and proc.stdout == ""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and "transcript" not in _text(log):
-        time.sleep(0.2)
+    assert "is not a Claude Code transcript" in _logged(log, "transcript")
     assert (memlode_home / "hooks.log.1").stat().st_size == MAX_BYTES + 1
-    assert "is not a Claude Code transcript" in _text(log) and log.stat().st_size < 4096
+    assert log.stat().st_size < 4096
 
 
 def _text(path: Path) -> str:
