@@ -163,6 +163,38 @@ def test_a_name_the_store_never_saw_is_no_paraphrase(proj_engine: Engine):
     assert _gate(proj_engine, "Why is the page test lookup slow on the frontend?", page, strong)
 
 
+def test_a_prompt_mainly_about_a_new_name_is_not_answered_by_its_other_words(
+    proj_engine: Engine,
+):
+    """When names no memory holds carry MAX_NEW_NAME_SHARE of a prompt's information, a memory
+    covering its other words answers another question; and an instruction naming something
+    new is new work, whatever its vector. Below that share, the other words still answer."""
+    from memlode.hooks import _recall
+    from memlode.vocabulary import words
+
+    _store_project_history(proj_engine)
+    page = "The page test suite runs every page test against the staging login page"
+    proj_engine.store(page, "insight")
+    assert "pagination" not in words() and "sorting" in words() and "puppeteer" not in words()
+    new = "How do I add pagination to the staging page?"
+    weights = _recall._idf_weights(proj_engine.conn, _recall._gate_terms(new))
+    # the premise: the other words alone cover enough; the new name weighs at least the share
+    matched = set(weights) - {"pagination", "add"}
+    assert sum(weights[t] for t in matched) / sum(weights.values()) >= _recall.MIN_IDF_COVERAGE
+    assert weights["pagination"] >= _recall.MAX_NEW_NAME_SHARE * sum(weights.values())
+    assert _gate(proj_engine, new, page, 0.0) == []
+    assert _gate(proj_engine, "How do I add sorting to the staging page?", page, 0.0) != []
+    # a lighter new name among heavier known words: the question is about them
+    lighter = "How do the staging login page tests run under pagination?"
+    weights = _recall._idf_weights(proj_engine.conn, _recall._gate_terms(lighter))
+    assert weights["pagination"] < _recall.MAX_NEW_NAME_SHARE * sum(weights.values())
+    assert _gate(proj_engine, lighter, page, 0.0) != []
+    # an instruction: words and a strong vector in one memory, but it names something new
+    strong = _recall.MIN_VECTOR_SCORE
+    assert _gate(proj_engine, "Run the staging login page tests with puppeteer", page, strong) == []
+    assert _gate(proj_engine, "Run the staging login page tests in a loop", page, strong) != []
+
+
 def test_an_instruction_is_recalled_and_a_question_is_not(hook, project: Path, proj_engine: Engine):
     _store_project_history(proj_engine)
     told = "Start the phoenix server in the background with mix phx.server"

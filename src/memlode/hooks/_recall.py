@@ -67,6 +67,14 @@ MIN_JOINT_SCORE = 0.6
 # saw, which no paraphrase covers: such a prompt needs the coverage rule. Replay
 # (bench/RESULTS.md, "Session 20"): the two untuned controls the weaker rules opened carry
 # such a name; of the answered prompts, only one did ("lookup", before compounds counted).
+# The same goes for an instruction's vector evidence (an instruction to build something the
+# store never saw is new work). And when such names carry at least MAX_NEW_NAME_SHARE of the
+# prompt's information, the prompt is mainly about the new thing ("how do I add pagination to
+# the evaluations list?"): whatever covers its other words answers another question. Replay
+# (bench/RESULTS.md, "Session 22"): none of the 148 next-day prompts of the four sets has
+# such a name; 32 of the 110 controls do, two of which the coverage rule had opened on their
+# other words.
+MAX_NEW_NAME_SHARE = 0.5
 # A direct question ("which cache backend do we use?", "where do logs go?") about something a
 # user stored on purpose (source ``memory``: a decision, a preference, a state) is answered by
 # that statement even with one word of it, or a paraphrase: one of its words covering
@@ -294,9 +302,12 @@ def choose(
     unseen: dict[str, str] = {}
     weights = _idf_weights(conn, terms, session_id, frequencies, unseen)
     total = sum(weights.values()) or 1.0
+    new = _new_names(unseen)  # the stems of the unseen words that are names
+    if sum(weights[t] for t in new) >= MAX_NEW_NAME_SHARE * total:
+        return []
+    names = bool(new)
     scored: list[tuple[Recalled, set[str]]] = []
     answered = False
-    names: bool | None = None  # whether an unseen word is a name (looked up once, if needed)
     for cand, vector in candidates:
         if HISTORY_TAG in cand.tags:  # what was still to do back then: done since, mostly
             continue
@@ -309,13 +320,11 @@ def choose(
         enough_terms = len(matched) >= min(MIN_MATCHED_TERMS, len(weights))
         covered = enough_terms and coverage >= MIN_IDF_COVERAGE
         if not few and not question:  # an instruction: both kinds of evidence in one memory
-            answered = answered or (covered and vector >= MIN_VECTOR_SCORE)
+            answered = answered or (covered and vector >= MIN_VECTOR_SCORE and not names)
         elif not few and not answered:
             weak = vector >= MIN_VECTOR_SCORE or (
                 enough_terms and coverage + vector >= MIN_JOINT_SCORE
             )
-            if not covered and weak and names is None:
-                names = _names_a_new_thing(unseen.values())
             answered = covered or (weak and not names)
         if stated and matched:
             answered = answered or coverage >= MIN_DECISION_COVERAGE
@@ -450,10 +459,21 @@ def _overlap(a: set[Any], b: set[Any]) -> float:
 def _names_a_new_thing(unseen: Iterable[str]) -> bool:
     """Whether one of these prompt terms, which no memory holds, is not an ordinary word (see
     ``MIN_JOINT_SCORE``); never, when the model's vocabulary is not installed."""
+    return bool(_new_names({term: term for term in unseen}))
+
+
+def _new_names(unseen: dict[str, str]) -> set[str]:
+    """The stems in ``unseen`` (stem: word, of a prompt's words that no memory holds) whose
+    word is not an ordinary one (see ``MIN_JOINT_SCORE``); none when the model's vocabulary is
+    not installed."""
+    if not unseen:
+        return set()
     from memlode import vocabulary
 
     known = vocabulary.words()
-    return bool(known) and not all(vocabulary.ordinary(term, known) for term in unseen)
+    if not known:
+        return set()
+    return {stem for stem, word in unseen.items() if not vocabulary.ordinary(word, known)}
 
 
 def _idf_weights(
