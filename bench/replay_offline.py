@@ -13,7 +13,11 @@ one of three bins:
 - *ranking*: the answer is in the engine's top ``--k`` but not among the chosen memories;
 - *absent*: not in the top ``--k`` at all.
 
-    .venv/bin/python bench/replay_offline.py DIR [--k 24] [--budget 2400] [--limit 8] [--json]
+    .venv/bin/python bench/replay_offline.py DIR [--k 30] [--budget CHARS] [--limit 10] [--json]
+
+The defaults are the hook's defaults: ``[hooks] prompt_max_memories`` memories of three times
+as many hits, in the room of ``question_budget_tokens`` for a question and
+``prompt_budget_tokens`` for another prompt (``--budget`` gives every prompt the same room).
 
 Variants of the gate are tried by editing ``memlode.hooks`` and running it again: the
 engine's hits are cached in DIR/offline-hits.json (delete it after a change to capture or
@@ -100,9 +104,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("work", type=Path, help="the folder `memlode eval replay --keep` left")
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
-    parser.add_argument("--k", type=int, default=24, help="engine hits per prompt")
-    parser.add_argument("--budget", type=int, default=2400, help="injection budget, chars")
-    parser.add_argument("--limit", type=int, default=8, help="memories per injection")
+    from memlode.hook_settings import (
+        CHARS_PER_TOKEN,
+        PROMPT_BUDGET_TOKENS,
+        PROMPT_MEMORIES,
+        QUESTION_BUDGET_TOKENS,
+    )
+
+    parser.add_argument("--k", type=int, default=PROMPT_MEMORIES * 3, help="hits per prompt")
+    parser.add_argument("--budget", type=int, help="injection budget, chars (default: the hook's)")
+    parser.add_argument("--limit", type=int, default=PROMPT_MEMORIES, help="memories per prompt")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not (args.work / "memlode-home" / "memlode.db").exists():
@@ -112,8 +123,12 @@ def main() -> int:
     items = _items(spec)
     db = _copy_without_next_day(args.work, spec)
     hits = _hits(args.work, db, items, args.k)
+    from memlode.hooks._recall import asks
     from memlode.hooks._resident import recalled
     from memlode.hooks.injection import prompt_context
+
+    rooms = {True: QUESTION_BUDGET_TOKENS * CHARS_PER_TOKEN, False: PROMPT_BUDGET_TOKENS}
+    rooms[False] *= CHARS_PER_TOKEN
 
     conn = sqlite3.connect(db)
     bins = {"answered": 0, "excerpt": 0, "ranking": 0, "absent": 0}
@@ -121,7 +136,8 @@ def main() -> int:
     missed = []
     for name, kind, prompt, x in items:
         found = recalled(conn, hits[f"{name}\n{prompt}"], prompt, args.limit, "")
-        text = prompt_context(found, args.budget)
+        budget = args.budget or rooms[asks(prompt)]
+        text = prompt_context(found, budget)
         if kind == "control":
             silent[x][0] += not text
             silent[x][1] += 1

@@ -61,6 +61,7 @@ HOOK_KEYS = frozenset(
         "session_budget_tokens",
         "prompt_budget_tokens",
         "prompt_max_memories",
+        "question_budget_tokens",
         "bash_output_chars",
         "resident_timeout_ms",
         "spool_max_mb",

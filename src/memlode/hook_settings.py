@@ -15,6 +15,7 @@ ingest_transcripts = true      # MEMLODE_HOOKS_TRANSCRIPTS=0: do not ingest the 
 tools = ["Read", "Edit", ...]  # capture only these tools (default: every tool with an extractor)
 session_budget_tokens = 1500   # MEMLODE_HOOKS_SESSION_BUDGET
 prompt_budget_tokens = 800     # MEMLODE_HOOKS_PROMPT_BUDGET
+question_budget_tokens = 1200  # MEMLODE_HOOKS_QUESTION_BUDGET: for a prompt that asks
 prompt_max_memories = 10
 bash_output_chars = 1200
 resident_timeout_ms = 150
@@ -46,6 +47,7 @@ __all__ = [
     "CHARS_PER_TOKEN",
     "PROMPT_BUDGET_TOKENS",
     "PROMPT_MEMORIES",
+    "QUESTION_BUDGET_TOKENS",
     "SPOOL_MAX_MB",
     "TIMINGS_FILE",
     "HookSettings",
@@ -68,6 +70,14 @@ SPOOL_MAX_MB = 64
 # "Session 20"). A control that opens nothing costs nothing either way.
 PROMPT_BUDGET_TOKENS = 800
 PROMPT_MEMORIES = 10
+# A question ("why did CI fail on the PR?", "which commit was next on before?") asks for what
+# memory holds, and gets more room than an instruction or a remark (whose memories the user
+# did not ask for): the answer is most often in a chosen memory, outside the passage an
+# 800-token block has room to show. Replays, offline on the kept stores with the same hits
+# (bench/RESULTS.md, "Session 22"): the four untuned question sets 96 -> 106 of 120 answered at
+# 1,200 tokens, the tuned set 46 -> 47 of 52; more room gains at most one more prompt a set.
+# About one prompt in five is a question (87 real prompts of the untuned sessions: 17).
+QUESTION_BUDGET_TOKENS = 1200
 
 
 def _flag(value: object, default: bool) -> bool:
@@ -105,6 +115,7 @@ class HookSettings:
         "on_server",
         "prompt_budget_tokens",
         "prompt_max_memories",
+        "question_budget_tokens",
         "resident_autostart",
         "resident_timeout_ms",
         "session_budget_tokens",
@@ -147,6 +158,12 @@ class HookSettings:
         self.prompt_budget_tokens = _int(
             env.get("MEMLODE_HOOKS_PROMPT_BUDGET", table.get("prompt_budget_tokens")),
             PROMPT_BUDGET_TOKENS,
+            0,
+            8000,
+        )
+        self.question_budget_tokens = _int(
+            env.get("MEMLODE_HOOKS_QUESTION_BUDGET", table.get("question_budget_tokens")),
+            QUESTION_BUDGET_TOKENS,
             0,
             8000,
         )
@@ -195,3 +212,11 @@ class HookSettings:
 
     def budget_chars(self, tokens: int) -> int:
         return tokens * CHARS_PER_TOKEN
+
+    def prompt_budget_chars(self, question: bool) -> int:
+        """The room of a prompt's recalled memories: ``question_budget_tokens`` for a question
+        (``memlode.hooks._recall.asks``), else ``prompt_budget_tokens``."""
+        tokens = self.question_budget_tokens if question else None
+        if tokens is None:  # not a question, or settings handed over without the key
+            tokens = self.prompt_budget_tokens
+        return self.budget_chars(tokens)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memlode.config import Settings
-from memlode.hook_settings import HookSettings
+from memlode.hook_settings import CHARS_PER_TOKEN, QUESTION_BUDGET_TOKENS, HookSettings
 
 
 def test_settings_agree(tmp_path: Path) -> None:
@@ -38,6 +38,15 @@ def test_hook_settings_table_and_bad_config(tmp_path: Path) -> None:
     assert (settings.capture, settings.inject, settings.prompt_budget_tokens) == (False, True, 99)
     assert settings.tools == frozenset({"Edit"})
     assert HookSettings({"MEMLODE_HOME": str(home), "MEMLODE_HOOKS_CAPTURE": "1"}).capture
+    # a question's room and another prompt's
+    assert (settings.prompt_budget_chars(False), settings.prompt_budget_chars(True)) == (
+        99 * CHARS_PER_TOKEN,
+        QUESTION_BUDGET_TOKENS * CHARS_PER_TOKEN,
+    )
+    told = HookSettings({"MEMLODE_HOME": str(home), "MEMLODE_HOOKS_QUESTION_BUDGET": "50"})
+    assert told.prompt_budget_chars(True) == 50 * CHARS_PER_TOKEN
+    handed = HookSettings.from_dict({**settings.to_dict(), "question_budget_tokens": None})
+    assert handed.prompt_budget_chars(True) == 99 * CHARS_PER_TOKEN  # from an older hook
     (home / "config.toml").write_text("not [valid toml")
     broken = HookSettings({"MEMLODE_HOME": str(home)})
     assert broken.config_error and broken.capture and broken.enabled

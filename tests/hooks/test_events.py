@@ -11,7 +11,7 @@ import pytest
 from tests.hooks.conftest import hook_modules
 
 from memlode.engine import Engine
-from memlode.hook_settings import CHARS_PER_TOKEN, PROMPT_BUDGET_TOKENS
+from memlode.hook_settings import CHARS_PER_TOKEN, PROMPT_BUDGET_TOKENS, QUESTION_BUDGET_TOKENS
 
 EVENTS = ["session-start", "prompt", "post-tool", "stop", "pre-compact", "session-end"]
 
@@ -133,6 +133,21 @@ def test_prompt_injects_relevant_memories_only(hook, payloads, proj_engine: Engi
     for vague in ("ok", "continue", "what is the weather like in paris"):
         result = hook("prompt", {**payloads["prompt"], "prompt": vague})
         assert result.returncode == 0 and result.stdout == ""
+
+
+def test_a_question_is_given_the_question_budget(hook, payloads, proj_engine: Engine):
+    """A question's recalled memories fill up to ``question_budget_tokens``, more than
+    ``prompt_budget_tokens``; its variable sets it."""
+    for n in range(8):  # long and distinct (no two share their word triples)
+        steps = " ".join(f"step {n}.{i} checks token {n * 100 + i};" for i in range(60))
+        proj_engine.store(f"Login endpoint 401 trace {n}: {steps} it gives the error.", "insight")
+    asked = {**payloads["prompt"], "prompt": "why does the login endpoint give a 401 error?"}
+    wide = hook("prompt", asked).context()["hookSpecificOutput"]["additionalContext"]
+    assert len(wide) > PROMPT_BUDGET_TOKENS * CHARS_PER_TOKEN
+    assert len(wide) <= QUESTION_BUDGET_TOKENS * CHARS_PER_TOKEN
+    env = {"MEMLODE_HOOKS_QUESTION_BUDGET": "200", "MEMLODE_HOOKS_PROMPT_BUDGET": "2000"}
+    narrow = hook("prompt", asked, env=env).context()["hookSpecificOutput"]["additionalContext"]
+    assert "Login endpoint 401" in narrow and len(narrow) <= 200 * CHARS_PER_TOKEN
 
 
 def test_prompt_injection_can_be_turned_off(hook, payloads, proj_engine: Engine):

@@ -258,6 +258,7 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
             "inject": hook_settings.inject,
             "session_budget_tokens": hook_settings.session_budget_tokens,
             "prompt_budget_tokens": hook_settings.prompt_budget_tokens,
+            "question_budget_tokens": hook_settings.question_budget_tokens,
         },
         "hooks_log": _log_report(settings.home),
         "hook_spool": hook_spool,
@@ -490,7 +491,8 @@ def _print_doctor(result: dict[str, Any]) -> None:
     click.echo(
         f"config  capture {'on' if hs['capture'] else 'off'},"
         f" inject {'on' if hs['inject'] else 'off'},"
-        f" budgets {hs['session_budget_tokens']}/{hs['prompt_budget_tokens']} tokens"
+        f" budgets {hs['session_budget_tokens']}/{hs['prompt_budget_tokens']}"
+        f"/{hs['question_budget_tokens']} tokens (session/prompt/question)"
         + ("" if hs["enabled"] else " (hooks disabled)")
     )
     if result["problems"]:

@@ -98,11 +98,21 @@ def config() -> None:
     """Show or change run-time settings stored with the data (scoring weights)."""
 
 
+# What ``HookSettings`` resolves that is no ``[hooks]`` knob (shown above it, internal, or
+# ``[resident] autostart``).
+_NOT_HOOK_KNOBS = frozenset(
+    {"home", "db_path", "namespace", "on_server", "config_error", "resident_autostart"}
+)
+
+
 @config.command("show")
 @json_option
 @click.pass_context
 def config_show(ctx: click.Context, as_json: bool) -> None:
-    """The effective configuration: paths, embedder, recall parameters."""
+    """The effective configuration: paths, embedder, recall parameters, and what the hooks
+    read (``[hooks]``, as a hook started here would)."""
+    from memlode.hook_settings import HookSettings
+
     with open_engine(ctx) as engine:
         data = {
             "home": str(engine.settings.home),
@@ -112,6 +122,12 @@ def config_show(ctx: click.Context, as_json: bool) -> None:
             "write_compactions": engine.settings.write_compactions,
             **engine.describe_config(),
         }
+    hooks = HookSettings().to_dict()
+    data["hooks"] = {
+        name: "every tool" if name == "tools" and value is None else value
+        for name, value in hooks.items()
+        if name not in _NOT_HOOK_KNOBS
+    }
     if as_json:
         echo_json(data)
         return

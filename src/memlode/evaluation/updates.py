@@ -214,7 +214,7 @@ def _injection(engine: Engine, prompt: str) -> str:
     """What the prompt hook hands over for ``prompt``: the resident's ranking (``Engine.search``
     with its raw cosines), the hook's gate and selection, and its rendering."""
     from memlode.hook_settings import HookSettings
-    from memlode.hooks import _resident
+    from memlode.hooks import _recall, _resident
     from memlode.hooks.injection import prompt_context
 
     hooks = HookSettings()  # the user's [hooks] settings, as the hook reads them
@@ -232,7 +232,7 @@ def _injection(engine: Engine, prompt: str) -> str:
         )
         payload.append(item)
     found = _resident.recalled(engine.conn, payload, prompt, limit)
-    return prompt_context(found, hooks.budget_chars(hooks.prompt_budget_tokens))
+    return prompt_context(found, hooks.prompt_budget_chars(_recall.asks(prompt)))
 
 
 def _cosines(engine: Engine, query: str, ids: list[str]) -> dict[str, float]:

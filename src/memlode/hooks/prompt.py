@@ -65,7 +65,7 @@ def user_prompt(run: HookRun) -> str | None:
                 _resident.ensure_running(
                     run.settings.home, run.settings.db_path, backoff=_resident.PROMPT_START_BACKOFF
                 )
-        budget = run.settings.budget_chars(run.settings.prompt_budget_tokens)
+        budget = run.settings.prompt_budget_chars(_recall.asks(prompt))
         text = prompt_context(found, budget)
         if text:
             output = hook_output("UserPromptSubmit", text)
