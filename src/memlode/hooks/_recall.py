@@ -302,10 +302,12 @@ def choose(
     unseen: dict[str, str] = {}
     weights = _idf_weights(conn, terms, session_id, frequencies, unseen)
     total = sum(weights.values()) or 1.0
-    new = _new_names(unseen)  # the stems of the unseen words that are names
-    if sum(weights[t] for t in new) >= MAX_NEW_NAME_SHARE * total:
-        return []
-    names = bool(new)
+    names: bool | None = None  # whether an unseen word is a name (looked up once, if needed)
+    if sum(weights[t] for t in unseen) >= MAX_NEW_NAME_SHARE * total:
+        new = _new_names(unseen)  # the stems of the unseen words that are names
+        if sum(weights[t] for t in new) >= MAX_NEW_NAME_SHARE * total:
+            return []
+        names = bool(new)
     scored: list[tuple[Recalled, set[str]]] = []
     answered = False
     for cand, vector in candidates:
@@ -320,11 +322,16 @@ def choose(
         enough_terms = len(matched) >= min(MIN_MATCHED_TERMS, len(weights))
         covered = enough_terms and coverage >= MIN_IDF_COVERAGE
         if not few and not question:  # an instruction: both kinds of evidence in one memory
-            answered = answered or (covered and vector >= MIN_VECTOR_SCORE and not names)
+            if not answered and covered and vector >= MIN_VECTOR_SCORE:
+                if names is None:
+                    names = _names_a_new_thing(unseen.values())
+                answered = not names
         elif not few and not answered:
             weak = vector >= MIN_VECTOR_SCORE or (
                 enough_terms and coverage + vector >= MIN_JOINT_SCORE
             )
+            if not covered and weak and names is None:
+                names = _names_a_new_thing(unseen.values())
             answered = covered or (weak and not names)
         if stated and matched:
             answered = answered or coverage >= MIN_DECISION_COVERAGE
