@@ -31,6 +31,7 @@ __all__ = [
     "identifier_parts",
     "query_terms",
     "search_terms",
+    "stem",
     "words",
 ]
 
@@ -194,6 +195,31 @@ def search_terms(text: str, limit: int = 2000) -> str:
             if len(seen) >= limit:
                 return " ".join(seen)
     return " ".join(seen)
+
+
+# What ``re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term)`` strips: the longest of these endings
+# (then a final "e" or "y", see ``stem``).
+_SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
+
+
+def stem(term: str) -> str:
+    """A crude stem of a lower-cased word, enough to match a prompt's word with a memory's or
+    one statement's subject with another's: the longest of ``_SUFFIXES`` cut from words over
+    four letters, a plural "s" from words of four, then a final "e" or "y" from what is left of
+    four letters or more (so that "close", "closes", "closed" and "closing" meet at "clos",
+    "query" and "queries" at "quer", "rule" and "rules" at "rul", "day" and "days" at "day").
+    The prompt gate (``memlode.hooks._recall``) and the supersede rules
+    (``memlode.engine.supersede_rules``) share it; FTS5 has its own (porter)."""
+    if len(term) > 4:
+        for suffix in _SUFFIXES:
+            if term.endswith(suffix):
+                term = term[: -len(suffix)]
+                break
+    elif len(term) == 4 and term[3] == "s" and term[2] != "s":
+        term = term[:3]
+    if len(term) > 3 and term[-1] in "ey":
+        term = term[:-1]
+    return term
 
 
 def query_terms(text: str, *, drop_stopwords: bool = True) -> list[str]:

@@ -93,6 +93,14 @@ def test_the_rules_leave_unrelated_statements_alone() -> None:
     assert best_match(shown, earlier) is None
 
 
+def test_a_word_of_four_letters_meets_its_plural_in_the_rules() -> None:
+    """The rules stem words as the prompt gate does (``memlode.textutil.stem``): "file" and
+    "files" are one subject."""
+    earlier = [Statement("o", "Each file gets one owner.", _at(1))]
+    found = best_match(Statement("n", "Files get two owners from now on.", _at(2)), earlier)
+    assert found is not None and found.old_id == "o"
+
+
 def test_a_later_answer_to_the_same_question_replaces_the_first() -> None:
     """The user's answers to the assistant's questions, as the hook keeps them: the same
     question answered otherwise replaces the first answer; the same answer again, or another

@@ -1,4 +1,5 @@
-"""The prompt hook's lean recall (``memlode.hooks._recall``): its crude stemmer, and its BM25
+"""The prompt hook's lean recall (``memlode.hooks._recall``): its crude stemmer
+(``memlode.textutil.stem``, which the supersede rules share), and its BM25
 candidates on a store larger than the scoring budget, where the rarest terms choose the rows:
 the same rows, with the whole query's exact scores, as the unpruned query gives."""
 
@@ -15,6 +16,7 @@ from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.hooks import _recall
 from memlode.search import fts
+from memlode.textutil import stem
 
 
 @settings(max_examples=400, deadline=None)
@@ -28,18 +30,18 @@ def test_recall_stem_matches_the_suffix_regex(term: str) -> None:
     elif len(term) == 4:
         expected = re.sub(r"(?<=..[^s])s$", "", term)
     expected = re.sub(r"(?<=...)[ey]$", "", expected)
-    assert _recall._stem(term) == expected
+    assert stem(term) == expected
 
 
 def test_recall_stem_joins_the_forms_of_a_word() -> None:
-    assert {_recall._stem(w) for w in ("close", "closes", "closed", "closing")} == {"clos"}
-    assert _recall._stem("queries") == _recall._stem("query") == "quer"
-    assert _recall._stem("used") == "used"  # four letters or fewer: no suffix cut but "s"
+    assert {stem(w) for w in ("close", "closes", "closed", "closing")} == {"clos"}
+    assert stem("queries") == stem("query") == "quer"
+    assert stem("used") == "used"  # four letters or fewer: no suffix cut but "s"
     # a word of four letters meets its plural: "rule" / "rules" (a question's "branch
     # protection rules" and git's "Bypassed rule violations"), "file" / "files", "day" / "days"
     for word, plural in [("rule", "rules"), ("file", "files"), ("day", "days"), ("key", "keys")]:
-        assert _recall._stem(word) == _recall._stem(plural), word
-    assert _recall._stem("class") == "clas" and _recall._stem("pass") == "pass"
+        assert stem(word) == stem(plural), word
+    assert stem("class") == "clas" and stem("pass") == "pass"
 
 
 def _large_store(tmp_path: Path) -> sqlite3.Connection:

@@ -39,7 +39,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memlode.textutil import STOPWORDS, words
+from memlode.textutil import STOPWORDS, stem, words
 
 __all__ = [
     "Match",
@@ -150,22 +150,6 @@ NAMES_OLD_MIN_SUBJECT = 1  # names-old: subject words shared besides the value t
 ANALYSED_TEXTS = 4096
 
 
-def _stem(word: str) -> str:
-    """A crude stem: plurals and -ed/-ing/-ly cut from words over four letters, then a final
-    "e" or "y" ("caches", "cached", "caching" meet at "cach")."""
-    if len(word) == 4 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]  # keys, tabs, logs
-    if len(word) <= 4:
-        return word
-    for suffix in ("ies", "es", "s", "ing", "ed", "ly"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    if len(word) > 3 and word[-1] in "ey":
-        word = word[:-1]
-    return word
-
-
 @functools.lru_cache(maxsize=ANALYSED_TEXTS)
 def terms(text: str) -> frozenset[str]:
     """The subject words of ``text``: stems of its words without stopwords and ``GENERIC``."""
@@ -173,7 +157,7 @@ def terms(text: str) -> frozenset[str]:
     for token in words(text.lower()):
         if token in STOPWORDS or token in GENERIC or (len(token) < 2 and not token.isdigit()):
             continue
-        out.add(_stem(token))
+        out.add(stem(token))
     return frozenset(out)
 
 
@@ -203,7 +187,7 @@ def opening(text: str) -> tuple[tuple[str, ...], str]:
         tokens.pop(0)
     for i, token in enumerate(tokens[:OPENING_WORDS]):
         if token in _VERBS:
-            return tuple(_stem(t) for t in tokens[:i]), token
+            return tuple(stem(t) for t in tokens[:i]), token
     return (), ""
 
 
@@ -337,7 +321,7 @@ def values(text: str) -> frozenset[str]:
     out = set()
     for i, token in enumerate(tokens):
         if any(ch.isdigit() for ch in token) and not (i and tokens[i - 1] in _LABELS):
-            out.add(_stem(token))
+            out.add(stem(token))
     return frozenset(out)
 
 

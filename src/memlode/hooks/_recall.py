@@ -27,7 +27,7 @@ from memlode.fastjson import loads
 from memlode.storage import fts_match
 from memlode.storage.capture import FAILURE_TAG, GLOBAL_NAMESPACE, REFLECTION_TAG, SUMMARY_TAG
 from memlode.storage.fts_match import OVERFETCH, SCORING_BUDGET
-from memlode.textutil import STOPWORDS, command_key, identifier_parts, query_terms, words
+from memlode.textutil import STOPWORDS, command_key, identifier_parts, query_terms, stem, words
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -114,10 +114,6 @@ W_COVERAGE, W_BM25, W_IMPORTANCE = 0.6, 0.25, 0.15
 # (on the replay, vocabulary overlap 0.6 dropped the "Errors and Fixes" bullet that answered).
 DUPLICATE_OVERLAP = 0.6
 
-# What ``re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term)`` strips: the longest of these endings
-# (then a final "e" or "y", see ``_stem``).
-_SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
-
 
 def _content_terms(text: str) -> set[str]:
     """The words of a candidate memory, lower-cased, with the parts of snake_case and
@@ -129,24 +125,6 @@ def _content_terms(text: str) -> set[str]:
         if "_" in token or not (token.islower() or token.isupper() or token.isdigit()):
             out.update(identifier_parts(token))
     return out
-
-
-def _stem(term: str) -> str:
-    """A crude stem, enough to match a prompt's word with a memory's: the longest of
-    ``_SUFFIXES`` cut from words over four letters, a plural "s" from words of four, then a
-    final "e" or "y" from what is left of four letters or more (so that "close", "closes",
-    "closed" and "closing" meet at "clos", "query" and "queries" at "quer", "rule" and "rules"
-    at "rul", "day" and "days" at "day")."""
-    if len(term) > 4:
-        for suffix in _SUFFIXES:
-            if term.endswith(suffix):
-                term = term[: -len(suffix)]
-                break
-    elif len(term) == 4 and term[3] == "s" and term[2] != "s":
-        term = term[:3]
-    if len(term) > 3 and term[-1] in "ey":
-        term = term[:-1]
-    return term
 
 
 class Recalled:
@@ -313,7 +291,7 @@ def choose(
     for cand, vector in candidates:
         if HISTORY_TAG in cand.tags:  # what was still to do back then: done since, mostly
             continue
-        have = {_stem(t) for t in _content_terms(cand.content)}
+        have = {stem(t) for t in _content_terms(cand.content)}
         matched = {t for t in weights if t in have}
         coverage = sum(weights[t] for t in matched) / total
         stated = direct and cand.source in DECISION_SOURCES
@@ -480,7 +458,7 @@ def _new_names(unseen: dict[str, str]) -> set[str]:
     known = vocabulary.words()
     if not known:
         return set()
-    return {stem for stem, word in unseen.items() if not vocabulary.ordinary(word, known)}
+    return {key for key, word in unseen.items() if not vocabulary.ordinary(word, known)}
 
 
 def _idf_weights(
@@ -505,22 +483,22 @@ def _idf_weights(
     asked: list[set[str]] = []
     if session_id:
         asked = [
-            {_stem(t) for t in _content_terms(text)}
+            {stem(t) for t in _content_terms(text)}
             for text in fts_match.session_texts_tagged(conn, session_id, ("prompt", "instruction"))
         ]
     weights: dict[str, float] = {}
     for term in terms[:64]:
-        stem = _stem(term)
-        if stem in weights:
+        key = stem(term)
+        if key in weights:
             continue
         if counted is not None:
             count = counted[1].get(term, 0)
         else:
             count = fts_match.document_frequency(conn, term)
-        count = max(0, count - sum(1 for prompt in asked if stem in prompt))
+        count = max(0, count - sum(1 for prompt in asked if key in prompt))
         if not count and unseen is not None:
-            unseen[stem] = term
-        weights[stem] = math.log((size - count + 0.5) / (count + 0.5) + 1.0)
+            unseen[key] = term
+        weights[key] = math.log((size - count + 0.5) / (count + 0.5) + 1.0)
     return weights
 
 

@@ -20,6 +20,7 @@ from memlode.project import readable_name
 from memlode.redact import redact
 from memlode.storage import briefing, supersession
 from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE, REFLECTION_TAG, SUMMARY_SOURCE
+from memlode.textutil import stem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -374,8 +375,6 @@ def excerpt(content: str, terms: Mapping[str, float] | Set[str], limit: int) -> 
 
 def _hits(text: str, weight: dict[str, float]) -> list[tuple[int, str, int]]:
     """(offset, stemmed term, end) of each word of ``text`` that is one of the terms."""
-    from memlode.hooks._recall import _stem
-
     hits: list[tuple[int, str, int]] = []
     start = -1
     for i, ch in enumerate(text + " "):
@@ -385,9 +384,9 @@ def _hits(text: str, weight: dict[str, float]) -> list[tuple[int, str, int]]:
         elif start >= 0:
             word = text[start:i].lower()
             for part in (word, *word.split("_")):
-                stem = _stem(part)
-                if stem in weight:
-                    hits.append((start, stem, i))
+                term = stem(part)
+                if term in weight:
+                    hits.append((start, term, i))
                     break
             start = -1
     return hits
