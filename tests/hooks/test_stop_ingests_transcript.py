@@ -66,9 +66,12 @@ def test_stop_ingests_the_transcript_in_the_background(
         assert _transcript_rows(db) == 0
 
 
-def _stop_on(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
-    """The real Stop hook, with a "transcript" holding ``text``, background ingest on."""
-    transcript = tmp_path / "session.jsonl"
+def _stop_on(
+    tmp_path: Path, text: str, name: str = "session.jsonl"
+) -> subprocess.CompletedProcess[str]:
+    """The real Stop hook, with a "transcript" ``name`` holding ``text``, background ingest on."""
+    transcript = tmp_path / name
+    transcript.parent.mkdir(parents=True, exist_ok=True)
     transcript.write_text(text, encoding="utf-8")
     payload = {
         "session_id": "s-1",
@@ -96,13 +99,19 @@ def _logged(log: Path, what: str) -> str:
 
 
 def test_a_failed_background_ingest_is_in_the_hook_log(tmp_path: Path, memlode_home: Path) -> None:
-    """The detached ingest's error is written to hooks.log (which `doctor` shows), not lost:
-    here the file is no transcript at all."""
-    proc = _stop_on(tmp_path, "this is no transcript\n")
+    """The detached ingest's error is written to hooks.log (which `doctor` shows), not lost,
+    as one line like the hooks' own (the time, the process, what failed), redacted: here the
+    file is no transcript at all, and its path holds a token."""
+    import re
+
+    token = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"
+    proc = _stop_on(tmp_path, "this is no transcript\n", f"{token}/session.jsonl")
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     log = memlode_home / "hooks.log"
-    transcript = tmp_path / "session.jsonl"
-    assert f"{transcript} is not a Claude Code transcript" in _logged(log, "transcript")
+    [line] = _logged(log, "transcript").splitlines()
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ pid=\d+ ingest: memlode: error: .*", line)
+    assert "/session.jsonl is not a Claude Code transcript" in line
+    assert token not in line and "[redacted:github_token]" in line
     assert oct(log.stat().st_mode & 0o777) == "0o600"
 
 

@@ -272,15 +272,16 @@ def ingest_transcript_detached(run: HookRun) -> None:
     env.setdefault("MEMLODE_DB", run.settings.db_path)
     # posix_spawn, not subprocess: no module to import on the hook's hot path; a new session so
     # the ingest outlives the hook (and the assistant's process group). Its error, if any, goes
-    # to the hook log (which `doctor` shows): a silent failure once left a session's later
-    # turns unstored for good.
+    # to the hook log (which `doctor` shows) as a line like the hooks' own
+    # (``memlode.hooks.detached``), and what only reaches its standard error goes there too: a
+    # silent failure once left a session's later turns unstored for good.
     from memlode.hooks._log import keep_bounded
 
     quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
     log = run.settings.log_path
     append = os.O_WRONLY | os.O_APPEND | os.O_CREAT
     logged = [*quiet[:2], (os.POSIX_SPAWN_OPEN, 2, log, append, 0o600)]
-    argv = [sys.executable, "-m", "memlode", "ingest", "transcript", path, *target]
+    argv = [sys.executable, "-m", "memlode.hooks.detached", log, path, *target]
     try:
         os.makedirs(os.path.dirname(log), mode=0o700, exist_ok=True)  # the ingest's home too
         keep_bounded(log)
