@@ -184,6 +184,43 @@ def test_a_subagent_report_is_stored_as_an_insight(hook, project: Path, proj_eng
     assert len([m for m in _hook_rows(proj_engine) if "subagent" in m.tags]) == 1
 
 
+def test_a_long_subagent_report_is_kept_whole_in_parts(hook, project: Path, proj_engine: Engine):
+    """An Explore agent's survey runs to thousands of characters: it is stored in parts cut at
+    its headings, each naming its place, so that a fact halfway down (the window's size) is
+    in a memory of its own and nothing is dropped."""
+    from memlode.hooks.extract import REPORT_PART_CHARS
+
+    sections = [
+        f"### {n}. Section {n}\n\n"
+        + "\n".join(
+            f"- finding {n}.{i}: the module keeps its state in a plain struct" for i in range(14)
+        )
+        for n in range(1, 9)
+    ]
+    sections[4] += "\n- GUI mode opens a window sized 850x750 pixels (min 600x550)"
+    report = "Here is the survey.\n\n## Summary of the codebase\n\n" + "\n\n".join(sections)
+    assert len(report) > 4 * REPORT_PART_CHARS
+    payload = _payload(
+        project,
+        "SubagentStop",
+        agent_id="a1b2",
+        agent_type="Explore",
+        stop_hook_active=False,
+        last_assistant_message=report,
+    )
+    assert hook("SubagentStop", payload).returncode == 0
+    rows = [m for m in _hook_rows(proj_engine) if "subagent" in m.tags]
+    count = len(rows)
+    assert count >= 4 and all(len(r.content) <= REPORT_PART_CHARS + 100 for r in rows)
+    numbered = sorted(rows, key=lambda r: int(r.metadata["part"]))
+    assert [r.metadata["part"] for r in numbered] == list(range(1, count + 1))
+    assert numbered[0].content.startswith(f"Subagent Explore reported (part 1 of {count}): Here")
+    [window] = [r for r in rows if "850x750" in r.content]
+    assert "### 5. Section 5" in window.content
+    kept = "\n".join(r.content.split("): ", 1)[1] for r in numbered)
+    assert all(line in kept for line in report.splitlines())  # nothing dropped
+
+
 def test_grep_content_mode_counts_its_matches(hook, project: Path, proj_engine: Engine):
     content = (
         "lib/app/telemetry.ex:12:  def handle_event(event, measurements, meta, _config) do\n"

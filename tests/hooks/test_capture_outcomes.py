@@ -78,13 +78,17 @@ def test_a_piped_test_run_that_failed_is_a_failure(hook, project: Path, proj_eng
     [plain] = [m for m in _rows(proj_engine) if m.id != row.id]
     assert plain.content.startswith("$ go test ./...\nOutcome: tests: 2 passed")
     assert "failure" not in plain.tags
-    # a passing run's log is kept only by its end, where the totals are
+    # a passing run's log is kept by its end, where the totals are, and by its first lines:
+    # what the script ran
     log = "\n".join(f"[Routes] POST /api/evaluate request {i}" for i in range(100))
-    printed = f"{log}\n 1274 pass\n 0 fail\nRan 1274 tests across 56 files. [719.00ms]\n"
+    head = "$ bun test src/\nbun test v1.3.5 (1e86cebd)\n\nsrc/api/parser.test.ts:\n"
+    printed = f"{head}{log}\n 1274 pass\n 0 fail\nRan 1274 tests across 56 files. [719.00ms]\n"
     assert hook("post-tool", _bash(project, "bun run test 2>&1", printed)).returncode == 0
     [bun] = [m for m in _rows(proj_engine) if m.content.startswith("$ bun run test")]
     assert "Outcome: tests: 1274 passed, 0 failed" in bun.content
     assert "request 99" in bun.content and "request 50" not in bun.content
+    assert "[stdout]\n$ bun test src/\nbun test v1.3.5 (1e86cebd)\n…\n" in bun.content
+    assert "parser.test.ts" not in bun.content
 
 
 def test_a_long_failure_log_keeps_its_decisive_lines(hook, project: Path, proj_engine: Engine):

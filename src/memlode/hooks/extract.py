@@ -58,6 +58,14 @@ __all__ = [
 ]
 
 MAX_REPORT_CHARS = 2000
+# A subagent's report longer than MAX_REPORT_CHARS (an Explore agent's survey of a codebase runs
+# to 10,000 characters and more) is kept whole, in parts of at most REPORT_PART_CHARS cut at its
+# headings and paragraphs, each a memory of its own: of one long memory, an injection shows a
+# passage of a few hundred characters and the vector reads only the start (session replay,
+# bench/RESULTS.md "Session 22": the window size an Explore report gave 5,000 characters in
+# was in no memory). At most MAX_REPORT_PARTS parts; a longer report keeps its head and tail.
+REPORT_PART_CHARS = 1500
+MAX_REPORT_PARTS = 12
 # A turn's last message shorter than this many words ("Done.", "Pushed.") is not kept.
 MIN_REPORT_WORDS = 12
 MAX_ERROR_CHARS = 600
@@ -70,8 +78,11 @@ MAX_PATTERN_CHARS = 200
 MAX_LISTED_FILES = 8
 MAX_FETCH_CHARS = 600
 MAX_GENERIC_CHARS = 400
-# The end of a passing test run's log kept with its totals (where the summary is).
+# The end of a passing test run's log kept with its totals (where the summary is), and its
+# first line or two: what actually ran ("$ bun test src/" under `bun run test`, the runner and
+# its version), which a next-day "what does the test script run?" asks.
 PASSING_TAIL_CHARS = 240
+PASSING_HEAD_CHARS = 160
 
 
 def _file_list(names: object, paths: Paths) -> str:
@@ -271,7 +282,8 @@ def _bash(
         if body and output_chars > 0:
             shown = _head_tail(body, output_chars)
             if output_chars == PASSING_TAIL_CHARS and len(body) > output_chars:
-                shown = "…\n" + body[-output_chars:].lstrip()
+                head = _first_lines(body[: len(body) - output_chars], PASSING_HEAD_CHARS)
+                shown = head + "\n…\n" + body[-output_chars:].lstrip()
             text += f"\n[{stream}]\n" + shown
     if rest:
         text += "\n[command]\n" + rest
@@ -309,6 +321,25 @@ def _command_parts(command: str) -> tuple[str, str]:
     if not more:
         return line, ""
     return line + " …", clip(more, max(COMMAND_CHARS - len(line), 0))
+
+
+def _first_lines(text: str, limit: int, count: int = 2) -> str:
+    """The first ``count`` non-blank lines of ``text``, within ``limit`` characters in all."""
+    kept: list[str] = []
+    room = limit
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if len(line) > room:
+            if not kept:
+                kept.append(line[: max(0, room - 1)] + "…")
+            break
+        kept.append(line)
+        room -= len(line) + 1
+        if len(kept) == count:
+            break
+    return "\n".join(kept)
 
 
 def _head_tail(text: str, limit: int) -> str:
@@ -451,16 +482,66 @@ def extract_failure(
     return Observation("failure", text, "context", tags, meta)
 
 
-def extract_subagent_report(agent_type: str, report: object) -> Observation | None:
+def extract_subagent_report(agent_type: str, report: object) -> list[Observation]:
     """A subagent's final message (SubagentStop's ``last_assistant_message``): its report to
-    the main agent, which otherwise reaches the store only with the transcript's next ingest."""
+    the main agent, which otherwise reaches the store only with the transcript's next ingest;
+    a long one in parts (``REPORT_PART_CHARS``), each saying which part of how many it is and
+    under which heading it stands."""
     text = as_text(report, 200_000).strip()
     if not text:
-        return None
+        return []
     kind = one_line(agent_type, 60) or "subagent"
     tags = ["subagent", f"agent:{kind}"]
-    content = f"Subagent {kind} reported: {_head_tail(text, MAX_REPORT_CHARS)}"
-    return Observation("subagent", content, "insight", tags, {"agent_type": kind})
+    if len(text) <= MAX_REPORT_CHARS:
+        content = f"Subagent {kind} reported: {text}"
+        return [Observation("subagent", content, "insight", tags, {"agent_type": kind})]
+    parts = _report_parts(_head_tail(text, REPORT_PART_CHARS * MAX_REPORT_PARTS))
+    out = []
+    for number, (heading, part) in enumerate(parts, 1):
+        where = f"; {heading}" if heading and not part.startswith(heading) else ""
+        content = f"Subagent {kind} reported (part {number} of {len(parts)}{where}): {part}"
+        meta = {"agent_type": kind, "part": number, "parts": len(parts)}
+        out.append(Observation("subagent", content, "insight", list(tags), meta))
+    return out
+
+
+def _report_parts(text: str) -> list[tuple[str, str]]:
+    """``text`` (markdown) cut into parts of at most REPORT_PART_CHARS: a heading starts a new
+    part (unless the part so far is short), a part that would grow too long ends at a line
+    break, and a line longer than a part is cut between words. Each part comes with the last
+    heading above its start."""
+    parts: list[tuple[str, str]] = []
+    lines: list[str] = []
+    size = 0
+    heading = ""  # the heading the part being built stands under
+    last = ""  # the last heading seen
+
+    def flush() -> None:
+        nonlocal lines, size
+        body = "\n".join(lines).strip()
+        if body:
+            parts.append((heading, body))
+        lines, size = [], 0
+
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            if size >= REPORT_PART_CHARS // 3:  # a short part takes the next section in too
+                flush()
+            last = " ".join(line.split())[:120]
+        while len(line) > REPORT_PART_CHARS:  # a line longer than a part: cut between words
+            cut = line.rfind(" ", 0, REPORT_PART_CHARS) + 1 or REPORT_PART_CHARS
+            flush()
+            heading = last
+            lines, size = [line[:cut]], cut
+            line = line[cut:]
+        if size + len(line) + 1 > REPORT_PART_CHARS:
+            flush()
+        if not lines:
+            heading = last
+        lines.append(line)
+        size += len(line) + 1
+    flush()
+    return parts
 
 
 def extract_turn_report(message: object) -> Observation | None:

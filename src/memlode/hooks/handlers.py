@@ -314,10 +314,9 @@ def subagent_stop(run: HookRun) -> str | None:
         return None
     from memlode.hooks.extract import extract_subagent_report
 
-    obs = extract_subagent_report(
+    for obs in extract_subagent_report(
         run.text("agent_type", 200), run.payload.get("last_assistant_message")
-    )
-    if obs is not None:
+    ):
         _store_observation(run, obs)
     return None
 
