@@ -162,16 +162,21 @@ def test_a_long_command_is_stored_as_what_ran_then_what_happened(
     assert "change number 29" not in row.content[:300]
 
 
-def test_a_subagent_report_is_stored_as_an_insight(hook, project: Path, proj_engine: Engine):
-    report = "Research: xterm.js swallows wheel events when the outer page scrolls; set"
-    payload = _payload(
+def _subagent_stop(project: Path, report: str) -> dict[str, Any]:
+    """SubagentStop of an Explore agent whose last message is ``report``."""
+    return _payload(
         project,
         "SubagentStop",
         agent_id="a1b2",
         agent_type="Explore",
         stop_hook_active=False,
-        last_assistant_message=report + " scrollback on the terminal and stop propagation.",
+        last_assistant_message=report,
     )
+
+
+def test_a_subagent_report_is_stored_as_an_insight(hook, project: Path, proj_engine: Engine):
+    report = "Research: xterm.js swallows wheel events when the outer page scrolls; set"
+    payload = _subagent_stop(project, report + " scrollback on the terminal and stop propagation.")
     result = hook("SubagentStop", payload)
     assert result.returncode == 0 and result.stdout == ""
     [row] = [m for m in _hook_rows(proj_engine) if "subagent" in m.tags]
@@ -200,15 +205,7 @@ def test_a_long_subagent_report_is_kept_whole_in_parts(hook, project: Path, proj
     sections[4] += "\n- GUI mode opens a window sized 850x750 pixels (min 600x550)"
     report = "Here is the survey.\n\n## Summary of the codebase\n\n" + "\n\n".join(sections)
     assert len(report) > 4 * REPORT_PART_CHARS
-    payload = _payload(
-        project,
-        "SubagentStop",
-        agent_id="a1b2",
-        agent_type="Explore",
-        stop_hook_active=False,
-        last_assistant_message=report,
-    )
-    assert hook("SubagentStop", payload).returncode == 0
+    assert hook("SubagentStop", _subagent_stop(project, report)).returncode == 0
     rows = [m for m in _hook_rows(proj_engine) if "subagent" in m.tags]
     count = len(rows)
     assert count >= 4 and all(len(r.content) <= REPORT_PART_CHARS + 100 for r in rows)
