@@ -45,6 +45,9 @@ def test_hook_settings_table_and_bad_config(tmp_path: Path) -> None:
     )
     told = HookSettings({"MEMLODE_HOME": str(home), "MEMLODE_HOOKS_QUESTION_BUDGET": "50"})
     assert told.prompt_budget_chars(True) == 50 * CHARS_PER_TOKEN
+    for bad, read in (("lots", QUESTION_BUDGET_TOKENS), ("-5", 0), ("99999", 8000)):
+        env = {"MEMLODE_HOME": str(home), "MEMLODE_HOOKS_QUESTION_BUDGET": bad}
+        assert HookSettings(env).question_budget_tokens == read, bad  # a hook never fails
     handed = HookSettings.from_dict({**settings.to_dict(), "question_budget_tokens": None})
     assert handed.prompt_budget_chars(True) == 99 * CHARS_PER_TOKEN  # from an older hook
     (home / "config.toml").write_text("not [valid toml")
