@@ -127,8 +127,10 @@ def main() -> int:
     from memlode.hooks._resident import recalled
     from memlode.hooks.injection import prompt_context
 
-    rooms = {True: QUESTION_BUDGET_TOKENS * CHARS_PER_TOKEN, False: PROMPT_BUDGET_TOKENS}
-    rooms[False] *= CHARS_PER_TOKEN
+    rooms = {
+        q: tokens * CHARS_PER_TOKEN
+        for q, tokens in ((True, QUESTION_BUDGET_TOKENS), (False, PROMPT_BUDGET_TOKENS))
+    }
 
     conn = sqlite3.connect(db)
     bins = {"answered": 0, "excerpt": 0, "ranking": 0, "absent": 0}

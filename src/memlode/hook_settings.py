@@ -216,7 +216,7 @@ class HookSettings:
     def prompt_budget_chars(self, question: bool) -> int:
         """The room of a prompt's recalled memories: ``question_budget_tokens`` for a question
         (``memlode.hooks._recall.asks``), else ``prompt_budget_tokens``."""
-        tokens = self.question_budget_tokens if question else None
-        if tokens is None:  # not a question, or settings handed over without the key
+        tokens = self.question_budget_tokens if question else self.prompt_budget_tokens
+        if tokens is None:  # settings handed over by an older hook, without the key
             tokens = self.prompt_budget_tokens
         return self.budget_chars(tokens)

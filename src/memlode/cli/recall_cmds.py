@@ -98,19 +98,13 @@ def config() -> None:
     """Show or change run-time settings stored with the data (scoring weights)."""
 
 
-# What ``HookSettings`` resolves that is no ``[hooks]`` knob (shown above it, internal, or
-# ``[resident] autostart``).
-_NOT_HOOK_KNOBS = frozenset(
-    {"home", "db_path", "namespace", "on_server", "config_error", "resident_autostart"}
-)
-
-
 @config.command("show")
 @json_option
 @click.pass_context
 def config_show(ctx: click.Context, as_json: bool) -> None:
     """The effective configuration: paths, embedder, recall parameters, and what the hooks
     read (``[hooks]``, as a hook started here would)."""
+    from memlode.config_file import HOOK_KEYS
     from memlode.hook_settings import HookSettings
 
     with open_engine(ctx) as engine:
@@ -123,10 +117,9 @@ def config_show(ctx: click.Context, as_json: bool) -> None:
             **engine.describe_config(),
         }
     hooks = HookSettings().to_dict()
-    data["hooks"] = {
-        name: "every tool" if name == "tools" and value is None else value
-        for name, value in hooks.items()
-        if name not in _NOT_HOOK_KNOBS
+    data["hooks"] = {  # the [hooks] table's keys, as a hook reads them
+        name: "every tool" if name == "tools" and hooks[name] is None else hooks[name]
+        for name in sorted(HOOK_KEYS)
     }
     if as_json:
         echo_json(data)

@@ -112,7 +112,7 @@ def post_tool(run: HookRun) -> str | None:
         run.settings.bash_output_chars,
     )
     if obs is not None:
-        _store_observation(run, obs)
+        _store_observations(run, obs)
     return None
 
 
@@ -127,41 +127,43 @@ def post_tool_failure(run: HookRun) -> str | None:
 
     obs = extract_failure(tool, run.payload.get("tool_input"), run.payload.get("error"), run.cwd)
     if obs is not None:
-        _store_observation(run, obs)
+        _store_observations(run, obs)
     return None
 
 
-def _store_observation(run: HookRun, obs: Observation) -> None:
+def _store_observations(run: HookRun, *observations: Observation) -> None:
+    """Store the observations of one hook run (a report's parts), in one write."""
     # redacted once, where storage writes it (memlode.storage.scrub: content, tags, metadata)
-    content = obs.content.strip()
-    if not content:
+    kept = [(obs, obs.content.strip()) for obs in observations if obs.content.strip()]
+    if not kept:
         return None
-    metadata = run.base_metadata()
-    metadata.update(obs.metadata)
     namespace = run.namespace
     with run.write() as conn:
         sessions.start_session(conn, run.session_id, namespace, run.label)
-        memory_id, created = capture.insert_memory(
-            conn,
-            content=content,
-            memory_type=obs.memory_type,
-            importance=obs.importance,
-            tags=obs.tags,
-            metadata=metadata,
-            namespace=namespace,
-            source=SOURCE,
-            session_id=run.session_id,
-        )
-        if not created:
-            sessions.remember_seen(conn, run.session_id, memory_id)
-        if obs.file_path:
-            _link_file(conn, run, memory_id, content, obs)
-            # the resident re-indexes it (memlode.resident.code_refresh); a PostgreSQL store
-            # holds no code index (each machine keeps its own)
-            if obs.action == "edit" and not run.on_server:
-                from memlode.storage import code_dirty
+        for obs, content in kept:
+            metadata = run.base_metadata()
+            metadata.update(obs.metadata)
+            memory_id, created = capture.insert_memory(
+                conn,
+                content=content,
+                memory_type=obs.memory_type,
+                importance=obs.importance,
+                tags=obs.tags,
+                metadata=metadata,
+                namespace=namespace,
+                source=SOURCE,
+                session_id=run.session_id,
+            )
+            if not created:
+                sessions.remember_seen(conn, run.session_id, memory_id)
+            if obs.file_path:
+                _link_file(conn, run, memory_id, content, obs)
+                # the resident re-indexes it (memlode.resident.code_refresh); a PostgreSQL
+                # store holds no code index (each machine keeps its own)
+                if obs.action == "edit" and not run.on_server:
+                    from memlode.storage import code_dirty
 
-                code_dirty.mark(conn, obs.file_path)
+                    code_dirty.mark(conn, obs.file_path)
 
 
 def _link_file(
@@ -298,7 +300,7 @@ def stop(run: HookRun) -> str | None:
 
         report = extract_turn_report(run.payload.get("last_assistant_message"))
         if report is not None:
-            _store_observation(run, report)
+            _store_observations(run, report)
     checkpoint(run, end=True)
     ingest_transcript_detached(run)
     return None
@@ -314,10 +316,10 @@ def subagent_stop(run: HookRun) -> str | None:
         return None
     from memlode.hooks.extract import extract_subagent_report
 
-    for obs in extract_subagent_report(
+    parts = extract_subagent_report(
         run.text("agent_type", 200), run.payload.get("last_assistant_message")
-    ):
-        _store_observation(run, obs)
+    )
+    _store_observations(run, *parts)
     return None
 
 
