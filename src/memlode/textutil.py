@@ -200,6 +200,9 @@ def search_terms(text: str, limit: int = 2000) -> str:
 # What ``re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term)`` strips: the longest of these endings
 # (then a final "e" or "y", see ``stem``).
 _SUFFIXES = ("ies", "es", "s", "ing", "ed", "ly")
+# The consonants whose doubling an "-ing" or "-ed" adds ("stopped", "planning"): not l, s or z,
+# which words keep doubled ("fill", "pass", "buzz").
+_DOUBLED = frozenset("bcdfghjkmnpqrtvwx")
 
 
 def stem(term: str) -> str:
@@ -207,8 +210,10 @@ def stem(term: str) -> str:
     one statement's subject with another's: the longest of ``_SUFFIXES`` cut from words over
     four letters, a plural "s" from words of four, then a final "e" or "y" from what is left of
     four letters or more (so that "close", "closes", "closed" and "closing" meet at "clos",
-    "query" and "queries" at "quer", "rule" and "rules" at "rul", "day" and "days" at "day").
-    The prompt gate (``memlode.hooks._recall``) and the supersede rules
+    "query" and "queries" at "quer", "rule" and "rules" at "rul", "day" and "days" at "day"),
+    and one of a final doubled consonant but l, s or z ("committed" and "commit" meet at
+    "commit", "running" and "run" at "run", "added" and "add" at "ad"; "fill", "pass" and
+    "buzz" keep theirs). The prompt gate (``memlode.hooks._recall``) and the supersede rules
     (``memlode.engine.supersede_rules``) share it; FTS5 has its own (porter)."""
     if len(term) > 4:
         for suffix in _SUFFIXES:
@@ -218,6 +223,8 @@ def stem(term: str) -> str:
     elif len(term) == 4 and term[3] == "s" and term[2] != "s":
         term = term[:3]
     if len(term) > 3 and term[-1] in "ey":
+        term = term[:-1]
+    if len(term) > 2 and term[-1] == term[-2] and term[-1] in _DOUBLED:
         term = term[:-1]
     return term
 

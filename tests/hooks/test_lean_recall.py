@@ -30,6 +30,7 @@ def test_recall_stem_matches_the_suffix_regex(term: str) -> None:
     elif len(term) == 4:
         expected = re.sub(r"(?<=..[^s])s$", "", term)
     expected = re.sub(r"(?<=...)[ey]$", "", expected)
+    expected = re.sub(r"(?<=.)([dng])\1$", r"\1", expected)  # a doubled consonant, but l or s
     assert stem(term) == expected
 
 
@@ -42,6 +43,17 @@ def test_recall_stem_joins_the_forms_of_a_word() -> None:
     for word, plural in [("rule", "rules"), ("file", "files"), ("day", "days"), ("key", "keys")]:
         assert stem(word) == stem(plural), word
     assert stem("class") == "clas" and stem("pass") == "pass"
+    # the consonant an "-ing" or "-ed" doubles: "was it committed?" meets "git commit"
+    for word, form in [
+        ("commit", "committed"),
+        ("run", "running"),
+        ("add", "added"),
+        ("stop", "stopped"),
+        ("plan", "planning"),
+        ("put", "putting"),
+    ]:
+        assert stem(word) == stem(form), word
+    assert stem("fill") == stem("filled") == "fill" and stem("buzz") == "buzz"
 
 
 def _large_store(tmp_path: Path) -> sqlite3.Connection:
