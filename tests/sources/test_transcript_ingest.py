@@ -65,7 +65,9 @@ def test_real_files_become_memories(engine: Engine) -> None:
     # the cwd /home/marco/projects/spotter does not exist here: keyed by its folder name and path
     assert {m.namespace for m in spotter} == {make_key("spotter", "/home/marco/projects/spotter")}
     turn = next(m for m in spotter if m.metadata["kind"] == "turn" and m.metadata["turn"] == 1)
-    assert turn.content.startswith("User: create the beads")
+    # "create the beads" is a short reply: it shows the end of the plan it answered
+    assert turn.content.startswith('User, to "… → dialyzer → deps.audit.')
+    assert 'All changes committed": create the beads' in turn.content
     assert turn.created_at == "2026-02-10T22:01:14.815000Z"
     meta = turn.metadata
     assert meta["git_branch"] == "master" and meta["cwd"] == "/home/marco/projects/spotter"
@@ -323,11 +325,13 @@ def test_incremental_ingest_equals_one_full_read(engine: Engine, tmp_path: Path)
     )
     w.reply("Tests written.")
     step()
-    for i in range(3):
-        w.prompt(f"follow-up {i}")
+    # a short reply shows the end of the turn before (``Turn.replied_to``), which a tail that
+    # starts at it lacks: the ingest after it reads the whole file
+    for i, prompt in enumerate(["follow-up 0 on the retries", "yes", "follow-up 2 on them"]):
+        w.prompt(prompt)
         w.reply(f"done {i}")
         step()
-    assert modes == [False, True, True, True, True, True, False, False, True, True, True]
+    assert modes == [False, True, True, True, True, True, False, False, True, True, False]
     other = Engine(Settings.load({"namespace": "test", "db_path": str(tmp_path / "b.db")}))
     try:
         once = ingest_transcript(other, path)
@@ -335,6 +339,7 @@ def test_incremental_ingest_equals_one_full_read(engine: Engine, tmp_path: Path)
         assert _content_view(engine) == _content_view(other)
         assert "-abandoned" not in str(_content_view(engine))
         assert once.turns == 6  # retries, log slow calls, tests, three follow-ups
+        assert 'User, to "done 0": yes' in str(_content_view(engine))
         last = ingest_transcript(engine, path, force=True)
         assert (last.turns, last.malformed, last.lines) == (once.turns, once.malformed, once.lines)
         assert last.units_added == last.units_replaced == last.units_removed == 0

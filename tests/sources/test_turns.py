@@ -63,6 +63,27 @@ def test_turn_holds_the_next_prompt_and_last_is_provisional(tmp_path: Path) -> N
     assert len(chunk.uuids) == 2  # the prompt line and the reply line
 
 
+def test_a_short_reply_shows_the_end_of_what_it_answers(tmp_path: Path) -> None:
+    """ "both" alone says nothing: its turn shows the end of the message it answered (the
+    options are last), so that the next day "where did we leave the transcript?" finds it."""
+    path = tmp_path / "s.jsonl"
+    w = factory.TranscriptWriter(path)
+    w.prompt("can we put this session's transcript into the repo?")
+    options = " ".join(f"w{i}" for i in range(60))
+    w.reply(f"The transcript is 2.3MB. {options} Raw JSONL or a Markdown version? Or both?")
+    w.prompt("both")
+    w.tool("Bash", {"command": "cp session.jsonl transcripts/conversation.jsonl"}, "")
+    w.prompt("thanks, that is all for today")
+    first, reply, last = build_turns(parse_transcript(path).main)
+    assert first.replied_to == "" and last.replied_to == ""  # a prompt of more words
+    said = turn_chunks(reply)[0].text
+    head = said.splitlines()[0]
+    assert head.startswith('User, to "… w') and head.endswith('Markdown version? Or both?": both')
+    quoted = head.split('"')[1].split()
+    assert quoted[0] == "…" and len(quoted) == 1 + 40 and quoted[1] == "w28"  # its last 40 words
+    assert "[Bash] cp session.jsonl transcripts/conversation.jsonl" in said
+
+
 def test_short_text_is_one_chunk() -> None:
     chunks = chunk_text([("one two three", ["u1"]), ("four five", ["u2"])])
     assert chunks == [("one two three\n\nfour five", ["u1", "u2"])]

@@ -41,7 +41,7 @@ from memlode.project import detect_namespace, find_project_root, make_key
 from memlode.redact import redact
 from memlode.sources.conversations import read_conversation
 from memlode.sources.transcript import MAIN_THREAD, EventKind, Transcript
-from memlode.sources.turns import build_turns, namespace_hint, summaries
+from memlode.sources.turns import build_turns, is_reply, namespace_hint, summaries
 from memlode.storage import sessions as session_repo
 from memlode.storage import transcript_store
 from memlode.types import Session, format_ts, parse_ts, utcnow
@@ -150,7 +150,8 @@ def _read_tail(
 
     Anything a tail cannot show whole sends the caller back to a full read: a file that
     shrank, a provisional turn that moved or was edited, a fork or compaction (their parents
-    lie before the tail), a new summary, or more lines of a subagent already stored.
+    lie before the tail), a new summary, more lines of a subagent already stored, or a
+    provisional turn that is a short reply (it shows what it answered, in the turn before).
     """
     offset, line, uuid = row["provisional_offset"], row["provisional_line"], row["provisional_uuid"]
     if offset is None or line is None or not uuid or stat.st_size < row["file_size"]:
@@ -158,6 +159,8 @@ def _read_tail(
     tail = read_conversation(file, start=offset, first_line=line)
     turns = build_turns(tail.main)
     if not turns or turns[0].user_uuid != uuid or turns[0].offset != offset:
+        return None
+    if is_reply(turns[0].user_text):  # it shows the end of the turn before, which the tail lacks
         return None
     if tail.abandoned or tail.external_parents > 1 or tail.titles or tail.compact_boundaries:
         return None

@@ -48,6 +48,7 @@ __all__ = [
     "build_turns",
     "chunk_metadata",
     "chunk_text",
+    "is_reply",
     "namespace_hint",
     "summaries",
     "summary_chunks",
@@ -61,6 +62,11 @@ _CHANGING_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 _ARG_WORDS = 14
 # The next prompt is context for this turn, not its content: only its start is kept.
 _NEXT_USER_WORDS = 50
+# A prompt of at most this many words ("both", "yes", "do it", "and push") answers what the
+# assistant last wrote, and means nothing alone: its turn shows the end of that message (the
+# question or the options are usually last), at most this many words of it.
+REPLY_MAX_WORDS = 3
+_REPLIED_WORDS = 40
 
 
 @dataclass(slots=True)
@@ -81,6 +87,7 @@ class Turn:
     blocks: list[Block] = field(default_factory=list)
     uuids: list[str] = field(default_factory=list)
     next_user_text: str = ""
+    replied_to: str = ""  # for a short reply: the end of the assistant's message it answers
     complete: bool = False  # ended with end_turn or a turn_duration record
     interrupted: bool = False
     provisional: bool = False  # the last turn of its thread: the next prompt may still come
@@ -177,9 +184,30 @@ def build_turns(thread: Thread) -> list[Turn]:
         turn.index = i
         if i + 1 < len(turns):
             turn.next_user_text = turns[i + 1].user_text
+        if i and turn.user_kind == str(EventKind.PROMPT) and is_reply(turn.user_text):
+            turn.replied_to = _last_words(turns[i - 1], _REPLIED_WORDS)
     if turns:
         turns[-1].provisional = True
     return turns
+
+
+def is_reply(text: str) -> bool:
+    """Whether a prompt is a short reply, whose turn shows what it answers (``replied_to``)."""
+    return 0 < len(text.split()) <= REPLY_MAX_WORDS
+
+
+def _last_words(turn: Turn, count: int) -> str:
+    """The last ``count`` words of the last text the assistant wrote in ``turn``; ''."""
+    text = next((b.text for b in reversed(turn.blocks) if b.tool is None and b.text), "")
+    said = text.split()
+    return ("… " if len(said) > count else "") + " ".join(said[-count:])
+
+
+def _user_line(turn: Turn) -> str:
+    """``User: <prompt>``; for a short reply, with the end of what it answers before it."""
+    if turn.replied_to:
+        return f'User, to "{turn.replied_to}": {turn.user_text}'
+    return f"User: {turn.user_text}"
 
 
 def summaries(transcript: Transcript) -> list[Summary]:
@@ -266,7 +294,7 @@ def _turn_blocks(turn: Turn) -> list[tuple[str, list[str]]]:
     """The turn as (markdown text, uuids) pieces in order, consecutive tool calls grouped."""
     pieces: list[tuple[str, list[str]]] = []
     if turn.user_text:
-        pieces.append((f"User: {turn.user_text}", [turn.user_uuid] if turn.user_uuid else []))
+        pieces.append((_user_line(turn), [turn.user_uuid] if turn.user_uuid else []))
     tool_lines: list[str] = []
     tool_uuids: list[str] = []
     first_text = True
@@ -341,7 +369,7 @@ def _action_pieces(turn: Turn) -> list[tuple[str, list[str]]]:
 def turn_chunks(turn: Turn, *, budget: int = CHUNK_WORDS) -> list[Chunk]:
     """The turn's chunks (sub-chunks when long), then its action chunks if it used tools."""
     out: list[Chunk] = []
-    header = f"User: {turn.user_text}" if turn.user_text else ""
+    header = _user_line(turn) if turn.user_text else ""
     parts = chunk_text(_turn_blocks(turn), budget=budget, header=header)
     for i, (text, uuids) in enumerate(parts):
         out.append(Chunk("turn", text, uuids, i, len(parts)))
