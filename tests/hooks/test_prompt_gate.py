@@ -235,6 +235,17 @@ def test_a_question_mostly_of_unseen_words_needs_a_stored_name_for_a_weak_match(
     assert matched < _recall.MIN_IDF_COVERAGE * sum(weights.values())  # a weak match
     assert _gate(proj_engine, owner, fix, strong) != []
     assert _gate(proj_engine, owner, fix, 0.0) == []  # (the words alone do not answer)
+    # a statement the user stored answers a direct question in other words, as before
+    from memlode.hooks._recall import Recalled, choose
+
+    stored = "Events older than 400 days are deleted."
+    memory_id = proj_engine.store(stored, "decision").id
+    asked = "How long are events retained?"
+    weights = _recall._idf_weights(proj_engine.conn, _recall._gate_terms(asked))
+    assert weights["event"] < _recall.MAX_NEW_NAME_SHARE * sum(weights.values())
+    for source, opened in (("memory", True), ("hook", False)):
+        told = Recalled(memory_id, stored, "decision", "2026-11-24T10:00:00Z", 1.0, source=source)
+        assert bool(choose(proj_engine.conn, asked, [(told, strong)], 8, rerank=False)) is opened
     # fewer unseen words: answered as before
     assert _gate(proj_engine, "Why does the staging page test fail on login?", page, strong) != []
 

@@ -81,7 +81,9 @@ MIN_JOINT_SCORE = 0.6
 # memory holds ("why does the prompt flicker when I resize Windows Terminal?", matched by
 # "prompt" and "terminal" in a prompt engine's store). Replay (bench/RESULTS.md, "Session 23"):
 # that control, written in two blind sets by two writers, was the only one the gate opened;
-# none of the sets' next-day prompts was lost.
+# none of the sets' next-day prompts was lost. A statement the user stored keeps its own rules
+# (below): "how long are events retained?" asks about "Events older than 400 days are deleted."
+# in other words.
 MAX_NEW_NAME_SHARE = 0.5
 # A direct question ("which cache backend do we use?", "where do logs go?") about something a
 # user stored on purpose (source ``memory``: a decision, a preference, a state) is answered by
@@ -318,7 +320,7 @@ def choose(
             weak = vector >= MIN_VECTOR_SCORE or (
                 enough_terms and coverage + vector >= MIN_JOINT_SCORE
             )
-            if weak and not covered and mostly_unseen:  # see MAX_NEW_NAME_SHARE
+            if weak and not covered and mostly_unseen and not stated:  # see MAX_NEW_NAME_SHARE
                 weak = bool(_new_names({t: said[t] for t in matched}))
             if not covered and weak and names is None:
                 names = _names_a_new_thing(unseen.values())
