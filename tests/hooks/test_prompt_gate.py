@@ -116,6 +116,15 @@ def _gate(engine: Engine, prompt: str, content: str, cosine: float) -> list[str]
     return [h.id for h in hits]
 
 
+def _unseen_share(engine: Engine, prompt: str) -> float:
+    """The share of ``prompt``'s information carried by words no memory holds."""
+    from memlode.hooks import _recall
+
+    unseen: dict[str, str] = {}
+    weights = _recall._idf_weights(engine.conn, _recall._gate_terms(prompt), "", None, unseen)
+    return sum(weights[t] for t in unseen) / sum(weights.values())
+
+
 def test_weak_words_and_a_weak_vector_together_pass_the_gate(proj_engine: Engine):
     """A paraphrase ("blew up", "first time round") leaves words unmatched: the words alone
     and the vector alone are too weak, the two together answer."""
@@ -162,11 +171,7 @@ def test_a_name_the_store_never_saw_is_no_paraphrase(proj_engine: Engine):
         f"Why is the staging page flaky with the sandbox in {w}?" for w in ("monorepos", "projects")
     )
     for prompt in (name, word):
-        unseen: dict[str, str] = {}
-        terms = _recall._gate_terms(prompt)
-        weights = _recall._idf_weights(proj_engine.conn, terms, "", None, unseen)
-        share = sum(weights[t] for t in unseen) / sum(weights.values())
-        assert len(unseen) == 1 and share < _recall.MAX_NEW_NAME_SHARE
+        assert 0 < _unseen_share(proj_engine, prompt) < _recall.MAX_NEW_NAME_SHARE
     assert _gate(proj_engine, name, page, strong) == []
     assert _gate(proj_engine, word, page, strong) != []
     # two ordinary words written as one ("lookup", "frontend") are ordinary too
@@ -221,14 +226,13 @@ def test_a_question_mostly_of_unseen_words_needs_a_stored_name_for_a_weak_match(
     strong = _recall.MIN_VECTOR_SCORE
     assert not _recall._new_names({w: w for w in ("flicker", "resize", "browser")})  # ordinary
     new = "Why does the staging page flicker when I resize the browser?"
-    weights = _recall._idf_weights(proj_engine.conn, _recall._gate_terms(new))
-    unseen = {"flicker", "resiz", "browser"} & set(weights)
-    assert sum(weights[t] for t in unseen) >= _recall.MAX_NEW_NAME_SHARE * sum(weights.values())
+    assert _unseen_share(proj_engine, new) >= _recall.MAX_NEW_NAME_SHARE
     assert _gate(proj_engine, new, page, strong) == []
     # the same words with a name the store holds: about it, in other words
     proj_engine.store("Bumped credo and dialyxir in mix.lock", "context")
     owner = "Why does dialyxir flicker when I resize the browser?"
     fix = "dialyxir keeps its PLT in priv/plts"
+    assert _unseen_share(proj_engine, owner) >= _recall.MAX_NEW_NAME_SHARE
     weights = _recall._idf_weights(proj_engine.conn, _recall._gate_terms(owner))
     have = {stem(t) for t in _recall._content_terms(fix)}
     matched = sum(w for t, w in weights.items() if t in have)
@@ -241,13 +245,14 @@ def test_a_question_mostly_of_unseen_words_needs_a_stored_name_for_a_weak_match(
     stored = "Events older than 400 days are deleted."
     memory_id = proj_engine.store(stored, "decision").id
     asked = "How long are events retained?"
-    weights = _recall._idf_weights(proj_engine.conn, _recall._gate_terms(asked))
-    assert weights["event"] < _recall.MAX_NEW_NAME_SHARE * sum(weights.values())
+    assert _unseen_share(proj_engine, asked) >= _recall.MAX_NEW_NAME_SHARE
     for source, opened in (("memory", True), ("hook", False)):
         told = Recalled(memory_id, stored, "decision", "2026-11-24T10:00:00Z", 1.0, source=source)
         assert bool(choose(proj_engine.conn, asked, [(told, strong)], 8, rerank=False)) is opened
     # fewer unseen words: answered as before
-    assert _gate(proj_engine, "Why does the staging page test fail on login?", page, strong) != []
+    fewer = "Why does the staging page test fail on login?"
+    assert _unseen_share(proj_engine, fewer) < _recall.MAX_NEW_NAME_SHARE
+    assert _gate(proj_engine, fewer, page, strong) != []
 
 
 def test_an_instruction_is_recalled_and_a_question_is_not(hook, project: Path, proj_engine: Engine):
