@@ -297,7 +297,7 @@ def choose(
         if sum(weights[t] for t in new) >= MAX_NEW_NAME_SHARE * total:
             return []
         names = bool(new)
-    said = {stem(t): t for t in reversed(terms)}  # each stem's word, as the prompt has it
+    said: dict[str, str] = {}  # each stem's word, as the prompt has it (when needed)
     scored: list[tuple[Recalled, set[str]]] = []
     answered = False
     for cand, vector in candidates:
@@ -321,6 +321,7 @@ def choose(
                 enough_terms and coverage + vector >= MIN_JOINT_SCORE
             )
             if weak and not covered and mostly_unseen and not stated:  # see MAX_NEW_NAME_SHARE
+                said = said or {stem(t): t for t in reversed(terms)}
                 weak = bool(_new_names({t: said[t] for t in matched}))
             if not covered and weak and names is None:
                 names = _names_a_new_thing(unseen.values())
