@@ -297,7 +297,6 @@ def choose(
         if sum(weights[t] for t in new) >= MAX_NEW_NAME_SHARE * total:
             return []
         names = bool(new)
-    said: dict[str, str] = {}  # each stem's word, as the prompt has it (when needed)
     scored: list[tuple[Recalled, set[str]]] = []
     answered = False
     for cand, vector in candidates:
@@ -321,8 +320,7 @@ def choose(
                 enough_terms and coverage + vector >= MIN_JOINT_SCORE
             )
             if weak and not covered and mostly_unseen and not stated:  # see MAX_NEW_NAME_SHARE
-                said = said or {stem(t): t for t in reversed(terms)}
-                weak = bool(_new_names({t: said[t] for t in matched}))
+                weak = _matches_a_name(terms, matched)
             if not covered and weak and names is None:
                 names = _names_a_new_thing(unseen.values())
             answered = covered or (weak and not names)
@@ -460,6 +458,13 @@ def _names_a_new_thing(unseen: Iterable[str]) -> bool:
     """Whether one of these prompt terms, which no memory holds, is not an ordinary word (see
     ``MIN_JOINT_SCORE``); never, when the model's vocabulary is not installed."""
     return bool(_new_names({term: term for term in unseen}))
+
+
+def _matches_a_name(terms: list[str], matched: set[str]) -> bool:
+    """Whether one of the ``matched`` stems is, as the prompt writes it (``terms``), a name
+    rather than an ordinary word (see ``MAX_NEW_NAME_SHARE``)."""
+    said = {stem(t): t for t in reversed(terms)}
+    return bool(_new_names({t: said[t] for t in matched}))
 
 
 def _new_names(unseen: dict[str, str]) -> set[str]:
