@@ -66,7 +66,8 @@ def _items(spec: dict[str, Any]) -> list[tuple[str, str, str, Any]]:
     for session in spec["sessions"]:
         name = _name(session["file"])
         out += [(name, "relevant", p["prompt"], p["expect"]) for p in session["prompts"]]
-        out += [(name, "control", c["prompt"], c["split"]) for c in spec["controls"]]
+        controls = (spec.get("controls") or []) + session.get("controls", [])
+        out += [(name, "control", c["prompt"], c["split"]) for c in controls]
     return out
 
 
