@@ -102,6 +102,34 @@ def test_an_excerpt_runs_on_to_the_end_of_the_word_it_would_cut():
         assert shown.rstrip("…").split()[-1] in whole, (limit, shown)
 
 
+def test_an_excerpt_shows_the_two_places_that_hold_the_prompts_words():
+    """ "How did you pull the failing part of the CI log?" over a turn that names the CI check
+    early and runs `gh run view --log-failed` late: one window cannot hold both, so the best
+    one is cut down to its words and what follows them, and the words it leaves out get a
+    passage of their own."""
+    content = (
+        "asked about the CI check that failed on PR 7716: "
+        + "filler " * 60
+        + "then ran gh run view --job 42 --log-failed to read only the failing steps "
+        + "trailing " * 60
+    )
+    terms = {"ci": 3.8, "pr": 3.6, "fail": 1.7, "log": 2.1}
+    shown = excerpt(content, terms, 400)
+    assert "CI check" in shown and "PR 7716" in shown and "--log-failed" in shown
+    first, second = shown.rstrip("…").split("…")[:2]
+    assert "CI check" in first and "--log-failed" in second
+    assert len(shown) <= 400 + 2 * WORD_TAIL
+    # one place holds every word: one passage, as before
+    together = "filler " * 80 + "the CI log of PR 7716 failed " + "trailing " * 80
+    assert excerpt(together, terms, 400).count("…") == 2
+
+
+def test_a_passage_at_the_end_of_a_memory_takes_its_room_before_the_match():
+    content = "words " * 200 + "the last line names the answer"
+    shown = excerpt(content, {"answer": 1.0}, 200)
+    assert shown.endswith("the answer") and len(shown) >= 190
+
+
 def _gate(engine: Engine, prompt: str, content: str, cosine: float) -> list[str]:
     from memlode.hooks._recall import Recalled, choose
 

@@ -325,6 +325,14 @@ LEAD_SHARE = 0.15
 # what it names: it runs on to the word's end when that is at most this many characters on.
 WORD_TAIL = 24
 
+# A long memory whose matched words lie in two places shows both (``_two_passages``): the best
+# passage keeps its matched words and at least this many characters after them, and a second
+# passage needs at least MIN_SECOND_PASSAGE. Replay (bench/RESULTS.md, "Session 24"): the
+# answer sat next to the words the best passage left out ("--log-failed" after "log", three
+# hundred characters past "CI" and "PR") in four of the six sets' nine excerpt misses.
+PASSAGE_TAIL = 100
+MIN_SECOND_PASSAGE = 120
+
 # Characters of each item's line outside its text: "- [insight, 2026-11-24] " and the newline.
 _LINE_OVERHEAD = 30
 MIN_ITEM_CHARS = 160
@@ -370,7 +378,46 @@ def excerpt(content: str, terms: Mapping[str, float] | Set[str], limit: int) -> 
     if not hits:
         return text[: limit - 1] + "…"
     begin, end = _window(text, hits, weight, limit)
-    return ("…" if begin else "") + text[begin:end] + ("…" if end < len(text) else "")
+    return _two_passages(text, hits, weight, limit, (begin, end)) or _passage(text, [(begin, end)])
+
+
+def _passage(text: str, parts: list[tuple[int, int]]) -> str:
+    """The ``(begin, end)`` parts of ``text`` in order, with an ellipsis wherever text is cut."""
+    out, last = "", 0
+    for begin, end in parts:
+        out += ("…" if begin > last else "") + text[begin:end]
+        last = end
+    return out + ("…" if last < len(text) else "")
+
+
+def _two_passages(
+    text: str,
+    hits: list[tuple[int, str, int]],
+    weight: dict[str, float],
+    limit: int,
+    best: tuple[int, int],
+) -> str:
+    """Two passages when the prompt's words are in two places: the ``best`` passage cut down to
+    its matched words and PASSAGE_TAIL characters after them (an answer follows what the
+    question names), then the best passage of the matched words it leaves out; '' when it
+    holds them all or leaves no room for a second one."""
+    inside = [h for h in hits if best[0] <= h[0] and h[2] <= best[1]]
+    shown = {term for _at, term, _end in inside}
+    if all(term in shown for _at, term, _end in hits):
+        return ""
+    room = max(limit // 2, inside[-1][2] - inside[0][0] + PASSAGE_TAIL)
+    if room > limit - MIN_SECOND_PASSAGE:
+        return ""
+    first = _window(text, hits, weight, room)
+    shown = {term for at, term, end in hits if first[0] <= at and end <= first[1]}
+    rest = [h for h in hits if h[1] not in shown and (h[2] <= first[0] or h[0] >= first[1])]
+    if not rest:
+        return ""
+    second = _window(text, rest, weight, limit - (first[1] - first[0]) - 3)
+    parts = sorted([first, second])
+    if parts[0][1] > parts[1][0]:
+        return ""
+    return _passage(text, parts)
 
 
 def _hits(text: str, weight: dict[str, float]) -> list[tuple[int, str, int]]:
@@ -411,9 +458,10 @@ def _window(
         if key > best_key:
             best_key, best_at, best_end = key, hits[left][0], hits[right][2]
     # Start a little before the first match, at a word boundary, but late enough to hold the
-    # whole of the last one.
+    # whole of the last one; where the text ends first, the room left goes before the match.
     begin = max(0, best_at - int((limit - (best_end - best_at)) * LEAD_SHARE))
     begin = max(begin, best_end - (limit - 2))
+    begin = max(0, min(begin, len(text) - (limit - 2)))
     if begin and text[begin - 1] != " ":  # not in the middle of a word: on to the next one
         space = text.find(" ", begin, best_at)
         begin = space + 1 if space >= 0 else begin
