@@ -135,15 +135,16 @@ def main() -> int:
 
     conn = sqlite3.connect(db)
     bins = {"answered": 0, "excerpt": 0, "ranking": 0, "absent": 0}
-    silent = {"calibration": [0, 0], "test": [0, 0]}
+    silent: dict[str, list[int]] = {}
     missed = []
     for name, kind, prompt, x in items:
         found = recalled(conn, hits[f"{name}\n{prompt}"], prompt, args.limit, "")
         budget = args.budget or rooms[asks(prompt)]
         text = prompt_context(found, budget)
         if kind == "control":
-            silent[x][0] += not text
-            silent[x][1] += 1
+            counts = silent.setdefault(x, [0, 0])
+            counts[0] += not text
+            counts[1] += 1
             continue
         if _has(text, x):
             where = "answered"
