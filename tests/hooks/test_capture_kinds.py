@@ -218,6 +218,20 @@ def test_a_long_subagent_report_is_kept_whole_in_parts(hook, project: Path, proj
     assert all(line in kept for line in report.splitlines())  # nothing dropped
 
 
+def test_a_comment_in_a_reports_code_block_is_no_heading():
+    """A part of a long report starts at a markdown heading, and names it; a "# ..." comment
+    inside a fenced code block, an issue number ("#123") or a shebang is none."""
+    from memlode.hooks.extract import REPORT_PART_CHARS, _report_parts
+
+    body = "\n".join(f"- step {i}: the build keeps its cache in target/" for i in range(20))
+    script = "```bash\n# Build the AppImage\n#!/bin/sh\n" + "echo building\n" * 5 + "```"
+    report = f"## Build\n\n{body}\n\n{script}\n#123 is fixed too\n\n## Release\n\n{body}"
+    assert len(report) > REPORT_PART_CHARS  # two parts, cut at the second heading only
+    parts = _report_parts(report)
+    assert [heading for heading, _ in parts] == ["## Build", "## Release"]
+    assert "# Build the AppImage" in parts[0][1] and "#123 is fixed too" in parts[0][1]
+
+
 def test_grep_content_mode_counts_its_matches(hook, project: Path, proj_engine: Engine):
     content = (
         "lib/app/telemetry.ex:12:  def handle_event(event, measurements, meta, _config) do\n"

@@ -505,6 +505,13 @@ def extract_subagent_report(agent_type: str, report: object) -> list[Observation
     return out
 
 
+def _heading(line: str) -> bool:
+    """A markdown heading: one to six "#" and a space ("#123" and "#!/bin/sh" are none)."""
+    text = line.lstrip()
+    marks = len(text) - len(text.lstrip("#"))
+    return 0 < marks <= 6 and (len(text) == marks or text[marks].isspace())
+
+
 def _report_parts(text: str) -> list[tuple[str, str]]:
     """``text`` (markdown) cut into parts of at most REPORT_PART_CHARS: a heading starts a new
     part (unless the part so far is short), a part that would grow too long ends at a line
@@ -523,8 +530,11 @@ def _report_parts(text: str) -> list[tuple[str, str]]:
             parts.append((heading, body))
         lines, size = [], 0
 
+    fenced = False  # inside a ``` or ~~~ code block, where "# ..." is a comment
     for line in text.splitlines():
-        if line.lstrip().startswith("#"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and _heading(line):
             if size >= REPORT_PART_CHARS // 3:  # a short part takes the next section in too
                 flush()
             last = " ".join(line.split())[:120]
