@@ -49,6 +49,8 @@ class Server:
 
 @pytest.fixture(scope="module")
 def viz_store(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    if not store.SESSION.is_file():
+        pytest.skip(f"the shared session {store.SESSION} is absent (../shared beside the repo)")
     home, project, env = store.build(tmp_path_factory.mktemp("viz"))
     return Store(home, project, env)
 
