@@ -221,7 +221,10 @@ def test_a_long_subagent_report_is_kept_whole_in_parts(hook, project: Path, proj
 def test_a_comment_in_a_reports_code_block_is_no_heading():
     """A part of a long report starts at a markdown heading, and names it; a "# ..." comment
     inside a fenced code block, an issue number ("#123") or a shebang is none."""
-    from memlode.hooks.extract import REPORT_PART_CHARS, _report_parts
+    from memlode.hooks.extract import REPORT_PART_CHARS, _heading, _report_parts
+
+    assert _heading("### 3. Key Functionality") and _heading("#") and _heading("  ## Plan")
+    assert not any(_heading(line) for line in ("#!/bin/sh", "#123 fixed", "####### seven"))
 
     body = "\n".join(f"- step {i}: the build keeps its cache in target/" for i in range(20))
     script = "```bash\n# Build the AppImage\n#!/bin/sh\n" + "echo building\n" * 5 + "```"
