@@ -225,9 +225,10 @@ def test_a_comment_in_a_reports_code_block_is_no_heading():
 
     assert _heading("### 3. Key Functionality") and _heading("#") and _heading("  ## Plan")
     assert not any(_heading(line) for line in ("#!/bin/sh", "#123 fixed", "####### seven"))
+    assert not _heading("    # indented: code")
 
     body = "\n".join(f"- step {i}: the build keeps its cache in target/" for i in range(20))
-    script = "```bash\n# Build the AppImage\n#!/bin/sh\n" + "echo building\n" * 5 + "```"
+    script = "```bash\n# Build the AppImage\n~~~\n#!/bin/sh\n" + "echo building\n" * 5 + "```"
     report = f"## Build\n\n{body}\n\n{script}\n#123 is fixed too\n\n## Release\n\n{body}"
     assert len(report) > REPORT_PART_CHARS  # two parts, cut at the second heading only
     parts = _report_parts(report)

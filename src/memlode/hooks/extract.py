@@ -505,11 +505,27 @@ def extract_subagent_report(agent_type: str, report: object) -> list[Observation
     return out
 
 
+# Markdown's structure is read by ``memlode.sources.markdown.parse_blocks``; a report's parts
+# need only its headings and fences, by the same rules (at most three spaces before either; a
+# fence closes on a line of its own character), and that parser's imports (``re``,
+# ``dataclasses``) would add some 20 ms to every Stop hook.
 def _heading(line: str) -> bool:
     """A markdown heading: one to six "#" and a space ("#123" and "#!/bin/sh" are none)."""
-    text = line.lstrip()
+    text = line.lstrip(" ")
     marks = len(text) - len(text.lstrip("#"))
-    return 0 < marks <= 6 and (len(text) == marks or text[marks].isspace())
+    return (
+        len(line) - len(text) <= 3
+        and 0 < marks <= 6
+        and (len(text) == marks or text[marks].isspace())
+    )
+
+
+def _fence(line: str) -> str:
+    """The character of a code fence (three or more ` or ~) that ``line`` is, else ''."""
+    text = line.lstrip(" ")
+    if len(line) - len(text) <= 3 and text[:3] in ("```", "~~~"):
+        return text[0]
+    return ""
 
 
 def _report_parts(text: str) -> list[tuple[str, str]]:
@@ -530,10 +546,11 @@ def _report_parts(text: str) -> list[tuple[str, str]]:
             parts.append((heading, body))
         lines, size = [], 0
 
-    fenced = False  # inside a ``` or ~~~ code block, where "# ..." is a comment
+    fenced = ""  # the fence character of the code block we are in, where "# ..." is a comment
     for line in text.splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
+        fence = _fence(line)
+        if fence and (not fenced or fence == fenced):
+            fenced = "" if fenced else fence
         elif not fenced and _heading(line):
             if size >= REPORT_PART_CHARS // 3:  # a short part takes the next section in too
                 flush()
