@@ -7,11 +7,15 @@ each prompt's top ``--k`` hits as the store's resident would (``Engine.search`` 
 prompt's project namespace, the same wire form), then runs the hook's gate and rendering
 (``memlode.hooks._resident.recalled`` and ``memlode.hooks.injection.prompt_context``) on them
 and judges the text as the replay does. Each relevant prompt that is not answered is put in
-one of three bins:
+one of four bins:
 
 - *excerpt*: the chosen memories hold the answer, the rendered passages do not show it;
 - *ranking*: the answer is in the engine's top ``--k`` but not among the chosen memories;
-- *absent*: not in the top ``--k`` at all.
+- *absent*: stored, but not in the top ``--k``;
+- *unstored*: some part of the answer is in no memory of the store (a capture question, not a
+  recall one).
+
+A miss the gate shut on (nothing handed over) is marked "(nothing)".
 
     .venv/bin/python bench/replay_offline.py DIR [--k 30] [--budget CHARS] [--limit 10] [--json]
 
@@ -134,7 +138,8 @@ def main() -> int:
     }
 
     conn = sqlite3.connect(db)
-    bins = {"answered": 0, "excerpt": 0, "ranking": 0, "absent": 0}
+    bins = {"answered": 0, "excerpt": 0, "ranking": 0, "absent": 0, "unstored": 0}
+    stored = [row[0] for row in conn.execute("SELECT content FROM memories")]
     silent: dict[str, list[int]] = {}
     missed = []
     for name, kind, prompt, x in items:
@@ -152,8 +157,10 @@ def main() -> int:
             where = "excerpt"
         elif _has(" ".join(h["content"] for h in hits[f"{name}\n{prompt}"]), x):
             where = "ranking"
-        else:
+        elif all(any(_has(content, [group]) for content in stored) for group in x):
             where = "absent"
+        else:
+            where = "unstored"
         bins[where] += 1
         if where != "answered":
             missed.append({"prompt": prompt, "bin": where, "injected": bool(text)})
@@ -164,7 +171,7 @@ def main() -> int:
         total = sum(bins.values())
         print(
             f"answered {bins['answered']}/{total}; not answered: excerpt {bins['excerpt']},"
-            f" ranking {bins['ranking']}, absent {bins['absent']}"
+            f" ranking {bins['ranking']}, absent {bins['absent']}, unstored {bins['unstored']}"
         )
         for split, (quiet, n) in silent.items():
             print(f"controls silent ({split}) {quiet}/{n}")
