@@ -21,8 +21,11 @@ __all__ = [
     "merge_ids",
 ]
 
-# The default local embedder reads 256 word pieces; English prose and code average about 1.4
-# pieces per word, so 180 words fill the window without being cut off.
+# The default local embedder reads 256 word pieces. English prose averages about 1.4 pieces per
+# word, so 180 words fill that window; coding sessions average 3.2 (paths, hashes and command
+# output split into many pieces), so most turn chunks run past it: their vector is of their
+# first 256 pieces, while BM25 reads all of them. Chunks of 90 words, which fit, answered fewer
+# of the session replay's prompts (bench/RESULTS.md, session 25).
 CHUNK_WORDS = 180
 # Each sub-chunk repeats the last ~15% of the previous one, so that a sentence cut at a
 # boundary is whole in at least one chunk.
