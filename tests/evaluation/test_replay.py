@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ DATA = ROOT.parent / "shared" / "data" / "transcripts" / "spotter"
 def test_replay_of_a_small_session(tmp_path: Path):
     if not (DATA / "tool_heavy.jsonl").is_file():
         pytest.skip(f"{DATA} is missing (../shared/data)")
+    started = datetime.now(UTC)
     proc = subprocess.run(
         [
             sys.executable,
@@ -64,6 +67,13 @@ def test_replay_of_a_small_session(tmp_path: Path):
     assert report["end_state_stated"] == 1
     assert report["files_left"] == {}
     assert set(report["hook_ms"]) >= {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
+    # the session (two minutes, recorded in February) is replayed as if it ended as the run
+    # began: what its transcript's lines date and what the hooks date by the clock agree
+    with sqlite3.connect(tmp_path / "replay" / "memlode-home" / "memlode.db") as conn:
+        dated = dict(conn.execute("SELECT source, min(created_at) FROM memories GROUP BY source"))
+    assert {"transcript", "hook"} <= set(dated), dated
+    earliest = (started - timedelta(minutes=3)).strftime("%Y-%m-%dT%H:%M:%S")
+    assert min(dated.values()) >= earliest, dated
     # the resident the hooks started is stopped with the run
     status = subprocess.run(
         [sys.executable, "-m", "memlode", "resident", "status"],

@@ -17,6 +17,13 @@ are handed) and each hook fires where Claude Code fires it:
   subagent's report, ``agent_type`` its ``subagent_type``);
 - SessionEnd after the last line.
 
+Every recorded instant of a line (``"timestamp"``, ``"backupTime"``: any field whose value is an
+ISO-8601 UTC time) is moved by one offset, so that the session ends as its replay starts. In real
+use Claude Code writes a line as its hooks fire, so the memories a transcript ingest dates by its
+lines and those the hooks date by the clock are of the same time; a replay that kept the
+recorded dates (months old) beside the hooks' (now) would hand the recency signal a difference
+no user's store has.
+
 Lines of subagents (``isSidechain``) are written but fire nothing. The rules for a real prompt
 are INTEGRATION.md's (section 2). Written independently of memlode's own transcript parser so
 that the evaluation does not share its mistakes.
@@ -30,6 +37,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -183,13 +191,42 @@ def _rewrites(old_cwd: str, project: str) -> list[tuple[str, str]]:
     return [*pairs, (old, new)]
 
 
+# A field's value that is an instant: "timestamp":"2026-01-15T17:00:05.082Z" (a quote inside a
+# string is escaped, so text that quotes a transcript is not matched).
+_INSTANT = re.compile(r'("[A-Za-z_]+":\s*")(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?Z"')
+
+
+def _instant(match: re.Match[str]) -> datetime:
+    return datetime.fromisoformat(match[2] + (match[3] or "")).replace(tzinfo=UTC)
+
+
+def _shift_to_now(source: Path) -> timedelta:
+    """The offset that moves the source's last recorded instant to now."""
+    last: datetime | None = None
+    with source.open(encoding="utf-8") as fh:
+        for raw in fh:
+            for match in _INSTANT.finditer(raw):
+                when = _instant(match)
+                last = when if last is None or when > last else last
+    return datetime.now(UTC) - last if last is not None else timedelta(0)
+
+
+def _shifted(line: str, shift: timedelta) -> str:
+    def moved(match: re.Match[str]) -> str:
+        when = _instant(match) + shift
+        fraction = f".{when.microsecond // 1000:03d}" if match[3] else ""
+        return f'{match[1]}{when.strftime("%Y-%m-%dT%H:%M:%S")}{fraction}Z"'
+
+    return _INSTANT.sub(moved, line) if shift else line
+
+
 def _records(
-    source: Path, rewrite: tuple[str, str] | None
+    source: Path, rewrite: tuple[str, str] | None, shift: timedelta = timedelta(0)
 ) -> Iterator[tuple[str, dict[str, Any] | None]]:
     pairs = _rewrites(*rewrite) if rewrite else []
     with source.open(encoding="utf-8") as fh:
         for raw in fh:
-            line = raw if raw.endswith("\n") else raw + "\n"
+            line = _shifted(raw if raw.endswith("\n") else raw + "\n", shift)
             for old, new in pairs:
                 line = line.replace(old, new)
             try:
@@ -214,9 +251,10 @@ def replay_transcript(
     old_cwd = original_cwd(source)
     rewrite = (old_cwd, str(project)) if old_cwd else None
     target.parent.mkdir(parents=True, exist_ok=True)
+    shift = _shift_to_now(source)
     with target.open("a", encoding="utf-8") as out:
         replay = _Replay(hooks, target, project, session_id, out)
-        for line, record in _records(source, rewrite):
+        for line, record in _records(source, rewrite, shift):
             replay.line(line, record)
         replay.finish()
     return replay.stats
