@@ -53,6 +53,7 @@ def test_replay_of_a_small_session(tmp_path: Path):
     assert report["sessions"] == 1 and report["relevant_prompts"] == 4
     replay = report["per_session"]["tool_heavy"]["replay"]
     assert replay["lines"] == 39 and replay["prompts"] == 2 and replay["tool_results"] >= 5
+    assert replay["shifted_days"] > 200  # recorded on 2026-02-10
     assert report["failed_hooks"] == 0
     # alone in its store (some 30 memories, every word rare) the gate answers 1 of the 4; in
     # the full replay's store, 3 (bench/RESULTS.md)

@@ -145,6 +145,7 @@ class ReplayStats:
     stops: int = 0
     compactions: int = 0
     events: dict[str, int] = field(default_factory=dict)
+    shifted_days: float = 0.0  # how far the session's recorded times were moved forward
 
 
 def tool_text(content: Any) -> str:
@@ -254,6 +255,7 @@ def replay_transcript(
     shift = _shift_to_now(source)
     with target.open("a", encoding="utf-8") as out:
         replay = _Replay(hooks, target, project, session_id, out)
+        replay.stats.shifted_days = round(shift / timedelta(days=1), 1)
         for line, record in _records(source, rewrite, shift):
             replay.line(line, record)
         replay.finish()
