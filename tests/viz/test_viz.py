@@ -237,12 +237,16 @@ def test_bad_requests_get_one_line_json_errors(server: Server) -> None:
 def test_the_time_filter_keeps_the_ranking(server: Server, viz_store: Store) -> None:
     cookie = {"cookie": f"memlode_viz={server.token}"}
     query = "/api/search?q=xterm%20scroll%20phoenix"
-    every = [h["id"] for h in json.loads(http(f"{server.base}{query}", headers=cookie)[1])]
-    # the transcript's turns keep the session's dates (February); the hooks' rows are today's
-    older = json.loads(http(f"{server.base}{query}&until=2026-11-01", headers=cookie)[1])
+    hits = json.loads(http(f"{server.base}{query}", headers=cookie)[1])
+    every = [h["id"] for h in hits]
+    # a bound inside the session: the hits stored before it, in the same order
+    times = sorted({h["created_at"] for h in hits})
+    assert len(times) > 1, times
+    until = times[len(times) // 2]
+    older = json.loads(http(f"{server.base}{query}&until={until}", headers=cookie)[1])
     assert older and len(older) < len(every)
     assert [h["id"] for h in older] == [i for i in every if i in {h["id"] for h in older}]
-    assert all(h["created_at"] < "2026-11-01" for h in older)
+    assert all(h["created_at"] < until for h in older)
     status, body, _ = http(f"{server.base}{query}&since=yesterday-ish", headers=cookie)
     assert status == 400 and "since" in json.loads(body)["error"]
 
