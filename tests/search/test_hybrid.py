@@ -106,6 +106,23 @@ def test_evergreen_does_not_decay(engine: Engine) -> None:
     assert engine.search("release process", k=1)[0].memory.id == ever.id
 
 
+def test_a_transcript_row_ranks_below_the_hooks_record_of_the_same_evidence(
+    engine: Engine,
+) -> None:
+    # the same words stored twice: as the hooks observed a command, and inside a transcript row
+    said = "git push origin main rejected: the remote holds work you do not have"
+    hook = engine.store(f"Failed: $ {said}", source="hook")
+    turn = engine.store(f"Failed: $ {said}", source="transcript")
+    engine.catch_up()
+    hits = {h.memory.id: h for h in engine.search("why was the push to main rejected", k=5)}
+    assert [h.memory.id for h in engine.search("push to main rejected", k=2)] == [hook.id, turn.id]
+    shown = hits[turn.id]
+    assert shown.score == pytest.approx(0.9 * hits[hook.id].score, rel=0.05)
+    # --explain shows the source's weight as its own part, and the parts still sum to the score
+    assert shown.signals["source"] < 0 and "source" not in hits[hook.id].signals
+    assert shown.score == pytest.approx(sum(shown.signals.values()))
+
+
 def test_mmr_pushes_near_duplicates_down(memlode_home: Path) -> None:
     eng = Engine(Settings.load({"namespace": "t"}))
     try:

@@ -14,7 +14,8 @@ Pipeline for one query:
    ``recency`` (exponential decay with a half-life; evergreen files do not decay);
 3. score = the weighted sum over the signals that exist for this query (a signal nobody can
    have — no vectors, no graph, no time in the query — drops out and the remaining weights are
-   re-normalised), so scores stay comparable with the minimum score;
+   re-normalised), so scores stay comparable with the minimum score; times the weight of the
+   memory's source (a transcript row's 0.9: ``recall_params.SOURCE_WEIGHTS``);
 4. session context: a memory's relevance is lifted by the relevance of its neighbours in the
    same session (conversation turns answer questions together); a memory that only asks a
    question loses a share of the best score (its answer is elsewhere);
@@ -151,6 +152,7 @@ def recall(
                 raw[i],
                 active,
                 pool.rows[i].source in params.decay_sources,
+                params.source_weights.get(pool.rows[i].source, 1.0),
                 extra["session"].get(i),
                 {name: extra[name][i] for name in ADJUSTMENTS if i in extra[name]},
             ),
@@ -285,6 +287,7 @@ def _score(
             score += weight * values[name]
         if row.source in params.decay_sources:
             score *= min(max(values["recency"], DECAY_FLOOR), 1.0)
+        score *= params.source_weights.get(row.source, 1.0)
         scored.append((memory_id, score))
     return raw, scored
 
@@ -388,20 +391,25 @@ def _contributions(
     values: dict[str, float],
     active: list[tuple[str, float]],
     decays: bool,
+    source_weight: float,
     session_bonus: float | None,
     adjustments: dict[str, float],
 ) -> dict[str, float]:
     """Each signal's weighted share of a hit's score (what ``--explain`` shows); they sum to
-    the score, with the age decay of a memory file, the session bonus and the list-level
-    ``adjustments`` (question penalty, failure boost, late interaction) as their own parts."""
+    the score, with the age decay of a memory file, its source's weight, the session bonus and
+    the list-level ``adjustments`` (question penalty, failure boost, late interaction) as their
+    own parts."""
     contributions = {name: weight * values[name] for name, weight in active}
+    factors = []
     if decays:
-        factor = max(values["recency"], DECAY_FLOOR)
-        if factor < 1.0:
+        factors.append(("decay", max(values["recency"], DECAY_FLOOR)))
+    factors.append(("source", source_weight))
+    for name, factor in factors:
+        if factor != 1.0:
             total = 0.0
             for value in contributions.values():
                 total += value
-            contributions["decay"] = total * (factor - 1.0)
+            contributions[name] = total * (factor - 1.0)
     if session_bonus is not None:
         contributions["session"] = session_bonus
     contributions.update(adjustments)
