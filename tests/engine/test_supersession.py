@@ -156,3 +156,74 @@ def test_the_dashboard_marks_a_replaced_memory(engine: Engine) -> None:
     assert items[old]["superseded_by"]["at"].startswith("2026-03-04")
     assert "superseded_by" not in items[new]
     assert dashboard.memory_detail(engine, old)["memory"]["superseded_by"]["id"] == new
+
+
+def test_the_meaning_rule_links_a_changed_statement_its_wording_rules_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real model: a statement that says it changes something, in other words than the
+    earlier one's, is linked once it is embedded; its neighbours, and a new statement with no
+    change in it, are not."""
+    monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "local")
+    with Engine(Settings.load({"namespace": "climate"})) as eng:
+        old = eng.store(
+            "Long runs are checkpointed to disk every 6 simulated hours.",
+            "decision",
+            created_at=_at(1),
+        ).id
+        eng.store("Output is written as netCDF-4 files by rank 0.", "decision", created_at=_at(2))
+        eng.store("Unit tests run with pFUnit in CI.", "decision", created_at=_at(3))
+        plain = eng.store(
+            "Restart files are written every simulated month.", "decision", created_at=_at(4)
+        ).id
+        new = eng.store(
+            "Checkpoints are taken once per simulated day now, to cut the I/O load.",
+            "decision",
+            created_at=_at(9),
+        ).id
+        assert links.linked_pairs(eng.conn, "climate") == []  # no wording rule reads it
+        eng.embed_pending()
+        made = links.linked_pairs(eng.conn, "climate")
+        assert [(r.old_id, r.new_id, r.how) for r in made] == [(old, new, "same-meaning")]
+        assert plain not in links.replaced_by(eng.conn, [plain])
+        hits = eng.search("how often do long runs checkpoint?")
+        assert hits[0].memory.id == new
+
+
+def test_the_meaning_rule_needs_a_clear_nearest_statement(engine: Engine) -> None:
+    """Two earlier statements about as near as each other: neither is linked."""
+    first = engine.store(
+        "Nightly jobs are scheduled by Jenkins on the build01 agent with a two hour timeout.",
+        "decision",
+        created_at=_at(1),
+    ).id
+    second = engine.store(
+        "Release jobs are triggered from Jenkins after a tag is pushed.",
+        "decision",
+        created_at=_at(2),
+    ).id
+    new = engine.store(
+        "GitHub Actions now runs the nightly jobs from a cron workflow with a matrix of runners.",
+        "decision",
+        created_at=_at(9),
+    ).id
+    assert links.linked_pairs(engine.conn, "shop") == []  # no wording rule reads it
+    table = {first: 0.7, second: 0.68}
+
+    def cosines(_memory_id: str, others: list[str]) -> list[float]:
+        return [table[o] for o in others]
+
+    assert supersession.plan_by_meaning(engine.conn, [new], cosines) == []
+    table[second] = 0.5
+    found = supersession.plan_by_meaning(engine.conn, [new], cosines)
+    assert [(r.old_id, r.new_id) for r in found] == [(first, new)]
+
+
+def test_same_opening_does_not_link_two_things_done_to_one_subject() -> None:
+    limited = Statement("o", "User samples are limited to 60 seconds.", _at(1))
+    decoded = Statement("n", "User samples are decoded by JUCE's AudioFormatManager.", _at(2))
+    assert best_match(decoded, [limited]) is None
+    weekly = Statement("w", "The churn model is retrained weekly.", _at(2))
+    monthly = Statement("m", "The churn model is retrained monthly.", _at(1))
+    found = best_match(weekly, [monthly])
+    assert found is not None and found.rule == "same-opening"

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memlode.config import Settings
+from memlode.engine.supersession import DETECTED_SOURCES
 from memlode.project import readable_name
 from memlode.search.recall_params import BOOKKEEPING_EDGES
 from memlode.storage import embeddings as vector_repo
@@ -248,12 +249,35 @@ class EmbeddingService:
             todo = min(todo, limit)
             backfill = min(backfill, limit - todo)
         total = todo + backfill
-        done = self._embed_rows(embedder, todo, batch_size, progress, 0, total, states_only=False)
+        embedded: list[str] = []
+        done = self._embed_rows(
+            embedder, todo, batch_size, progress, 0, total, states_only=False, embedded=embedded
+        )
         if backfill > 0:
             done += self._embed_rows(
                 embedder, backfill, batch_size, progress, done, total, states_only=True
             )
+        if embedded:
+            self._link_by_meaning(embedded)
         return done
+
+    def _link_by_meaning(self, ids: list[str]) -> None:
+        """Link the statements just embedded to what they replace by the meaning rule
+        (``memlode.engine.supersession.plan_by_meaning``), oldest first."""
+        from memlode.engine import supersession
+
+        index = self.index
+        if index is None:
+            return
+
+        def cosines(memory_id: str, others: list[str]) -> list[float]:
+            vector = index.vector_of(memory_id)
+            return [0.0] * len(others) if vector is None else index.similarities(vector, others)
+
+        found = supersession.plan_by_meaning(self.db.conn, ids[::-1], cosines)
+        if found:
+            with self.db.write() as conn:
+                supersession.record(conn, found)
 
     def _embed_rows(
         self,
@@ -265,9 +289,11 @@ class EmbeddingService:
         total: int,
         *,
         states_only: bool,
+        embedded: list[str] | None = None,
     ) -> int:
         """Embed up to ``todo`` rows lacking a vector (or, ``states_only``, having a vector but
-        no token states) from the current model, newest first, in batches."""
+        no token states) from the current model, newest first, in batches; the ids of the
+        statements embedded (source ``memory``) go into ``embedded``."""
         from memlode.embed import token_embedder
         from memlode.search.late import pack_states
 
@@ -315,6 +341,8 @@ class EmbeddingService:
                             for i, row in enumerate(rows)
                         ],
                     )
+            if embedded is not None:
+                embedded.extend(str(row["id"]) for row in rows if row["source"] in DETECTED_SOURCES)
             done += len(rows)
             if progress is not None:
                 progress(before + done, total)

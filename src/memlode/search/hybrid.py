@@ -30,7 +30,7 @@ Every hit carries the weighted contribution of each signal (``--explain``).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -139,6 +139,8 @@ def recall(
     raw, scored = _score(conn, pool, params, active, query.words, hint, now)
     scored, extra = _adjust(conn, scored, pool, params, query.asks_about_failure)
     ranked_ids, memories = _diversify(conn, scored, pool, k, params)
+    if extra["superseded"]:
+        ranked_ids = _replacements_first(conn, ranked_ids, extra["superseded"])
     final = dict(scored)
     out_ids = [i for i in ranked_ids if final[i] >= params.min_score][:k]
     missing = [i for i in out_ids if i not in memories]
@@ -301,7 +303,8 @@ def _adjust(
 ) -> tuple[list[tuple[str, float]], dict[str, dict[str, float]]]:
     """The list-level adjustments, in order: the session prior, the question penalty, the
     failure boost (for a question about what went wrong), the penalty of what a summary stands
-    for, the late-interaction bonus; the scores sorted, and each adjustment per memory."""
+    for, the late-interaction bonus, the penalty of what a later memory replaced; the scores
+    sorted, and each adjustment per memory."""
     rows = pool.rows
     bonus: dict[str, float] = {}
     if params.session_prior > 0:
@@ -322,10 +325,6 @@ def _adjust(
         cut = params.summarized_penalty * max(s[1] for s in scored)
         summarized = {i: -cut for i in demoted(conn, [i for i, _ in scored])}
         scored = [(i, score + summarized.get(i, 0.0)) for i, score in scored]
-    superseded: dict[str, float] = {}
-    if params.superseded_penalty > 0 and scored:
-        superseded = _superseded(conn, scored, params.superseded_penalty)
-        scored = [(i, score + superseded.get(i, 0.0)) for i, score in scored]
     late: dict[str, float] = {}
     index, states = pool.index, pool.query_states
     if index is not None and states is not None and params.late_interaction > 0:
@@ -333,6 +332,11 @@ def _adjust(
             conn, scored, states, index.model, params.late_interaction, params.late_pool
         )
         scored = [(i, score + late.get(i, 0.0)) for i, score in scored]
+    # last, so that no later bonus lifts a replaced memory back above its replacement
+    superseded: dict[str, float] = {}
+    if params.superseded_penalty > 0 and scored:
+        superseded = _superseded(conn, scored, params.superseded_penalty)
+        scored = [(i, score + superseded.get(i, 0.0)) for i, score in scored]
     scored.sort(key=lambda item: (-item[1], item[0]))
     adjustments = {
         "question": penalty,
@@ -361,6 +365,21 @@ def _superseded(
         if newer is not None:
             penalty = min(penalty, newer - score[memory_id] - SUPERSEDED_MARGIN * top)
         out[memory_id] = penalty
+    return out
+
+
+def _replacements_first(
+    conn: sqlite3.Connection, ranked_ids: list[str], replaced_ids: Mapping[str, float]
+) -> list[str]:
+    """``ranked_ids`` with each replaced memory moved to just after its replacement where it
+    came before it: diversity (MMR) may pass over the replacement, which is like what it
+    replaced, and lift the replaced one above it (held-out update cases, session 27)."""
+    replaced = replaced_by(conn, list(replaced_ids))
+    out = list(ranked_ids)
+    for old_id, rep in replaced.items():
+        if old_id in out and rep.new_id in out and out.index(old_id) < out.index(rep.new_id):
+            out.remove(old_id)
+            out.insert(out.index(rep.new_id) + 1, old_id)
     return out
 
 

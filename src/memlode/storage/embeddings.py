@@ -76,8 +76,8 @@ def relationships_of(conn: Connection, ids: Sequence[str]) -> list[tuple[Any, ..
 def rows_to_embed(
     conn: Connection, model: str, below: int, take: int, *, states_only: bool
 ) -> list[Row]:
-    """Up to ``take`` memories (rowid, id, content, memory_type, namespace, tags) below rowid
-    ``below`` (any, when negative), newest first, that have no vector from ``model`` (with
+    """Up to ``take`` memories (rowid, id, content, memory_type, namespace, tags, source) below
+    rowid ``below`` (any, when negative), newest first, that have no vector from ``model`` (with
     ``states_only``: that have one but no token states from it)."""
     missing = (
         " AND EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id"
@@ -88,7 +88,7 @@ def rows_to_embed(
         " (SELECT 1 FROM memory_embeddings e WHERE e.memory_id = m.id AND e.model = ?)"
     )
     rows: list[Row] = conn.execute(
-        "SELECT m.rowid, m.id, m.content, m.memory_type, m.namespace, m.tags"
+        "SELECT m.rowid, m.id, m.content, m.memory_type, m.namespace, m.tags, m.source"
         f" FROM memories m WHERE (? < 0 OR m.rowid < ?){missing}"
         " ORDER BY m.rowid DESC LIMIT ?",
         (below, below, model, *((model,) if states_only else ()), take),
