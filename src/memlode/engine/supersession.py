@@ -107,13 +107,8 @@ def plan_replacements(
     return out
 
 
-def _replaced_statement(
-    conn: Connection, memory: Memory, captured: bool
-) -> tuple[str, str, str] | None:
-    told = captured and memory.source == CAPTURED[0] and bool(set(CAPTURED[1]) & set(memory.tags))
-    stated = memory.source in DETECTED_SOURCES and str(memory.memory_type) in DETECTED_TYPES
-    if not (told or stated) or len(memory.content) > MAX_STATEMENT_CHARS:
-        return None
+def _earlier(conn: Connection, memory: Memory, captured: bool) -> list[tuple[str, str, str]]:
+    """The statements a new one is read against: (id, content, created_at), newest first."""
     rows = links.earlier_statements(
         conn,
         memory.namespace,
@@ -124,7 +119,17 @@ def _replaced_statement(
         CANDIDATES,
         CAPTURED if captured else None,
     )
-    rows = [r for r in rows if len(r[1]) <= MAX_STATEMENT_CHARS]
+    return [r for r in rows if len(r[1]) <= MAX_STATEMENT_CHARS]
+
+
+def _replaced_statement(
+    conn: Connection, memory: Memory, captured: bool
+) -> tuple[str, str, str] | None:
+    told = captured and memory.source == CAPTURED[0] and bool(set(CAPTURED[1]) & set(memory.tags))
+    stated = memory.source in DETECTED_SOURCES and str(memory.memory_type) in DETECTED_TYPES
+    if not (told or stated) or len(memory.content) > MAX_STATEMENT_CHARS:
+        return None
+    rows = _earlier(conn, memory, captured)
     if not rows:
         return None
     # whether a candidate was replaced matters only to one the rules read (a shared subject
@@ -180,16 +185,7 @@ def plan_by_meaning(
     for memory in new:
         if done.get(memory.id):
             continue
-        rows = links.earlier_statements(
-            conn,
-            memory.namespace,
-            DETECTED_SOURCES,
-            DETECTED_TYPES,
-            memory.created_at,
-            [memory.id],
-            CANDIDATES,
-        )
-        rows = [r for r in rows if len(r[1]) <= MAX_STATEMENT_CHARS]
+        rows = _earlier(conn, memory, captured=False)
         if not rows:
             continue
         sims = cosines(memory.id, [r[0] for r in rows])
