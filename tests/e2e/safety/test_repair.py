@@ -119,8 +119,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def store(built: Path, memlode_home: Path) -> Path:
-    """A copy of the ``built`` home as this test's home (the store is closed)."""
-    shutil.copytree(built, memlode_home)
+    """A copy of the ``built`` home as this test's home (the store is closed), without its
+    vector mirror: mirror files are keyed by the database's path, so the copied ones belong to
+    the ``built`` store and this one's own searches write its mirror."""
+    shutil.copytree(built, memlode_home, ignore=shutil.ignore_patterns("cache"))
     return memlode_home / "memlode.db"
 
 
