@@ -80,6 +80,13 @@ def test_bad_update_case_files_are_one_line_errors(tmp_path: Path, cli) -> None:
         ("broken.json", "{not json", "cannot read update cases"),
         ("empty.json", '{"cases": []}', "holds no cases"),
         ("partial.json", '{"cases": [{"id": "x", "project": "p"}]}', "lacks old, new, question"),
+        (
+            "control.json",
+            '{"controls": [{"id": "c", "project": "p", "earlier": "a", "question": "q?"}]}',
+            "control 'c' of",
+        ),
+        ("silent.json", '{"silent": [{"id": "s", "project": "p"}]}', "lacks question"),
+        ("listed.json", '{"silent": {"id": "s"}}', "holds no cases"),
     ):
         path = tmp_path / name
         path.write_text(text, encoding="utf-8")
@@ -87,3 +94,49 @@ def test_bad_update_case_files_are_one_line_errors(tmp_path: Path, cli) -> None:
         assert result.returncode != 0 and result.stdout == ""
         assert expected in result.stderr and len(result.stderr.strip().splitlines()) == 1
         assert "Traceback" not in result.stderr
+
+
+def test_controls_and_silent_questions_are_judged_with_the_cases(tmp_path: Path, cli) -> None:
+    """A control (a later statement that replaces nothing) and a silent question, given in a
+    second file, are asked in the same project's store: the control's earlier statement comes
+    first, the silent question gets no injection, and nothing links the control's pair."""
+    cases = {
+        "cases": [
+            {
+                "id": "cache",
+                "project": "shop",
+                "old": "We cache user sessions in Redis.",
+                "new": "Sessions move to Memcached; Redis is dropped for sessions.",
+                "question": "Which cache backend holds the sessions?",
+            }
+        ]
+    }
+    others = {
+        "controls": [
+            {
+                "id": "tickets",
+                "project": "shop",
+                "earlier": "Bugs are tracked in Jira under the SHOP project.",
+                "later": "Jira tickets now also carry a Sentry link when one exists.",
+                "question": "Where do we file a bug we found?",
+            }
+        ],
+        "silent": [
+            {"id": "fonts", "project": "shop", "question": "Which web font does the logo use?"}
+        ],
+    }
+    first, second = tmp_path / "cases.json", tmp_path / "others.json"
+    first.write_text(json.dumps(cases), encoding="utf-8")
+    second.write_text(json.dumps(others), encoding="utf-8")
+    done = cli("eval", "updates", str(first), str(second), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["cases"], report["controls"], report["silent"]) == (1, 1, 1)
+    assert report["linked"] == 1.0 and report["controls_linked"] == 0
+    assert report["controls_search_earlier_first"] == 1.0
+    assert report["silent_injected"] == 0.0
+    roles = {r["id"]: r["role"] for r in report["per_case"]}
+    assert roles == {"cache": "update", "tickets": "control", "fonts": "silent"}
+    text = cli("eval", "updates", str(first), str(second)).stdout
+    assert "controls (a later statement that replaces nothing): 1" in text
+    assert "silent questions (no statement answers them): 1" in text

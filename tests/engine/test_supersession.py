@@ -12,7 +12,7 @@ import pytest
 
 from memlode.config import Settings
 from memlode.engine import Engine, supersession
-from memlode.engine.supersede_rules import Statement, answers, best_match
+from memlode.engine.supersede_rules import Statement, adds, answers, best_match
 from memlode.errors import InvalidInput, NotFound
 from memlode.storage import supersession as links
 
@@ -227,3 +227,51 @@ def test_same_opening_does_not_link_two_things_done_to_one_subject() -> None:
     monthly = Statement("m", "The churn model is retrained monthly.", _at(1))
     found = best_match(weekly, [monthly])
     assert found is not None and found.rule == "same-opening"
+
+
+def test_search_puts_a_later_statement_on_the_same_subject_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real model: a later statement on the same subject as an earlier one goes before it
+    even where no rule linked them and the question's words score the earlier one higher; a
+    later one that says it adds ("also") stays where its score puts it."""
+    monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "local")
+    with Engine(Settings.load({"namespace": "shop"})) as eng:
+        old = eng.store(
+            "Background jobs run on Sidekiq, with Redis holding the queues.",
+            "decision",
+            created_at=_at(1),
+        ).id
+        eng.store(
+            "Emails are sent through Postmark from the mailers in app/mailers.",
+            "decision",
+            created_at=_at(2),
+        )
+        adds = eng.store(
+            "Background jobs also retry five times with exponential backoff before they go to"
+            " the dead set.",
+            "decision",
+            created_at=_at(20),
+        ).id
+        new = eng.store(
+            "Background jobs are processed by GoodJob on the Postgres database.",
+            "decision",
+            created_at=_at(21),
+        ).id
+        eng.embed_pending()
+        assert links.linked_pairs(eng.conn, "shop") == []  # no rule links them
+        hits = eng.search("Which Sidekiq queue should the export job go on?", 5)
+        order = [h.memory.id for h in hits]
+        score = {h.memory.id: h.score for h in hits}
+        assert order[:3] == [new, old, adds]
+        assert score[new] < score[old]  # by its score alone it came after the earlier one
+        assert score[adds] < score[old]
+
+
+def test_a_statement_that_adds_is_told_from_one_that_changes() -> None:
+    assert adds("We now also upload the final checkpoint as an artifact.")
+    assert adds("Switched on OpenTelemetry metrics as well; durations go to the collector.")
+    assert adds("From now on we run a second Celery worker for the imports queue.")
+    assert not adds("State estimation moved to the fuse smoother; it also takes the RTK fixes.")
+    assert not adds("Reverted to the single-pass filter - the extra pass doubled the time.")
+    assert not adds("Grover renders the invoice PDFs now.")

@@ -13,7 +13,9 @@ __all__ = ["updates"]
 
 
 @click.command()
-@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
 @click.option(
     "--embed-provider",
     type=click.Choice(PROVIDERS),
@@ -24,19 +26,25 @@ __all__ = ["updates"]
 @json_option
 @click.pass_context
 def updates(
-    ctx: click.Context, path: Path, embed_provider: str | None, limit: int | None, as_json: bool
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    embed_provider: str | None,
+    limit: int | None,
+    as_json: bool,
 ) -> None:
-    """Judge supersession on the update cases of PATH (bench/update_cases.json).
+    """Judge supersession on the update cases of PATHS (bench/update_cases.json).
 
     Each project's earlier statements and distractors are stored in a fresh temporary store,
     then their replacements, through the same store path as `memlode store`; each question is
     asked through search and through what the prompt hook would inject. Reports current-first
-    in both, replaced statements shown as current, and false supersessions.
+    in both, replaced statements shown as current, and false supersessions. A file may also
+    hold controls (a later statement that replaces nothing) and silent questions (answered by
+    no statement); several files are judged together, each project in one store.
     """
     from memlode.evaluation.updates import format_updates, load_update_cases, run_updates
 
     settings = settings_from(ctx, embed_provider=embed_provider)
-    cases = load_update_cases(path)
+    cases = load_update_cases(*paths)
     if limit is not None:
         cases = cases[:limit]
     report = run_updates(cases, settings)

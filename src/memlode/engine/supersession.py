@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memlode.engine.supersede_rules import Statement, best_match, has_cue, terms
+from memlode.engine.supersede_rules import Statement, adds, best_match, has_cue, terms
 from memlode.errors import InvalidInput, NotFound
 from memlode.storage import memories as memory_repo
 from memlode.storage import supersession as links
@@ -43,9 +43,8 @@ __all__ = [
     "unsupersede",
 ]
 
-# What the rules read, on both ends: what a user stored on purpose. Conversation turns, memory
-# files and the hooks' observations are records of what happened, not statements of what holds.
-DETECTED_SOURCES = ("memory",)
+# What the rules read, on both ends: what a user stored on purpose (``links.STATED_SOURCES``).
+DETECTED_SOURCES = links.STATED_SOURCES
 # Every kind of statement but a detected pattern (a count over sessions, not a choice).
 DETECTED_TYPES = tuple(str(t) for t in MemoryType if t is not MemoryType.PATTERN)
 # Earlier statements read per new one, newest first. The rules cost about 7 us per candidate in
@@ -157,7 +156,7 @@ def _replaced_statement(
 # Chosen on the update cases (bench/RESULTS.md, "Session 27"): the replaced statement is the
 # nearest earlier one for 126 of 132 new statements; a nearest neighbour on a different subject
 # is as near as 0.65, which the cue and the shared words keep out.
-MEANING_MIN_COSINE = 0.45
+MEANING_MIN_COSINE = links.SAME_SUBJECT_COSINE  # 0.45 until session 28: see there
 MEANING_MARGIN = 0.05
 MEANING_MIN_SHARED = 2
 MEANING_RULE = "same-meaning"
@@ -179,6 +178,7 @@ def plan_by_meaning(
         and str(m.memory_type) in DETECTED_TYPES
         and len(m.content) <= MAX_STATEMENT_CHARS
         and has_cue(m.content)
+        and not adds(m.content)
     ]
     done = links.replacements_of(conn, [m.id for m in new]) if new else {}
     out: list[links.Replacement] = []

@@ -17,6 +17,15 @@ the MCP ``store_memory``, where supersession is detected. Then each question is 
 - **links**: each replacement link made is checked against the cases: the expected new ->
   old pairs found, and false supersessions (any other link: a distractor or another case's
   statement linked), as a share of all links made.
+
+A file may also hold **controls** (``bench/update_controls_heldout.json``): an earlier
+statement, a later one on the same subject that does *not* replace it, and a question whose
+answer is the earlier one. They are stored the same way (the later one a month later) and judged
+the other way round: the earlier statement first in search and in the injection, and any link
+between the two a false supersession. And **silent** questions
+(``bench/update_silent_heldout.json``): asked in a project's store, answered by none of its
+statements, so the prompt hook must inject nothing. Several files may be judged together; a
+project's statements are then stored in one store, whichever file holds them.
 """
 
 from __future__ import annotations
@@ -56,48 +65,82 @@ class UpdateCase:
     memory_type: str = "decision"
     kind: str = ""
     source: str = ""
+    role: str = "update"  # "control": ``new`` does not replace ``old``, the answer is ``old``;
+    # "silent": no statement (``old``, ``new`` empty) answers the question
+
+    @property
+    def control(self) -> bool:
+        return self.role == "control"
+
+    @property
+    def silent(self) -> bool:
+        return self.role == "silent"
 
 
-def load_update_cases(path: Path) -> list[UpdateCase]:
-    """The cases of a JSON file (``{"cases": [...]}`` or a list); InvalidInput naming what is
-    wrong."""
+def load_update_cases(*paths: Path) -> list[UpdateCase]:
+    """The cases of JSON files (``{"cases": [...], "controls": [...], "silent": [...]}``, any
+    of the lists, or a list of cases); InvalidInput naming what is wrong. A control's
+    ``earlier`` and ``later`` statements are its case's ``old`` and ``new``."""
+    out: list[UpdateCase] = []
+    seen: set[str] = set()
+    for path in paths:
+        for item, role in _items(path):
+            case = _case(item, role, path)
+            if case.id in seen:
+                raise InvalidInput(f"case id {case.id!r} appears twice in {path}")
+            seen.add(case.id)
+            out.append(case)
+    return out
+
+
+_ROLES = {"cases": "update", "controls": "control", "silent": "silent"}
+# What each role's entries must give, by the names the file uses.
+_REQUIRED = {
+    "update": ("id", "project", "old", "new", "question"),
+    "control": ("id", "project", "earlier", "later", "question"),
+    "silent": ("id", "project", "question"),
+}
+
+
+def _items(path: Path) -> list[tuple[Any, str]]:
     if path.exists() and not path.is_file():  # a device (/dev/zero) would be read without end
         raise InvalidInput(f"update cases {path}: not a regular file; give a JSON file")
     try:
         data = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError) as exc:
         raise InvalidInput(f"cannot read update cases from {path}: {exc}") from None
-    items = data.get("cases") if isinstance(data, dict) else data
-    if not isinstance(items, list) or not items:
+    if isinstance(data, dict):
+        lists = {key: data.get(key, []) for key in _ROLES}
+    else:
+        lists = {"cases": data}
+    if not all(isinstance(v, list) for v in lists.values()) or not any(lists.values()):
         raise InvalidInput(f"{path} holds no cases: expected {{'cases': [...]}}")
-    out: list[UpdateCase] = []
-    seen: set[str] = set()
-    for n, item in enumerate(items, start=1):
-        if not isinstance(item, dict):
-            raise InvalidInput(f"case {n} of {path} is not an object")
-        missing = [k for k in ("id", "project", "old", "new", "question") if not item.get(k)]
-        if missing:
-            raise InvalidInput(f"case {n} of {path} lacks {', '.join(missing)}")
-        if item["id"] in seen:
-            raise InvalidInput(f"case id {item['id']!r} appears twice in {path}")
-        seen.add(item["id"])
-        distractors = item.get("distractors") or []
-        if not isinstance(distractors, list) or not all(isinstance(d, str) for d in distractors):
-            raise InvalidInput(f"case {item['id']!r}: distractors must be a list of strings")
-        out.append(
-            UpdateCase(
-                id=str(item["id"]),
-                project=str(item["project"]),
-                old=str(item["old"]),
-                new=str(item["new"]),
-                question=str(item["question"]),
-                distractors=tuple(distractors),
-                memory_type=str(item.get("memory_type") or "decision"),
-                kind=str(item.get("kind") or ""),
-                source=str(item.get("source") or ""),
-            )
-        )
-    return out
+    return [(item, _ROLES[key]) for key, items in lists.items() for item in items]
+
+
+def _case(item: Any, role: str, path: Path) -> UpdateCase:
+    if not isinstance(item, dict):
+        raise InvalidInput(f"an entry of {path} is not an object: {str(item)[:60]!r}")
+    missing = [k for k in _REQUIRED[role] if not item.get(k)]
+    if missing:
+        where = repr(item["id"]) if item.get("id") else f"with question {item.get('question')!r}"
+        raise InvalidInput(f"{role} {where} of {path} lacks {', '.join(missing)}")
+    distractors = item.get("distractors") or []
+    if not isinstance(distractors, list) or not all(isinstance(d, str) for d in distractors):
+        raise InvalidInput(f"case {item['id']!r}: distractors must be a list of strings")
+    old, new = ("earlier", "later") if role == "control" else ("old", "new")
+    return UpdateCase(
+        id=str(item["id"]),
+        project=str(item["project"]),
+        old=str(item.get(old) or ""),
+        new=str(item.get(new) or ""),
+        question=str(item["question"]),
+        distractors=tuple(distractors),
+        memory_type=str(item.get("memory_type") or "decision"),
+        kind=str(item.get("kind") or ""),
+        source=str(item.get("source") or ""),
+        role=role,
+    )
 
 
 @dataclass(slots=True)
@@ -123,7 +166,8 @@ def run_updates(cases: list[UpdateCase], settings: Settings) -> dict[str, Any]:
                 engine.embed_pending()
                 made = supersession.linked_pairs(engine.conn, engine.namespace)
                 links_made += len(made)
-                expected = {(s.old, s.new) for s in stored.values()}
+                updates = [stored[c.id] for c in group if c.role == "update"]
+                expected = {(ids.old, ids.new) for ids in updates}
                 texts = _texts(group, stored)
                 for rep in made:
                     if (rep.old_id, rep.new_id) not in expected:
@@ -132,6 +176,9 @@ def run_updates(cases: list[UpdateCase], settings: Settings) -> dict[str, Any]:
                         )
                 pairs = {(r.old_id, r.new_id) for r in made}
                 for case in group:
+                    if case.silent:
+                        results.append(_ask_silent(engine, case))
+                        continue
                     ids = stored[case.id]
                     result = _ask(engine, case, ids)
                     result["linked"] = (ids.old, ids.new) in pairs
@@ -139,7 +186,8 @@ def run_updates(cases: list[UpdateCase], settings: Settings) -> dict[str, Any]:
     return _report(results, links_made, false_links)
 
 
-def _store(engine: Engine, group: list[UpdateCase]) -> dict[str, _Stored]:
+def _store(engine: Engine, everything: list[UpdateCase]) -> dict[str, _Stored]:
+    group = [case for case in everything if not case.silent]
     earlier: dict[str, tuple[str, tuple[str, ...]]] = {}
     for i, case in enumerate(group):
         at = START + timedelta(hours=i)
@@ -161,6 +209,8 @@ def _store(engine: Engine, group: list[UpdateCase]) -> dict[str, _Stored]:
 def _texts(group: list[UpdateCase], stored: dict[str, _Stored]) -> dict[str, str]:
     out: dict[str, str] = {}
     for case in group:
+        if case.silent:
+            continue
         ids = stored[case.id]
         out[ids.old], out[ids.new] = case.old, case.new
         out.update(zip(ids.distractors, case.distractors, strict=True))
@@ -168,25 +218,42 @@ def _texts(group: list[UpdateCase], stored: dict[str, _Stored]) -> dict[str, str
 
 
 def _ask(engine: Engine, case: UpdateCase, ids: _Stored) -> dict[str, Any]:
+    """One question's figures. For a control, "current" is its earlier statement (``old``)
+    and "replaced" the later one, which must not be ranked or shown before it."""
     mine = {ids.old, ids.new, *ids.distractors}
+    current, replaced = (ids.old, ids.new) if case.control else (ids.new, ids.old)
     hits = engine.search(case.question, SEARCH_K)
     first = next((h.memory.id for h in hits if h.memory.id in mine), None)
     ranked = [h.memory.id for h in hits]
-    old_above = ids.old in ranked and (
-        ids.new not in ranked or ranked.index(ids.old) < ranked.index(ids.new)
+    old_above = replaced in ranked and (
+        current not in ranked or ranked.index(replaced) < ranked.index(current)
     )
     text = _injection(engine, case.question)
-    current = [line for line in text.splitlines() if line.startswith("- [")]
-    shown = [_shown_as_current(line, case) for line in current]
+    lines = [line for line in text.splitlines() if line.startswith("- [")]
+    shown = [_shown_as_current(line, case) for line in lines]
     first_shown = next((s for s in shown if s is not None), None)
+    want, other = ("old", "new") if case.control else ("new", "old")
     return {
         "id": case.id,
         "project": case.project,
-        "search_current_first": first == ids.new,
+        "role": case.role,
+        "search_current_first": first == current,
         "search_old_above_new": old_above,
         "injected": bool(text),
-        "injection_current_first": first_shown == "new",
-        "injection_old_as_current": "old" in shown,
+        "injection_current_first": first_shown == want,
+        "injection_old_as_current": other in shown,
+        "injection_chars": len(text),
+    }
+
+
+def _ask_silent(engine: Engine, case: UpdateCase) -> dict[str, Any]:
+    """A silent question: what the prompt hook injects for it, which should be nothing."""
+    text = _injection(engine, case.question)
+    return {
+        "id": case.id,
+        "project": case.project,
+        "role": case.role,
+        "injected": bool(text),
         "injection_chars": len(text),
     }
 
@@ -251,8 +318,11 @@ def _share(results: list[dict[str, Any]], key: str) -> float:
 
 
 def _report(
-    results: list[dict[str, Any]], links_made: int, false_links: list[dict[str, str]]
+    every: list[dict[str, Any]], links_made: int, false_links: list[dict[str, str]]
 ) -> dict[str, Any]:
+    results = [r for r in every if r["role"] == "update"]
+    controls = [r for r in every if r["role"] == "control"]
+    silent = [r for r in every if r["role"] == "silent"]
     missed = [r["id"] for r in results if not r["linked"]]
     return {
         "cases": len(results),
@@ -265,25 +335,49 @@ def _report(
         "injected": _share(results, "injected"),
         "injection_current_first": _share(results, "injection_current_first"),
         "injection_old_as_current": _share(results, "injection_old_as_current"),
+        "controls": len(controls),
+        "controls_linked": sum(1 for r in controls if r["linked"]),
+        "controls_search_earlier_first": _share(controls, "search_current_first"),
+        "controls_injection_earlier_first": _share(controls, "injection_current_first"),
+        "controls_injected": _share(controls, "injected"),
+        "silent": len(silent),
+        "silent_injected": _share(silent, "injected"),
         "not_linked": missed,
         "false_links": false_links,
-        "per_case": results,
+        "per_case": every,
     }
 
 
 def format_updates(report: dict[str, Any]) -> str:
     """The report as a few lines of text."""
-    lines = [
-        f"update cases: {report['cases']}",
-        f"  linked (expected pair found):   {report['linked']:.1%}",
-        f"  false supersessions:            {report['false_supersessions']} of"
-        f" {report['links_made']} links ({report['false_supersession_rate']:.1%})",
-        f"  search: current first           {report['search_current_first']:.1%}"
-        f"  (replaced above current {report['search_old_above_new']:.1%})",
-        f"  injection: current first        {report['injection_current_first']:.1%}"
-        f"  (injected {report['injected']:.1%},"
-        f" replaced shown as current {report['injection_old_as_current']:.1%})",
-    ]
+    lines = []
+    if report["cases"]:
+        lines += [
+            f"update cases: {report['cases']}",
+            f"  linked (expected pair found):   {report['linked']:.1%}",
+            f"  search: current first           {report['search_current_first']:.1%}"
+            f"  (replaced above current {report['search_old_above_new']:.1%})",
+            f"  injection: current first        {report['injection_current_first']:.1%}"
+            f"  (injected {report['injected']:.1%},"
+            f" replaced shown as current {report['injection_old_as_current']:.1%})",
+        ]
+    if report["controls"]:
+        lines += [
+            f"controls (a later statement that replaces nothing): {report['controls']}",
+            f"  linked (false):                 {report['controls_linked']}",
+            f"  search: earlier first           {report['controls_search_earlier_first']:.1%}",
+            f"  injection: earlier first        {report['controls_injection_earlier_first']:.1%}"
+            f"  (injected {report['controls_injected']:.1%})",
+        ]
+    if report["silent"]:
+        lines += [
+            f"silent questions (no statement answers them): {report['silent']}",
+            f"  injected (should be none):      {report['silent_injected']:.1%}",
+        ]
+    lines.append(
+        f"false supersessions: {report['false_supersessions']} of {report['links_made']} links"
+        f" ({report['false_supersession_rate']:.1%})"
+    )
     if report["not_linked"]:
         lines.append(f"  not linked: {', '.join(report['not_linked'])}")
     for link in report["false_links"]:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from memlode.engine.supersede_rules import adds
 from memlode.search.candidates import CandidateRow, conversation_neighbours, load_rows, passes
 from memlode.search.fts import (
     Bm25Query,
@@ -73,7 +74,7 @@ from memlode.storage.recall_graph import (
     memory_centrality,
     memory_degrees,
 )
-from memlode.storage.supersession import replaced_by
+from memlode.storage.supersession import SAME_SUBJECT_COSINE, STATED_SOURCES, replaced_by
 from memlode.storage.values import MemoryFilter
 from memlode.types import Memory, parse_ts
 
@@ -141,6 +142,7 @@ def recall(
     ranked_ids, memories = _diversify(conn, scored, pool, k, params)
     if extra["superseded"]:
         ranked_ids = _replacements_first(conn, ranked_ids, extra["superseded"])
+    ranked_ids = _later_first(conn, ranked_ids, pool, k, memories)
     final = dict(scored)
     out_ids = [i for i in ranked_ids if final[i] >= params.min_score][:k]
     missing = [i for i in out_ids if i not in memories]
@@ -380,6 +382,62 @@ def _replacements_first(
         if old_id in out and rep.new_id in out and out.index(old_id) < out.index(rep.new_id):
             out.remove(old_id)
             out.insert(out.index(rep.new_id) + 1, old_id)
+    return out
+
+
+def _later_first(
+    conn: sqlite3.Connection,
+    ranked_ids: list[str],
+    pool: _Pool,
+    k: int,
+    memories: dict[str, Memory],
+) -> list[str]:
+    """``ranked_ids`` with each stated memory among the first ``k`` moved before the earlier
+    stated memories of its namespace and type that are on its subject (``SAME_SUBJECT_COSINE``)
+    unless it says it adds to them ("also", "a second"): a later answer to the same question is
+    presumed current, whether or not a rule linked the two, and the question's words often match
+    the replaced statement best (held-out update cases, session 28). A later memory only moves
+    before an earlier one, so it ends; both stay in the list. ``memories`` (those read so far)
+    gains the ones read here."""
+    index = pool.index
+    if index is None or len(ranked_ids) < 2:
+        return ranked_ids
+    rows = pool.rows
+
+    def stated(memory_id: str) -> bool:
+        row = rows.get(memory_id)
+        return row is not None and row.source in STATED_SOURCES and row.memory_type != "pattern"
+
+    head = [i for i in ranked_ids[:k] if stated(i)]
+    if len(head) < 2:
+        return ranked_ids
+    vectors = {i: v for i in head if (v := index.vector_of(i)) is not None}
+    out = list(ranked_ids)
+    for memory_id in head:
+        vector = vectors.get(memory_id)
+        if vector is None:
+            continue
+        row = rows[memory_id]
+        at = out.index(memory_id)
+        earlier = [
+            i
+            for i in out[:at]
+            if i in vectors
+            and rows[i].namespace == row.namespace
+            and rows[i].memory_type == row.memory_type
+            and rows[i].created_at < row.created_at
+        ]
+        if not earlier:
+            continue
+        alike = zip(earlier, index.similarities(vector, earlier), strict=True)
+        first = next((i for i, cosine in alike if cosine >= SAME_SUBJECT_COSINE), None)
+        if first is None:
+            continue
+        if memory_id not in memories:
+            memories.update(fetch_many(conn, [memory_id]))
+        if memory_id in memories and not adds(memories[memory_id].content):
+            out.remove(memory_id)
+            out.insert(out.index(first), memory_id)
     return out
 
 
