@@ -248,13 +248,12 @@ def test_search_puts_a_later_statement_on_the_same_subject_first(
             created_at=_at(2),
         )
         adds = eng.store(
-            "Background jobs also retry five times with exponential backoff before they go to"
-            " the dead set.",
+            "Background jobs on Sidekiq also retry five times, with Redis holding the dead set.",
             "decision",
             created_at=_at(20),
         ).id
         new = eng.store(
-            "Background jobs are processed by GoodJob on the Postgres database.",
+            "GoodJob processes the background jobs, with the queues held in Postgres.",
             "decision",
             created_at=_at(21),
         ).id

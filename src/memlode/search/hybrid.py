@@ -74,7 +74,12 @@ from memlode.storage.recall_graph import (
     memory_centrality,
     memory_degrees,
 )
-from memlode.storage.supersession import SAME_SUBJECT_COSINE, STATED_SOURCES, replaced_by
+from memlode.storage.supersession import (
+    SAME_SUBJECT_COSINE,
+    SAME_SUBJECT_MARGIN,
+    STATED_SOURCES,
+    replaced_by,
+)
 from memlode.storage.values import MemoryFilter
 from memlode.types import Memory, parse_ts
 
@@ -418,26 +423,29 @@ def _later_first(
         if vector is None:
             continue
         row = rows[memory_id]
-        at = out.index(memory_id)
         earlier = [
             i
-            for i in out[:at]
+            for i in head
             if i in vectors
             and rows[i].namespace == row.namespace
-            and rows[i].memory_type == row.memory_type
             and rows[i].created_at < row.created_at
         ]
         if not earlier:
             continue
-        alike = zip(earlier, index.similarities(vector, earlier), strict=True)
-        first = next((i for i, cosine in alike if cosine >= SAME_SUBJECT_COSINE), None)
-        if first is None:
+        alike = sorted(zip(index.similarities(vector, earlier), earlier, strict=True), reverse=True)
+        best, nearest = alike[0]
+        second = alike[1][0] if len(alike) > 1 else 0.0
+        if best < SAME_SUBJECT_COSINE or best - second < SAME_SUBJECT_MARGIN:
+            continue
+        if rows[nearest].memory_type != row.memory_type:
+            continue
+        if out.index(nearest) > out.index(memory_id):
             continue
         if memory_id not in memories:
             memories.update(fetch_many(conn, [memory_id]))
         if memory_id in memories and not adds(memories[memory_id].content):
             out.remove(memory_id)
-            out.insert(out.index(first), memory_id)
+            out.insert(out.index(nearest), memory_id)
     return out
 
 
