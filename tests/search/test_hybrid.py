@@ -11,7 +11,7 @@ import pytest
 from memlode.config import Settings
 from memlode.engine import Engine
 from memlode.errors import InvalidInput
-from memlode.search.hybrid import recall
+from memlode.search.hybrid import _replacements_first, recall
 from memlode.types import format_ts, utcnow
 
 
@@ -281,3 +281,21 @@ def test_only_single_utterances_count_as_asking(engine: Engine) -> None:
     hits = engine.search("worker pool rename", k=3)
     assert hits[0].memory.id == turn.id
     assert "question" not in hits[0].signals
+
+
+def test_a_replaced_memory_is_moved_after_its_replacement_when_diversity_lifted_it() -> None:
+    """Diversity (MMR) may pick a replaced memory before its replacement, which is like a hit
+    it already took: the replaced one then goes right after its replacement, the rest keep
+    their order, and a pair already in order or half outside the list stays as it is."""
+    ranked = ["a", "old", "b", "new", "c", "kept", "fresh"]
+    replacements = {"old": "new", "kept": "elsewhere", "fresh": "c"}
+    assert _replacements_first(ranked, replacements) == [
+        "a",
+        "b",
+        "new",
+        "old",
+        "c",
+        "kept",
+        "fresh",
+    ]
+    assert _replacements_first(["x", "y"], {}) == ["x", "y"]

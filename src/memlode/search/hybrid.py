@@ -145,8 +145,8 @@ def recall(
     raw, scored = _score(conn, pool, params, active, query.words, hint, now)
     scored, extra = _adjust(conn, scored, pool, params, query.asks_about_failure)
     ranked_ids, memories = _diversify(conn, scored, pool, k, params)
-    if extra["superseded"]:
-        ranked_ids = _replacements_first(conn, ranked_ids, extra["superseded"])
+    if pool.replacements:
+        ranked_ids = _replacements_first(ranked_ids, pool.replacements)
     ranked_ids = _later_first(conn, ranked_ids, pool, k, memories)
     final = dict(scored)
     out_ids = [i for i in ranked_ids if final[i] >= params.min_score][:k]
@@ -182,6 +182,8 @@ class _Pool:
     query_vector: npt.NDArray[np.float32] | None
     query_states: npt.NDArray[np.float32] | None
     graph_available: bool
+    # what replaced each candidate a later memory replaced (``_superseded`` fills it)
+    replacements: dict[str, str] = field(default_factory=dict)
 
     @property
     def use_vectors(self) -> bool:
@@ -342,7 +344,7 @@ def _adjust(
     # last, so that no later bonus lifts a replaced memory back above its replacement
     superseded: dict[str, float] = {}
     if params.superseded_penalty > 0 and scored:
-        superseded = _superseded(conn, scored, params.superseded_penalty)
+        superseded = _superseded(conn, scored, params.superseded_penalty, pool.replacements)
         scored = [(i, score + superseded.get(i, 0.0)) for i, score in scored]
     scored.sort(key=lambda item: (-item[1], item[0]))
     adjustments = {
@@ -355,13 +357,18 @@ def _adjust(
 
 
 def _superseded(
-    conn: sqlite3.Connection, scored: list[tuple[str, float]], share: float
+    conn: sqlite3.Connection,
+    scored: list[tuple[str, float]],
+    share: float,
+    replacements: dict[str, str],
 ) -> dict[str, float]:
     """The penalty of each candidate a later memory replaced: ``share`` of the best score, and
-    more where needed to rank it just below its replacement when that is a candidate too."""
+    more where needed to rank it just below its replacement when that is a candidate too; what
+    replaced each goes into ``replacements``."""
     replaced = replaced_by(conn, [i for i, _ in scored])
     if not replaced:
         return {}
+    replacements.update((old_id, rep.new_id) for old_id, rep in replaced.items())
     score = dict(scored)
     top = max(s for _i, s in scored)
     cut = share * top
@@ -375,18 +382,15 @@ def _superseded(
     return out
 
 
-def _replacements_first(
-    conn: sqlite3.Connection, ranked_ids: list[str], replaced_ids: Mapping[str, float]
-) -> list[str]:
+def _replacements_first(ranked_ids: list[str], replacements: Mapping[str, str]) -> list[str]:
     """``ranked_ids`` with each replaced memory moved to just after its replacement where it
     came before it: diversity (MMR) may pass over the replacement, which is like what it
     replaced, and lift the replaced one above it (held-out update cases, session 27)."""
-    replaced = replaced_by(conn, list(replaced_ids))
     out = list(ranked_ids)
-    for old_id, rep in replaced.items():
-        if old_id in out and rep.new_id in out and out.index(old_id) < out.index(rep.new_id):
+    for old_id, new_id in replacements.items():
+        if old_id in out and new_id in out and out.index(old_id) < out.index(new_id):
             out.remove(old_id)
-            out.insert(out.index(rep.new_id) + 1, old_id)
+            out.insert(out.index(new_id) + 1, old_id)
     return out
 
 
