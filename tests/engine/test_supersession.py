@@ -12,8 +12,9 @@ import pytest
 
 from memlode.config import Settings
 from memlode.engine import Engine, supersession
-from memlode.engine.supersede_rules import Statement, adds, answers, best_match
+from memlode.engine.supersede_rules import Statement, answers, best_match
 from memlode.errors import InvalidInput, NotFound
+from memlode.search.statements import adds
 from memlode.storage import supersession as links
 
 

@@ -44,7 +44,6 @@ from memlode.textutil import STOPWORDS, stem, words
 __all__ = [
     "Match",
     "Statement",
-    "adds",
     "answers",
     "best_match",
     "has_cue",
@@ -168,18 +167,6 @@ def terms(text: str) -> frozenset[str]:
 
 def has_cue(text: str) -> bool:
     return _CUES.search(text.lower()) is not None
-
-
-# A statement whose first clause says it adds ("we now also upload", "a second worker", "metrics
-# as well") sits beside what it is near, whatever its change words ("now", "switched on").
-_ADDS = re.compile(r"\b(?:also|as well|in addition|additionally|a second|another|besides)\b")
-_CLAUSE_END = re.compile(r"[.:!?]\s|;| - | \u2014 ")
-
-
-def adds(text: str) -> bool:
-    """Whether the statement's first clause adds to its subject rather than changing it."""
-    first = _CLAUSE_END.split(" ".join(text.lower().split()), maxsplit=1)[0]
-    return _ADDS.search(first) is not None
 
 
 @functools.lru_cache(maxsize=ANALYSED_TEXTS)

@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memlode.engine.supersede_rules import Statement, adds, best_match, has_cue, terms
+from memlode.engine.supersede_rules import Statement, best_match, has_cue, terms
 from memlode.errors import InvalidInput, NotFound
+from memlode.search.statements import adds
 from memlode.storage import memories as memory_repo
 from memlode.storage import supersession as links
 from memlode.types import Memory, MemoryType, format_ts, utcnow

@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memlode.engine.supersede_rules import adds
 from memlode.search.candidates import CandidateRow, conversation_neighbours, load_rows, passes
 from memlode.search.fts import (
     Bm25Query,
@@ -64,6 +63,7 @@ from memlode.search.signals import (
     tag_match,
     temporal_alignment,
 )
+from memlode.search.statements import adds
 from memlode.search.vector_side import NearestVectors
 from memlode.storage.capture import FAILURE_TAG, SUMMARY_SOURCE
 from memlode.storage.consolidation import demoted
@@ -401,13 +401,13 @@ def _later_first(
     k: int,
     memories: dict[str, Memory],
 ) -> list[str]:
-    """``ranked_ids`` with each stated memory among the first ``k`` moved before the earlier
-    stated memories of its namespace and type that are on its subject (``SAME_SUBJECT_COSINE``)
-    unless it says it adds to them ("also", "a second"): a later answer to the same question is
-    presumed current, whether or not a rule linked the two, and the question's words often match
-    the replaced statement best (held-out update cases, session 28). A later memory only moves
-    before an earlier one, so it ends; both stay in the list. ``memories`` (those read so far)
-    gains the ones read here."""
+    """``ranked_ids`` with each stated memory among the first ``k`` moved before its nearest
+    earlier stated hit of the namespace when that is on its subject (``SAME_SUBJECT_COSINE``,
+    nearer than the next by ``SAME_SUBJECT_MARGIN``) and of its type, unless it says it adds
+    ("also", "a second"): a later answer to the same question is presumed current, whether or
+    not a rule linked the two, and the question's words often match the replaced statement best
+    (held-out update cases, session 28). A later memory only moves before an earlier one, so it
+    ends; both stay in the list. ``memories`` (those read so far) gains the ones read here."""
     index = pool.index
     if index is None or len(ranked_ids) < 2:
         return ranked_ids
