@@ -33,6 +33,8 @@ def adversarial(size: int) -> dict[str, str]:
         "token: PEM begin, no end": rep("-----BEGIN RSA PRIVATE KEY-----\n"),
         "token: base64 PEM run": rep("LS0tLS1CRUdJTi"),
         "token: hex run then -us": rep("0123456789abcdef") + "-us1",
+        "token: Discord openings": rep("MT"),
+        "token: Discord id runs, no signature": rep(" MTaaaaaaaaaaaaaaaaaaaaaaaa.aaaaaa."),
         "uri: scheme runs": rep("a.") + "://",
         "uri: many schemes": rep("a://"),
         "uri: user:pass without @": "x://" + rep("a:"),

@@ -49,6 +49,47 @@ def _mailchimp_shape(text: str, lowered: str) -> bool:
     return False
 
 
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+# A Discord bot token opens with a user id (digits) in base64: "1" encodes as "MT", "2" as "Mj",
+# ... "9" as "OT".
+_DISCORD_OPENINGS = ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT")
+
+
+def _discord_shape(text: str, lowered: str) -> bool:
+    """A run of 24-26 token characters that opens like a base64 user id, a dot, six token
+    characters, a dot and 27 more: a Discord bot token."""
+    for opening in _DISCORD_OPENINGS:
+        i = text.find(opening)
+        while i >= 0:
+            if i == 0 or text[i - 1] not in _TOKEN_CHARS:
+                j = i + 2
+                while j < i + 27 and j < len(text) and text[j] in _TOKEN_CHARS:
+                    j += 1
+                if (
+                    24 <= j - i <= 26
+                    and text[j : j + 1] == "."
+                    and text[j + 7 : j + 8] == "."
+                    and all(c in _TOKEN_CHARS for c in text[j + 1 : j + 7])
+                    and len(tail := text[j + 8 : j + 35]) == 27
+                    and all(c in _TOKEN_CHARS for c in tail)
+                ):
+                    return True
+            i = text.find(opening, i + 1)
+    return False
+
+
+def _discord_token(match: re.Match[str]) -> str:
+    """Redacted when both the user id and the signature hold a digit, as base64 does: a dotted
+    name in code ("NotificationServiceClient.client.sendNotificationToAllSubscribers") has the
+    same shape but no digits."""
+    head, _stamp, tail = match.group(0).split(".")
+    if any(c.isdigit() for c in head) and any(c.isdigit() for c in tail):
+        return mark("discord_token")
+    return match.group(0)
+
+
 _notion_secret = after("secret_", 43)
 _notion_new = after("ntn_", 46)
 _notion_probe = Probe(
@@ -109,6 +150,13 @@ TOKEN_RULES: tuple[Rule, ...] = (
         "slack_webhook",
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]++",
         has("hooks.slack.com"),
+    ),
+    Rule(
+        "discord_token",
+        _B + r"(?:M[Tjz]|N[DTjz]|O[DT])[A-Za-z0-9_\-]{22,24}\.[A-Za-z0-9_\-]{6}"
+        r"\.[A-Za-z0-9_\-]{27,38}(?![A-Za-z0-9_\-])",
+        Probe(_DISCORD_OPENINGS, _discord_shape),
+        action=_discord_token,
     ),
     Rule(
         "discord_webhook",
