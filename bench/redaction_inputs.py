@@ -35,6 +35,8 @@ def adversarial(size: int) -> dict[str, str]:
         "token: hex run then -us": rep("0123456789abcdef") + "-us1",
         "token: Discord openings": rep("MT"),
         "token: Discord id runs, no signature": rep(" MTaaaaaaaaaaaaaaaaaaaaaaaa.aaaaaa."),
+        "token: Asana 1/ runs": rep("1/"),
+        "token: Asana ids, no hex": rep(" 1/12345678901234:"),
         "uri: scheme runs": rep("a.") + "://",
         "uri: many schemes": rep("a://"),
         "uri: user:pass without @": "x://" + rep("a:"),

@@ -90,6 +90,24 @@ def _discord_token(match: re.Match[str]) -> str:
     return match.group(0)
 
 
+def _asana_shape(text: str, lowered: str) -> bool:
+    """ "1/" or "2/" at the start of a word, digits (and for "2/" a second "/digits"), ":" and
+    32 hex digits: an Asana personal access token."""
+    for opening in ("1/", "2/"):
+        i = text.find(opening)
+        while i >= 0:
+            if i == 0 or (text[i - 1] not in _TOKEN_CHARS and text[i - 1] != "/"):
+                j = i + 2
+                end = min(len(text), i + 44)  # "2/", 20 digits, "/", 20 digits, ":"
+                while j < end and (text[j].isdigit() or text[j] == "/"):
+                    j += 1
+                tail = text[j + 1 : j + 33]
+                if j - i >= 12 and text[j : j + 1] == ":" and len(tail) == 32 and set(tail) <= _HEX:
+                    return True
+            i = text.find(opening, i + 1)
+    return False
+
+
 _notion_secret = after("secret_", 43)
 _notion_new = after("ntn_", 46)
 _notion_probe = Probe(
@@ -157,6 +175,11 @@ TOKEN_RULES: tuple[Rule, ...] = (
         r"\.[A-Za-z0-9_\-]{27,38}(?![A-Za-z0-9_\-])",
         Probe(_DISCORD_OPENINGS, _discord_shape),
         action=_discord_token,
+    ),
+    Rule(
+        "asana_token",
+        r"(?<![A-Za-z0-9_\-/])[12]/[0-9]{10,20}(?:/[0-9]{10,20})?:[0-9a-f]{32}(?![0-9A-Za-z])",
+        Probe(("1/", "2/"), _asana_shape),
     ),
     Rule(
         "discord_webhook",
