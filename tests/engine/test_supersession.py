@@ -31,6 +31,11 @@ def _at(day: int) -> str:
     return f"2026-03-{day:02d}T10:00:00Z"
 
 
+def _decided(eng: Engine, text: str, day: int) -> str:
+    """The id of ``text`` stored as a decision on March ``day``."""
+    return eng.store(text, "decision", created_at=_at(day)).id
+
+
 def test_a_replacement_is_linked_and_its_neighbours_are_not(engine: Engine) -> None:
     old = engine.store("We cache user sessions in Redis.", "decision", created_at=_at(1)).id
     counters = engine.store("Rate-limit counters are kept in Redis.", "decision", created_at=_at(2))
@@ -167,21 +172,21 @@ def test_the_meaning_rule_links_a_changed_statement_its_wording_rules_miss(
     change in it, are not."""
     monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "local")
     with Engine(Settings.load({"namespace": "climate"})) as eng:
-        old = eng.store(
+        old = _decided(
+            eng,
             "Long runs are checkpointed to disk every 6 simulated hours.",
-            "decision",
-            created_at=_at(1),
-        ).id
+            1,
+        )
         eng.store("Output is written as netCDF-4 files by rank 0.", "decision", created_at=_at(2))
         eng.store("Unit tests run with pFUnit in CI.", "decision", created_at=_at(3))
         plain = eng.store(
             "Restart files are written every simulated month.", "decision", created_at=_at(4)
         ).id
-        new = eng.store(
+        new = _decided(
+            eng,
             "Checkpoints are taken once per simulated day now, to cut the I/O load.",
-            "decision",
-            created_at=_at(9),
-        ).id
+            9,
+        )
         assert links.linked_pairs(eng.conn, "climate") == []  # no wording rule reads it
         eng.embed_pending()
         made = links.linked_pairs(eng.conn, "climate")
@@ -193,21 +198,21 @@ def test_the_meaning_rule_links_a_changed_statement_its_wording_rules_miss(
 
 def test_the_meaning_rule_needs_a_clear_nearest_statement(engine: Engine) -> None:
     """Two earlier statements about as near as each other: neither is linked."""
-    first = engine.store(
+    first = _decided(
+        engine,
         "Nightly jobs are scheduled by Jenkins on the build01 agent with a two hour timeout.",
-        "decision",
-        created_at=_at(1),
-    ).id
-    second = engine.store(
+        1,
+    )
+    second = _decided(
+        engine,
         "Release jobs are triggered from Jenkins after a tag is pushed.",
-        "decision",
-        created_at=_at(2),
-    ).id
-    new = engine.store(
+        2,
+    )
+    new = _decided(
+        engine,
         "GitHub Actions now runs the nightly jobs from a cron workflow with a matrix of runners.",
-        "decision",
-        created_at=_at(9),
-    ).id
+        9,
+    )
     assert links.linked_pairs(engine.conn, "shop") == []  # no wording rule reads it
     table = {first: 0.7, second: 0.68}
 
@@ -238,26 +243,26 @@ def test_search_puts_a_later_statement_on_the_same_subject_first(
     later one that says it adds ("also") stays where its score puts it."""
     monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "local")
     with Engine(Settings.load({"namespace": "shop"})) as eng:
-        old = eng.store(
+        old = _decided(
+            eng,
             "Background jobs run on Sidekiq, with Redis holding the queues.",
-            "decision",
-            created_at=_at(1),
-        ).id
+            1,
+        )
         eng.store(
             "Emails are sent through Postmark from the mailers in app/mailers.",
             "decision",
             created_at=_at(2),
         )
-        adds = eng.store(
+        adds = _decided(
+            eng,
             "Background jobs on Sidekiq also retry five times, with Redis holding the dead set.",
-            "decision",
-            created_at=_at(20),
-        ).id
-        new = eng.store(
+            20,
+        )
+        new = _decided(
+            eng,
             "GoodJob processes the background jobs, with the queues held in Postgres.",
-            "decision",
-            created_at=_at(21),
-        ).id
+            21,
+        )
         eng.embed_pending()
         assert links.linked_pairs(eng.conn, "shop") == []  # no rule links them
         hits = eng.search("Which Sidekiq queue should the export job go on?", 5)
