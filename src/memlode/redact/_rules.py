@@ -19,12 +19,22 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     Test = Callable[[str, str], bool]
     Action = Callable[[re.Match[str]], str]
 
-__all__ = ["Probe", "Rule", "after", "bounded", "has", "has_lower", "mark"]
+__all__ = [
+    "WORD_CHARS",
+    "Probe",
+    "Rule",
+    "after",
+    "bounded",
+    "has",
+    "has_lower",
+    "mark",
+    "word_starts",
+]
 
 
 def mark(kind: str) -> str:
@@ -121,7 +131,17 @@ def has_lower(*needles: str) -> Probe:
     return Probe(needles)
 
 
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+
+def word_starts(text: str, needle: str, *, not_after: str = "") -> Iterator[int]:
+    """Where ``needle`` occurs at the start of a word in ``text``: not after a letter, digit,
+    ``_`` or ``-`` (nor after a character of ``not_after``)."""
+    i = text.find(needle)
+    while i >= 0:
+        if i == 0 or (text[i - 1] not in WORD_CHARS and text[i - 1] not in not_after):
+            yield i
+        i = text.find(needle, i + 1)
 
 
 def bounded(*needles: str, lower: bool = False) -> Probe:
@@ -130,13 +150,7 @@ def bounded(*needles: str, lower: bool = False) -> Probe:
 
     def test(text: str, lowered: str) -> bool:
         haystack = lowered if lower else text
-        for needle in needles:
-            i = haystack.find(needle)
-            while i >= 0:
-                if i == 0 or haystack[i - 1] not in _WORD_CHARS:
-                    return True
-                i = haystack.find(needle, i + 1)
-        return False
+        return any(next(word_starts(haystack, n), None) is not None for n in needles)
 
     return Probe(needles, test)
 
@@ -152,15 +166,12 @@ def after(needle: str, count: int, *, then: str = "") -> Probe:
     size = len(needle)
 
     def test(text: str, lowered: str) -> bool:
-        i = text.find(needle)
-        while i >= 0:
-            if i == 0 or text[i - 1] not in _WORD_CHARS:
-                j = i + size
-                chunk = text[j : j + count]
-                shaped = len(chunk) == count and _token_chars(chunk)
-                if shaped and (not then or text.startswith(then, j + count)):
-                    return True
-            i = text.find(needle, i + 1)
+        for i in word_starts(text, needle):
+            j = i + size
+            chunk = text[j : j + count]
+            shaped = len(chunk) == count and _token_chars(chunk)
+            if shaped and (not then or text.startswith(then, j + count)):
+                return True
         return False
 
     return Probe((needle,), test)

@@ -9,7 +9,7 @@ Vendors' formats are from their documentation and the published detectors of sec
 
 from __future__ import annotations
 
-from memlode.redact._rules import Probe, Rule, after, bounded, has, mark
+from memlode.redact._rules import WORD_CHARS, Probe, Rule, after, bounded, has, mark, word_starts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,9 +49,6 @@ def _mailchimp_shape(text: str, lowered: str) -> bool:
     return False
 
 
-_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-
-
 # A Discord bot token opens with a user id (digits) in base64: "1" encodes as "MT", "2" as "Mj",
 # ... "9" as "OT".
 _DISCORD_OPENINGS = ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT")
@@ -61,22 +58,19 @@ def _discord_shape(text: str, lowered: str) -> bool:
     """A run of 24-26 token characters that opens like a base64 user id, a dot, six token
     characters, a dot and 27 more: a Discord bot token."""
     for opening in _DISCORD_OPENINGS:
-        i = text.find(opening)
-        while i >= 0:
-            if i == 0 or text[i - 1] not in _TOKEN_CHARS:
-                j = i + 2
-                while j < i + 27 and j < len(text) and text[j] in _TOKEN_CHARS:
-                    j += 1
-                if (
-                    24 <= j - i <= 26
-                    and text[j : j + 1] == "."
-                    and text[j + 7 : j + 8] == "."
-                    and all(c in _TOKEN_CHARS for c in text[j + 1 : j + 7])
-                    and len(tail := text[j + 8 : j + 35]) == 27
-                    and all(c in _TOKEN_CHARS for c in tail)
-                ):
-                    return True
-            i = text.find(opening, i + 1)
+        for i in word_starts(text, opening):
+            j = i + 2
+            while j < i + 27 and j < len(text) and text[j] in WORD_CHARS:
+                j += 1
+            if (
+                24 <= j - i <= 26
+                and text[j : j + 1] == "."
+                and text[j + 7 : j + 8] == "."
+                and all(c in WORD_CHARS for c in text[j + 1 : j + 7])
+                and len(tail := text[j + 8 : j + 35]) == 27
+                and all(c in WORD_CHARS for c in tail)
+            ):
+                return True
     return False
 
 
@@ -94,17 +88,14 @@ def _asana_shape(text: str, lowered: str) -> bool:
     """ "1/" or "2/" at the start of a word, digits (and for "2/" a second "/digits"), ":" and
     32 hex digits: an Asana personal access token."""
     for opening in ("1/", "2/"):
-        i = text.find(opening)
-        while i >= 0:
-            if i == 0 or (text[i - 1] not in _TOKEN_CHARS and text[i - 1] != "/"):
-                j = i + 2
-                end = min(len(text), i + 44)  # "2/", 20 digits, "/", 20 digits, ":"
-                while j < end and (text[j].isdigit() or text[j] == "/"):
-                    j += 1
-                tail = text[j + 1 : j + 33]
-                if j - i >= 12 and text[j : j + 1] == ":" and len(tail) == 32 and set(tail) <= _HEX:
-                    return True
-            i = text.find(opening, i + 1)
+        for i in word_starts(text, opening, not_after="/"):
+            j = i + 2
+            end = min(len(text), i + 44)  # "2/", 20 digits, "/", 20 digits, ":"
+            while j < end and (text[j].isdigit() or text[j] == "/"):
+                j += 1
+            tail = text[j + 1 : j + 33]
+            if j - i >= 12 and text[j : j + 1] == ":" and len(tail) == 32 and set(tail) <= _HEX:
+                return True
     return False
 
 
