@@ -186,13 +186,20 @@ def negated(text: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=ANALYSED_TEXTS)
 def opening(text: str) -> tuple[tuple[str, ...], str]:
     """(subject words, verb) of the statement's opening, or ((), '') when no verb comes early."""
-    tokens = [t for t in words(text.lower())]
-    while tokens and tokens[0] in _LEAD:
-        tokens.pop(0)
-    for i, token in enumerate(tokens[:OPENING_WORDS]):
-        if token in _VERBS:
-            return tuple(stem(t) for t in tokens[:i]), token
-    return (), ""
+    tokens, at = _verb_of(text)
+    return (tuple(stem(t) for t in tokens[:at]), tokens[at]) if at >= 0 else ((), "")
+
+
+@functools.lru_cache(maxsize=ANALYSED_TEXTS)
+def _verb_of(text: str) -> tuple[tuple[str, ...], int]:
+    """The statement's words without its lead-in ("we", "note:"), and where its opening's verb
+    is among them (-1: none comes early)."""
+    tokens = words(text.lower())
+    start = 0
+    while start < len(tokens) and tokens[start] in _LEAD:
+        start += 1
+    rest = tuple(tokens[start:])
+    return rest, next((i for i, t in enumerate(rest[:OPENING_WORDS]) if t in _VERBS), -1)
 
 
 @dataclass(slots=True, frozen=True)
@@ -343,15 +350,9 @@ def _other_action(new: str, old: str) -> bool:
     return all(w.endswith(("ed", "en")) for w in after) and after[0] != after[1]
 
 
-@functools.lru_cache(maxsize=ANALYSED_TEXTS)
 def _word_after_verb(text: str) -> str:
-    tokens = [t for t in words(text.lower())]
-    while tokens and tokens[0] in _LEAD:
-        tokens.pop(0)
-    for i, token in enumerate(tokens[:OPENING_WORDS]):
-        if token in _VERBS:
-            return tokens[i + 1] if i + 1 < len(tokens) else ""
-    return ""
+    tokens, at = _verb_of(text)
+    return tokens[at + 1] if 0 <= at < len(tokens) - 1 else ""
 
 
 def _same_opening(
