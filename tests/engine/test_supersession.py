@@ -280,3 +280,18 @@ def test_a_statement_that_adds_is_told_from_one_that_changes() -> None:
     assert not adds("State estimation moved to the fuse smoother; it also takes the RTK fixes.")
     assert not adds("Reverted to the single-pass filter - the extra pass doubled the time.")
     assert not adds("Grover renders the invoice PDFs now.")
+
+
+def test_the_rules_link_nothing_to_a_statement_that_adds_or_names_another_value() -> None:
+    """A statement that says it adds replaces nothing, whatever its change words; one that names
+    what it replaces ("from Mocha to Vitest") replaces only a statement that holds that value,
+    not another on the same subject ("the unit tests")."""
+    pool = Statement("p", "The worker pool uses 4 threads per core.", _at(1))
+    also = Statement("q", "The image pool now also uses 4 threads per core.", _at(2))
+    assert best_match(also, [pool]) is None
+    coverage = Statement("c", "The coverage job runs nyc over the unit tests.", _at(1))
+    runner = Statement("r", "The unit tests run with Mocha.", _at(1))
+    switched = Statement("s", "Switched the unit tests from Mocha to Vitest.", _at(2))
+    assert best_match(switched, [coverage]) is None
+    found = best_match(switched, [coverage, runner])
+    assert found is not None and found.old_id == "r"

@@ -24,6 +24,12 @@ reading of the two texts; the best-scored candidate wins:
   the user's answers to the assistant's questions (``Q: …`` then ``A (user): …``), with
   another answer.
 
+Two readings keep any rule from linking: a statement whose first clause says it adds ("also",
+"a second": ``search.statements.adds``) replaces nothing, and one that names what it replaces
+("switched the unit tests from Mocha to Vitest") replaces only a statement that holds that value,
+not another on its subject ("the coverage job runs nyc over the unit tests"). Both were the false
+links of the training update sets (``bench/update_train_*.json``, session 29).
+
 Words are compared as crude stems without stopwords and without the generic words of how
 decisions are phrased (``GENERIC``); a subject word weighs its rarity among the statements
 compared (a word every decision holds says nothing about which one is meant).
@@ -39,6 +45,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memlode.search.statements import adds
 from memlode.textutil import STOPWORDS, stem, words
 
 __all__ = [
@@ -248,7 +255,7 @@ def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
     """The earlier statement ``new`` replaces, if a rule says so; the best-scored when several
     do (one that is still current before one already replaced)."""
     new_terms = terms(new.text)
-    if not new_terms or not earlier:
+    if not new_terms or not earlier or adds(new.text):
         return None
     new_answers = answers(new.text)
     cue = has_cue(new.text)
@@ -262,6 +269,8 @@ def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
     for old, old_terms in read:
         if not (old_terms & new_terms):  # every rule needs a subject word in common
             continue
+        if gone and not (gone & old_terms) and not new_answers:
+            continue  # it names what it replaces, and this one does not hold it
         found = _judge(new_terms, old_terms, cue, gone, weight, (new_values, values(old.text)))
         if (
             found is None
