@@ -43,8 +43,11 @@ def test_the_readme_block_runs_as_printed(workdir: Path) -> None:
     old, new = lines[-1].split()[1:]
     # --chain: linked when stored, oldest first with its end date; then the current one
     assert lines[0].startswith(old) and " until " in lines[0] and "(current)" in lines[2]
-    assert lines[4] == f"{new} no longer replaces {old}"
-    linked = json.loads("\n".join(lines[5:-1]))
+    # search: the current one first, the replaced one after it, saying what replaced it
+    assert lines[4].startswith(new) and "replaced" not in lines[4]
+    assert lines[6].startswith(old) and lines[6].endswith(f" by {new})")
+    assert lines[8] == f"{new} no longer replaces {old}"
+    linked = json.loads("\n".join(lines[9:-1]))
     assert linked["old"] == old and linked["new"] == new and linked["created"] is True
 
 
@@ -159,3 +162,14 @@ def test_controls_and_silent_questions_are_judged_with_the_cases(tmp_path: Path,
     text = cli("eval", "updates", str(first), str(second)).stdout
     assert "controls (a later statement that replaces nothing): 1" in text
     assert "silent questions (no statement answers them): 1" in text
+
+
+def test_get_says_what_replaced_a_memory(workdir: Path, cli) -> None:
+    old = cli("store", "Builds run on CircleCI.", "-t", "decision", cwd=workdir).stdout.strip()
+    new = cli("store", "Builds run on Buildkite.", "-t", "decision", cwd=workdir).stdout.strip()
+    assert cli("supersede", old, new, cwd=workdir).returncode == 0
+    shown = cli("get", old, cwd=workdir).stdout
+    assert f" by {new} (see: memlode supersede --chain {old})" in shown
+    assert json.loads(cli("get", old, "--json", cwd=workdir).stdout)["replaced_by"]["id"] == new
+    assert "replaced" not in cli("get", new, cwd=workdir).stdout
+    assert "replaced_by" not in json.loads(cli("get", new, "--json", cwd=workdir).stdout)

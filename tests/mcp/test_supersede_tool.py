@@ -30,12 +30,21 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
         chain = await session.call_tool("get_decision_chain", {"topic": "Jenkins"})
         text = chain.content[0].text  # type: ignore[union-attr]
         assert f"(replaced {done['at'][:10]} by {new})" in text
+        # recall says which hit is history: the replaced one carries what replaced it, and when
+        recalled = await session.call_tool("recall_memory", {"query": "Jenkins evening deploys"})
+        hits = {h["id"]: h for h in harness.ok(recalled)["hits"]}
+        assert hits[old]["replaced_by"] == {"id": new, "at": done["at"]}
+        assert hits[new]["replaced_by"] is None
+        shown = recalled.content[0].text  # type: ignore[union-attr]
+        assert f"(replaced {done['at'][:10]} by {new}: history, not current)" in shown
         undone = harness.ok(
             await session.call_tool(
                 "supersede_memory", {"old_id": old, "new_id": new, "undo": True}
             )
         )
         assert undone["undone"] is True
+        recalled = await session.call_tool("recall_memory", {"query": "Jenkins evening deploys"})
+        assert all(h["replaced_by"] is None for h in harness.ok(recalled)["hits"])
         for args, expected in (
             ({"old_id": old, "new_id": new, "undo": True}, "nothing to undo"),
             ({"old_id": "missing", "new_id": new}, "no memory with id 'missing'"),

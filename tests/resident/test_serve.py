@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from tests.resident.support import memlode, ping, request, wait_ready
 
-from memlode.engine import Engine
+from memlode.engine import Engine, supersession
 from memlode.hooks._resident import recall
 
 pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
@@ -92,6 +92,11 @@ def test_recall_leaves_out_the_asking_session_and_still_fills_k(
 def test_memlode_search_prints_the_same_through_the_resident(
     workdir: Path, memlode_home: Path, filled: Engine
 ) -> None:
+    # a replaced memory is marked the same way on both paths
+    hits = filled.search("login tokens expire after one hour", 1)
+    newer = filled.store("login tokens now expire after two hours", "decision").id
+    supersession.supersede(filled.db, hits[0].memory.id, newer)
+    filled.embed_pending()
     cases = [
         [],
         ["-k", "3"],
@@ -105,6 +110,8 @@ def test_memlode_search_prints_the_same_through_the_resident(
         for c in cases
     }
     local_json = {q: _search_json(workdir, q) for q in QUERIES}
+    assert any(" by " + newer + ")" in done.stdout for done in local.values())
+    assert any(h.get("replaced_by", {}).get("id") == newer for f in local_json.values() for h in f)
     assert memlode("resident", cwd=workdir).returncode == 0
     wait_ready(memlode_home)
     before = _answered(memlode_home)

@@ -25,7 +25,9 @@ def _short(text: str, width: int = 100) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def _render_memory_line(memory: Memory, score: float | None = None) -> str:
+def _render_memory_line(
+    memory: Memory, score: float | None = None, replaced_by: dict[str, str] | None = None
+) -> str:
     tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
     head = f"{memory.id}  {memory.memory_type:<10} {memory.created_at[:16]}"
     meta = memory.metadata
@@ -34,6 +36,8 @@ def _render_memory_line(memory: Memory, score: float | None = None) -> str:
         head += f"  session {str(meta['session_id'])[:8]} {where}"
     if score is not None:
         head += f"  score={score:.3f}"
+    if replaced_by:
+        head += f"  (replaced {replaced_by['at'][:10]} by {replaced_by['id']})"
     return f"{head}{tags}\n    {_short(memory.content)}"
 
 
@@ -98,8 +102,9 @@ def get(ctx: click.Context, memory_id: str, as_json: bool) -> None:
     """Show one memory (and count the access)."""
     with open_engine(ctx) as engine:
         memory = engine.get(memory_id)
+        replaced = engine.replaced([memory.id]).get(memory.id)
     if as_json:
-        echo_json(memory.to_dict())
+        echo_json({**memory.to_dict(), **({"replaced_by": replaced} if replaced else {})})
         return
     click.echo(f"id:          {memory.id}")
     click.echo(f"type:        {memory.memory_type}")
@@ -108,6 +113,9 @@ def get(ctx: click.Context, memory_id: str, as_json: bool) -> None:
     click.echo(f"importance:  {memory.importance}   confidence: {memory.confidence}")
     click.echo(f"tags:        {', '.join(memory.tags) or '-'}")
     click.echo(f"created:     {memory.created_at}   accessed {memory.access_count}x")
+    if replaced:
+        chain = f"memlode supersede --chain {memory.id}"
+        click.echo(f"replaced:    {replaced['at']} by {replaced['id']} (see: {chain})")
     if memory.metadata:
         click.echo(f"metadata:    {memory.metadata}")
     click.echo("")
@@ -297,7 +305,7 @@ def search(
     if not hits:
         click.echo("no matches")
     for hit in hits:
-        click.echo(_render_memory_line(hit.memory, hit.score))
+        click.echo(_render_memory_line(hit.memory, hit.score, hit.replaced_by))
         if explain:
             parts = ", ".join(f"{name}={value:.3f}" for name, value in hit.signals.items())
             click.echo(f"    signals: {parts}")

@@ -341,11 +341,14 @@ class Engine:
         )
         hits = pipeline.search(query, flt, k, utcnow())
         asked = " ".join(query.split()).casefold() if flt.exclude_prompts else None
-        return [
-            SearchHit(h.memory, h.score, h.signals)
-            for h in hits
-            if " ".join(h.memory.content.split()).casefold() != asked  # the query is no answer
-        ]
+        kept = [h for h in hits if " ".join(h.memory.content.split()).casefold() != asked]
+        # a replaced memory says so wherever it is listed (search ranks it below what replaced it)
+        replaced = self.replaced([h.memory.id for h in kept])
+        return [SearchHit(h.memory, h.score, h.signals, replaced.get(h.memory.id)) for h in kept]
+
+    def replaced(self, ids: Sequence[str]) -> dict[str, dict[str, str]]:
+        """Of ``ids``, those a later memory replaced: id -> {"id": its replacement, "at": when}."""
+        return supersession.replaced(ids, self.conn)
 
     def catch_up(self, limit: int = SEARCH_CATCH_UP) -> int:
         """Embed up to ``limit`` rows stored without a vector (no token states: those are

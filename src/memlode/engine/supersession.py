@@ -40,6 +40,7 @@ __all__ = [
     "plan_by_meaning",
     "plan_replacements",
     "record",
+    "replaced",
     "supersede",
     "unsupersede",
 ]
@@ -254,6 +255,16 @@ def unsupersede(db: Store, old_id: str, new_id: str) -> dict[str, Any]:
         if not links.unlink(conn, new_id, old_id):
             raise NotFound(f"{new_id} does not replace {old_id}: nothing to undo")
     return {"old": old_id, "new": new_id, "removed": True}
+
+
+def replaced(ids: Sequence[str], conn: Connection) -> dict[str, dict[str, str]]:
+    """Of ``ids``, those a later memory replaced: id -> {"id": what replaced it (the latest),
+    "at": when}, as search hits and ``memlode get`` show it."""
+    if not ids:
+        return {}
+    return {
+        old: {"id": rep.new_id, "at": rep.at} for old, rep in links.replaced_by(conn, ids).items()
+    }
 
 
 def decision_chain(conn: Connection, memory_id: str) -> dict[str, Any]:

@@ -87,10 +87,19 @@ class MemoryOut(BaseModel):
         return cls.model_validate(memory.to_dict())
 
 
+class ReplacedOut(BaseModel):
+    id: str = Field(description="The memory that replaced it")
+    at: str = Field(description="When")
+
+
 class HitOut(MemoryOut):
     score: float
     signals: dict[str, float] | None = Field(
         default=None, description="Each signal's contribution (only with explain=true)"
+    )
+    replaced_by: ReplacedOut | None = Field(
+        default=None,
+        description="Set when a later memory replaced this one: it is history, not current",
     )
 
 

@@ -166,8 +166,14 @@ def _hit(item: dict[str, Any]) -> SearchHit:
     values = dict(item)
     score = float(values.pop("score"))
     signals = {str(k): float(v) for k, v in values.pop("signals", {}).items()}
+    replaced = values.pop("replaced_by", None)
     values["memory_type"] = MemoryType(values["memory_type"])
-    return SearchHit(Memory(**values), score, signals)
+    return SearchHit(
+        Memory(**values),
+        score,
+        signals,
+        {"id": str(replaced["id"]), "at": str(replaced["at"])} if replaced else None,
+    )
 
 
 def start(
