@@ -226,7 +226,15 @@ def test_list_json_shape_and_text(cli: Any, store: Any) -> None:
     assert "shape check" in text.stdout
     empty = cli("list", "-n", "nothing-here")
     assert empty.returncode == 0
-    assert empty.stdout.strip() == "no memories"
+    # an empty namespace says where the memories are: here, the project's own
+    assert empty.stdout.strip() == (
+        "no memories in namespace 'nothing-here'; 1 in 1 other namespace"
+        " (-n '*' reads them all, `memlode namespaces` lists them)"
+    )
+    assert cli("list", "-n", "nothing-here", "--json").json() == []
+    missed = cli("search", "shape", "-n", "nothing-here")
+    assert missed.stdout.startswith("no matches in namespace 'nothing-here'; 1 in 1 other")
+    assert cli("search", "shape", "-n", "*").stdout.count("shape check") == 1
 
 
 def test_search_finds_camel_case_parts(cli: Any, store: Any) -> None:

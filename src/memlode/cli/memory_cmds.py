@@ -15,6 +15,8 @@ from memlode.cli.common import (
     open_engine,
     read_stdin_text,
 )
+from memlode.engine.namespace_ops import ALL_NAMESPACES
+from memlode.storage.capture import GLOBAL_NAMESPACE
 from memlode.types import Memory, MemoryType, Relationship
 
 TYPE_CHOICES = [t.value for t in MemoryType]
@@ -241,9 +243,32 @@ def list_(
         echo_json([m.to_dict() for m in found])
         return
     if not found:
-        click.echo("no memories")
+        click.echo("no memories" + _elsewhere(ctx, namespace))
     for memory in found:
         click.echo(_render_memory_line(memory))
+
+
+def _elsewhere(ctx: click.Context, namespace: str | None) -> str:
+    """For an empty answer in one namespace: how many memories the other namespaces hold, and
+    how to read them (a project's namespace is its repository: a command run in another folder
+    reads another project's memories)."""
+    if namespace is not None and namespace.strip() == ALL_NAMESPACES:
+        return ""
+    with open_engine(ctx) as engine:
+        read = engine.namespace if namespace is None else engine.namespace_key(namespace)
+        others = [
+            n
+            for n in engine.namespaces()
+            if n["namespace"] not in (read, GLOBAL_NAMESPACE) and n["memories"]
+        ]
+    if not others:
+        return ""
+    count = sum(int(n["memories"]) for n in others)
+    where = "namespace" if len(others) == 1 else "namespaces"
+    return (
+        f" in namespace {read or '(none)'!r}; {count} in {len(others)} other {where}"
+        f" (-n '*' reads them all, `memlode namespaces` lists them)"
+    )
 
 
 @click.command()
@@ -303,7 +328,7 @@ def search(
         echo_json([hit.to_dict(explain=explain) for hit in hits])
         return
     if not hits:
-        click.echo("no matches")
+        click.echo("no matches" + _elsewhere(ctx, namespace))
     for hit in hits:
         click.echo(_render_memory_line(hit.memory, hit.score, hit.replaced_by))
         if explain:
