@@ -37,6 +37,11 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
         assert hits[new]["replaced_by"] is None
         shown = recalled.content[0].text  # type: ignore[union-attr]
         assert f"(replaced {done['at'][:10]} by {new}: history, not current)" in shown
+        got = await session.call_tool("get_memory", {"memory_id": old})
+        assert harness.ok(got)["replaced_by"] == {"id": new, "at": done["at"]}
+        assert f"by {new}: history, not current)" in got.content[0].text  # type: ignore[union-attr]
+        read = await session.read_resource(f"memory://{old}")  # type: ignore[arg-type]
+        assert f"replaced: {done['at']} by {new}" in read.contents[0].text  # type: ignore[union-attr]
         undone = harness.ok(
             await session.call_tool(
                 "supersede_memory", {"old_id": old, "new_id": new, "undo": True}

@@ -66,6 +66,11 @@ RelationshipName = Literal[
 ]
 
 
+class ReplacedOut(BaseModel):
+    id: str = Field(description="The memory that replaced it")
+    at: str = Field(description="When")
+
+
 class MemoryOut(BaseModel):
     id: str
     content: str
@@ -81,25 +86,20 @@ class MemoryOut(BaseModel):
     created_at: str
     updated_at: str
     last_accessed_at: str | None
+    replaced_by: ReplacedOut | None = Field(
+        default=None,
+        description="Set when a later memory replaced this one: it is history, not current",
+    )
 
     @classmethod
-    def of(cls, memory: Memory) -> "MemoryOut":
-        return cls.model_validate(memory.to_dict())
-
-
-class ReplacedOut(BaseModel):
-    id: str = Field(description="The memory that replaced it")
-    at: str = Field(description="When")
+    def of(cls, memory: Memory, replaced_by: dict[str, str] | None = None) -> "MemoryOut":
+        return cls.model_validate({**memory.to_dict(), "replaced_by": replaced_by})
 
 
 class HitOut(MemoryOut):
     score: float
     signals: dict[str, float] | None = Field(
         default=None, description="Each signal's contribution (only with explain=true)"
-    )
-    replaced_by: ReplacedOut | None = Field(
-        default=None,
-        description="Set when a later memory replaced this one: it is history, not current",
     )
 
 

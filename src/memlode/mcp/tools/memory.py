@@ -279,7 +279,9 @@ def _memory_text(out: MemoryOut) -> str:
 
 @mcp_tool(READ_ONLY, "Read one memory in full, by id.", text=_memory_text)
 def get_memory(call: ToolCall, memory_id: MemoryId) -> MemoryOut:
-    return MemoryOut.of(call.engine.get(memory_id))
+    engine = call.engine
+    memory = engine.get(memory_id)
+    return MemoryOut.of(memory, engine.replaced([memory.id]).get(memory.id))
 
 
 @mcp_tool(
@@ -350,4 +352,7 @@ def memory_resource(call: ToolCall, memory_id: str) -> str:
     ]
     if data["metadata"]:
         meta.append(f"metadata: {data['metadata']}")
+    replaced = call.engine.replaced([memory.id]).get(memory.id)
+    if replaced:
+        meta.append(f"replaced: {replaced['at']} by {replaced['id']} (history, not current)")
     return "\n".join(meta) + "\n\n" + memory.content
