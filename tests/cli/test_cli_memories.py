@@ -237,6 +237,14 @@ def test_list_json_shape_and_text(cli: Any, store: Any) -> None:
     assert cli("search", "shape", "-n", "*").stdout.count("shape check") == 1
 
 
+def test_the_project_namespace_says_where_its_memories_went(cli: Any, workdir: Path) -> None:
+    assert cli("store", "kept for another project", "-n", "elsewhere").returncode == 0
+    assert cli("list").stdout.strip().startswith("no memories in namespace '")
+    assert "; 1 in 1 other namespace (-n '*'" in cli("search", "kept").stdout
+    assert "kept for another project" in cli("search", "kept", "-n", "*").stdout
+    assert cli("list", "-n", "*").stdout.count("kept for another project") == 1
+
+
 def test_search_finds_camel_case_parts(cli: Any, store: Any) -> None:
     target = store("getUserName reads the profile from the session cache")
     store("unrelated note about the build pipeline")
