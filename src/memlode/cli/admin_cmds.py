@@ -14,13 +14,14 @@ from memlode.cli.common import (
     namespace_option,
     open_engine,
     read_stdin_text,
+    store_wide_namespace_option,
 )
 from memlode.cli.progress import TtyProgress
 from memlode.errors import InvalidInput
 
 
 @click.command()
-@namespace_option
+@store_wide_namespace_option
 @json_option
 @click.pass_context
 def stats(ctx: click.Context, namespace: str | None, as_json: bool) -> None:
@@ -77,7 +78,7 @@ def sessions(ctx: click.Context, namespace: str | None, limit: int, as_json: boo
 
 @click.command()
 @click.argument("path", required=False, type=click.Path(dir_okay=False, allow_dash=True))
-@namespace_option
+@store_wide_namespace_option
 @click.pass_context
 def export(ctx: click.Context, path: str | None, namespace: str | None) -> None:
     """Write memories, sessions and edges as JSONL to PATH (stdout without PATH).

@@ -41,6 +41,7 @@ __all__ = [
     "settings_from",
     "sqlite_only",
     "stop_on_interrupt",
+    "store_wide_namespace_option",
 ]
 
 EXIT_ERROR = 1
@@ -145,6 +146,16 @@ def namespace_option(fn: F) -> F:
         "--namespace",
         default=None,
         help="Namespace (default: the current project; '*' for all on read commands).",
+    )(fn)
+
+
+def store_wide_namespace_option(fn: F) -> F:
+    """``--namespace`` of a command that reads the whole store unless told otherwise."""
+    return click.option(
+        "-n",
+        "--namespace",
+        default=None,
+        help="Only this namespace (a key or a project's name; default: every namespace).",
     )(fn)
 
 
