@@ -140,23 +140,17 @@ def json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(fn)
 
 
-def namespace_option(fn: F) -> F:
-    return click.option(
-        "-n",
-        "--namespace",
-        default=None,
-        help="Namespace (default: the current project; '*' for all on read commands).",
-    )(fn)
+def _namespace(help_text: str) -> Callable[[F], F]:
+    return click.option("-n", "--namespace", default=None, help=help_text)
 
 
-def store_wide_namespace_option(fn: F) -> F:
-    """``--namespace`` of a command that reads the whole store unless told otherwise."""
-    return click.option(
-        "-n",
-        "--namespace",
-        default=None,
-        help="Only this namespace (a key or a project's name; default: every namespace).",
-    )(fn)
+# ``--namespace`` of most commands, and of a command that reads the whole store unless told
+namespace_option = _namespace(
+    "Namespace (default: the current project; '*' for all on read commands)."
+)
+store_wide_namespace_option = _namespace(
+    "Only this namespace (a key or a project's name; default: every namespace)."
+)
 
 
 class Count(click.ParamType[int, Any]):
