@@ -152,16 +152,16 @@ class SearchHit:
     memory: Memory
     score: float
     signals: dict[str, float] = field(default_factory=dict)
-    # what replaced it, when a later memory did: {"id": ..., "at": ...} (memlode supersede)
-    replaced_by: dict[str, str] | None = None
+    # when a later memory replaced it: {"replaced_by": its id, "replaced_at": when}
+    replaced: dict[str, str] | None = None
 
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         out = self.memory.to_dict()
         out["score"] = round(self.score, 6)
         if explain:
             out["signals"] = {k: round(v, 6) for k, v in self.signals.items()}
-        if self.replaced_by is not None:
-            out["replaced_by"] = dict(self.replaced_by)
+        if self.replaced is not None:
+            out.update(self.replaced)
         return out
 
 

@@ -170,6 +170,7 @@ def test_get_says_what_replaced_a_memory(workdir: Path, cli) -> None:
     assert cli("supersede", old, new, cwd=workdir).returncode == 0
     shown = cli("get", old, cwd=workdir).stdout
     assert f" by {new} (see: memlode supersede --chain {old})" in shown
-    assert json.loads(cli("get", old, "--json", cwd=workdir).stdout)["replaced_by"]["id"] == new
+    shown_json = json.loads(cli("get", old, "--json", cwd=workdir).stdout)
+    assert shown_json["replaced_by"] == new and shown_json["replaced_at"]
     assert "replaced" not in cli("get", new, cwd=workdir).stdout
     assert "replaced_by" not in json.loads(cli("get", new, "--json", cwd=workdir).stdout)

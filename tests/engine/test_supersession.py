@@ -61,9 +61,9 @@ def test_search_ranks_the_replaced_row_below_its_replacement(engine: Engine) -> 
     assert ids[0] == new and len(ids) == 2
     assert hits[1].signals["superseded"] < 0  # the penalty shows in --explain
     # and the replaced hit says what replaced it, in JSON as in the listing
-    assert hits[0].replaced_by is None and "replaced_by" not in hits[0].to_dict()
-    assert hits[1].to_dict()["replaced_by"]["id"] == new
-    assert hits[1].replaced_by == {"id": new, "at": engine.get(new, touch=False).created_at}
+    assert hits[0].replaced is None and "replaced_by" not in hits[0].to_dict()
+    at = engine.get(new, touch=False).created_at
+    assert hits[1].to_dict()["replaced_by"] == new and hits[1].to_dict()["replaced_at"] == at
 
 
 def test_a_chain_replaces_the_current_one_and_reads_in_order(engine: Engine) -> None:

@@ -33,12 +33,12 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
         # recall says which hit is history: the replaced one carries what replaced it, and when
         recalled = await session.call_tool("recall_memory", {"query": "Jenkins evening deploys"})
         hits = {h["id"]: h for h in harness.ok(recalled)["hits"]}
-        assert hits[old]["replaced_by"] == {"id": new, "at": done["at"]}
-        assert hits[new]["replaced_by"] is None
+        assert (hits[old]["replaced_by"], hits[old]["replaced_at"]) == (new, done["at"])
+        assert hits[new]["replaced_by"] is None and hits[new]["replaced_at"] is None
         shown = recalled.content[0].text  # type: ignore[union-attr]
         assert f"(replaced {done['at'][:10]} by {new}: history, not current)" in shown
         got = await session.call_tool("get_memory", {"memory_id": old})
-        assert harness.ok(got)["replaced_by"] == {"id": new, "at": done["at"]}
+        assert (harness.ok(got)["replaced_by"], harness.ok(got)["replaced_at"]) == (new, done["at"])
         assert f"by {new}: history, not current)" in got.content[0].text  # type: ignore[union-attr]
         read = await session.read_resource(f"memory://{old}")  # type: ignore[arg-type]
         assert f"replaced: {done['at']} by {new}" in read.contents[0].text  # type: ignore[union-attr]

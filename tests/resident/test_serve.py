@@ -111,7 +111,7 @@ def test_memlode_search_prints_the_same_through_the_resident(
     }
     local_json = {q: _search_json(workdir, q) for q in QUERIES}
     assert any(" by " + newer + ")" in done.stdout for done in local.values())
-    assert any(h.get("replaced_by", {}).get("id") == newer for f in local_json.values() for h in f)
+    assert any(h.get("replaced_by") == newer for found in local_json.values() for h in found)
     assert memlode("resident", cwd=workdir).returncode == 0
     wait_ready(memlode_home)
     before = _answered(memlode_home)

@@ -28,7 +28,7 @@ def _short(text: str, width: int = 100) -> str:
 
 
 def _render_memory_line(
-    memory: Memory, score: float | None = None, replaced_by: dict[str, str] | None = None
+    memory: Memory, score: float | None = None, replaced: dict[str, str] | None = None
 ) -> str:
     tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
     head = f"{memory.id}  {memory.memory_type:<10} {memory.created_at[:16]}"
@@ -38,8 +38,8 @@ def _render_memory_line(
         head += f"  session {str(meta['session_id'])[:8]} {where}"
     if score is not None:
         head += f"  score={score:.3f}"
-    if replaced_by:
-        head += f"  (replaced {replaced_by['at'][:10]} by {replaced_by['id']})"
+    if replaced:
+        head += f"  (replaced {replaced['replaced_at'][:10]} by {replaced['replaced_by']})"
     return f"{head}{tags}\n    {_short(memory.content)}"
 
 
@@ -106,7 +106,7 @@ def get(ctx: click.Context, memory_id: str, as_json: bool) -> None:
         memory = engine.get(memory_id)
         replaced = engine.replaced([memory.id]).get(memory.id)
     if as_json:
-        echo_json({**memory.to_dict(), **({"replaced_by": replaced} if replaced else {})})
+        echo_json({**memory.to_dict(), **(replaced or {})})
         return
     click.echo(f"id:          {memory.id}")
     click.echo(f"type:        {memory.memory_type}")
@@ -117,7 +117,8 @@ def get(ctx: click.Context, memory_id: str, as_json: bool) -> None:
     click.echo(f"created:     {memory.created_at}   accessed {memory.access_count}x")
     if replaced:
         chain = f"memlode supersede --chain {memory.id}"
-        click.echo(f"replaced:    {replaced['at']} by {replaced['id']} (see: {chain})")
+        by, at = replaced["replaced_by"], replaced["replaced_at"]
+        click.echo(f"replaced:    {at} by {by} (see: {chain})")
     if memory.metadata:
         click.echo(f"metadata:    {memory.metadata}")
     click.echo("")
@@ -330,7 +331,7 @@ def search(
     if not hits:
         click.echo("no matches" + _elsewhere(ctx, namespace))
     for hit in hits:
-        click.echo(_render_memory_line(hit.memory, hit.score, hit.replaced_by))
+        click.echo(_render_memory_line(hit.memory, hit.score, hit.replaced))
         if explain:
             parts = ", ".join(f"{name}={value:.3f}" for name, value in hit.signals.items())
             click.echo(f"    signals: {parts}")

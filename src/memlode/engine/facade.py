@@ -347,7 +347,7 @@ class Engine:
         return [SearchHit(h.memory, h.score, h.signals, replaced.get(h.memory.id)) for h in kept]
 
     def replaced(self, ids: Sequence[str]) -> dict[str, dict[str, str]]:
-        """Of ``ids``, those a later memory replaced: id -> {"id": its replacement, "at": when}."""
+        """Of ``ids``, those a later memory replaced: id -> {"replaced_by", "replaced_at"}."""
         return supersession.replaced(ids, self.conn)
 
     def catch_up(self, limit: int = SEARCH_CATCH_UP) -> int:

@@ -258,12 +258,14 @@ def unsupersede(db: Store, old_id: str, new_id: str) -> dict[str, Any]:
 
 
 def replaced(ids: Sequence[str], conn: Connection) -> dict[str, dict[str, str]]:
-    """Of ``ids``, those a later memory replaced: id -> {"id": what replaced it (the latest),
-    "at": when}, as search hits and ``memlode get`` show it."""
+    """Of ``ids``, those a later memory replaced: id -> {"replaced_by": what replaced it (the
+    latest), "replaced_at": when}, the fields search hits and ``memlode get`` add (as a chain
+    member's ``replaced_by`` and ``until``)."""
     if not ids:
         return {}
     return {
-        old: {"id": rep.new_id, "at": rep.at} for old, rep in links.replaced_by(conn, ids).items()
+        old: {"replaced_by": rep.new_id, "replaced_at": rep.at}
+        for old, rep in links.replaced_by(conn, ids).items()
     }
 
 

@@ -66,11 +66,6 @@ RelationshipName = Literal[
 ]
 
 
-class ReplacedOut(BaseModel):
-    id: str = Field(description="The memory that replaced it")
-    at: str = Field(description="When")
-
-
 class MemoryOut(BaseModel):
     id: str
     content: str
@@ -86,14 +81,15 @@ class MemoryOut(BaseModel):
     created_at: str
     updated_at: str
     last_accessed_at: str | None
-    replaced_by: ReplacedOut | None = Field(
+    replaced_by: str | None = Field(
         default=None,
-        description="Set when a later memory replaced this one: it is history, not current",
+        description="The memory that replaced this one, if one did: this one is history",
     )
+    replaced_at: str | None = Field(default=None, description="When it was replaced")
 
     @classmethod
-    def of(cls, memory: Memory, replaced_by: dict[str, str] | None = None) -> "MemoryOut":
-        return cls.model_validate({**memory.to_dict(), "replaced_by": replaced_by})
+    def of(cls, memory: Memory, replaced: dict[str, str] | None = None) -> "MemoryOut":
+        return cls.model_validate({**memory.to_dict(), **(replaced or {})})
 
 
 class HitOut(MemoryOut):

@@ -30,9 +30,9 @@ def memory_text(memory: Mapping[str, Any], *, full: bool = True, prefix: str = "
     tags = memory.get("tags") or []
     if tags:
         head += f"  [{', '.join(tags)}]"
-    replaced = memory.get("replaced_by")
-    if replaced:
-        head += f"  (replaced {str(replaced['at'])[:10]} by {replaced['id']}: history, not current)"
+    if memory.get("replaced_by"):
+        when = str(memory.get("replaced_at") or "")[:10]
+        head += f"  (replaced {when} by {memory['replaced_by']}: history, not current)"
     content = str(memory.get("content", ""))
     body = content if full else short(content)
     indented = "\n".join("    " + line for line in body.splitlines() or [""])

@@ -351,6 +351,6 @@ def _search_hit(hit: SearchHit) -> dict[str, Any]:
     out = hit.memory.to_dict()
     out["score"] = hit.score  # unrounded: the CLI rounds as it does for its own hits
     out["signals"] = dict(hit.signals)
-    if hit.replaced_by is not None:
-        out["replaced_by"] = dict(hit.replaced_by)
+    if hit.replaced is not None:
+        out.update(hit.replaced)
     return out

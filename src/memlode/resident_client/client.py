@@ -166,14 +166,10 @@ def _hit(item: dict[str, Any]) -> SearchHit:
     values = dict(item)
     score = float(values.pop("score"))
     signals = {str(k): float(v) for k, v in values.pop("signals", {}).items()}
-    replaced = values.pop("replaced_by", None)
+    by, at = values.pop("replaced_by", None), values.pop("replaced_at", None)
     values["memory_type"] = MemoryType(values["memory_type"])
-    return SearchHit(
-        Memory(**values),
-        score,
-        signals,
-        {"id": str(replaced["id"]), "at": str(replaced["at"])} if replaced else None,
-    )
+    replaced = {"replaced_by": str(by), "replaced_at": str(at)} if by else None
+    return SearchHit(Memory(**values), score, signals, replaced)
 
 
 def start(

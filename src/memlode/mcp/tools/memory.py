@@ -354,5 +354,6 @@ def memory_resource(call: ToolCall, memory_id: str) -> str:
         meta.append(f"metadata: {data['metadata']}")
     replaced = call.engine.replaced([memory.id]).get(memory.id)
     if replaced:
-        meta.append(f"replaced: {replaced['at']} by {replaced['id']} (history, not current)")
+        by, at = replaced["replaced_by"], replaced["replaced_at"]
+        meta.append(f"replaced: {at} by {by} (history, not current)")
     return "\n".join(meta) + "\n\n" + memory.content
