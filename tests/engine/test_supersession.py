@@ -162,10 +162,10 @@ def test_the_dashboard_marks_a_replaced_memory(engine: Engine) -> None:
     old = engine.store("Tickets are tracked in Jira.", "decision", created_at=_at(1)).id
     new = engine.store("Tickets moved from Jira to Linear.", "decision", created_at=_at(4)).id
     items = {i["id"]: i for i in dashboard.browse(engine)["items"]}
-    assert items[old]["superseded_by"]["id"] == new
-    assert items[old]["superseded_by"]["at"].startswith("2026-03-04")
-    assert "superseded_by" not in items[new]
-    assert dashboard.memory_detail(engine, old)["memory"]["superseded_by"]["id"] == new
+    assert items[old]["replaced_by"] == new
+    assert items[old]["replaced_at"].startswith("2026-03-04")
+    assert "replaced_by" not in items[new]
+    assert dashboard.memory_detail(engine, old)["memory"]["replaced_by"] == new
 
 
 def test_the_meaning_rule_links_a_changed_statement_its_wording_rules_miss(

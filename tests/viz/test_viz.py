@@ -132,6 +132,34 @@ def test_new_memories_appear_without_a_reload(page: Any, server: Server, viz_sto
     page.wait_for_selector(f"#memory-list .row[data-id='{new_id}']", timeout=15_000)
 
 
+def test_a_replaced_memory_is_marked_in_search_and_in_the_list(
+    page: Any, server: Server, viz_store: Store
+) -> None:
+    def stored(text: str) -> str:
+        done = viz_store.cli("store", text, "--type", "decision")
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()[0]
+
+    old = stored("Nightly builds are uploaded to the Zephyr bucket")
+    new = stored("Nightly builds are uploaded to the Quasar bucket from now on")
+    linked = viz_store.cli("supersede", old, new)
+    assert linked.returncode == 0, linked.stderr
+    open_page(page, server, "search")
+    page.fill("#q", "nightly builds bucket")
+    page.press("#q", "Enter")
+    page.wait_for_selector("#results[data-state=done]")
+    replaced = page.locator(f"#results .hit[data-id='{old}']")
+    assert "replaced" in (replaced.get_attribute("class") or "")
+    assert replaced.locator(f"a.superseded[href='#/memory/{new}']").count() == 1
+    current = page.locator(f"#results .hit[data-id='{new}']")
+    assert "replaced" not in (current.get_attribute("class") or "").split()
+    open_page(page, server, "memories")
+    row = page.locator(f"#memory-list .row[data-id='{old}']")
+    row.wait_for(timeout=15_000)
+    assert "replaced" in (row.get_attribute("class") or "").split()
+    assert page.console_log.errors == []
+
+
 def test_edits_are_refused_without_allow_edit(server: Server, viz_store: Store) -> None:
     memory_id = viz_store.cli("store", "A memory nobody may edit here").stdout.split()[0]
     headers = {

@@ -18,7 +18,6 @@ from memlode import validate
 from memlode.errors import InvalidInput, MemlodeError, NotFound
 from memlode.storage import dashboard as rows
 from memlode.storage import graph as graph_repo
-from memlode.storage import supersession
 from memlode.storage.graph_state import fingerprint_rows
 from memlode.storage.values import PROMPT_TAG
 from memlode.types import Relationship
@@ -36,7 +35,7 @@ __all__ = [
     "graph_fingerprint",
     "graph_view",
     "health_report",
-    "mark_superseded",
+    "mark_replaced",
     "memory_detail",
     "node_neighbors",
     "projection",
@@ -83,17 +82,16 @@ def browse(
     limit = validate.whole_number(limit, "limit", 1, 500)
     offset = validate.whole_number(offset, "offset", 0)
     total, found = rows.select_sorted(engine.conn, flt, sort, limit, offset)
-    return {"total": total, "items": mark_superseded(engine, [m.to_dict() for m in found])}
+    return {"total": total, "items": mark_replaced(engine, [m.to_dict() for m in found])}
 
 
-def mark_superseded(engine: Engine, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each memory (a dict with its ``id``) that a later one replaced gets ``superseded_by``:
-    {"id", "at"} of its latest replacement (``storage.supersession``); the page marks it."""
-    replaced = supersession.replaced_by(engine.conn, [str(i["id"]) for i in items])
+def mark_replaced(engine: Engine, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each memory (a dict with its ``id``) that a later one replaced gets ``replaced_by`` and
+    ``replaced_at`` of its latest replacement, as search hits carry them (``Engine.replaced``);
+    the page marks it."""
+    replaced = engine.replaced([str(i["id"]) for i in items])
     for item in items:
-        rep = replaced.get(str(item["id"]))
-        if rep is not None:
-            item["superseded_by"] = {"id": rep.new_id, "at": rep.at}
+        item.update(replaced.get(str(item["id"]), {}))
     return items
 
 
@@ -123,7 +121,7 @@ def memory_detail(engine: Engine, memory_id: str) -> dict[str, Any]:
                 }
             )
     history.sort(key=lambda h: str(h["at"]))
-    shown = mark_superseded(engine, [memory.to_dict()])[0]
+    shown = mark_replaced(engine, [memory.to_dict()])[0]
     return {"memory": shown, "neighbors": links, "history": history}
 
 

@@ -215,12 +215,12 @@ class Api:
             tags=_text(request, "tags"),
             sources=_list(request, "source"),
         )
-        found = [
+        # each hit says what replaced it, if anything did (``Engine.search``): the page marks it
+        return [
             hit.to_dict(explain=True)
             for hit in hits
             if _in_range(hit.memory.created_at, since, until)
         ]
-        return dashboard.mark_superseded(self.engine, found)
 
     def memories(self, request: Request) -> dict[str, Any]:
         return dashboard.browse(

@@ -44,13 +44,13 @@ function signalBar(signals, score, top) {
 
 // A memory a later one replaced (engine/supersession.py): marked, with a link to the current one.
 function replacedMark(m) {
-  if (!m.superseded_by) return "";
-  return h("a", {class: "superseded", href: "#/memory/" + m.superseded_by.id,
-    title: "a later memory replaced this one"}, "replaced " + M.when(m.superseded_by.at));
+  if (!m.replaced_by) return "";
+  return h("a", {class: "superseded", href: "#/memory/" + m.replaced_by,
+    title: "a later memory replaced this one"}, "replaced " + M.when(m.replaced_at));
 }
 
 function hitCard(hit, rank, top) {
-  return h("div", {class: "card hit" + (hit.superseded_by ? " replaced" : ""), dataset: {id: hit.id}},
+  return h("div", {class: "card hit" + (hit.replaced_by ? " replaced" : ""), dataset: {id: hit.id}},
     h("div", {class: "meta"}, "#" + rank + " · score " + hit.score.toFixed(3) + " · " + hit.memory_type +
       " · " + hit.source + " · " + M.when(hit.created_at) + " ",
       h("a", {href: "#/memory/" + hit.id}, "open"), " ", replacedMark(hit)),
@@ -104,7 +104,7 @@ M.pages.memories = function (view) {
       count.textContent = page.total + " memories · showing " + (page.total ? offset + 1 : 0) + "–" +
         (offset + page.items.length);
       list.replaceChildren(...page.items.map((m) => h("div", {
-        class: "card row" + (fresh && !known.has(m.id) ? " new" : "") + (m.superseded_by ? " replaced" : ""),
+        class: "card row" + (fresh && !known.has(m.id) ? " new" : "") + (m.replaced_by ? " replaced" : ""),
         dataset: {id: m.id}, onclick: () => { location.hash = "#/memory/" + m.id; }},
       h("div", {class: "meta"}, m.memory_type + " · " + m.source + " · importance " + m.importance.toFixed(2) +
         " · " + M.when(m.created_at) + " · " + m.access_count + " reads ", replacedMark(m)),
@@ -148,7 +148,7 @@ M.pages.memory = async function (view, id) {
     ["session", m.session_id || ""], ["created", M.when(m.created_at)], ["updated", M.when(m.updated_at)],
     ["metadata", JSON.stringify(m.metadata)]];
   const parts = [h("h2", {}, "Memory"),
-    h("div", {class: "card" + (m.superseded_by ? " replaced" : ""), id: "memory-detail", dataset: {id: m.id}},
+    h("div", {class: "card" + (m.replaced_by ? " replaced" : ""), id: "memory-detail", dataset: {id: m.id}},
       replacedMark(m), h("div", {class: "content"}, m.content), M.tags(m.tags)),
     h("table", {}, rows.map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", {}, String(v)))))];
   if (M.canEdit) {
