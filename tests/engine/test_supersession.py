@@ -12,7 +12,7 @@ import pytest
 
 from memlode.config import Settings
 from memlode.engine import Engine, supersession
-from memlode.engine.supersede_rules import Statement, answers, best_match
+from memlode.engine.supersede_rules import Statement, answers, best_match, has_cue
 from memlode.errors import InvalidInput, NotFound
 from memlode.search.statements import adds
 from memlode.storage import supersession as links
@@ -299,3 +299,26 @@ def test_the_rules_link_nothing_to_a_statement_that_adds_or_names_another_value(
     assert best_match(switched, [coverage]) is None
     found = best_match(switched, [coverage, runner])
     assert found is not None and found.old_id == "r"
+
+
+def test_switch_and_drop_as_nouns_are_no_change_words() -> None:
+    """ "the kill switch", "a switch test", "the errata drop", "a drop in latency" name things; a
+    verb "switch" says what to or from, and "dropped" is a verb wherever it stands."""
+    for text in (
+        "The circuit switch is tested every Friday.",
+        "Friday's circuit switch test took 40 ms, inside the budget.",
+        "Maintenance starts right after the monthly firmware drop.",
+        "A drop in latency followed the index change.",
+    ):
+        assert not has_cue(text), text
+    for text in (
+        "We switch the cache to Memcached.",
+        "The switch to Postgres is done.",
+        "Redis is dropped.",
+        "We drop Redis for sessions.",
+    ):
+        assert has_cue(text), text
+    # two things done to one subject, which a change word would have linked
+    tested = Statement("o", "The circuit switch is wired through the admin port.", _at(1))
+    again = Statement("n", "The circuit switch is tested every Friday.", _at(2))
+    assert best_match(again, [tested]) is None

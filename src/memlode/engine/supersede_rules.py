@@ -60,11 +60,25 @@ __all__ = [
     "values",
 ]
 
+# "switch" and "drop" are nouns too: "the kill switch is exercised every Monday", "Monday's kill
+# switch test took 38 us", "right after the vendor errata drop." As a cue, a bare "switch" says
+# what it switches to or from within a few words ("switch sessions to Memcached", "the switch to
+# Postgres"), and a bare "drop" goes on to what it drops, not straight to a verb, a preposition
+# of a noun ("a drop in latency") or the end of the sentence. "Switched" and "dropped" are verbs
+# wherever they stand ("Redis is dropped.").
+_NOUN_AFTER = (
+    r"(?!\s*(?:[.,;:!?)]|$|is\b|are\b|was\b|were\b|has\b|had\b|gets?\b|got\b|must\b"
+    r"|should\b|can\b|will\b|would\b|needs?\b|stays?\b|lives?\b|sits?\b|in\b|of\b))"
+)
+_SWITCH = (
+    r"switch(?:ed|ing)\b|switch(?:es)?\b(?=(?:\s+\S+){0,3}?\s+(?:to|from|for|over|back|off)\b)"
+)
+_DROP = r"drop(?:ped|ping)\b|drops?\b" + _NOUN_AFTER
 # Cues that a statement replaces something (looked for in the lower-cased new text).
 _CUES = re.compile(
     r"\b(?:instead|no longer|not any ?more|anymore|from now on|going forward|henceforth"
-    r"|switch(?:ed|ing|es)?\b|mov(?:e|ed|es|ing) (?:to|from|off|away|over|back)"
-    r"|migrat(?:e|ed|es|ing)\b|replac(?:e|ed|es|ing)\b|rather than|drop(?:ped|ping|s)?\b"
+    r"|" + _SWITCH + r"|mov(?:e|ed|es|ing) (?:to|from|off|away|over|back)"
+    r"|migrat(?:e|ed|es|ing)\b|replac(?:e|ed|es|ing)\b|rather than|" + _DROP + r""
     r"|revert(?:ed|ing|s)?\b|roll(?:ed)? back|deprecat(?:e|ed|es|ing)\b|retir(?:e|ed|es|ing)\b"
     r"|abandon(?:ed|ing|s)?\b|ditch(?:ed|ing|es)?\b|stop(?:ped)? (?:using|doing|running)"
     r"|changed? (?:to|from)"
