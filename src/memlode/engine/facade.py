@@ -341,10 +341,17 @@ class Engine:
         )
         hits = pipeline.search(query, flt, k, utcnow())
         asked = " ".join(query.split()).casefold() if flt.exclude_prompts else None
-        kept = [h for h in hits if " ".join(h.memory.content.split()).casefold() != asked]
         # a replaced memory says so wherever it is listed (search ranks it below what replaced it)
-        replaced = self.replaced([h.memory.id for h in kept])
-        return [SearchHit(h.memory, h.score, h.signals, replaced.get(h.memory.id)) for h in kept]
+        return [
+            SearchHit(
+                h.memory,
+                h.score,
+                h.signals,
+                supersession.fields(h.replaced) if h.replaced is not None else None,
+            )
+            for h in hits
+            if " ".join(h.memory.content.split()).casefold() != asked  # the query is no answer
+        ]
 
     def replaced(self, ids: Sequence[str]) -> dict[str, dict[str, str]]:
         """Of ``ids``, those a later memory replaced: id -> {"replaced_by", "replaced_at"}."""

@@ -78,8 +78,9 @@ _DROP = r"drop(?:ped|ping)\b|drops?\b" + _NOUN_AFTER
 _CUES = re.compile(
     r"\b(?:instead|no longer|not any ?more|anymore|from now on|going forward|henceforth"
     r"|" + _SWITCH + r"|mov(?:e|ed|es|ing) (?:to|from|off|away|over|back)"
-    r"|migrat(?:e|ed|es|ing)\b|replac(?:e|ed|es|ing)\b|rather than|" + _DROP + r""
-    r"|revert(?:ed|ing|s)?\b|roll(?:ed)? back|deprecat(?:e|ed|es|ing)\b|retir(?:e|ed|es|ing)\b"
+    r"|migrat(?:e|ed|es|ing)\b|replac(?:e|ed|es|ing)\b|rather than|"
+    + _DROP
+    + r"|revert(?:ed|ing|s)?\b|roll(?:ed)? back|deprecat(?:e|ed|es|ing)\b|retir(?:e|ed|es|ing)\b"
     r"|abandon(?:ed|ing|s)?\b|ditch(?:ed|ing|es)?\b|stop(?:ped)? (?:using|doing|running)"
     r"|changed? (?:to|from)"
     r"|resolved|unblocked|fixed now|works now|is fixed|was fixed|are fixed|passes now"

@@ -36,6 +36,7 @@ __all__ = [
     "CAPTURED",
     "DETECTED_SOURCES",
     "decision_chain",
+    "fields",
     "new_statements",
     "plan_by_meaning",
     "plan_replacements",
@@ -263,10 +264,12 @@ def replaced(ids: Sequence[str], conn: Connection) -> dict[str, dict[str, str]]:
     member's ``replaced_by`` and ``until``)."""
     if not ids:
         return {}
-    return {
-        old: {"replaced_by": rep.new_id, "replaced_at": rep.at}
-        for old, rep in links.replaced_by(conn, ids).items()
-    }
+    return {old: fields(rep) for old, rep in links.replaced_by(conn, ids).items()}
+
+
+def fields(rep: links.Replacement) -> dict[str, str]:
+    """A replacement as the fields a replaced memory's listing adds."""
+    return {"replaced_by": rep.new_id, "replaced_at": rep.at}
 
 
 def decision_chain(conn: Connection, memory_id: str) -> dict[str, Any]:

@@ -78,6 +78,7 @@ from memlode.storage.supersession import (
     SAME_SUBJECT_COSINE,
     SAME_SUBJECT_MARGIN,
     STATED_SOURCES,
+    Replacement,
     replaced_by,
 )
 from memlode.storage.values import MemoryFilter
@@ -97,6 +98,7 @@ class ScoredHit:
     memory: Memory
     score: float
     signals: dict[str, float] = field(default_factory=dict)
+    replaced: Replacement | None = None  # what replaced it, if a later memory did
 
 
 @dataclass(slots=True)
@@ -145,8 +147,10 @@ def recall(
     raw, scored = _score(conn, pool, params, active, query.words, hint, now)
     scored, extra = _adjust(conn, scored, pool, params, query.asks_about_failure)
     ranked_ids, memories = _diversify(conn, scored, pool, k, params)
-    if pool.replacements:
-        ranked_ids = _replacements_first(ranked_ids, pool.replacements)
+    if pool.replacements and params.superseded_penalty > 0:
+        ranked_ids = _replacements_first(
+            ranked_ids, {old: rep.new_id for old, rep in pool.replacements.items()}
+        )
     ranked_ids = _later_first(conn, ranked_ids, pool, k, memories)
     final = dict(scored)
     out_ids = [i for i in ranked_ids if final[i] >= params.min_score][:k]
@@ -165,6 +169,7 @@ def recall(
                 extra["session"].get(i),
                 {name: extra[name][i] for name in ADJUSTMENTS if i in extra[name]},
             ),
+            pool.replacements.get(i),
         )
         for i in out_ids
         if i in memories
@@ -182,8 +187,8 @@ class _Pool:
     query_vector: npt.NDArray[np.float32] | None
     query_states: npt.NDArray[np.float32] | None
     graph_available: bool
-    # what replaced each candidate a later memory replaced (``_superseded`` fills it)
-    replacements: dict[str, str] = field(default_factory=dict)
+    # what replaced each candidate a later memory replaced (``_adjust`` reads it, once)
+    replacements: dict[str, Replacement] = field(default_factory=dict)
 
     @property
     def use_vectors(self) -> bool:
@@ -341,10 +346,12 @@ def _adjust(
             conn, scored, states, index.model, params.late_interaction, params.late_pool
         )
         scored = [(i, score + late.get(i, 0.0)) for i, score in scored]
-    # last, so that no later bonus lifts a replaced memory back above its replacement
+    # last, so that no later bonus lifts a replaced memory back above its replacement; what
+    # replaced each candidate is read once, for the penalty and for the hits to say it
+    pool.replacements.update(replaced_by(conn, [i for i, _ in scored]) if scored else {})
     superseded: dict[str, float] = {}
-    if params.superseded_penalty > 0 and scored:
-        superseded = _superseded(conn, scored, params.superseded_penalty, pool.replacements)
+    if params.superseded_penalty > 0 and pool.replacements:
+        superseded = _superseded(scored, params.superseded_penalty, pool.replacements)
         scored = [(i, score + superseded.get(i, 0.0)) for i, score in scored]
     scored.sort(key=lambda item: (-item[1], item[0]))
     adjustments = {
@@ -357,18 +364,11 @@ def _adjust(
 
 
 def _superseded(
-    conn: sqlite3.Connection,
-    scored: list[tuple[str, float]],
-    share: float,
-    replacements: dict[str, str],
+    scored: list[tuple[str, float]], share: float, replaced: Mapping[str, Replacement]
 ) -> dict[str, float]:
-    """The penalty of each candidate a later memory replaced: ``share`` of the best score, and
-    more where needed to rank it just below its replacement when that is a candidate too; what
-    replaced each goes into ``replacements``."""
-    replaced = replaced_by(conn, [i for i, _ in scored])
-    if not replaced:
-        return {}
-    replacements.update((old_id, rep.new_id) for old_id, rep in replaced.items())
+    """The penalty of each candidate a later memory replaced (``replaced``: what replaced it):
+    ``share`` of the best score, and more where needed to rank it just below its replacement
+    when that is a candidate too."""
     score = dict(scored)
     top = max(s for _i, s in scored)
     cut = share * top
