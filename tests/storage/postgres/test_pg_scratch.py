@@ -87,3 +87,33 @@ def test_with_search_path_replaces_only_the_search_path(options: str, kept: str)
     pairs = dict(p.split("=", 1) for p in query.split("&"))
     assert pairs["sslmode"] == "require"
     assert unquote(pairs["options"]) == f"{kept}-csearch_path=memlode_eval_1,public"
+
+
+def test_an_interrupt_the_moment_the_schema_is_made_still_drops_it(pg_server: Any) -> None:
+    """A Ctrl-C or SIGTERM that lands after the server made the schema and before the block is
+    entered (CI once saw it: the signal sent as soon as the schema showed) still drops it. The
+    interrupt is raised where the signal's handler would raise it: as the connection's
+    ``execute`` of the ``CREATE SCHEMA`` returns."""
+    import sys
+    from types import FrameType
+
+    import psycopg
+
+    create = psycopg.Connection.execute.__code__
+
+    def interrupt_on_return(frame: FrameType, event: str, arg: object) -> Any:
+        if event == "return" and str(frame.f_locals.get("query", "")).startswith("CREATE SCHEMA"):
+            raise KeyboardInterrupt
+        return interrupt_on_return
+
+    def calls(frame: FrameType, event: str, arg: object) -> Any:
+        return interrupt_on_return if frame.f_code is create else None
+
+    user_url = pg_server.url(schema=pg_server.new_schema())
+    sys.settrace(calls)
+    try:
+        with pytest.raises(KeyboardInterrupt), scratch_store(user_url, "test"):
+            pytest.fail("the block was entered")
+    finally:
+        sys.settrace(None)
+    assert _schemas(pg_server, "memlode\\_test\\_%") == []

@@ -68,17 +68,22 @@ def scratch_store(url: str, label: str, *, created_by: str = "") -> Iterator[str
     dropped with all it holds when the block ends. ``label`` (lowercase letters, digits and
     ``_``) names what it is for: ``memlode_<label>_<12 hex digits>``."""
     schema = f"{PREFIX}{label}_{uuid.uuid4().hex[:12]}"
-    with closing(_connect_raw(url, created_by)) as conn:
-        row = conn.execute(
-            "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace"
-            " WHERE e.extname = 'vector'"
-        ).fetchone()
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    tail = str(row[0]) if row is not None else _DEFAULT_PATH_TAIL
+    # Whether the schema may exist: from just before its CREATE, since an interrupt can land
+    # after the server made it and before this frame hears so (the drop is IF EXISTS).
+    asked = False
     try:
+        with closing(_connect_raw(url, created_by)) as conn:
+            row = conn.execute(
+                "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n"
+                " ON n.oid = e.extnamespace WHERE e.extname = 'vector'"
+            ).fetchone()
+            asked = True
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        tail = str(row[0]) if row is not None else _DEFAULT_PATH_TAIL
         yield with_search_path(url, schema, tail)
     finally:
-        _drop(url, schema)
+        if asked:
+            _drop(url, schema)
 
 
 def _drop(url: str, schema: str) -> None:
