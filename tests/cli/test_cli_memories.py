@@ -237,6 +237,19 @@ def test_list_json_shape_and_text(cli: Any, store: Any) -> None:
     assert cli("search", "shape", "-n", "*").stdout.count("shape check") == 1
 
 
+def test_list_marks_a_replaced_memory_in_text_and_json(cli: Any, store: Any) -> None:
+    old = store("Builds run on Travis CI.", "--type", "decision")
+    new = store("Builds run on GitHub Actions.", "--type", "decision")
+    linked = cli("supersede", old, new, "--json").json()
+    items = {m["id"]: m for m in cli("list", "--json").json()}
+    assert (items[old]["replaced_by"], items[old]["replaced_at"]) == (new, linked["at"])
+    assert "replaced_by" not in items[new]
+    lines = cli("list").stdout.splitlines()
+    assert lines[0].startswith(new) and "replaced" not in lines[0]
+    mark = f"(replaced {linked['at'][:10]} by {new})"
+    assert lines[2].startswith(old) and lines[2].endswith(mark)
+
+
 def test_the_project_namespace_says_where_its_memories_went(cli: Any, workdir: Path) -> None:
     assert cli("store", "kept for another project", "-n", "elsewhere").returncode == 0
     assert cli("list").stdout.strip().startswith("no memories in namespace '")

@@ -46,8 +46,11 @@ def test_the_readme_block_runs_as_printed(workdir: Path) -> None:
     # search: the current one first, the replaced one after it, saying what replaced it
     assert lines[4].startswith(new) and "replaced" not in lines[4]
     assert lines[6].startswith(old) and lines[6].endswith(f" by {new})")
-    assert lines[8] == f"{new} no longer replaces {old}"
-    linked = json.loads("\n".join(lines[9:-1]))
+    # list, newest first: the replaced one marked the same way
+    assert lines[8].startswith(new) and "replaced" not in lines[8]
+    assert lines[10].startswith(old) and lines[10].endswith(f" by {new})")
+    assert lines[12] == f"{new} no longer replaces {old}"
+    linked = json.loads("\n".join(lines[13:-1]))
     assert linked["old"] == old and linked["new"] == new and linked["created"] is True
 
 

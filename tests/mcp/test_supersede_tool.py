@@ -42,6 +42,14 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
         assert f"by {new}: history, not current)" in got.content[0].text  # type: ignore[union-attr]
         read = await session.read_resource(f"memory://{old}")  # type: ignore[arg-type]
         assert f"replaced: {done['at']} by {new}" in read.contents[0].text  # type: ignore[union-attr]
+        # the recap prompt asks to keep new work consistent with the decisions it lists: the
+        # replaced one is listed as history, the current one without a mark
+        recap = await session.get_prompt("recent_decisions", {})
+        lines = recap.messages[0].content.text.splitlines()  # type: ignore[union-attr]
+        (old_line,) = [line for line in lines if f"({old})" in line]
+        (new_line,) = [line for line in lines if f"({new})" in line]
+        assert f"(replaced {done['at'][:10]} by {new}: history, not current)" in old_line
+        assert "replaced" not in new_line
         undone = harness.ok(
             await session.call_tool(
                 "supersede_memory", {"old_id": old, "new_id": new, "undo": True}

@@ -240,13 +240,14 @@ def list_(
             offset=offset,
             stored_by=stored_by,
         )
+        replaced = engine.replaced([m.id for m in found])
     if as_json:
-        echo_json([m.to_dict() for m in found])
+        echo_json([{**m.to_dict(), **replaced.get(m.id, {})} for m in found])
         return
     if not found:
         click.echo("no memories" + _elsewhere(ctx, namespace))
     for memory in found:
-        click.echo(_render_memory_line(memory))
+        click.echo(_render_memory_line(memory, replaced=replaced.get(memory.id)))
 
 
 def _elsewhere(ctx: click.Context, namespace: str | None) -> str:

@@ -46,14 +46,22 @@ def recent_decisions(
         "oldest first (ids in brackets):",
         "",
     ]
+    replaced = call.engine.replaced([m.id for m in memories])
     for memory in reversed(memories):  # list_memories is newest first
         tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
         text = " ".join(memory.content.split())
-        lines.append(f"- {memory.created_at[:10]} ({memory.id}){tags}: {text}")
+        was = replaced.get(memory.id)
+        mark = (
+            f" (replaced {was['replaced_at'][:10]} by {was['replaced_by']}: history, not current)"
+            if was
+            else ""
+        )
+        lines.append(f"- {memory.created_at[:10]} ({memory.id}){tags}{mark}: {text}")
     lines += [
         "",
         "Briefly recap what these decisions mean for the work ahead. Keep new changes "
-        "consistent with them; where a change would contradict one, say which and why, and "
+        "consistent with the current ones (a replaced one is history); where a change would "
+        "contradict one, say which and why, and "
         "record the new decision with store_memory (memory_type='decision') linked to the "
         "old one with associate_memories (relationship SUPERSEDES).",
     ]
