@@ -64,6 +64,7 @@ HOOK_KEYS = frozenset(
         "question_budget_tokens",
         "bash_output_chars",
         "resident_timeout_ms",
+        "resident_start_wait_ms",
         "spool_max_mb",
     }
 )

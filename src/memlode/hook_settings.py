@@ -19,6 +19,7 @@ question_budget_tokens = 1200  # MEMLODE_HOOKS_QUESTION_BUDGET: for a prompt tha
 prompt_max_memories = 10
 bash_output_chars = 1200
 resident_timeout_ms = 150
+resident_start_wait_ms = 3000  # a prompt right after the resident was started waits for it
 spool_max_mb = 64              # a PostgreSQL store's hook spool refuses new events beyond this
 ```
 
@@ -48,11 +49,15 @@ __all__ = [
     "PROMPT_BUDGET_TOKENS",
     "PROMPT_MEMORIES",
     "QUESTION_BUDGET_TOKENS",
+    "RESIDENT_START_WAIT_MS",
     "SPOOL_MAX_MB",
     "TIMINGS_FILE",
     "HookSettings",
 ]
 
+# How long a prompt waits for a resident that a hook started moments ago
+# (``memlode.hooks._resident.starting``): it comes up in about a second on a small store.
+RESIDENT_START_WAIT_MS = 3000
 # Rough size of a token in English text and code; budgets are given in tokens, cut in chars.
 CHARS_PER_TOKEN = 4
 # One line per hook run (memlode.hooks._log.timing_line), beside hooks.log in the home.
@@ -117,6 +122,7 @@ class HookSettings:
         "prompt_max_memories",
         "question_budget_tokens",
         "resident_autostart",
+        "resident_start_wait_ms",
         "resident_timeout_ms",
         "session_budget_tokens",
         "spool_max_mb",
@@ -170,6 +176,9 @@ class HookSettings:
         self.prompt_max_memories = _int(table.get("prompt_max_memories"), PROMPT_MEMORIES, 0, 20)
         self.bash_output_chars = _int(table.get("bash_output_chars"), 1200, 0, 20000)
         self.resident_timeout_ms = _int(table.get("resident_timeout_ms"), 150, 0, 2000)
+        self.resident_start_wait_ms = _int(
+            table.get("resident_start_wait_ms"), RESIDENT_START_WAIT_MS, 0, 20000
+        )
         self.spool_max_mb = _int(table.get("spool_max_mb"), SPOOL_MAX_MB, 1, 1 << 16)
         resident = data.get("resident")
         resident_table: dict[str, Any] = resident if isinstance(resident, dict) else {}

@@ -154,11 +154,17 @@ def test_crash_then_the_next_session_start_replaces_it(
     assert owner is not None and owner["pid"] == second["pid"]
 
 
+def _recall_paths(engine: Engine) -> list[str]:
+    """Who ranked each stored prompt's recall: "resident" (the engine) or "lean"."""
+    rows = engine.list_memories(tags=["prompt"], limit=10)
+    return [str(m.metadata.get("recall")) for m in reversed(rows)]
+
+
 def test_a_prompt_restarts_a_resident_that_went_away(
     workdir: Path, memlode_home: Path, filled: Engine
 ) -> None:
     """No SessionStart started one (it exited while idle): the first prompt that finds none
-    answers from the lean path and starts it; the next one is answered by it."""
+    starts it and waits for it to come up, so the engine ranks that prompt too."""
     prompt = {
         "session_id": "s-1",
         "cwd": str(workdir),
@@ -167,10 +173,34 @@ def test_a_prompt_restarts_a_resident_that_went_away(
     }
     done = hook("prompt", prompt, cwd=workdir)
     assert done.returncode == 0 and "pgbouncer" in done.stdout
-    info = wait_ready(memlode_home)
-    assert info["answered"] == 0
-    assert "pgbouncer" in hook("prompt", prompt, cwd=workdir).stdout
-    assert ping(memlode_home)["answered"] >= 1  # type: ignore[index]
+    assert ping(memlode_home)["answered"] == 1  # type: ignore[index]
+    assert _recall_paths(filled) == ["resident"]
+
+
+def test_the_first_prompt_after_session_start_is_ranked_by_the_resident(
+    workdir: Path, memlode_home: Path, filled: Engine
+) -> None:
+    """``claude -p "..."`` fires SessionStart and the prompt back to back: the prompt waits for
+    the resident SessionStart just started (the engine's ranking, the one the evaluations
+    measure) instead of ranking with the lean BM25. With the wait off it ranks lean at once."""
+    prompt = {
+        "session_id": "s-1",
+        "cwd": str(workdir),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "why were there postgres connection timeouts?",
+    }
+    session_start(workdir)
+    done = hook("prompt", prompt, cwd=workdir)
+    assert done.returncode == 0 and done.stderr == "" and "pool size of ten" in done.stdout
+    assert ping(memlode_home)["answered"] == 1  # type: ignore[index]
+    assert _recall_paths(filled) == ["resident"]
+
+    memlode("resident", "stop", cwd=workdir)
+    (memlode_home / "config.toml").write_text("[hooks]\nresident_start_wait_ms = 0\n")
+    session_start(workdir, "s-2")
+    again = {**prompt, "session_id": "s-2", "prompt": "what caused the postgres timeouts?"}
+    assert hook("prompt", again, cwd=workdir).returncode == 0
+    assert _recall_paths(filled) == ["resident", "lean"]
 
 
 def test_a_stalled_resident_costs_the_prompt_only_its_deadline(

@@ -10,6 +10,9 @@
   store's lock (an ``flock`` probe: no connection, no wait); the prompt hook does the same
   when none answers, at most once every ``PROMPT_START_BACKOFF`` seconds, so that a resident
   that exited while idle comes back for the next prompt.
+- ``starting`` and ``recall_when_up``: a prompt right after a resident was started (the first
+  prompt of ``claude -p "..."``, or one typed at once) waits for it to come up, so that it gets
+  the engine's ranking, the one the evaluations measure, rather than the lean BM25.
 - ``vector_hits``: the old question (cosines only), still answered; kept for its callers.
 
 Nothing here imports ``json``, ``socket`` or the engine: JSON goes through
@@ -30,11 +33,19 @@ if TYPE_CHECKING:
     from memlode.hooks._recall import Recalled
     from memlode.hooks.run import Frequencies
 
-__all__ = ["ensure_running", "recall", "recalled", "vector_hits"]
+__all__ = ["ensure_running", "recall", "recall_when_up", "recalled", "starting", "vector_hits"]
 
 # A resident that did not come up (or exited) is started again by a prompt at most this often;
 # SessionStart always tries.
 PROMPT_START_BACKOFF = 60.0
+# A resident a hook started less than this long ago is still coming up (loading the model and
+# the indexes): a prompt waits for it (``[hooks] resident_start_wait_ms``) instead of ranking
+# with the lean BM25. Past it, a resident that does not answer in time is busy or gone.
+START_GRACE = 30.0
+# Before the new process takes the lock, only the stamp says it was started.
+_LOCK_PENDING = 2.0
+# How often a prompt knocks while the new resident has not bound its socket yet.
+_KNOCK = 0.05
 _STAMP = ".started"  # <key>.lock.started: when a hook last started a resident of the store
 
 
@@ -97,6 +108,51 @@ def recall(
         ):
             out.append(hit)
     return out
+
+
+def recall_when_up(
+    home: str,
+    db: str,
+    query: str,
+    namespace: str,
+    session_id: str,
+    k: int,
+    wait_ms: int,
+) -> list[dict[str, Any]] | None:
+    """``recall`` from a resident that is coming up (``starting``): asked again until it
+    answers or ``wait_ms`` pass (it binds its socket first, then answers once its engine is
+    warm); None when it did not answer in time, or stopped coming up."""
+    import time
+
+    deadline = time.monotonic() + wait_ms / 1000
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        hits = recall(home, db, query, namespace, session_id, k, int(left * 1000))
+        if hits is not None:
+            return hits
+        if not starting(home, db):  # it exited, or never took its lock
+            return None
+        time.sleep(min(_KNOCK, max(0.0, deadline - time.monotonic())))
+
+
+def starting(home: str, db: str) -> bool:
+    """True while a resident a hook started (``ensure_running``) less than ``START_GRACE``
+    seconds ago may still be coming up: a process holds the store's lock, or the start is too
+    recent for it to have taken it. Never raises."""
+    try:
+        import time
+
+        from memlode.resident_client.lock import held
+        from memlode.resident_client.paths import lock_path
+
+        database, _socket_path = _paths(home, db)
+        lock = lock_path(home, database)
+        age = time.time() - os.stat(lock + _STAMP).st_mtime
+        return 0 <= age < START_GRACE and (age < _LOCK_PENDING or held(lock))
+    except OSError:
+        return False
 
 
 def _number(value: object) -> bool:

@@ -2,9 +2,11 @@
 
 The recall is the engine's ranking from the store's resident (``memlode.hooks._resident``),
 or the hook's lean BM25 (``memlode.hooks._recall``) when the resident cannot answer in time;
-both go through the same gate and rendering. The prompt is stored afterwards (never before its
-own recall): an instruction ("start phoenix in the background") as knowledge a later session
-can use, a question or a nudge ("continue") as a prompt, which recall leaves out.
+both go through the same gate and rendering. A resident started a moment ago (the first prompt
+of ``claude -p "..."``) is waited for, up to ``[hooks] resident_start_wait_ms``. The prompt is
+stored afterwards (never before its own recall): an instruction ("start phoenix in the
+background") as knowledge a later session can use, a question or a nudge ("continue") as a
+prompt, which recall leaves out.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ from __future__ import annotations
 from memlode.hooks.run import SOURCE, HookRun
 from memlode.storage import capture
 from memlode.storage import capture_session as sessions
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["MAX_PROMPT_CHARS", "user_prompt"]
 
@@ -51,6 +57,8 @@ def user_prompt(run: HookRun) -> str | None:
                 limit * 3,
                 run.settings.resident_timeout_ms,
             )
+            if hits is None and not run.on_server:
+                hits = _wait_for_a_starting_resident(run, prompt, limit * 3)
         if hits is not None:
             recall_path = "resident"
             found = _resident.recalled(
@@ -99,6 +107,25 @@ def user_prompt(run: HookRun) -> str | None:
             if found_ids:
                 capture.touch(conn, found_ids)
     return output
+
+
+def _wait_for_a_starting_resident(run: HookRun, prompt: str, k: int) -> list[Any] | None:
+    """The hits of a resident that is coming up (started by SessionStart a moment ago, or now,
+    when none runs), waited for at most ``resident_start_wait_ms``; None to rank lean."""
+    from memlode.hooks import _resident
+
+    settings = run.settings
+    if settings.resident_start_wait_ms <= 0:
+        return None
+    home, db = settings.home, settings.db_path
+    if not _resident.starting(home, db) and not (
+        settings.resident_autostart
+        and _resident.ensure_running(home, db, backoff=_resident.PROMPT_START_BACKOFF)
+    ):
+        return None
+    return _resident.recall_when_up(
+        home, db, prompt, run.namespace, run.session_id, k, settings.resident_start_wait_ms
+    )
 
 
 def _is_instruction(prompt: str) -> bool:
