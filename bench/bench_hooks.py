@@ -85,23 +85,25 @@ conn.close()
 GENERATED = ("rowid",)
 
 
-def stored_shape(db: Path) -> dict[str, Any]:
-    """Every column of the newest row the hooks stored (the warm-up's PostToolUse rows)."""
+def stored_shape(db: Path, source: str = "hook") -> dict[str, Any]:
+    """Every column of the newest row of ``source`` (the hooks': the warm-up's PostToolUse
+    rows)."""
     import sqlite3
 
     conn = sqlite3.connect(db)
     try:
         # on a PostgreSQL store the hooks stored theirs there: the newest captured row here
         cursor = conn.execute(
-            "SELECT * FROM memories WHERE source = 'hook'"
-            " ORDER BY session_id = 'bench-session' DESC, created_at DESC LIMIT 1"
+            "SELECT * FROM memories WHERE source = ?"
+            " ORDER BY session_id = 'bench-session' DESC, created_at DESC LIMIT 1",
+            (source,),
         )
         row = cursor.fetchone()
         names = [column[0] for column in cursor.description]
     finally:
         conn.close()
     if row is None:
-        raise SystemExit("the warm-up's PostToolUse hook stored no row")
+        raise SystemExit(f"no row of source {source!r} in {db}")
     return {k: v for k, v in zip(names, row, strict=True) if k not in GENERATED}
 
 

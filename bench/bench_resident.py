@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_resident.py [--memories 10000] [--runs 30]
         [--embed hash|local] [--vector-cache DIR] [--keep DIR] [--timeout-ms 150]
+        [--start-wait-ms 3000] [--cold-starts 5]
 
 Builds a store of ``--memories`` rows of ``bench/corpus.py`` (embedded with ``--embed``; with
 ``local`` and ``--vector-cache DIR`` the corpus vectors come from bench_recall.py's cache), and a
@@ -19,7 +20,9 @@ each a whole process as a user or Claude Code starts it:
   insert one row, commit, close), the reference of its targets (<= 1.5 for UserPromptSubmit).
 
 Prints p50/p95 per row and the ratios, the resident's start-to-ready time, and how many of the
-"up" runs the resident really answered (its request count).
+"up" runs the resident really answered (its request count). Then ``--cold-starts`` times, with
+no resident running: the SessionStart hook (which starts one) and the prompt hook back to back,
+as ``claude -p "..."`` fires them: the prompt's time and whether the resident ranked it.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_hooks import BASELINE
+from bench_hooks import BASELINE, stored_shape
 from corpus import corpus, queries
 from memlode.cli.claude_cmds import HOOK_CODE
 from memlode.config import Settings
@@ -126,6 +129,15 @@ def main() -> None:
     parser.add_argument(
         "--keep", type=Path, default=None, help="keep the built store in DIR and reuse it"
     )
+    parser.add_argument(
+        "--start-wait-ms", type=int, default=None, help="hooks.resident_start_wait_ms"
+    )
+    parser.add_argument(
+        "--cold-starts",
+        type=int,
+        default=5,
+        help="SessionStart then a prompt, with no resident running, this many times",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -154,11 +166,12 @@ def main() -> None:
         copy_store(home / "memlode.db", baseline_db)
         if (home / "models").exists():  # the local model's built graph: cold is not first use
             shutil.copytree(home / "models", cold_home / "models", dirs_exist_ok=True)
+        hooks = {"resident_timeout_ms": args.timeout_ms}
+        hooks["resident_start_wait_ms"] = args.start_wait_ms
+        lines = [f"{k} = {v}\n" for k, v in hooks.items() if v is not None]
         for folder in (home, cold_home):
-            if args.timeout_ms is not None:
-                (folder / "config.toml").write_text(
-                    f"[hooks]\nresident_timeout_ms = {args.timeout_ms}\n"
-                )
+            if lines:
+                (folder / "config.toml").write_text("[hooks]\n" + "".join(lines))
 
         base_env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLODE_")}
         base_env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -178,6 +191,8 @@ def main() -> None:
             time.sleep(0.02)
         ready_s = time.perf_counter() - start
 
+        # one row shaped as the store's (its rows are stored memories: no hook ran on it)
+        baseline = BASELINE % (stored_shape(baseline_db, "memory"),)
         qs = queries(max(args.runs, 10))
         hook = [sys.executable, "-c", HOOK_CODE, "prompt"]
         rows: dict[str, list[float]] = {
@@ -207,7 +222,7 @@ def main() -> None:
                 elif row == "search down":
                     rows[row].append(timed([*cli, "search", q], down_env, project))
                 elif row == "baseline":
-                    cmd = [sys.executable, "-c", BASELINE, str(baseline_db)]
+                    cmd = [sys.executable, "-c", baseline, str(baseline_db)]
                     rows[row].append(timed(cmd, up_env, project))
                 elif row == "prompt up":
                     payload = prompt_payload(project, q, i)
@@ -217,8 +232,40 @@ def main() -> None:
                     rows[row].append(timed(hook, down_env, project, payload))
         served = answered(settings) - served_before
         subprocess.run([*cli, "resident", "stop"], env=up_env, cwd=project, capture_output=True)
+        cold = cold_starts(args.cold_starts, hook, up_env, project, settings, cli, qs)
 
-    report(rows, args, build_s, ready_s, served)
+    report(rows, args, build_s, ready_s, served, cold)
+
+
+def cold_starts(
+    n: int,
+    hook: list[str],
+    env: dict[str, str],
+    project: Path,
+    settings: Settings,
+    cli: list[str],
+    qs: list[str],
+) -> dict[str, Any]:
+    """``claude -p "..."`` on a store with no resident: SessionStart (which starts one) and the
+    prompt hook back to back, ``n`` times. The prompt's time, and whether the resident ranked
+    it (it waits up to ``[hooks] resident_start_wait_ms`` for one that is starting)."""
+    start_hook = [*hook[:-1], "session-start"]
+    times: list[float] = []
+    by_resident = 0
+    for i in range(n):
+        payload = json.loads(prompt_payload(project, qs[i % len(qs)], i))
+        begin = {**payload, "hook_event_name": "SessionStart", "source": "startup"}
+        begin.pop("prompt")
+        timed(start_hook, env, project, json.dumps(begin).encode())
+        times.append(timed(hook, env, project, json.dumps(payload).encode()))
+        by_resident += answered(settings) >= 1
+        subprocess.run([*cli, "resident", "stop"], env=env, cwd=project, capture_output=True)
+        time.sleep(0.5)
+    return {
+        "runs": n,
+        "prompt_ms": [round(t, 1) for t in times],
+        "ranked_by_the_resident": by_resident,
+    }
 
 
 def report(
@@ -227,6 +274,7 @@ def report(
     build_s: float,
     ready_s: float,
     served: int,
+    cold: dict[str, Any],
 ) -> None:
     p50 = {k: pct(v, 0.5) for k, v in rows.items()}
     p95 = {k: pct(v, 0.95) for k, v in rows.items()}
@@ -240,6 +288,7 @@ def report(
         "resident_ready_s": round(ready_s, 2),
         "resident_answered": served,
         "expected_answers": 2 * args.runs,
+        "cold_starts": cold,
         "p50_ms": {k: round(v, 1) for k, v in p50.items()},
         "p95_ms": {k: round(v, 1) for k, v in p95.items()},
         "mean_ms": {k: round(statistics.fmean(v), 1) for k, v in rows.items()},
@@ -265,6 +314,12 @@ def report(
     for name, ratio in out["ratios_p50"].items():
         print(f"{name:<24}{ratio:>7.3f}")
     print(f"resident answered {served} of the {2 * args.runs} 'up' requests")
+    if cold["runs"]:
+        print(
+            f"prompt right after SessionStart started the resident ({cold['runs']} runs): "
+            f"{', '.join(f'{t:.0f}' for t in cold['prompt_ms'])} ms; ranked by the resident "
+            f"{cold['ranked_by_the_resident']} of {cold['runs']}"
+        )
 
 
 if __name__ == "__main__":
