@@ -237,6 +237,25 @@ def test_list_json_shape_and_text(cli: Any, store: Any) -> None:
     assert cli("search", "shape", "-n", "*").stdout.count("shape check") == 1
 
 
+def test_store_says_what_it_replaced_and_how_to_undo_it(cli: Any, store: Any) -> None:
+    old = store("Releases are signed with GPG keys.", "--type", "decision")
+    done = cli(
+        "store", "We no longer sign releases with GPG; Sigstore signs them.", "-t", "decision"
+    )
+    assert done.returncode == 0, done.stderr
+    new = done.stdout.strip()  # stdout is the id alone, as scripts read it
+    (said,) = done.stderr.strip().splitlines()
+    assert said.startswith(f"replaces {old} (") and "Releases are signed with GPG keys." in said
+    undo = said.split("(not so? ", 1)[1].rstrip(")")
+    assert undo == f"memlode supersede --undo {old} {new}"
+    assert cli(*undo.split()[1:]).returncode == 0  # the command it prints works
+    assert "replaced_by" not in cli("get", old, "--json").json()
+    again = cli("store", "Sigstore now signs releases instead of GPG.", "-t", "decision", "--json")
+    assert again.json()["replaces"] == [new] and again.stderr == ""
+    unrelated = cli("store", "The changelog is written by hand.", "-t", "decision")
+    assert unrelated.returncode == 0 and unrelated.stderr == ""
+
+
 def test_list_marks_a_replaced_memory_in_text_and_json(cli: Any, store: Any) -> None:
     old = store("Builds run on Travis CI.", "--type", "decision")
     new = store("Builds run on GitHub Actions.", "--type", "decision")

@@ -123,7 +123,12 @@ async def test_memory_tools_change_the_store(harness, store: Engine) -> None:
                 "store_memory", {"content": "We hash passwords with argon2id, never bcrypt"}
             )
         )
-        assert again == {"id": stored["id"], "created": False, "namespace": store.namespace}
+        assert again == {
+            "id": stored["id"],
+            "created": False,
+            "namespace": store.namespace,
+            "replaces": [],
+        }
 
         other = harness.ok(
             await session.call_tool(

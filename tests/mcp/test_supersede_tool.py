@@ -19,6 +19,27 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
             return str(harness.ok(result)["id"])
 
         old = await store("Deploys go out from Jenkins every evening.")
+        # a statement the rules find replacing another says so, with the undo to call
+        changed = await session.call_tool(
+            "store_memory",
+            {
+                "content": "We no longer deploy from Jenkins; GitLab CI deploys.",
+                "memory_type": "decision",
+            },
+        )
+        said = harness.ok(changed)
+        assert [(r["id"], r["content"]) for r in said["replaces"]] == [
+            (old, "Deploys go out from Jenkins every evening.")
+        ]
+        text = changed.content[0].text  # type: ignore[union-attr]
+        assert f"it replaces {old} (" in text
+        assert f"old_id={old}, new_id={said['id']}, undo=true" in text
+        harness.ok(
+            await session.call_tool(
+                "supersede_memory", {"old_id": old, "new_id": said["id"], "undo": True}
+            )
+        )
+        harness.ok(await session.call_tool("delete_memory", {"memory_id": said["id"]}))
         new = await store("Evening releases are cut by hand on Fridays.")
         done = harness.ok(
             await session.call_tool("supersede_memory", {"old_id": old, "new_id": new})

@@ -75,7 +75,8 @@ def store(
 ) -> None:
     """Store CONTENT as a memory and print its id ('-' reads CONTENT from stdin).
 
-    Storing content that already exists in the namespace prints the existing id.
+    Storing content that already exists in the namespace prints the existing id. When it
+    replaces an earlier statement (a decision changed), the link is made and stderr says so.
     """
     if content == "-":
         content = read_stdin_text("the content on standard input")
@@ -90,10 +91,17 @@ def store(
             metadata,
             source=source,
         )
+        replaced = [engine.get(old, touch=False) for old in result.replaces]
     if as_json:
-        echo_json({"id": result.id, "created": result.created})
-    else:
-        click.echo(result.id)
+        echo_json({"id": result.id, "created": result.created, "replaces": list(result.replaces)})
+        return
+    click.echo(result.id)
+    for old in replaced:  # a message, not the answer: scripts read the id alone
+        click.echo(
+            f"replaces {old.id} ({old.created_at[:10]}): {_short(old.content, 80)}"
+            f" (not so? memlode supersede --undo {old.id} {result.id})",
+            err=True,
+        )
 
 
 @click.command()

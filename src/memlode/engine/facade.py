@@ -62,6 +62,9 @@ EngineOpener = Callable[[], "Engine"]
 class StoreResult:
     id: str
     created: bool  # False: the same content was already stored; id is the existing one
+    # The earlier statements the rules found it replaces (linked as it was stored), so that
+    # whoever stored it can see the link and undo a wrong one.
+    replaces: tuple[str, ...] = ()
 
 
 class Engine:
@@ -205,10 +208,14 @@ class Engine:
                 refresh_context(conn, sessions)
         fresh = supersession.new_statements(items, [(r.id, r.created) for r in results])
         found = supersession.plan_replacements(self.conn, fresh) if fresh else []
-        if found:  # the rules read outside the write lock; only the links are written
-            with self.db.write() as conn:
-                supersession.record(conn, found)
-        return results
+        if not found:
+            return results
+        with self.db.write() as conn:  # the rules read outside the write lock; only links here
+            made = supersession.record(conn, found)
+        olds: dict[str, list[str]] = {}
+        for rep in made:
+            olds.setdefault(rep.new_id, []).append(rep.old_id)
+        return [StoreResult(r.id, r.created, tuple(olds.get(r.id, ()))) for r in results]
 
     def get(self, memory_id: str, *, touch: bool = True) -> Memory:
         if touch and self.db.writable:

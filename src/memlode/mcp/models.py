@@ -99,10 +99,21 @@ class HitOut(MemoryOut):
     )
 
 
+class ReplacedOut(BaseModel):
+    id: str
+    content: str
+    created_at: str
+
+
 class StoreOut(BaseModel):
     id: str
     created: bool = Field(description="False: the same content was already stored under this id")
     namespace: str
+    replaces: list[ReplacedOut] = Field(
+        default_factory=list,
+        description="Earlier statements this one was found to replace (now history); undo a "
+        "wrong one with supersede_memory(old_id, new_id, undo=true)",
+    )
 
 
 class RecallOut(BaseModel):

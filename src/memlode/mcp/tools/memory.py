@@ -18,6 +18,7 @@ from memlode.mcp.models import (
     MemoryOut,
     MemoryTypeName,
     RecallOut,
+    ReplacedOut,
     StoreOut,
 )
 from memlode.mcp.params import (
@@ -75,14 +76,23 @@ Depth = Annotated[int, Field(ge=0, le=3, description="How many graph hops to fol
 
 def _stored_text(out: StoreOut) -> str:
     verb = "stored" if out.created else "already stored as"
-    return f"{verb} {out.id} in namespace {out.namespace or '(none)'}"
+    lines = [f"{verb} {out.id} in namespace {out.namespace or '(none)'}"]
+    for old in out.replaces:
+        text = " ".join(old.content.split())
+        lines.append(
+            f"it replaces {old.id} ({old.created_at[:10]}), now history: {text[:200]}"
+            f"\nif it does not, call supersede_memory with old_id={old.id}, new_id={out.id},"
+            " undo=true"
+        )
+    return "\n".join(lines)
 
 
 @mcp_tool(
     WRITE,
     "Remember something for later sessions: a decision and its reason, a pattern, a "
-    "preference, an insight. Storing the same text twice returns the existing id. "
-    "Default namespace: this project ({project}).",
+    "preference, an insight. Storing the same text twice returns the existing id. A "
+    "statement that replaces an earlier one (a changed decision) is linked to it, and the "
+    "answer names it. Default namespace: this project ({project}).",
     text=_stored_text,
     writes=True,
 )
@@ -101,7 +111,15 @@ def store_memory(
     engine = call.engine
     result = engine.store(content, memory_type, importance, confidence, tags, namespace, metadata)
     stored = engine.get(result.id, touch=False)
-    return StoreOut(id=result.id, created=result.created, namespace=stored.namespace)
+    replaced = [engine.get(old, touch=False) for old in result.replaces]
+    return StoreOut(
+        id=result.id,
+        created=result.created,
+        namespace=stored.namespace,
+        replaces=[
+            ReplacedOut(id=m.id, content=m.content, created_at=m.created_at) for m in replaced
+        ],
+    )
 
 
 def _recall_text(out: RecallOut) -> str:
