@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memlode.storage.db import Database
 from memlode.vector import index as index_module
@@ -160,3 +161,54 @@ def test_a_mirror_newer_than_the_store_is_not_used(tmp_path: Path) -> None:
     index = _index(tmp_path)
     index.refresh(db.conn)
     assert index.ids == ["m100", "m101", "m102"]
+
+
+def test_a_deleted_newest_row_whose_rowid_a_new_one_took_forces_a_rebuild(
+    tmp_path: Path,
+) -> None:
+    """SQLite gives the rowid of a deleted newest row to the next insert: delete the newest
+    memory and store another (or change its text, which re-embeds it) and the count and the
+    rowid sum are what they were. The index kept the deleted vector and never saw the new one,
+    in a long-running process (the MCP server, the resident) and in a new one that maps the
+    mirror."""
+    db = Database(tmp_path / "memlode.db")
+    _add(db, 0, _vectors(20, 1))
+    index = _index(tmp_path)
+    index.refresh(db.conn)
+
+    def replace_newest(victim: str, start: int, seed: int) -> None:
+        with db.write() as conn:
+            conn.execute("DELETE FROM memories WHERE id = ?", (victim,))
+        _add(db, start, _vectors(1, seed))
+
+    replace_newest("m19", 20, 2)  # m20 takes m19's rowid
+    index.refresh(db.conn)
+    assert "m19" not in index.ids and "m20" in index.ids
+    assert index.ids == _rebuilt(tmp_path, db).ids
+    query = _vectors(1, 2)[0]  # m20's own vector: its nearest is itself
+    assert index.search(query, 1)[0][0] == "m20"
+
+    # an update in place of the newest row (the same memory, a new vector): nothing appended
+    with db.write() as conn:
+        conn.execute(
+            "UPDATE memory_embeddings SET vector = ? WHERE memory_id = 'm20'",
+            (_vectors(1, 3)[0].tobytes(),),
+        )
+    index.refresh(db.conn)
+    assert index.search(_vectors(1, 3)[0], 1)[0] == ("m20", pytest.approx(1.0, abs=1e-5))
+
+    # two newest rows deleted, three stored: the first two take their rowids, the third comes
+    # after them, and the count and the sum again look like one append
+    with db.write() as conn:
+        conn.execute("DELETE FROM memories WHERE id IN ('m18', 'm20')")
+    _add(db, 21, _vectors(3, 4))
+    index.refresh(db.conn)
+    assert sorted(index.ids) == sorted(_rebuilt(tmp_path, db).ids)
+    assert {"m18", "m20"}.isdisjoint(index.ids) and {"m21", "m22", "m23"} <= set(index.ids)
+
+    # a new process that maps the mirror the last rebuild wrote, after the same kind of change
+    replace_newest("m23", 24, 5)
+    later = _index(tmp_path)
+    later.refresh(db.conn)
+    assert sorted(later.ids) == sorted(_rebuilt(tmp_path, db).ids)
+    assert "m23" not in later.ids and "m24" in later.ids

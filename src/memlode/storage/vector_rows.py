@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "known_models",
+    "memory_at",
     "model_version",
     "vector_count",
     "vector_count_and_rowid_sum",
@@ -57,6 +58,13 @@ def vector_count_and_rowid_sum(conn: Connection, model: str, dim: int) -> tuple[
         (model, dim),
     ).fetchone()
     return int(total), int(rowid_sum)
+
+
+def memory_at(conn: Connection, rowid: int) -> str | None:
+    """The memory whose vector row is ``rowid``, if one is."""
+    row = conn.execute("SELECT memory_id FROM memory_embeddings WHERE rowid = ?", (rowid,))
+    found = row.fetchone()
+    return str(found[0]) if found is not None else None
 
 
 def known_models(conn: Connection) -> list[str]:

@@ -8,6 +8,11 @@ change counter that triggers keep in ``vector_state``. Inserts since the last lo
 append is told from anything else by the count *and* the sum of the embedding rowids: a row
 re-embedded from another model is updated in place (an old rowid), and with one of this
 model's rows deleted meanwhile the count looks like nothing happened, but the sum does not.
+Nor is it an append when nothing came after the index's last row (a row updated in place), or
+when that row now holds another memory: SQLite gives the rowids of deleted newest rows to the
+next inserts, so "delete the newest memory, store another" (or change its text, which
+re-embeds it) keeps the count and the sum, and the index kept the deleted vector and never
+saw the new one.
 
 The mirror is rewritten after a rebuild, and after appends only once they add up to
 ``MIRROR_EVERY`` rows or ``MIRROR_SHARE`` of the index: a server embedding 32 rows at a time
@@ -225,6 +230,10 @@ class VectorIndex:
 
         total, rowid_sum = vector_rows.vector_count_and_rowid_sum(conn, self.model, self.dim)
         rows = self._rows(conn, self.max_rowid)
+        if not rows:  # the version moved, yet nothing came after the last row: not an append
+            return False
+        if self.ids and vector_rows.memory_at(conn, self.max_rowid) != self.ids[-1]:
+            return False  # the newest rows were deleted and their rowids given to new ones
         added = sum(int(r[0]) for r in rows)
         if (
             len(self.ids) + len(rows) != total
