@@ -322,3 +322,24 @@ def test_switch_and_drop_as_nouns_are_no_change_words() -> None:
     tested = Statement("o", "The circuit switch is wired through the admin port.", _at(1))
     again = Statement("n", "The circuit switch is tested every Friday.", _at(2))
     assert best_match(again, [tested]) is None
+
+
+def test_replacing_names_what_was_linked_and_offers_what_may_be_replaced(engine: Engine) -> None:
+    """``Engine.replacing``, the MCP store answer's source: what the rules linked (the wording
+    rules at store time, the meaning rule once embedded), then the earlier statements of the
+    same type on the same subject that nothing linked, nearest first; never a statement of
+    another type, a replaced one (history), or anything for a statement that says it adds."""
+    kong = _decided(engine, "Kong fronts every public API route of the shop.", 1)
+    engine.store("Kong fronts every public API route of the shop, as a note.", created_at=_at(2))
+    _decided(engine, "The checkout page is rendered on the server.", 3)
+    envoy = _decided(engine, "Envoy fronts every public API route of the shop, with limits.", 4)
+    linked, maybe = engine.replacing(envoy)
+    assert linked == [] and [m.id for m in maybe] == [kong]  # not the context note
+    supersession.supersede(engine.db, kong, envoy)
+    linked, maybe = engine.replacing(envoy)
+    assert [m.id for m in linked] == [kong] and maybe == []
+    also = _decided(engine, "Also, Envoy fronts every public API route of the shop for admins.", 5)
+    assert engine.replacing(also) == ([], [])  # it adds; and Kong is history now anyway
+    later = _decided(engine, "Traefik fronts every public API route of the shop, with limits.", 6)
+    offered = [m.id for m in engine.replacing(later)[1]]
+    assert offered[0] == envoy and kong not in offered  # not Kong: replaced already

@@ -128,6 +128,7 @@ async def test_memory_tools_change_the_store(harness, store: Engine) -> None:
             "created": False,
             "namespace": store.namespace,
             "replaces": [],
+            "may_replace": [],
         }
 
         other = harness.ok(

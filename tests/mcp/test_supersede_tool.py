@@ -40,6 +40,27 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
             )
         )
         harness.ok(await session.call_tool("delete_memory", {"memory_id": said["id"]}))
+        # one on the same subject with no change word is linked to nothing: the answer offers
+        # the earlier one, for the assistant to judge and link
+        kong = await store("Kong fronts every public API route of the shop.")
+        await store("The checkout page is rendered on the server.")
+        maybe = await session.call_tool(
+            "store_memory",
+            {
+                "content": "Envoy fronts every public API route of the shop, with its rate limits.",
+                "memory_type": "decision",
+            },
+        )
+        offered = harness.ok(maybe)
+        print("DEBUG", maybe.content[0].text)
+        assert offered["replaces"] == []
+        assert [m["id"] for m in offered["may_replace"]] == [kong]
+        text = maybe.content[0].text  # type: ignore[union-attr]
+        assert f"new_id={offered['id']}:\n- {kong} (" in text
+        linked = await session.call_tool(
+            "supersede_memory", {"old_id": kong, "new_id": offered["id"]}
+        )
+        assert harness.ok(linked)["created"] is True
         new = await store("Evening releases are cut by hand on Fridays.")
         done = harness.ok(
             await session.call_tool("supersede_memory", {"old_id": old, "new_id": new})

@@ -261,20 +261,23 @@ class EmbeddingService:
             self._link_by_meaning(embedded)
         return done
 
+    def cosines(self, memory_id: str, others: list[str]) -> list[float]:
+        """The cosine of ``memory_id``'s vector with each of ``others``' (0.0 where a vector
+        is missing, or without an embedder)."""
+        index = self.index
+        vector = index.vector_of(memory_id) if index is not None else None
+        if index is None or vector is None:
+            return [0.0] * len(others)
+        return index.similarities(vector, others)
+
     def _link_by_meaning(self, ids: list[str]) -> None:
         """Link the statements just embedded to what they replace by the meaning rule
         (``memlode.engine.supersession.plan_by_meaning``), oldest first."""
         from memlode.engine import supersession
 
-        index = self.index
-        if index is None:
+        if self.index is None:
             return
-
-        def cosines(memory_id: str, others: list[str]) -> list[float]:
-            vector = index.vector_of(memory_id)
-            return [0.0] * len(others) if vector is None else index.similarities(vector, others)
-
-        found = supersession.plan_by_meaning(self.db.conn, ids[::-1], cosines)
+        found = supersession.plan_by_meaning(self.db.conn, ids[::-1], self.cosines)
         if found:
             with self.db.write() as conn:
                 supersession.record(conn, found)

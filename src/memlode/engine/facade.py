@@ -360,6 +360,17 @@ class Engine:
             if " ".join(h.memory.content.split()).casefold() != asked  # the query is no answer
         ]
 
+    def replacing(self, memory_id: str) -> tuple[list[Memory], list[Memory]]:
+        """What ``memory_id`` (a statement just stored) replaces, and what else it may replace:
+        the earlier statements linked as replaced by it, oldest first, then those on its subject
+        that nothing links (``supersession.same_subject``), nearest first, for whoever stored it
+        to judge. Embeds what is pending first, so that the meaning rule has read it."""
+        self.catch_up()
+        done = supersession.replaced_by_it(self.conn, memory_id)
+        maybe = supersession.same_subject(self.conn, memory_id, self.embeddings.cosines)
+        rows = memory_repo.fetch_many(self.conn, done + maybe)
+        return [rows[i] for i in done if i in rows], [rows[i] for i in maybe if i in rows]
+
     def replaced(self, ids: Sequence[str]) -> dict[str, dict[str, str]]:
         """Of ``ids``, those a later memory replaced: id -> {"replaced_by", "replaced_at"}."""
         return supersession.replaced(ids, self.conn)

@@ -42,6 +42,8 @@ __all__ = [
     "plan_replacements",
     "record",
     "replaced",
+    "replaced_by_it",
+    "same_subject",
     "supersede",
     "unsupersede",
 ]
@@ -206,6 +208,55 @@ def plan_by_meaning(
             continue
         out.append(links.Replacement(old_id, memory.id, memory.created_at, MEANING_RULE))
     return out
+
+
+def replaced_by_it(conn: Connection, memory_id: str) -> list[str]:
+    """The memories ``memory_id`` replaced, oldest link first."""
+    return [r.old_id for r in links.replacements_of(conn, [memory_id]).get(memory_id, [])]
+
+
+# What a statement the rules linked to nothing may still replace, offered to whoever stored it
+# to judge (the MCP ``store_memory`` answer: the assistant reads both and links what it sees
+# replaced): the earlier statements of its type this near by meaning, nearest first. Chosen on
+# the training update sets (bench/update_train_a.json, _b.json: 72 replacements, 22 linked by
+# the rules): at 0.65 the replaced statement is offered for 42 of the other 50, with 43 other
+# statements offered over the 72; at 0.75, 28 of 50 with 10 others (bench/RESULTS.md,
+# "Session 30").
+SUGGEST_MIN_COSINE = 0.65
+SUGGESTIONS = 3
+
+
+def same_subject(
+    conn: Connection,
+    memory_id: str,
+    cosines: Callable[[str, list[str]], list[float]],
+    limit: int = SUGGESTIONS,
+) -> list[str]:
+    """Earlier statements of ``memory_id``'s type, nearest first, at cosine
+    ``SUGGEST_MIN_COSINE`` or more, that nothing marks as history and that it does not replace
+    already: what it may replace, for a reader to judge. None for a statement that says it adds
+    ("also") or that is not one (a note of what happened, a document)."""
+    memory = memory_repo.fetch_many(conn, [memory_id]).get(memory_id)
+    if (
+        memory is None
+        or memory.source not in DETECTED_SOURCES
+        or str(memory.memory_type) not in DETECTED_TYPES
+        or len(memory.content) > MAX_STATEMENT_CHARS
+        or adds(memory.content)
+    ):
+        return []
+    linked = set(replaced_by_it(conn, memory_id))
+    rows = [r[0] for r in _earlier(conn, memory, captured=False) if r[0] not in linked]
+    kinds = memory_repo.fetch_many(conn, rows) if rows else {}
+    rows = [i for i in rows if i in kinds and kinds[i].memory_type == memory.memory_type]
+    if not rows:
+        return []
+    sims = cosines(memory_id, rows)
+    near = sorted(
+        (i for i in range(len(rows)) if sims[i] >= SUGGEST_MIN_COSINE), key=lambda i: -sims[i]
+    )
+    history = links.replaced_by(conn, [rows[i] for i in near]) if near else {}
+    return [rows[i] for i in near if rows[i] not in history][:limit]
 
 
 def _pair(conn: Connection, old_id: str, new_id: str) -> tuple[Memory, Memory]:

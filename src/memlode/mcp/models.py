@@ -114,6 +114,11 @@ class StoreOut(BaseModel):
         description="Earlier statements this one was found to replace (now history); undo a "
         "wrong one with supersede_memory(old_id, new_id, undo=true)",
     )
+    may_replace: list[ReplacedOut] = Field(
+        default_factory=list,
+        description="Earlier statements on the same subject that nothing links to it, nearest "
+        "first: if it replaces one, link them with supersede_memory(old_id, new_id)",
+    )
 
 
 class RecallOut(BaseModel):

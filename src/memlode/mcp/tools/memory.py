@@ -44,6 +44,7 @@ from memlode.mcp.tooling import ToolCall, mcp_resource, mcp_tool
 
 if TYPE_CHECKING:
     from memlode.mcp.context import ToolContext
+    from memlode.types import Memory
 
 __all__ = [
     "delete_memory",
@@ -78,13 +79,23 @@ def _stored_text(out: StoreOut) -> str:
     verb = "stored" if out.created else "already stored as"
     lines = [f"{verb} {out.id} in namespace {out.namespace or '(none)'}"]
     for old in out.replaces:
-        text = " ".join(old.content.split())
         lines.append(
-            f"it replaces {old.id} ({old.created_at[:10]}), now history: {text[:200]}"
+            f"it replaces {old.id} ({old.created_at[:10]}), now history: {_flat(old.content)}"
             f"\nif it does not, call supersede_memory with old_id={old.id}, new_id={out.id},"
             " undo=true"
         )
+    if out.may_replace:
+        lines.append(
+            "earlier statements on the same subject, not linked to it; if it replaces one,"
+            f" call supersede_memory with old_id=<that id>, new_id={out.id}:"
+        )
+        lines += [f"- {m.id} ({m.created_at[:10]}): {_flat(m.content)}" for m in out.may_replace]
     return "\n".join(lines)
+
+
+def _flat(text: str, width: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 @mcp_tool(
@@ -92,7 +103,8 @@ def _stored_text(out: StoreOut) -> str:
     "Remember something for later sessions: a decision and its reason, a pattern, a "
     "preference, an insight. Storing the same text twice returns the existing id. A "
     "statement that replaces an earlier one (a changed decision) is linked to it, and the "
-    "answer names it. Default namespace: this project ({project}).",
+    "answer names it, and the earlier ones on its subject that nothing linked, for you to "
+    "judge. Default namespace: this project ({project}).",
     text=_stored_text,
     writes=True,
 )
@@ -111,15 +123,18 @@ def store_memory(
     engine = call.engine
     result = engine.store(content, memory_type, importance, confidence, tags, namespace, metadata)
     stored = engine.get(result.id, touch=False)
-    replaced = [engine.get(old, touch=False) for old in result.replaces]
+    replaced, maybe = engine.replacing(result.id) if result.created else ([], [])
     return StoreOut(
         id=result.id,
         created=result.created,
         namespace=stored.namespace,
-        replaces=[
-            ReplacedOut(id=m.id, content=m.content, created_at=m.created_at) for m in replaced
-        ],
+        replaces=[_replaced(m) for m in replaced],
+        may_replace=[_replaced(m) for m in maybe],
     )
+
+
+def _replaced(memory: Memory) -> ReplacedOut:
+    return ReplacedOut(id=memory.id, content=memory.content, created_at=memory.created_at)
 
 
 def _recall_text(out: RecallOut) -> str:
