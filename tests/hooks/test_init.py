@@ -258,12 +258,20 @@ def test_doctor_reports_the_installation(project: Path) -> None:
     assert set(project_hooks["events"]) == set(EVENTS)
     assert {i["status"] for i in project_hooks["events"].values()} == {"ok"}
     assert report["mcp"][0]["registered"] is True
+    assert [m["scope"] for m in report["mcp"]] == ["local", "project", "user"]
     assert report["database"]["memories"] == 1
     assert "pending_embeddings" in report["database"]
     assert report["sqlite"]["fts5"] is True and report["sqlite"]["version"]
     assert report["embedder"]["provider"] == "hash"
     text = memlode("doctor", cwd=project)
     assert "all good" in text.stdout
+    # ~/.claude.json holds two scopes: each line says which one it is
+    claude_json = [line for line in text.stdout.splitlines() if ".claude.json" in line]
+    assert [line.split("(", 1)[1].split(")")[0] for line in claude_json] == [
+        "local scope",
+        "user scope",
+    ]
+    assert claude_json[0].endswith(": registered")
 
 
 @pytest.mark.parametrize("event", ["session-start", "post-tool"])

@@ -224,9 +224,9 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
     hooks = [_hooks_report(f, cache) for f in files]
     local = ("projects", str(root), "mcpServers")
     mcp = [
-        _mcp_report(Path.home() / ".claude.json", local),
-        _mcp_report(root / ".mcp.json"),
-        _mcp_report(Path.home() / ".claude.json"),
+        {**_mcp_report(Path.home() / ".claude.json", local), "scope": "local"},
+        {**_mcp_report(root / ".mcp.json"), "scope": "project"},
+        {**_mcp_report(Path.home() / ".claude.json"), "scope": "user"},
     ]
     database, problems = _database_report(settings)
     problems += spool.problems(hook_spool := spool.of_settings(settings))  # a team's backlog
@@ -463,7 +463,7 @@ def _print_doctor(result: dict[str, Any]) -> None:
         click.echo(f"hooks   {report['file']}: {state}")
     for report in result["mcp"]:
         state = "registered" if report["registered"] else "not registered"
-        click.echo(f"mcp     {report['file']}: {state}")
+        click.echo(f"mcp     {report['file']} ({report['scope']} scope): {state}")
     for found in result["clients"]:
         click.echo(f"client  {found['client']}: {_client_state(found)}")
     db = result["database"]
