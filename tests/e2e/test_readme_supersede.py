@@ -133,7 +133,14 @@ def test_controls_and_silent_questions_are_judged_with_the_cases(tmp_path: Path,
                 "old": "We cache user sessions in Redis.",
                 "new": "Sessions move to Memcached; Redis is dropped for sessions.",
                 "question": "Which cache backend holds the sessions?",
-            }
+            },
+            {  # no change word: not linked, but offered to the assistant that stores it
+                "id": "gateway",
+                "project": "shop",
+                "old": "Kong fronts every public API route of the shop.",
+                "new": "Envoy fronts every public API route of the shop, with its rate limits.",
+                "question": "What fronts the public API routes?",
+            },
         ]
     }
     others = {
@@ -156,13 +163,21 @@ def test_controls_and_silent_questions_are_judged_with_the_cases(tmp_path: Path,
     done = cli("eval", "updates", str(first), str(second), "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert (report["cases"], report["controls"], report["silent"]) == (1, 1, 1)
-    assert report["linked"] == 1.0 and report["controls_linked"] == 0
+    assert (report["cases"], report["controls"], report["silent"]) == (2, 1, 1)
+    assert report["linked"] == 0.5 and report["controls_linked"] == 0
+    assert report["not_linked"] == ["gateway"] and report["linked_or_offered"] == 1.0
+    assert report["controls_offered"] == 0  # "now also carry": one that adds offers nothing
     assert report["controls_search_earlier_first"] == 1.0
     assert report["silent_injected"] == 0.0
     roles = {r["id"]: r["role"] for r in report["per_case"]}
-    assert roles == {"cache": "update", "tickets": "control", "fonts": "silent"}
+    assert roles == {
+        "cache": "update",
+        "gateway": "update",
+        "tickets": "control",
+        "fonts": "silent",
+    }
     text = cli("eval", "updates", str(first), str(second)).stdout
+    assert "  linked or offered when stored:  100.0%" in text
     assert "controls (a later statement that replaces nothing): 1" in text
     assert "silent questions (no statement answers them): 1" in text
 

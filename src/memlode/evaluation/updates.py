@@ -16,7 +16,11 @@ the MCP ``store_memory``, where supersession is detected. Then each question is 
   as history ("was: ...");
 - **links**: each replacement link made is checked against the cases: the expected new ->
   old pairs found, and false supersessions (any other link: a distractor or another case's
-  statement linked), as a share of all links made.
+  statement linked), as a share of all links made;
+- **offered**: whether the MCP ``store_memory`` answer for the new statement names the old one,
+  as linked (``replaces``) or as one it may replace (``may_replace``, ``Engine.replacing``), for
+  the assistant that stored it to judge; for a control, offering the earlier one asks the
+  assistant to decline.
 
 A file may also hold **controls** (``bench/update_controls_heldout.json``): an earlier
 statement, a later one on the same subject that does *not* replace it, and a question whose
@@ -182,6 +186,10 @@ def run_updates(cases: list[UpdateCase], settings: Settings) -> dict[str, Any]:
                     ids = stored[case.id]
                     result = _ask(engine, case, ids)
                     result["linked"] = (ids.old, ids.new) in pairs
+                    # what the MCP store_memory answer puts before the assistant that stored
+                    # the later statement: linked, or offered for it to judge (may_replace)
+                    linked, maybe = engine.replacing(ids.new)
+                    result["offered"] = ids.old in {m.id for m in [*linked, *maybe]}
                     results.append(result)
     return _report(results, links_made, false_links)
 
@@ -335,8 +343,10 @@ def _report(
         "injected": _share(results, "injected"),
         "injection_current_first": _share(results, "injection_current_first"),
         "injection_old_as_current": _share(results, "injection_old_as_current"),
+        "linked_or_offered": _share(results, "offered"),
         "controls": len(controls),
         "controls_linked": sum(1 for r in controls if r["linked"]),
+        "controls_offered": sum(1 for r in controls if r["offered"]),
         "controls_search_earlier_first": _share(controls, "search_current_first"),
         "controls_injection_earlier_first": _share(controls, "injection_current_first"),
         "controls_injected": _share(controls, "injected"),
@@ -355,6 +365,8 @@ def format_updates(report: dict[str, Any]) -> str:
         lines += [
             f"update cases: {report['cases']}",
             f"  linked (expected pair found):   {report['linked']:.1%}",
+            f"  linked or offered when stored:  {report['linked_or_offered']:.1%}"
+            "  (MCP store_memory: replaces, may_replace)",
             f"  search: current first           {report['search_current_first']:.1%}"
             f"  (replaced above current {report['search_old_above_new']:.1%})",
             f"  injection: current first        {report['injection_current_first']:.1%}"
@@ -365,6 +377,8 @@ def format_updates(report: dict[str, Any]) -> str:
         lines += [
             f"controls (a later statement that replaces nothing): {report['controls']}",
             f"  linked (false):                 {report['controls_linked']}",
+            f"  offered when stored:            {report['controls_offered']}"
+            "  (the assistant is to decline)",
             f"  search: earlier first           {report['controls_search_earlier_first']:.1%}",
             f"  injection: earlier first        {report['controls_injection_earlier_first']:.1%}"
             f"  (injected {report['controls_injected']:.1%})",
