@@ -19,7 +19,12 @@ def test_dedup_returns_the_same_id_and_bumps_nothing(cli: Any, store: Any, db: A
     second = cli(
         "store", "same content twice", "--tags", "two", "--importance", "0.9", "--json"
     ).json()
-    assert second == {"id": first.json()["id"], "created": False, "replaces": []}
+    assert second == {
+        "id": first.json()["id"],
+        "created": False,
+        "replaces": [],
+        "may_replace": [],
+    }
     assert db.rows("memories") == row_before  # access_count, updated_at, tags: all unchanged
     assert cli("store", "same content twice").stdout.strip() == first.json()["id"]
     # Dedup is per namespace: the same text elsewhere is a new memory.

@@ -3,6 +3,7 @@ store, owner-only, idle exit, crash and restart, a removed store, two stores sid
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -437,3 +438,33 @@ def test_the_resident_consolidates_when_due(
             "SELECT content FROM memories WHERE source = 'consolidation'"
         ).fetchall()
     assert summary[0].startswith("Ran `npm test` 4 times")
+
+
+def test_store_names_what_a_statement_may_replace_when_the_resident_runs(
+    workdir: Path, memlode_home: Path
+) -> None:
+    """``memlode store`` asks the resident (it has the model) what the new statement replaces
+    and may replace; without one it names only what the wording rules linked."""
+    kong = memlode(
+        "store", "-t", "decision", "Kong fronts every public API route of the shop.", cwd=workdir
+    ).stdout.strip()
+    memlode("store", "-t", "decision", "The checkout page is rendered on the server.", cwd=workdir)
+    alone = memlode(
+        "store", "-t", "decision", "Envoy fronts every public API route, as a note.", cwd=workdir
+    )
+    assert alone.returncode == 0 and alone.stderr == ""  # no resident: nothing to compare with
+    memlode("resident", cwd=workdir)
+    wait_ready(memlode_home)
+    text = "Traefik fronts every public API route of the shop, with its rate limits."
+    done = memlode("store", "-t", "decision", text, "--json", cwd=workdir)
+    said = json.loads(done.stdout)
+    assert said["replaces"] == [] and said["may_replace"][0] == kong
+    plain = memlode("store", "-t", "decision", "Caddy fronts every public API route.", cwd=workdir)
+    new = plain.stdout.strip()
+    lines = plain.stderr.strip().splitlines()
+    assert lines and all(line.startswith("may replace ") for line in lines)
+    command = lines[0].split("(if so: ", 1)[1].rstrip(")")
+    assert command.startswith("memlode supersede ") and command.endswith(f" {new}")
+    assert memlode(*command.split()[1:], cwd=workdir).returncode == 0  # it links them
+    refused = request(memlode_home, {"op": "replacing", "db": ping(memlode_home)["db"]})  # type: ignore[index]
+    assert refused is not None and refused["code"] == "bad-request"

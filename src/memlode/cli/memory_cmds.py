@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +18,9 @@ from memlode.cli.common import (
 from memlode.engine.namespace_ops import ALL_NAMESPACES
 from memlode.storage.capture import GLOBAL_NAMESPACE
 from memlode.types import Memory, MemoryType, Relationship
+
+if TYPE_CHECKING:
+    from memlode.engine import Engine
 
 TYPE_CHOICES = [t.value for t in MemoryType]
 
@@ -76,7 +79,9 @@ def store(
     """Store CONTENT as a memory and print its id ('-' reads CONTENT from stdin).
 
     Storing content that already exists in the namespace prints the existing id. When it
-    replaces an earlier statement (a decision changed), the link is made and stderr says so.
+    replaces an earlier statement (a decision changed), the link is made and stderr says so;
+    with the store's resident running, stderr also names earlier statements on the same
+    subject that nothing linked ("may replace"), with the command that links one.
     """
     if content == "-":
         content = read_stdin_text("the content on standard input")
@@ -91,17 +96,39 @@ def store(
             metadata,
             source=source,
         )
-        replaced = [engine.get(old, touch=False) for old in result.replaces]
+        linked, maybe = list(result.replaces), list[str]()
+        asked = _replacing_by_the_resident(engine, result.id) if result.created else None
+        if asked is not None:  # the meaning rule too, and what it may replace
+            linked, maybe = asked
+        rows = [engine.get(i, touch=False) for i in [*linked, *maybe]]
     if as_json:
-        echo_json({"id": result.id, "created": result.created, "replaces": list(result.replaces)})
+        echo_json(
+            {"id": result.id, "created": result.created, "replaces": linked, "may_replace": maybe}
+        )
         return
     click.echo(result.id)
-    for old in replaced:  # a message, not the answer: scripts read the id alone
-        click.echo(
-            f"replaces {old.id} ({old.created_at[:10]}): {_short(old.content, 80)}"
-            f" (not so? memlode supersede --undo {old.id} {result.id})",
-            err=True,
-        )
+    for old in rows:  # messages, not the answer: scripts read the id alone
+        said = f"{old.id} ({old.created_at[:10]}): {_short(old.content, 80)}"
+        if old.id in linked:
+            click.echo(
+                f"replaces {said} (not so? memlode supersede --undo {old.id} {result.id})",
+                err=True,
+            )
+        else:
+            click.echo(
+                f"may replace {said} (if so: memlode supersede {old.id} {result.id})", err=True
+            )
+
+
+def _replacing_by_the_resident(
+    engine: Engine, memory_id: str
+) -> tuple[list[str], list[str]] | None:
+    """What a statement just stored replaces and may replace (``Engine.replacing``), from the
+    store's resident when one runs: it has the model loaded to embed and compare the new one.
+    None without one: a one-shot command does not load a model for this."""
+    from memlode.resident_client.client import replacing
+
+    return replacing(engine.settings, memory_id)
 
 
 @click.command()

@@ -20,6 +20,10 @@ gets another store's memories even if paths were mixed up.
     {"op": "vector_search", "db": ..., "query": "...", "namespace": "...", "k": 8}
         -> {"hits": [{"id", "score"}]}   (cosine; the old MCP socket's request, kept)
     {"op": "stop", "db": ...} -> {"ok": true}   (a resident hosted by ``memlode mcp`` refuses)
+    {"op": "replacing", "db": ..., "id": "<a memory just stored>"}
+        -> {"replaces": [ids], "may_replace": [ids]}   (``Engine.replacing``: what the rules
+           linked it to, and the earlier statements on its subject that nothing links, once
+           it is embedded: ``memlode store`` names them)
     {"op": "hook", "db": ..., "id": "<spooled line's id>", "wait": true|false}
         -> {"ok": true, "output": "<what the hook prints>" | null}   (PostgreSQL stores:
            the spooled hook events applied up to that line, ``memlode.resident.hook_queue``)
@@ -153,6 +157,7 @@ class Answerer:
             "vector_search": self._vector_search,
             "stop": self._stop,
             "hook": self._hook,
+            "replacing": self._replacing,
         }.get(op)
         if handler is None:
             return {"error": f"unknown op {op}", "code": "unknown-op", "hits": []}
@@ -205,6 +210,14 @@ class Answerer:
         if not isinstance(request.get("id"), str):
             raise _Refusal("bad-request", "id must be a string")
         return self.on_hook(request)
+
+    def _replacing(self, request: dict[str, Any]) -> dict[str, Any]:
+        memory_id = _text(request.get("id"), "id")
+        if not memory_id:
+            raise _Refusal("bad-request", "id must name a memory")
+        with self.engine_session() as engine:
+            linked, maybe = engine.replacing(memory_id)
+        return {"replaces": [m.id for m in linked], "may_replace": [m.id for m in maybe]}
 
     def _recall(self, request: dict[str, Any]) -> dict[str, Any]:
         query = _query(request)

@@ -27,6 +27,7 @@ __all__ = [
     "embedding_settings",
     "ping",
     "ranking_settings",
+    "replacing",
     "search",
     "search_scoped",
     "start",
@@ -86,6 +87,21 @@ def ping(settings: Settings, timeout: float = PING_TIMEOUT) -> dict[str, Any] | 
     if answer is None or answer.get("ok") is not True:
         return None
     return answer if _same(answer.get("db"), database_of(settings)) else None
+
+
+def replacing(
+    settings: Settings, memory_id: str, timeout: float = SEARCH_TIMEOUT
+) -> tuple[list[str], list[str]] | None:
+    """``Engine.replacing`` for a memory just stored, by the resident (its model is loaded, so
+    the new memory is embedded and compared at once): (linked as replaced, may be replaced),
+    or None when no resident answers."""
+    answer = ask(settings, {"op": "replacing", "id": memory_id}, timeout)
+    if answer is None or "error" in answer:
+        return None
+    linked, maybe = answer.get("replaces"), answer.get("may_replace")
+    if not isinstance(linked, list) or not isinstance(maybe, list):
+        return None
+    return [str(i) for i in linked], [str(i) for i in maybe]
 
 
 def search(
