@@ -58,6 +58,9 @@ __all__ = [
 # How long a prompt waits for a resident that a hook started moments ago
 # (``memlode.hooks._resident.starting``): it comes up in about a second on a small store.
 RESIDENT_START_WAIT_MS = 3000
+# Never longer: every client gives the prompt hook 5 s (memlode.hook_events), and the hook still
+# ranks lean and stores the prompt after the wait.
+MAX_START_WAIT_MS = 4000
 # Rough size of a token in English text and code; budgets are given in tokens, cut in chars.
 CHARS_PER_TOKEN = 4
 # One line per hook run (memlode.hooks._log.timing_line), beside hooks.log in the home.
@@ -177,7 +180,7 @@ class HookSettings:
         self.bash_output_chars = _int(table.get("bash_output_chars"), 1200, 0, 20000)
         self.resident_timeout_ms = _int(table.get("resident_timeout_ms"), 150, 0, 2000)
         self.resident_start_wait_ms = _int(
-            table.get("resident_start_wait_ms"), RESIDENT_START_WAIT_MS, 0, 20000
+            table.get("resident_start_wait_ms"), RESIDENT_START_WAIT_MS, 0, MAX_START_WAIT_MS
         )
         self.spool_max_mb = _int(table.get("spool_max_mb"), SPOOL_MAX_MB, 1, 1 << 16)
         resident = data.get("resident")

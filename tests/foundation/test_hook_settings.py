@@ -48,6 +48,10 @@ def test_hook_settings_table_and_bad_config(tmp_path: Path) -> None:
     for bad, read in (("lots", QUESTION_BUDGET_TOKENS), ("-5", 0), ("99999", 8000)):
         env = {"MEMLODE_HOME": str(home), "MEMLODE_HOOKS_QUESTION_BUDGET": bad}
         assert HookSettings(env).question_budget_tokens == read, bad  # a hook never fails
+    # a prompt never waits for a starting resident past the 5 s every client gives its hook
+    for asked, read in (("0", 0), ("2500", 2500), ("20000", 4000), ("soon", 3000)):
+        (home / "config.toml").write_text(f"[hooks]\nresident_start_wait_ms = '{asked}'\n")
+        assert HookSettings({"MEMLODE_HOME": str(home)}).resident_start_wait_ms == read, asked
     handed = HookSettings.from_dict({**settings.to_dict(), "question_budget_tokens": None})
     assert handed.prompt_budget_chars(True) == 99 * CHARS_PER_TOKEN  # from an older hook
     (home / "config.toml").write_text("not [valid toml")
