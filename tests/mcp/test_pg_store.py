@@ -71,3 +71,25 @@ async def test_store_and_recall_on_postgresql(harness, pg_store_url: str) -> Non
     assert notes == (1,)  # the memory file's chunk, on the server
     assert vectors == (1,)
     assert "Traceback" not in harness.server_stderr()
+
+
+async def test_store_says_what_a_statement_replaces_on_postgresql(
+    harness, pg_store_url: str
+) -> None:
+    """The store answer's ``replaces`` and ``may_replace`` on a server's store: the rules' link
+    and the statements on the same subject, read from the server's vectors."""
+    async with harness.session(env={"MEMLODE_DB": pg_store_url}) as session:
+
+        async def store(text: str) -> tuple[dict, str]:
+            result = await session.call_tool(
+                "store_memory", {"content": text, "memory_type": "decision"}
+            )
+            return harness.ok(result), result.content[0].text  # type: ignore[union-attr]
+
+        kong, _ = await store("Kong fronts every public API route of the shop.")
+        await store("The checkout page is rendered on the server.")
+        envoy, _ = await store("Envoy fronts every public API route of the shop, with limits.")
+        assert envoy["replaces"] == [] and [m["id"] for m in envoy["may_replace"]] == [kong["id"]]
+        traefik, text = await store("We no longer route through Envoy; Traefik fronts the API.")
+        assert [m["id"] for m in traefik["replaces"]] == [envoy["id"]]
+        assert f"old_id={envoy['id']}, new_id={traefik['id']}, undo=true" in text
