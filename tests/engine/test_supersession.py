@@ -277,6 +277,31 @@ def test_search_puts_a_later_statement_on_the_same_subject_first(
         assert score[adds] < score[old]
 
 
+def test_of_several_later_statements_on_an_earlier_ones_subject_the_latest_goes_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real model: a neighbouring statement stored a day after the earlier one and the one
+    that replaces it a month later are both on its subject, and both go before it; the month-old
+    one goes first, though the neighbour scored higher (after a training update case)."""
+    monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "local")
+    project = "kestrel (C++ low-latency trading engine)"
+    with Engine(Settings.load({"namespace": project})) as eng:
+        old = _decided(eng, "The engine restarts every night at 22:15 UTC to reset the books.", 1)
+        beside = _decided(
+            eng, "Restarts of the engine are driven by a systemd timer on each trading host.", 2
+        )
+        new = _decided(
+            eng, "Nightly book-reset restart happens at 23:30 UTC, to fit the new CME window.", 28
+        )
+        eng.embed_pending()
+        assert links.linked_pairs(eng.conn, project) == []  # no rule links them
+        hits = eng.search("When does the engine do its daily restart?", 5)
+        order = [h.memory.id for h in hits]
+        score = {h.memory.id: h.score for h in hits}
+        assert order[:3] == [new, beside, old]
+        assert score[old] > score[beside] > score[new]  # by score alone: the other way round
+
+
 def test_a_statement_that_adds_is_told_from_one_that_changes() -> None:
     assert adds("We now also upload the final checkpoint as an artifact.")
     assert adds("Switched on OpenTelemetry metrics as well; durations go to the collector.")

@@ -422,6 +422,7 @@ def _later_first(
         return ranked_ids
     vectors = {i: v for i in head if (v := index.vector_of(i)) is not None}
     out = list(ranked_ids)
+    before: dict[str, list[str]] = {}  # an earlier hit -> the later ones moved before it
     for memory_id in head:
         vector = vectors.get(memory_id)
         if vector is None:
@@ -449,7 +450,12 @@ def _later_first(
             memories.update(fetch_many(conn, [memory_id]))
         if memory_id in memories and not adds(memories[memory_id].content):
             out.remove(memory_id)
-            out.insert(out.index(nearest), memory_id)
+            # before the earlier one, and before any statement already moved there that is
+            # older than this one: of several later answers to its question, the latest first
+            moved = before.setdefault(nearest, [])
+            older = [i for i in moved if rows[i].created_at < row.created_at]
+            out.insert(out.index(older[0] if older else nearest), memory_id)
+            moved.append(memory_id)
     return out
 
 
