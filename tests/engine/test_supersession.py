@@ -66,6 +66,29 @@ def test_search_ranks_the_replaced_row_below_its_replacement(engine: Engine) -> 
     assert hits[1].to_dict()["replaced_by"] == new and hits[1].to_dict()["replaced_at"] == at
 
 
+def test_a_replacement_stands_where_the_statement_it_replaced_would_have(engine: Engine) -> None:
+    """A query in the replaced statement's words asks what is current on its subject: the
+    replacement takes the replaced one's score (``replacing`` in --explain) and goes before a
+    neighbour that shares the query's words, the replaced one just below it."""
+    old = _decided(
+        engine,
+        "Priya owns the pre-trade risk checks; ask her before changing any position limits.",
+        1,
+    )
+    beside = _decided(
+        engine, "Pre-trade position limits are loaded from risk_limits.yaml at startup.", 2
+    )
+    new = _decided(engine, "Tomasz took over from Priya when she moved to the options desk.", 20)
+    supersession.supersede(engine.db, old, new)
+    hits = engine.search("Who signs off before I change the pre-trade position limits?", 5)
+    assert [h.memory.id for h in hits] == [new, old, beside]
+    assert hits[0].signals["replacing"] > 0 and hits[1].signals["superseded"] < 0
+    # undone, the query's words decide again: the new one is not among the first two
+    supersession.unsupersede(engine.db, old, new)
+    again = engine.search("Who signs off before I change the pre-trade position limits?", 5)
+    assert [h.memory.id for h in again][:2] == [old, beside]
+
+
 def test_a_chain_replaces_the_current_one_and_reads_in_order(engine: Engine) -> None:
     first = engine.store("The API timeout is 30 seconds.", "decision", created_at=_at(1)).id
     second = engine.store("The API timeout is 10 seconds.", "decision", created_at=_at(5)).id

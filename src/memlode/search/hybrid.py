@@ -350,7 +350,10 @@ def _adjust(
     # replaced each candidate is read once, for the penalty and for the hits to say it
     pool.replacements.update(replaced_by(conn, [i for i, _ in scored]) if scored else {})
     superseded: dict[str, float] = {}
+    inherited: dict[str, float] = {}
     if params.superseded_penalty > 0 and pool.replacements:
+        inherited = _inherited(scored, pool.replacements)
+        scored = [(i, score + inherited.get(i, 0.0)) for i, score in scored]
         superseded = _superseded(scored, params.superseded_penalty, pool.replacements)
         scored = [(i, score + superseded.get(i, 0.0)) for i, score in scored]
     scored.sort(key=lambda item: (-item[1], item[0]))
@@ -359,8 +362,25 @@ def _adjust(
         "failure": failure,
         "summarized": summarized,
         "superseded": superseded,
+        "replacing": inherited,
     }
     return scored, {"session": bonus, **adjustments, "late": late}
+
+
+def _inherited(
+    scored: list[tuple[str, float]], replaced: Mapping[str, Replacement]
+) -> dict[str, float]:
+    """What each candidate that replaced another candidate gains to stand where that one
+    stood: a query that matches the replaced statement asks what is now current on its
+    subject, which is its replacement (a chain passes it on, oldest link first)."""
+    score = dict(scored)
+    out: dict[str, float] = {}
+    for old_id, rep in sorted(replaced.items(), key=lambda item: item[1].at):
+        if rep.new_id in score and old_id in score and score[old_id] > score[rep.new_id]:
+            gain = score[old_id] - score[rep.new_id]
+            out[rep.new_id] = out.get(rep.new_id, 0.0) + gain
+            score[rep.new_id] += gain
+    return out
 
 
 def _superseded(

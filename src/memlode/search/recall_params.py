@@ -96,7 +96,7 @@ SOURCE_WEIGHTS = {"transcript": 0.9}
 # Graph strength mix from DESIGN.md: PageRank 40% + betweenness 30% + degree 20% + cluster 10%.
 GRAPH_MIX = (0.4, 0.3, 0.2, 0.1)
 # The list-level adjustments after the session prior, in the order they apply (and are reported).
-ADJUSTMENTS = ("question", "failure", "summarized", "superseded", "late")
+ADJUSTMENTS = ("question", "failure", "summarized", "replacing", "superseded", "late")
 # The signals in the order they are summed (and reported).
 SIGNALS = ("bm25", "vector", "graph", "temporal", "tags", "importance", "confidence", "recency")
 
