@@ -10,7 +10,7 @@
   store's lock (an ``flock`` probe: no connection, no wait); the prompt hook does the same
   when none answers, at most once every ``PROMPT_START_BACKOFF`` seconds, so that a resident
   that exited while idle comes back for the next prompt.
-- ``starting`` and ``recall_when_up``: a prompt right after a resident was started (the first
+- ``starting`` and ``when_up``: a prompt right after a resident was started (the first
   prompt of ``claude -p "..."``, or one typed at once) waits for it to come up, so that it gets
   the engine's ranking, the one the evaluations measure, rather than the lean BM25.
 - ``vector_hits``: the old question (cosines only), still answered; kept for its callers.
@@ -28,12 +28,13 @@ from memlode.fastjson import dumps, loads
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Callable
     from typing import Any
 
     from memlode.hooks._recall import Recalled
     from memlode.hooks.run import Frequencies
 
-__all__ = ["ensure_running", "recall", "recall_when_up", "recalled", "starting", "vector_hits"]
+__all__ = ["ensure_running", "recall", "recalled", "starting", "vector_hits", "when_up"]
 
 # A resident that did not come up (or exited) is started again by a prompt at most this often;
 # SessionStart always tries.
@@ -110,18 +111,12 @@ def recall(
     return out
 
 
-def recall_when_up(
-    home: str,
-    db: str,
-    query: str,
-    namespace: str,
-    session_id: str,
-    k: int,
-    wait_ms: int,
+def when_up(
+    home: str, db: str, ask: Callable[[int], list[dict[str, Any]] | None], wait_ms: int
 ) -> list[dict[str, Any]] | None:
-    """``recall`` from a resident that is coming up (``starting``): asked again until it
-    answers or ``wait_ms`` pass (it binds its socket first, then answers once its engine is
-    warm); None when it did not answer in time, or stopped coming up."""
+    """``ask(timeout_ms)`` (a ``recall``) of a resident that is coming up (``starting``), again
+    until it answers or ``wait_ms`` pass (it binds its socket first, then answers once its
+    engine is warm); None when it did not answer in time, or stopped coming up."""
     import time
 
     deadline = time.monotonic() + wait_ms / 1000
@@ -129,7 +124,7 @@ def recall_when_up(
         left = deadline - time.monotonic()
         if left <= 0:
             return None
-        hits = recall(home, db, query, namespace, session_id, k, int(left * 1000))
+        hits = ask(int(left * 1000))
         if hits is not None:
             return hits
         if not starting(home, db):  # it exited, or never took its lock

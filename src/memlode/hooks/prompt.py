@@ -123,9 +123,11 @@ def _wait_for_a_starting_resident(run: HookRun, prompt: str, k: int) -> list[Any
         and _resident.ensure_running(home, db, backoff=_resident.PROMPT_START_BACKOFF)
     ):
         return None
-    return _resident.recall_when_up(
-        home, db, prompt, run.namespace, run.session_id, k, settings.resident_start_wait_ms
-    )
+
+    def ask(timeout_ms: int) -> list[Any] | None:
+        return _resident.recall(home, db, prompt, run.namespace, run.session_id, k, timeout_ms)
+
+    return _resident.when_up(home, db, ask, settings.resident_start_wait_ms)
 
 
 def _is_instruction(prompt: str) -> bool:
