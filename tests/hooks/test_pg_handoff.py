@@ -145,6 +145,50 @@ def test_with_the_resident_up_hooks_store_in_postgresql_and_a_later_prompt_is_an
     }
 
 
+def test_a_prompt_right_after_session_start_waits_for_the_resident_it_started(
+    hook: HookRunner,
+    payloads: dict[str, dict[str, Any]],
+    pg_env: dict[str, str],
+    pg_store_url: str,
+    project: Path,
+    memlode_home: Path,
+) -> None:
+    """``claude -p "..."`` on a team store with no resident running: SessionStart starts one and
+    the prompt fires at once; the prompt waits for it to come up (``[hooks]
+    resident_start_wait_ms``, here its cap: a loaded 2-core test machine) and is answered, where
+    before it printed nothing."""
+    for text in (
+        "The login endpoint returns 401 when the auth token expired.",
+        "Deploys go through the staging cluster first.",
+        "Invoices are rendered to PDF by the billing worker.",
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "memlode", "store", "-t", "decision", text],
+            capture_output=True,
+            text=True,
+            cwd=project,
+            env={**os.environ, **pg_env},
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    on = {**pg_env, "MEMLODE_RESIDENT_AUTOSTART": "1"}
+    (memlode_home / "config.toml").write_text(
+        "[hooks]\nresident_timeout_ms = 150\nresident_start_wait_ms = 4000\n"
+    )
+    started = hook("session-start", payloads["session-start"], env=on)
+    assert (started.returncode, started.stderr) == (0, "")
+    asked = dict(payloads["prompt"], prompt="why does the login endpoint give a 401 error?")
+    answered = hook("prompt", asked, env=on)
+    assert (answered.returncode, answered.stderr) == (0, "")
+    timings = (memlode_home / "hook-timings.log").read_text()
+    rows = _rows(
+        pg_store_url, "SELECT metadata FROM memories WHERE content = ?", (asked["prompt"],)
+    )
+    assert answered.stdout, (timings, rows)
+    context = answered.context()["hookSpecificOutput"]["additionalContext"]
+    assert "returns 401 when the auth token expired" in context
+
+
 def test_with_no_resident_hooks_spool_and_a_resident_replays_them_once(
     hook: HookRunner,
     payloads: dict[str, dict[str, Any]],

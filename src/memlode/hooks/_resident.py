@@ -29,7 +29,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
     from memlode.hooks._recall import Recalled
     from memlode.hooks.run import Frequencies
@@ -111,10 +113,9 @@ def recall(
     return out
 
 
-def when_up(
-    home: str, db: str, ask: Callable[[int], list[dict[str, Any]] | None], wait_ms: int
-) -> list[dict[str, Any]] | None:
-    """``ask(timeout_ms)`` (a ``recall``) of a resident that is coming up (``starting``), again
+def when_up(home: str, db: str, ask: Callable[[int], T | None], wait_ms: int) -> T | None:
+    """``ask(timeout_ms)`` (a ``recall``, a hook's exchange) of a resident that is coming up
+    (``starting``), again
     until it answers or ``wait_ms`` pass (it binds its socket first, then answers once its
     engine is warm); None when it did not answer in time, or stopped coming up."""
     import time

@@ -11,8 +11,11 @@ times a hook's budget. So ``hand_off`` (the hook's side, import-light):
    (``[hooks] spool_max_mb``: the server away for days) refuses the event, and the first
    refusal is logged with what to do;
 2. SessionStart and UserPromptSubmit ask the resident to apply the spool up to their line and
-   wait for what to print (at most ``SESSION_START_WAIT_MS`` / ``resident_timeout_ms``); every
-   other event only tells the resident there is a line (``notify``) and exits;
+   wait for what to print (at most ``SESSION_START_WAIT_MS`` / ``resident_timeout_ms``); a
+   prompt that comes while the resident is starting, or finds none and starts it, waits for it
+   up to ``[hooks] resident_start_wait_ms`` (its line says so: the resident answers a line while
+   its hook still waits); every other event only tells the resident there is a line
+   (``notify``) and exits;
 3. when no resident listens, starts one detached (as on SQLite: ``memlode.hooks._resident``;
    SessionStart and any event that finds older lines waiting at once, other events at most
    once a minute), and exits 0 printing nothing. The resident replays the spool when it starts
@@ -75,13 +78,16 @@ def hand_off(
     database = database_path(settings.home, settings.db_path)
     ident = os.urandom(8).hex()
     wait = wait_ms(event, settings)
+    # a prompt that comes while the resident is starting, or finds none and starts it, waits
+    # for it (the resident answers a line as long as its hook still waits: its wait_ms)
+    start_wait = _start_wait(event, settings) if wait > 0 else 0
     head = {
         "v": SPOOL_VERSION,
         "id": ident,
         "t": time.time(),
         "event": event,
         "client": client,
-        "wait_ms": wait,
+        "wait_ms": max(wait, start_wait),
         "cwd": run.cwd,
         "namespace": run.namespace,
         # the store's identity, not its URL: a password stays out of the spool
@@ -106,23 +112,49 @@ def hand_off(
     backlog = _backlog(where, len(line) + 1)
     request = dumps({"op": "hook", "db": database, "id": ident, "wait": wait > 0}).encode()
     path = socket_path(settings.home, database)
-    output: str | None = None
     if wait > 0:
         from memlode.resident_client.wire import exchange
 
         answer = exchange(path, request, wait / 1000)
         answered = answer is not None
-        output = _output(answer)
     else:
         from memlode.resident_client.wire import notify
 
-        answered = notify(path, request, NOTIFY_TIMEOUT)
+        answer, answered = None, notify(path, request, NOTIFY_TIMEOUT)
     if not answered and settings.resident_autostart:
         from memlode.hooks._resident import PROMPT_START_BACKOFF, ensure_running
 
         backoff = 0.0 if event == "session-start" or backlog else PROMPT_START_BACKOFF
         ensure_running(settings.home, settings.db_path, backoff=backoff)
-    return output
+    if not answered and start_wait > 0:
+        from memlode.hooks._resident import starting, when_up
+        from memlode.resident_client.wire import exchange
+
+        if starting(settings.home, settings.db_path):
+            answer = when_up(
+                settings.home,
+                settings.db_path,
+                lambda ms: exchange(path, request, ms / 1000),
+                start_wait,
+            )
+    return _output(answer)
+
+
+def _start_wait(event: str, settings: HookSettings) -> int:
+    """How long a prompt waits for the store's resident to come up: ``[hooks]
+    resident_start_wait_ms`` when one is starting, or when none runs and the hook will start
+    it (autostart); else 0 (one that runs answers within ``resident_timeout_ms`` or not)."""
+    if event != "prompt" or settings.resident_start_wait_ms <= 0:
+        return 0
+    from memlode.hooks._resident import starting
+    from memlode.resident_client.lock import held
+    from memlode.resident_client.paths import database_path, lock_path
+
+    home, db = settings.home, settings.db_path
+    if starting(home, db):
+        return settings.resident_start_wait_ms
+    idle = settings.resident_autostart and not held(lock_path(home, database_path(home, db)))
+    return settings.resident_start_wait_ms if idle else 0
 
 
 def _redacted(raw: bytes, payload: dict[str, Any]) -> bytes:
