@@ -48,28 +48,26 @@ def _contents(url: str) -> list[str]:
     return [str(r[0]) for r in _rows(url, "SELECT content FROM memories ORDER BY rowid")]
 
 
-def _start_resident(env: dict[str, str], cwd: Path) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "memlode", "resident"],
+def _memlode(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``memlode ARGS`` as a user runs it, in ``cwd`` with ``env`` (the store's)."""
+    return subprocess.run(
+        [sys.executable, "-m", "memlode", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         env={**os.environ, **env},
         timeout=120,
     )
+
+
+def _start_resident(env: dict[str, str], cwd: Path) -> dict[str, Any]:
+    done = _memlode(env, cwd, "resident")
     assert done.returncode == 0, done.stderr
     return _status(env, cwd)
 
 
 def _status(env: dict[str, str], cwd: Path) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "memlode", "resident", "status", "--json"],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, **env},
-        timeout=120,
-    )
+    done = _memlode(env, cwd, "resident", "status", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     answer = json.loads(done.stdout)
     assert isinstance(answer, dict)
@@ -112,14 +110,7 @@ def test_with_the_resident_up_hooks_store_in_postgresql_and_a_later_prompt_is_an
         ("The login endpoint returns 401 when the auth token expired.", "insight"),
         ("Deploys go through the staging cluster first.", "decision"),
     ):  # stored by the CLI, from the project (its namespace), on the same server
-        done = subprocess.run(
-            [sys.executable, "-m", "memlode", "store", text, "-t", kind],
-            capture_output=True,
-            text=True,
-            cwd=project,
-            env={**os.environ, **pg_env},
-            timeout=120,
-        )
+        done = _memlode(pg_env, project, "store", text, "-t", kind)
         assert done.returncode == 0, done.stderr
     later = dict(payloads["prompt"], session_id="next-session")
     later["prompt"] = "why does the login endpoint give a 401 error?"
@@ -162,14 +153,7 @@ def test_a_prompt_right_after_session_start_waits_for_the_resident_it_started(
         "Deploys go through the staging cluster first.",
         "Invoices are rendered to PDF by the billing worker.",
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "memlode", "store", "-t", "decision", text],
-            capture_output=True,
-            text=True,
-            cwd=project,
-            env={**os.environ, **pg_env},
-            timeout=120,
-        )
+        done = _memlode(pg_env, project, "store", text, "-t", "decision")
         assert done.returncode == 0, done.stderr
     on = {**pg_env, "MEMLODE_RESIDENT_AUTOSTART": "1"}
     (memlode_home / "config.toml").write_text(
