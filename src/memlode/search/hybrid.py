@@ -473,8 +473,8 @@ def _later_first(
             # before the earlier one, and before any statement already moved there that is
             # older than this one: of several later answers to its question, the latest first
             moved = before.setdefault(nearest, [])
-            older = [i for i in moved if rows[i].created_at < row.created_at]
-            out.insert(out.index(older[0] if older else nearest), memory_id)
+            older = [out.index(i) for i in moved if rows[i].created_at < row.created_at]
+            out.insert(min(older) if older else out.index(nearest), memory_id)
             moved.append(memory_id)
     return out
 
