@@ -16,6 +16,11 @@ The scenario runs once for the module (``scenario``):
 - session 3 (``claude -p UNRELATED``): a prompt about something else: no recall block.
 - ``claude mcp list``: connects to ``memlode mcp`` and fires SessionEnd, which must not leave a
   memlode session behind.
+- session 4 (``claude -p CACHE_QUESTION --strict-mcp-config``: hooks only, so no MCP server
+  hosts a resident) with the resident on, none running: two decisions stored by the CLI, the
+  second replacing the first; SessionStart starts the resident and the prompt waits for it (it
+  was ranked by the lean BM25 before), and the current decision reaches the model with the
+  replaced one as history.
 
 Rows are read back through memlode's CLI (``list --json``, ``sessions --json``).
 """
@@ -103,6 +108,12 @@ def recall_through_mcp(request: Request) -> Reply:
     return Reply("memlode's MCP server never connected.")
 
 
+# Session 4: a direct question about a decision that changed, asked cold (no resident running).
+CACHE_OLD = "We cache user sessions in Redis."
+CACHE_NEW = "Sessions move to Memcached; Redis is dropped for sessions."
+CACHE_QUESTION = "Which cache backend do we use for user sessions?"
+
+
 def scripted(project: Path) -> Callable[[Request], Reply]:
     """The model: what it answers depends on the prompt the request ends with."""
     calc = str(project / "calc.py")
@@ -126,6 +137,7 @@ def scripted(project: Path) -> Callable[[Request], Reply]:
         ),
         FOLLOW_UP: recall_through_mcp,
         UNRELATED: in_order(Reply(UNRELATED_ANSWER)),
+        CACHE_QUESTION: in_order(Reply("Memcached.")),
     }
 
     def script(request: Request) -> Reply:
@@ -286,10 +298,12 @@ def allow(request_id: str, request: dict[str, Any], answers: dict[str, str]) -> 
     }
 
 
-def print_run(project: Path, env: dict[str, str], prompt: str, tools: str) -> dict[str, Any]:
-    """``claude -p PROMPT``: its JSON result (``session_id``, ``result``)."""
+def print_run(
+    project: Path, env: dict[str, str], prompt: str, tools: str, *extra: str
+) -> dict[str, Any]:
+    """``claude -p PROMPT [EXTRA...]``: its JSON result (``session_id``, ``result``)."""
     done = subprocess.run(
-        [str(CLAUDE), "-p", prompt, "--output-format", "json", "--allowedTools", tools],
+        [str(CLAUDE), "-p", prompt, "--output-format", "json", "--allowedTools", tools, *extra],
         cwd=project,
         env=env,
         capture_output=True,
@@ -342,6 +356,8 @@ class Scenario:
     sessions_before_list: list[dict[str, Any]]
     sessions_after_list: list[dict[str, Any]]
     rows: list[dict[str, Any]] = field(default_factory=list)
+    cold: dict[str, Any] = field(default_factory=dict)  # session 4's result
+    cold_rows: list[dict[str, Any]] = field(default_factory=list)
 
     def requests_for(self, prompt: str) -> list[Request]:
         """The conversation requests (no side requests) whose last prompt is ``prompt``."""
@@ -432,6 +448,21 @@ def run_scenario(root: Path) -> Scenario:
         sessions_after_list=after,
     )
     scenario.rows = settle(project, env, all_done)
+    for text in (CACHE_OLD, CACHE_NEW):
+        memlode(project, env, "store", text, "--type", "decision")
+    resident = {**env, "MEMLODE_RESIDENT_AUTOSTART": "1"}
+    try:
+        # hooks only: memlode's MCP server would host a resident of its own
+        scenario.cold = print_run(project, resident, CACHE_QUESTION, "Read", "--strict-mcp-config")
+    finally:
+        subprocess.run(
+            [sys.executable, "-m", "memlode", "resident", "stop"],
+            cwd=project,
+            env=resident,
+            capture_output=True,
+            timeout=RUN_TIMEOUT,
+        )
+    scenario.cold_rows = rows(project, env)
     return scenario
 
 
@@ -630,6 +661,21 @@ def test_unrelated_prompt_gets_no_recall_block(scenario: Scenario) -> None:
     for request in requests:
         assert api.hook_context(request, "UserPromptSubmit") == []
         assert RECALL_BLOCK not in request.raw
+
+
+def test_a_cold_first_prompt_is_ranked_by_the_resident_and_gets_the_current_decision(
+    scenario: Scenario,
+) -> None:
+    """``claude -p`` with hooks only and no resident running: the prompt waited for the one
+    SessionStart started (the engine ranked it; before, the lean BM25 did), and the model got
+    the current decision with the replaced one as its history. With memlode's MCP server
+    registered, the server hosts a resident and the client waits for the server, so there the
+    first prompt was ranked by the resident already."""
+    (asked,) = [r for r in scenario.cold_rows if r["content"] == CACHE_QUESTION]
+    assert asked["metadata"]["recall"] == "resident", asked["metadata"]
+    first = scenario.requests_for(CACHE_QUESTION)[0]
+    (context,) = api.hook_context(first, "UserPromptSubmit")
+    assert CACHE_NEW in context and f"(was: {CACHE_OLD}" in context
 
 
 def test_mcp_recall_returns_the_finding(scenario: Scenario) -> None:
