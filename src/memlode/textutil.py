@@ -29,6 +29,7 @@ __all__ = [
     "content_hash",
     "date_words",
     "identifier_parts",
+    "one_line",
     "query_terms",
     "search_terms",
     "stem",
@@ -289,3 +290,10 @@ def command_key(command: str) -> str:
     if len(words) > 1 and words[1][:1].isalpha() and "/" not in words[1]:
         return f"{words[0]} {words[1]}"
     return words[0]
+
+
+def one_line(text: str, width: int) -> str:
+    """``text`` on one line (runs of whitespace as one space), cut to ``width`` characters with
+    "…" when longer: how a listing shows a memory."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -19,11 +19,11 @@ from memlode.cli.common import (
     read_stdin_text,
     stop_on_interrupt,
 )
+from memlode.textutil import one_line
 
 
 def _short(text: str, width: int = 100) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return one_line(text, width)
 
 
 def _echo_report(report: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from memlode.cli.common import (
 )
 from memlode.engine.namespace_ops import ALL_NAMESPACES
 from memlode.storage.capture import GLOBAL_NAMESPACE
+from memlode.textutil import one_line
 from memlode.types import Memory, MemoryType, Relationship
 
 if TYPE_CHECKING:
@@ -26,8 +27,7 @@ TYPE_CHOICES = [t.value for t in MemoryType]
 
 
 def _short(text: str, width: int = 100) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return one_line(text, width)
 
 
 def _render_memory_line(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 
+from memlode.textutil import one_line
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -93,10 +95,6 @@ def as_int(value: object) -> int | None:
 def clip(text: str, limit: int) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def one_line(text: str, limit: int) -> str:
-    return clip(" ".join(text.split()), limit)
 
 
 def is_own_tool(tool_name: str) -> bool:

@@ -41,6 +41,7 @@ from memlode.mcp.params import (
 )
 from memlode.mcp.render import memory_text
 from memlode.mcp.tooling import ToolCall, mcp_resource, mcp_tool
+from memlode.textutil import one_line
 
 if TYPE_CHECKING:
     from memlode.mcp.context import ToolContext
@@ -75,12 +76,16 @@ Sources = Annotated[
 Depth = Annotated[int, Field(ge=0, le=3, description="How many graph hops to follow from each hit")]
 
 
+SHOWN_CHARS = 200  # of an earlier statement, in the store answer's text
+
+
 def _stored_text(out: StoreOut) -> str:
     verb = "stored" if out.created else "already stored as"
     lines = [f"{verb} {out.id} in namespace {out.namespace or '(none)'}"]
     for old in out.replaces:
         lines.append(
-            f"it replaces {old.id} ({old.created_at[:10]}), now history: {_flat(old.content)}"
+            f"it replaces {old.id} ({old.created_at[:10]}), now history:"
+            f" {one_line(old.content, SHOWN_CHARS)}"
             f"\nif it does not, call supersede_memory with old_id={old.id}, new_id={out.id},"
             " undo=true"
         )
@@ -89,13 +94,11 @@ def _stored_text(out: StoreOut) -> str:
             "earlier statements on the same subject, not linked to it; if it replaces one,"
             f" call supersede_memory with old_id=<that id>, new_id={out.id}:"
         )
-        lines += [f"- {m.id} ({m.created_at[:10]}): {_flat(m.content)}" for m in out.may_replace]
+        lines += [
+            f"- {m.id} ({m.created_at[:10]}): {one_line(m.content, SHOWN_CHARS)}"
+            for m in out.may_replace
+        ]
     return "\n".join(lines)
-
-
-def _flat(text: str, width: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 @mcp_tool(
