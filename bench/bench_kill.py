@@ -83,7 +83,10 @@ def _read(db: Path) -> sqlite3.Connection:
 
 
 def integrity(db: Path) -> str:
-    with closing(_read(db)) as conn:
+    # read-write, as the next command opens it: a process killed mid-write can leave a WAL
+    # whose shared-memory index must be rebuilt first, which a read-only connection cannot do
+    # ("attempt to write a readonly database", seen once in CI after a killed ingest)
+    with closing(sqlite3.connect(db)) as conn:
         rows = conn.execute("PRAGMA integrity_check").fetchall()
     return "; ".join(str(r[0]) for r in rows)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import random
 import shutil
 import sqlite3
@@ -58,8 +59,8 @@ def workloads(work: Path) -> Iterator[dict[str, Any]]:
 
 
 def _seeded() -> random.Random:
-    seed = random.SystemRandom().randrange(1 << 30)
-    print(f"kill trial seed {seed}")  # shown when a trial fails, to replay it
+    seed = int(os.environ.get("KILL_SEED") or random.SystemRandom().randrange(1 << 30))
+    print(f"kill trial seed {seed}")  # shown when a trial fails: KILL_SEED=<it> replays it
     return random.Random(seed)
 
 
