@@ -136,7 +136,7 @@ def test_with_the_resident_up_hooks_store_in_postgresql_and_a_later_prompt_is_an
     }
 
 
-def test_a_prompt_right_after_session_start_waits_for_the_resident_it_started(
+def test_a_cold_session_start_and_its_first_prompt_wait_for_the_resident_they_started(
     hook: HookRunner,
     payloads: dict[str, dict[str, Any]],
     pg_env: dict[str, str],
@@ -145,9 +145,9 @@ def test_a_prompt_right_after_session_start_waits_for_the_resident_it_started(
     memlode_home: Path,
 ) -> None:
     """``claude -p "..."`` on a team store with no resident running: SessionStart starts one and
-    the prompt fires at once; the prompt waits for it to come up (``[hooks]
-    resident_start_wait_ms``, here its cap: a loaded 2-core test machine) and is answered, where
-    before it printed nothing."""
+    waits for it to come up (``[hooks] resident_start_wait_ms``, here its cap: a loaded 2-core
+    test machine), so that the session gets the team's decisions; the prompt that fires at once
+    is answered too. Before, both printed nothing."""
     for text in (
         "The login endpoint returns 401 when the auth token expired.",
         "Deploys go through the staging cluster first.",
@@ -161,6 +161,9 @@ def test_a_prompt_right_after_session_start_waits_for_the_resident_it_started(
     )
     started = hook("session-start", payloads["session-start"], env=on)
     assert (started.returncode, started.stderr) == (0, "")
+    assert started.stdout, (memlode_home / "hook-timings.log").read_text()
+    briefing = started.context()["hookSpecificOutput"]["additionalContext"]
+    assert "Deploys go through the staging cluster first." in briefing
     asked = dict(payloads["prompt"], prompt="why does the login endpoint give a 401 error?")
     answered = hook("prompt", asked, env=on)
     assert (answered.returncode, answered.stderr) == (0, "")

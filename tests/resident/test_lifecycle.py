@@ -96,6 +96,20 @@ def test_session_start_starts_it_and_the_prompt_hook_asks_it(
     assert ping(memlode_home)["answered"] >= 1  # type: ignore[index]
 
 
+def test_two_hooks_at_once_start_one_resident(
+    workdir: Path, memlode_home: Path, filled: Engine
+) -> None:
+    """SessionStart and the next hook back to back (``claude -p``, or a hook that finds a
+    backlog) both find the lock free: the second sees the first's resident coming up (the pid
+    the stamp names is alive) and starts none."""
+    session_start(workdir)
+    session_start(workdir, "s-2")
+    first = wait_ready(memlode_home)
+    stamp = Path(str(lock_of(memlode_home)) + ".started").read_text()
+    assert stamp == str(first["pid"])  # the one started is the one that serves
+    assert "already serves" not in log_of(memlode_home).read_text()
+
+
 def test_autostart_off_starts_nothing(workdir: Path, memlode_home: Path, filled: Engine) -> None:
     session_start(workdir, env={"MEMLODE_RESIDENT_AUTOSTART": "0"})
     prompt = {

@@ -45,7 +45,8 @@ PROMPT_START_BACKOFF = 60.0
 # the indexes): a prompt waits for it (``[hooks] resident_start_wait_ms``) instead of ranking
 # with the lean BM25. Past it, a resident that does not answer in time is busy or gone.
 START_GRACE = 30.0
-# Before the new process takes the lock, only the stamp says it was started.
+# Before the new process takes the lock, only the stamp says it was started: the pid it holds
+# (is that process alive?), or for a stamp without one, its age.
 _LOCK_PENDING = 2.0
 # How often a prompt knocks while the new resident has not bound its socket yet.
 _KNOCK = 0.05
@@ -136,19 +137,53 @@ def when_up(home: str, db: str, ask: Callable[[int], T | None], wait_ms: int) ->
 def starting(home: str, db: str) -> bool:
     """True while a resident a hook started (``ensure_running``) less than ``START_GRACE``
     seconds ago may still be coming up: a process holds the store's lock, or the start is too
-    recent for it to have taken it. Never raises."""
+    recent for it to have taken it (the process started is alive). Never raises."""
     try:
-        import time
-
         from memlode.resident_client.lock import held
         from memlode.resident_client.paths import lock_path
 
         database, _socket_path = _paths(home, db)
         lock = lock_path(home, database)
-        age = time.time() - os.stat(lock + _STAMP).st_mtime
-        return 0 <= age < START_GRACE and (age < _LOCK_PENDING or held(lock))
+        age, pid = _started(lock)
+        if not 0 <= age < START_GRACE:
+            return False
+        return held(lock) or (age < _LOCK_PENDING if pid is None else _alive(pid))
     except OSError:
         return False
+
+
+def _started(lock: str) -> tuple[float, int | None]:
+    """How long ago a hook last started the store's resident, and the pid it started (None
+    when the stamp holds none). OSError when no hook ever did."""
+    import time
+
+    with open(lock + _STAMP, "rb") as stamp:
+        age = time.time() - os.fstat(stamp.fileno()).st_mtime
+        text = stamp.read(32).strip()
+    return age, int(text) if text.isdigit() else None
+
+
+def _alive(pid: int) -> bool:
+    """Is the process ``pid`` running? A child of this process that exited is reaped here (a
+    resident this hook started, which found the lock taken or failed to start)."""
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    except ChildProcessError:
+        pass  # not this process's child
+    except OSError:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass  # another user's process: it exists
+    try:  # an exited process that its parent has not reaped (no reaping init in a container)
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read(512).rpartition(b")")[2].split()[:1] != [b"Z"]
+    except OSError:
+        return True  # no /proc: it exists
 
 
 def _number(value: object) -> bool:
@@ -234,8 +269,10 @@ def vector_hits(
 
 
 def ensure_running(home: str, db: str, *, backoff: float = 0.0) -> bool:
-    """Start the store's resident, detached, unless a process holds its lock (or a hook
-    started one less than ``backoff`` seconds ago). True when one was started. Never raises."""
+    """Start the store's resident, detached, unless a process holds its lock, one a hook
+    started is still coming up (``starting``: a prompt right after SessionStart, both finding
+    the lock free), or a hook started one less than ``backoff`` seconds ago. True when one was
+    started. Never raises."""
     try:
         from memlode.resident_client.lock import held
         from memlode.resident_client.paths import lock_path
@@ -245,20 +282,22 @@ def ensure_running(home: str, db: str, *, backoff: float = 0.0) -> bool:
         if held(lock):
             return False
         stamp = lock + _STAMP
-        if backoff > 0:
-            import time
-
-            try:
-                if time.time() - os.stat(stamp).st_mtime < backoff:
-                    return False
-            except OSError:
-                pass
+        try:
+            age, pid = _started(lock)
+            if 0 <= age < backoff or (0 <= age < START_GRACE and pid and _alive(pid)):
+                return False  # tried lately, or the one started is still coming up
+        except OSError:
+            pass
         from memlode.config_file import is_server_url
         from memlode.resident_client.launch import start_detached
 
         # a server's URL as given (its password too): the identity has none
-        start_detached(home, database, location=db if is_server_url(db) else None)
-        os.close(os.open(stamp, os.O_WRONLY | os.O_CREAT, 0o600))
+        pid = start_detached(home, database, location=db if is_server_url(db) else None)
+        fd = os.open(stamp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, str(pid).encode())
+        finally:
+            os.close(fd)
         os.utime(stamp)
         return True
     except OSError:

@@ -11,11 +11,11 @@ times a hook's budget. So ``hand_off`` (the hook's side, import-light):
    (``[hooks] spool_max_mb``: the server away for days) refuses the event, and the first
    refusal is logged with what to do;
 2. SessionStart and UserPromptSubmit ask the resident to apply the spool up to their line and
-   wait for what to print (at most ``SESSION_START_WAIT_MS`` / ``resident_timeout_ms``); a
-   prompt that comes while the resident is starting, or finds none and starts it, waits for it
-   up to ``[hooks] resident_start_wait_ms`` (its line says so: the resident answers a line while
-   its hook still waits); every other event only tells the resident there is a line
-   (``notify``) and exits;
+   wait for what to print (at most ``SESSION_START_WAIT_MS`` / ``resident_timeout_ms``); one
+   that comes while the resident is starting, or finds none and starts it, waits for it up to
+   ``[hooks] resident_start_wait_ms`` (its line says so: the resident answers a line while its
+   hook still waits), so that a cold session gets the team's context at its start too; every
+   other event only tells the resident there is a line (``notify``) and exits;
 3. when no resident listens, starts one detached (as on SQLite: ``memlode.hooks._resident``;
    SessionStart and any event that finds older lines waiting at once, other events at most
    once a minute), and exits 0 printing nothing. The resident replays the spool when it starts
@@ -46,9 +46,9 @@ if TYPE_CHECKING:
 __all__ = ["SESSION_START_WAIT_MS", "SPOOL_VERSION", "apply", "hand_off"]
 
 SPOOL_VERSION = 1
-# How long SessionStart waits for the resident's context block. Its hook timeout is 10 s
-# (memlode init), but a session should not start slower on a team store than on a file: a
-# warm resident builds the block in tens of milliseconds; a cold one answers the next session.
+# How long SessionStart waits for a running resident's context block (a warm one builds it in
+# tens of milliseconds). One that is starting, or that this hook starts, is waited for up to
+# ``resident_start_wait_ms``: the session's first prompt would wait for it anyway.
 SESSION_START_WAIT_MS = 500
 # Events whose output the hook prints (the others print nothing, so they never wait).
 PRINTING = frozenset({"session-start", "prompt"})
@@ -78,8 +78,9 @@ def hand_off(
     database = database_path(settings.home, settings.db_path)
     ident = os.urandom(8).hex()
     wait = wait_ms(event, settings)
-    # a prompt that comes while the resident is starting, or finds none and starts it, waits
-    # for it (the resident answers a line as long as its hook still waits: its wait_ms)
+    # a SessionStart or prompt that comes while the resident is starting, or finds none and
+    # starts it, waits for it (the resident answers a line as long as its hook still waits:
+    # its wait_ms)
     start_wait = _start_wait(event, settings) if wait > 0 else 0
     head = {
         "v": SPOOL_VERSION,
@@ -141,10 +142,10 @@ def hand_off(
 
 
 def _start_wait(event: str, settings: HookSettings) -> int:
-    """How long a prompt waits for the store's resident to come up: ``[hooks]
+    """How long SessionStart or a prompt waits for the store's resident to come up: ``[hooks]
     resident_start_wait_ms`` when one is starting, or when none runs and the hook will start
-    it (autostart); else 0 (one that runs answers within ``resident_timeout_ms`` or not)."""
-    if event != "prompt" or settings.resident_start_wait_ms <= 0:
+    it (autostart); else 0 (one that runs answers within its wait or not)."""
+    if event not in PRINTING or settings.resident_start_wait_ms <= 0:
         return 0
     from memlode.hooks._resident import starting
     from memlode.resident_client.lock import held

@@ -31,7 +31,9 @@ def serve(settings: Settings, idle_seconds: float, log_file: str | None = None) 
         _log_to(log_file)
     server = ResidentServer(settings, idle_seconds=idle_seconds)
     if not server.acquire():
-        return f"a resident process already serves {server.database}"
+        reason = f"a resident process already serves {server.database}"
+        log.info("exit: %s", reason)
+        return reason
 
     def ask_to_stop(signum: int, _frame: object) -> None:
         server.exit_reason = f"signal {signal.Signals(signum).name}"
