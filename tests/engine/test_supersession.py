@@ -349,6 +349,32 @@ def test_the_rules_link_nothing_to_a_statement_that_adds_or_names_another_value(
     assert found is not None and found.old_id == "r"
 
 
+def test_a_change_to_the_value_a_statement_holds_or_away_from_one_it_excludes_replaces_nothing(
+    engine: Engine,
+) -> None:
+    """ "Bumped Node to 20" after "targets Node 20" confirms it (by any rule, the meaning rule
+    too); "switched the bus from Kafka" replaces the statement that the bus is Kafka, not one
+    that says its logs are "not in Kafka"."""
+    bumped = Statement("n", "Bumped Node in the gateway image to 20.", _at(3))
+    same = Statement("s", "The gateway image targets Node 20.", _at(1))
+    older = Statement("o", "The gateway image runs Node 18.", _at(1))
+    assert best_match(bumped, [same]) is None
+    found = best_match(bumped, [older])
+    assert found is not None and found.old_id == "o"
+    audit = Statement("a", "Audit events are kept in the audit_events table, not in Kafka.", _at(1))
+    bus = Statement("b", "The event bus between the services is Kafka.", _at(1))
+    switched = Statement("w", "Switched the event bus from Kafka to NATS.", _at(2))
+    assert best_match(switched, [audit]) is None
+    found = best_match(switched, [audit, bus])
+    assert found is not None and found.old_id == "b"
+
+    first = _decided(engine, "The gateway image targets Node 20.", 1)
+    new = _decided(engine, "Bumped Node in the gateway image to 20.", 3)
+    assert links.linked_pairs(engine.conn, "shop") == []
+    assert supersession.plan_by_meaning(engine.conn, [new], lambda _m, o: [0.9] * len(o)) == []
+    assert first
+
+
 def test_switch_and_drop_as_nouns_are_no_change_words() -> None:
     """ "the kill switch", "a switch test", "the errata drop", "a drop in latency" name things; a
     verb "switch" says what to or from, and "dropped" is a verb wherever it stands."""

@@ -116,6 +116,12 @@ _NEGATED = (
     r"([\w.+#/-]+)(?: [\w.+#/-]+)? (?:is|are) no longer",
 )
 _NEGATED_RE = tuple(re.compile(p) for p in _NEGATED)
+# Where a statement says what its subject is not ("stored in room_members, not in presence"):
+# that word is not a value it holds, so a later one that drops it replaces something else.
+_EXCLUDED_RE = re.compile(
+    r"\b(?:not|never) (?:in |on |at |with |via |using |from |through |by |to )?(?:the |a |an )?"
+    r"([\w.+#/-]+)"
+)
 
 # How decisions are phrased, not what they are about: never a subject word.
 GENERIC = frozenset(
@@ -206,6 +212,13 @@ def negated(text: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=ANALYSED_TEXTS)
+def excluded(text: str) -> frozenset[str]:
+    """The subject words the text says its subject is not ("not in presence" -> {"presenc"})."""
+    lowered = " ".join(text.lower().split())
+    return frozenset(t for m in _EXCLUDED_RE.finditer(lowered) for t in terms(m.group(1)))
+
+
+@functools.lru_cache(maxsize=ANALYSED_TEXTS)
 def opening(text: str) -> tuple[tuple[str, ...], str]:
     """(subject words, verb) of the statement's opening, or ((), '') when no verb comes early."""
     tokens, at = _verb_of(text)
@@ -284,9 +297,12 @@ def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
     for old, old_terms in read:
         if not (old_terms & new_terms):  # every rule needs a subject word in common
             continue
-        if gone and not (gone & old_terms) and not new_answers:
+        held = old_terms - excluded(old.text) if gone else old_terms
+        if gone and not (gone & held) and not new_answers:
             continue  # it names what it replaces, and this one does not hold it
-        found = _judge(new_terms, old_terms, cue, gone, weight, (new_values, values(old.text)))
+        if cue and restates(new.text, old.text):
+            continue
+        found = _judge(new_terms, held, cue, gone, weight, (new_values, values(old.text)))
         if (
             found is None
             and _same_opening(new_opening, opening(old.text), cue)
@@ -362,6 +378,19 @@ def values(text: str) -> frozenset[str]:
         if any(ch.isdigit() for ch in token) and not (i and tokens[i - 1] in _LABELS):
             out.add(stem(token))
     return frozenset(out)
+
+
+# A value a change goes to: "to 3.12", "to v2", "to 16 GB".
+_DESTINATION = re.compile(r"\bto (v?\d[\w.]*)")
+
+
+def restates(new: str, old: str) -> bool:
+    """The new text changes a value to what the old one says already, and names nothing it
+    drops: "Bumped Python in the backend container to 3.12" after "The backend targets Python
+    3.12" confirms it and replaces nothing of it (training update sets, session 31)."""
+    lowered = " ".join(new.lower().split())
+    goes_to = {v for m in _DESTINATION.finditer(lowered) for v in values(m.group(1))}
+    return bool(goes_to) and goes_to <= values(old) and not negated(new)
 
 
 def _other_action(new: str, old: str) -> bool:
