@@ -107,6 +107,40 @@ _notion_probe = Probe(
 )
 
 
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![A-Za-z0-9])"
+
+
+def _hex_with_digits(match: re.Match[str]) -> str:
+    """A run of hex digits that holds a digit and a letter, as a random one does: not
+    "test_" and 35 letters a to f."""
+    run = match.group(0).rpartition("_")[2]
+    if any(c.isdigit() for c in run) and any(c.isalpha() for c in run):
+        return mark("lob_key")
+    return match.group(0)
+
+
+def _lob_shape(text: str, lowered: str) -> bool:
+    """ "live_" or "test_" at the start of a word, then 35 hex digits with a digit and a letter
+    among them, then no more token characters: a Lob API key."""
+    for needle in ("live_", "test_"):
+        for i in word_starts(text, needle):
+            run = text[i + 5 : i + 40]
+            ends = text[i + 40 : i + 41] not in WORD_CHARS  # "" at the end of the text
+            mixed = not (run.isdigit() or run.isalpha())
+            if len(run) == 35 and ends and mixed and set(run) <= _HEX:
+                return True
+    return False
+
+
+_lob = Probe(("live_", "test_"), _lob_shape)
+_harness_pat = after("pat.", 22, then=".")
+_harness_sat = after("sat.", 22, then=".")
+_harness = Probe(
+    ("pat.", "sat."),
+    lambda text, lowered: _harness_pat(text, lowered) or _harness_sat(text, lowered),
+)
+
+
 PEM_RULES: tuple[Rule, ...] = (
     Rule(
         "private_key",
@@ -307,6 +341,55 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("resend_key", _B + r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}(?![A-Za-z0-9])", after("re_", 8)),
     Rule("clickup_token", _B + r"pk_[0-9]{6,}+_[A-Z0-9]{32}(?![A-Za-z0-9])", has("pk_")),
     Rule("wandb_key", r"(?<=wandb login )[a-f0-9]{40}(?![A-Za-z0-9])", has("wandb login ")),
+    Rule("shippo_token", _B + r"shippo_(?:live|test)_[a-fA-F0-9]{40}", has("shippo_")),
+    Rule("flutterwave_key", _B + r"FLWSECK(?:_TEST)?+-[a-hA-H0-9]{32}-X", has("FLWSECK")),
+    Rule("frameio_token", _B + r"fio-u-[A-Za-z0-9_=\-]{64}", has("fio-u-")),
+    Rule("infracost_key", _B + r"ico-[A-Za-z0-9]{32}(?![A-Za-z0-9])", after("ico-", 32)),
+    Rule("dynatrace_token", _B + r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", has("dt0c01.")),
+    Rule("adafruit_key", _B + r"aio_[A-Za-z0-9]{28}(?![A-Za-z0-9])", after("aio_", 28)),
+    Rule("clojars_token", _B + r"CLOJARS_[A-Za-z0-9]{60}", has("CLOJARS_")),
+    Rule("duffel_token", _B + r"duffel_(?:test|live)_[A-Za-z0-9_=\-]{43}", has("duffel_")),
+    Rule("prefect_key", _B + r"pnu_[A-Za-z0-9]{36}(?![A-Za-z0-9])", after("pnu_", 36)),
+    Rule("readme_key", _B + r"rdme_[a-z0-9]{70}(?![A-Za-z0-9])", after("rdme_", 70)),
+    Rule("scalingo_token", _B + r"tk-us-[A-Za-z0-9_\-]{48}(?![A-Za-z0-9_\-])", has("tk-us-")),
+    Rule("linear_key", _B + r"lin_oauth_[a-f0-9]{64}", has("lin_oauth_")),
+    Rule(
+        "plaid_token",
+        _B + r"access-(?:sandbox|development|production)-" + _UUID,
+        has("access-sandbox-", "access-development-", "access-production-"),
+    ),
+    Rule(
+        "lob_key", _B + r"(?:live|test)_[a-f0-9]{35}(?![A-Za-z0-9])", _lob, action=_hex_with_digits
+    ),
+    Rule("newrelic_key", _B + r"NRII-[A-Za-z0-9\-]{32}", has("NRII-")),
+    Rule("newrelic_key", _B + r"NRJS-[a-f0-9]{19}(?![A-Za-z0-9])", has("NRJS-")),
+    Rule("hubspot_token", _B + r"pat-(?:na|eu)1-" + _UUID, has("pat-na1-", "pat-eu1-")),
+    Rule("octopus_key", _B + r"API-[A-Z0-9]{26}(?![A-Za-z0-9])", after("API-", 26)),
+    Rule(
+        "harness_token",
+        _B + r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[0-9a-f]{24}\.[A-Za-z0-9]{20}",
+        _harness,
+    ),
+    Rule(
+        "sourcegraph_token",
+        _B + r"sgp_(?:[a-fA-F0-9]{16}_|local_)?+[a-fA-F0-9]{40}",
+        has("sgp_"),
+    ),
+    Rule(
+        "openshift_token",
+        _B + r"sha256~[A-Za-z0-9_\-]{43}(?![A-Za-z0-9_\-])",
+        after("sha256~", 43),
+    ),
+    Rule("yandex_key", _B + r"AQVN[A-Za-z0-9_\-]{35,38}+(?![A-Za-z0-9_\-])", has("AQVN")),
+    Rule("nuget_key", _B + r"oy2[a-z0-9]{43}(?![A-Za-z0-9])", after("oy2", 43)),
+    Rule("maxmind_key", _B + r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![A-Za-z0-9])", has("_mmk")),
+    Rule("packagist_token", _B + r"packagist_[ou][ru]t_[a-f0-9]{68}", has("packagist_")),
+    Rule("ubidots_token", _B + r"BBFF-[A-Za-z0-9]{30}(?![A-Za-z0-9])", after("BBFF-", 30)),
+    Rule(
+        "teams_webhook",
+        r"(?<=/IncomingWebhook/)[A-Za-z0-9]{32}/[A-Za-z0-9\-]{8,}+",
+        has("/IncomingWebhook/"),
+    ),
     Rule(
         "jwt",
         _B + r"eyJ[A-Za-z0-9_\-]{6,}+\.eyJ[A-Za-z0-9_\-]{6,}+\.[A-Za-z0-9_\-]*+",
