@@ -62,6 +62,9 @@ def adversarial(size: int) -> dict[str, str]:
         "pgpass: colon lines": rep("a:1:b:c:d\n"),
         "pgpass: one colon line": rep("a:1:"),
         "private: unclosed tags": rep("<private>"),
+        "said: password for … runs": rep("password for a b c d "),
+        "said: token is token is": rep("token is "),
+        "said: secret: runs": rep("secret: x"),
         "names: camel run": "x" + rep("aB") + "Token=abc123",
         "names: unicode lowering": rep("İpassword=x "),
     }

@@ -186,6 +186,7 @@ _INNER = {
     "openssl_k": r"(?<![\w-])-k[ \t]++" + _ARG,
     "sshkeygen": r"(?<![\w-])-[NP][ \t]*+" + _ARG,
     "zip": r"(?<![\w-])-P[ \t]++" + _ARG,
+    "rabbitmq": r"(?<![\w-])(?:add_user|change_password)[ \t]++\S++[ \t]++" + _ARG,
     "7z": r"(?<![\w-])-p" + _ARG,
     "htpasswd": r"(?<![\w-])-(?P<f>[a-zA-Z]*b[a-zA-Z]*+)[ \t]++(?P<a>\S++)[ \t]++(?P<b>\S++)"
     r"(?:[ \t]++(?P<c>\S++))?+",
@@ -207,6 +208,9 @@ _COMMAND_INNER = {
     "7z": ("7z",),
     "7za": ("7z",),
     "7zz": ("7z",),
+    "sqlcmd": ("zip",),  # sqlcmd -U sa -P pw, bcp ... -P pw
+    "bcp": ("zip",),
+    "rabbitmqctl": ("rabbitmq",),
 }
 _LOGIN_COMMANDS = frozenset(
     {"docker", "podman", "nerdctl", "buildah", "helm", "oras", "skopeo", "az"}
@@ -361,7 +365,8 @@ _COMMAND_FLAGS = (
     (("openssl",), ("pass:", "-k")),
     (("htpasswd",), ("b",)),
     (("ssh-keygen",), ("-n", "-p")),
-    (("zip", "7z"), ("-p",)),
+    (("zip", "7z", "sqlcmd", "bcp"), ("-p",)),
+    (("rabbitmqctl",), ("add_user", "change_password")),
     (("docker", "podman", "nerdctl", "buildah", "helm", "oras", "skopeo", "az"), ("-p",)),
 )
 
@@ -386,7 +391,107 @@ _basic_auth_probe = Probe(
 
 _QUOTED_V = r"(?P<q>['\"])(?P<v>[^'\"\n]*+)(?P=q)"
 
+# ---- said in words ------------------------------------------------------------------------
+# "the password for the staging db is Tr0ub4dor&3", "my api key: q8Zt3mK9…", "the token was
+# reset to …": a secret's name, a few words, a verb of being (or ":"), and a value that looks
+# like a password: letters with digits or symbols, not a word, a path, a version, a variable or
+# an expression. Code's ``name = value`` is _assign.py's.
+_SAID_NAMES = (
+    "password",
+    "passwd",
+    "passphrase",
+    "passcode",
+    "pwd",
+    "api key",
+    "api-key",
+    "api_key",
+    "apikey",
+    "secret",
+    "token",
+    "access key",
+)
+_SAID = (
+    r"(?i)(?<![a-z0-9_\-])(?:pass(?:word|wd|phrase|code)|pwd|api[ _\-]?key|secret(?:[ _\-]key)?+"
+    r"|access[ _\-]key|token)s?+"
+    r"(?:[ \t]++(?:for|of|on|to)(?:[ \t]++[^\s:=]{1,40}+){1,4}?)?"
+    r"(?:[ \t]++(?:(?:is|was|are|were|has[ \t]++been)[ \t]++)?+(?:set|changed|reset)[ \t]++to"
+    r"|[ \t]++(?:is|was|are|were)(?:[ \t]++(?:now|still))?+"
+    r"|[ \t]*+:)[ \t]++[`'\"]?+(?P<v>[^\s`'\"]{6,128}+)"
+)
+# Words with digits that name a technique, not a secret ("the token is base64", "sha256").
+_TECHNICAL = frozenset(
+    "base sha md utf http https oauth x pbkdf argon aes rsa ed hs rs es ps int uint float"
+    " v ipv tls ssl python py node k8s s3 ec2 h crc ucs latin iso win".split()
+)
+_SYMBOLS = frozenset("!@#$%^&*+=?~")
+
+
+def _said_value(value: str) -> bool:
+    """A value said after a secret's name that looks like a password."""
+    if len(value) < 6 or _kept(value):
+        return False
+    if any(c in "/()[]{}<>\\" for c in value) or value[0] in "$%@&":
+        return False
+    if "_" in value and value.replace("_", "").isalnum():
+        return False  # an identifier: token_2, SECRET_NAME
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(c in _SYMBOLS for c in value)
+    if not letters or not (digits or symbols):
+        return False
+    low = value.lower()
+    if low.rstrip("0123456789-_.") in _TECHNICAL:
+        return False
+    if "-" in low and low.rpartition("-")[2].isalpha() and low == value:
+        return False  # "base64-encoded", "sha256-signed": a compound word
+    # a dotted name or a version: "config.v2", "1.2.3", "v2.1"
+    return not ("." in value and not symbols and all(p.isalnum() for p in value.split(".")))
+
+
+def _said(match: re.Match[str]) -> str:
+    value = match.group("v").rstrip(".,;:!?")
+    if not _said_value(value):
+        return match.group(0)
+    start = match.start("v") - match.start()
+    whole = match.group(0)
+    return whole[:start] + mark("password") + whole[start + len(value) :]
+
+
+_SAID_AFTER = (":", " is ", " was ", " are ", " were ", " to ", "\tis\t", "\tto\t")
+_SAID_REACH = 200  # the name, up to four words of 40 characters, the verb
+
+
+def _said_probe(text: str, lowered: str) -> bool:
+    """A secret's name, then within reach ":" or a verb followed by a word that could be a
+    password (six characters or more, a letter and a digit or symbol): string methods only."""
+    for name in _SAID_NAMES:
+        i = lowered.find(name)
+        while i >= 0:
+            window = lowered[i + len(name) : i + len(name) + _SAID_REACH]
+            for after in _SAID_AFTER:
+                j = window.find(after)
+                while j >= 0:
+                    if _said_word(window[j + len(after) : j + len(after) + 160]):
+                        return True
+                    j = window.find(after, j + 1)
+            i = lowered.find(name, i + 1)
+    return False
+
+
+def _said_word(rest: str) -> bool:
+    words = rest.split(None, 2)
+    if words and words[0] in ("now", "still"):
+        words = words[1:]
+    word = words[0].strip("`'\"") if words else ""
+    return (
+        len(word) >= 6
+        and any(c.isalpha() for c in word)
+        and any(c.isdigit() or c in _SYMBOLS for c in word)
+    )
+
+
 CONTEXT_RULES: tuple[Rule, ...] = (
+    Rule("password", _SAID, Probe(_SAID_NAMES, _said_probe), action=_said),
     Rule(
         "password",
         r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,31}+://(?P<auth>[^\s/'\"<>\\]*+)",
@@ -417,7 +522,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "password",
         r"(?i)(?<![a-z0-9_\-.])(?P<cmd>mysql[a-z]*+|mariadb[a-z\-]*+|curl|sshpass|redis-cli"
         r"|ldap[a-z]++|docker|podman|nerdctl|buildah|helm|oras|skopeo|az|smbclient|htpasswd"
-        r"|openssl|ssh-keygen|zip|unzip|7z[az]?+|(?:https?+|xhs?+)(?=[ \t]))(?![a-z0-9_\-])"
+        r"|openssl|ssh-keygen|zip|unzip|7z[az]?+|sqlcmd|bcp|rabbitmqctl|(?:https?+|xhs?+)(?=[ \t]))"
+        r"(?![a-z0-9_\-])"
         r"(?P<seg>(?:[^\n\\]++|\\.)*+)",
         _command_probe,
         action=_command,
