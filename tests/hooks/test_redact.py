@@ -106,6 +106,15 @@ def test_normal_text_is_kept(text: str) -> None:
     assert redact(text) == text
 
 
+def test_an_aws_secret_goes_beside_its_key_id_and_a_word_run_stays() -> None:
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    assert redact(f"AKIAIOSFODNN7EXAMPLE,{secret}") == (
+        "[redacted:aws_access_key],[redacted:aws_secret_key]"
+    )
+    words = "ThisIsJustAFortyCharacterLongSentenceXYZ"
+    assert redact(f"AKIAIOSFODNN7EXAMPLE {words}") == f"[redacted:aws_access_key] {words}"
+
+
 def test_private_regions_and_values() -> None:
     assert (
         strip_private("a <PRIVATE>x</private> b <private>y</private>") == "a [private] b [private]"
@@ -132,6 +141,9 @@ _FRAGMENTS = [
     *["machine h login u ", "requirepass ", "h:5432:d:u:", "jdbc:oracle:thin:", "sqlplus "],
     *["auth=(", "BasicAuth(", "'u'", ", ", "@h", "Q~", ":AA", "-us1", "\t", "\\"],
     *["0123456789abcdef" * 2, "sk_live_", "rk_test_", "git config ", "a1B2c3D4e5F6g7H8"],
+    # secrets said in words, and an AWS secret beside its key id
+    *[" is ", " est ", " to ", "**", " for the db", "Tr0ub4dor&3", "mot de passe", "pw", "token"],
+    *["AKIAIOSFODNN7EXAMPLE,", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
 ]
 
 

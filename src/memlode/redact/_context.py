@@ -398,10 +398,17 @@ _QUOTED_V = r"(?P<q>['\"])(?P<v>[^'\"\n]*+)(?P=q)"
 # an expression. Code's ``name = value`` is _assign.py's.
 _SAID_NAMES = (
     "password",
+    "pw",
+    "mot de passe",
+    "passwort",
+    "kennwort",
+    "contraseña",
+    "contrasena",
+    "senha",
+    "wachtwoord",
     "passwd",
     "passphrase",
     "passcode",
-    "pwd",
     "api key",
     "api-key",
     "api_key",
@@ -411,12 +418,13 @@ _SAID_NAMES = (
     "access key",
 )
 _SAID = (
-    r"(?i)(?<![a-z0-9_\-])(?:pass(?:word|wd|phrase|code)|pwd|api[ _\-]?key|secret(?:[ _\-]key)?+"
-    r"|access[ _\-]key|token)s?+"
-    r"(?:[ \t]++(?:for|of|on|to)(?:[ \t]++[^\s:=]{1,40}+){1,4}?)?"
+    r"(?i)(?<![a-z0-9_\-])(?:pass(?:word|wd|phrase|code)|pwd?+|api[ _\-]?key|secret(?:[ _\-]key)?+"
+    r"|access[ _\-]key|token|mot[ \t]de[ \t]passe|passwort|kennwort|contrase(?:ñ|n)a|senha"
+    r"|wachtwoord)s?+(?:\*\*|__)?+"
+    r"(?:[ \t]++(?:for|of|on|to|für|pour|de|para|del?)(?:[ \t]++[^\s:=]{1,40}+){1,4}?)?"
     r"(?:[ \t]++(?:(?:is|was|are|were|has[ \t]++been)[ \t]++)?+(?:set|changed|reset)[ \t]++to"
-    r"|[ \t]++(?:is|was|are|were)(?:[ \t]++(?:now|still))?+"
-    r"|[ \t]*+:)[ \t]++[`'\"]?+(?P<v>[^\s`'\"]{6,128}+)"
+    r"|[ \t]++(?:is|was|are|were|est|ist|war|es|era|é|è)(?:[ \t]++(?:now|still))?+"
+    r"|[ \t]*+:(?:\*\*|__)?+)[ \t]++[`'\"]?+(?P<v>[^\s`'\"]{6,128}+)"
 )
 # Words with digits that name a technique, not a secret ("the token is base64", "sha256").
 _TECHNICAL = frozenset(
@@ -458,6 +466,7 @@ def _said(match: re.Match[str]) -> str:
 
 
 _SAID_AFTER = (":", " is ", " was ", " are ", " were ", " to ", "\tis\t", "\tto\t")
+_SAID_AFTER += (" est ", " ist ", " war ", " es ", " era ", " é ", " è ")
 _SAID_REACH = 200  # the name, up to four words of 40 characters, the verb
 
 
@@ -479,7 +488,7 @@ def _said_probe(text: str, lowered: str) -> bool:
 
 
 def _said_word(rest: str) -> bool:
-    words = rest.split(None, 2)
+    words = rest.lstrip("*_").split(None, 2)
     if words and words[0] in ("now", "still"):
         words = words[1:]
     word = words[0].strip("`'\"") if words else ""

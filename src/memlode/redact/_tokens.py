@@ -119,6 +119,17 @@ def _hex_with_digits(match: re.Match[str]) -> str:
     return match.group(0)
 
 
+def _aws_secret(match: re.Match[str]) -> str:
+    """The 40 characters after a key id, when they mix cases and hold a digit, "/" or "+", as
+    a secret access key does (not a word run)."""
+    value = match.group("v")
+    mixed = value != value.lower() and value != value.upper()
+    if not (mixed and any(c.isdigit() or c in "/+" for c in value)):
+        return match.group(0)
+    start = match.start("v") - match.start()
+    return match.group(0)[:start] + mark("aws_secret_key")
+
+
 def _lob_shape(text: str, lowered: str) -> bool:
     """ "live_" or "test_" at the start of a word, then 35 hex digits with a digit and a letter
     among them, then no more token characters: a Lob API key."""
@@ -181,6 +192,13 @@ TOKEN_RULES: tuple[Rule, ...] = (
         bounded("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glimt-", "glagent-", "glft-"),
     ),
     Rule("gitlab_token", _B + r"GR1348941[A-Za-z0-9_\-]{20,}+", has("GR1348941")),
+    Rule(  # the secret beside its key id: "AKIA…,wJalr…" (the console's CSV), "AKIA… wJalr…"
+        "aws_secret_key",
+        r"(?<![A-Z0-9])(?:" + "|".join(_AWS) + r")[A-Z0-9]{16}[ \t,;:|]{1,6}+"
+        r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        has(*_AWS),
+        action=_aws_secret,
+    ),
     Rule(
         "aws_access_key",
         r"(?<![A-Z0-9])(?:" + "|".join(_AWS) + r")[A-Z0-9]{16}(?![A-Z0-9])",
