@@ -465,8 +465,10 @@ def _said(match: re.Match[str]) -> str:
     return whole[:start] + mark("password") + whole[start + len(value) :]
 
 
-_SAID_AFTER = (":", " is ", " was ", " are ", " were ", " to ", "\tis\t", "\tto\t")
-_SAID_AFTER += (" est ", " ist ", " war ", " es ", " era ", " é ", " è ")
+_SAID_AFTER = (
+    *(":", " is ", " was ", " are ", " were ", " to ", "\tis\t", "\tto\t"),
+    *(" est ", " ist ", " war ", " es ", " era ", " é ", " è "),
+)
 _SAID_REACH = 200  # the name, up to four words of 40 characters, the verb
 
 
