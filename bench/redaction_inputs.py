@@ -41,6 +41,8 @@ def adversarial(size: int) -> dict[str, str]:
         "token: API- runs": rep("API-AAAA"),
         "token: webhook paths": rep("/IncomingWebhook/" + "a" * 32 + "/"),
         "token: Sourcegraph runs": rep("sgp_" + "a" * 16 + "_"),
+        "token: Bundler host runs": "BUNDLE_" + rep("A__"),
+        "token: Twitter A runs": rep("A"),
         "uri: scheme runs": rep("a.") + "://",
         "uri: many schemes": rep("a://"),
         "uri: user:pass without @": "x://" + rep("a:"),

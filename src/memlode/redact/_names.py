@@ -186,6 +186,8 @@ _FUSED_ENDINGS = ("password", "passwd", "passphrase", "secret", "token")
 # Whole names that are never secrets although they end in one: the shell's previous directory.
 # (``PWD`` is a secret's name, ODBC's ``Pwd=``; the shell's ``PWD=/home/x`` is a path, kept.)
 _NOT_SECRET_NAMES = frozenset({"oldpwd"})
+# Whole names that end in "pass", which alone is too common an ending (bypass, compass).
+_FUSED_NAMES = frozenset({"sshpass", "pgpass", "smbpass", "ldappass"})
 
 # Values that are plainly not secrets: types, null words, booleans, placeholders, auth schemes.
 _PLAIN_VALUES = frozenset(
@@ -309,7 +311,7 @@ def _strength(words: list[str]) -> int:
     last = _word(words[-1])
     if len(words) == 1 and last in _NOT_SECRET_NAMES:
         return 0
-    if last in _SECRET_WORDS:
+    if last in _SECRET_WORDS or (len(words) == 1 and last in _FUSED_NAMES):
         return STRONG
     if last == "key" and len(words) >= 2:
         before = _word(words[-2])

@@ -14,6 +14,7 @@ from memlode.redact._rules import WORD_CHARS, Probe, Rule, after, bounded, has, 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from collections.abc import Callable
 
 __all__ = ["PEM_RULES", "TOKEN_RULES"]
 
@@ -128,6 +129,19 @@ def _aws_secret(match: re.Match[str]) -> str:
         return match.group(0)
     start = match.start("v") - match.start()
     return match.group(0)[:start] + mark("aws_secret_key")
+
+
+def _mixed_run(kind: str) -> Callable[[re.Match[str]], str]:
+    """Redact a match whose run after the prefix holds a digit and a letter, as a random one
+    does (not "live_" and a long name)."""
+
+    def action(match: re.Match[str]) -> str:
+        run = match.group(0).partition("_")[2]
+        if any(c.isdigit() for c in run) and any(c.isalpha() for c in run):
+            return mark(kind)
+        return match.group(0)
+
+    return action
 
 
 def _lob_shape(text: str, lowered: str) -> bool:
@@ -403,6 +417,26 @@ TOKEN_RULES: tuple[Rule, ...] = (
     Rule("maxmind_key", _B + r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![A-Za-z0-9])", has("_mmk")),
     Rule("packagist_token", _B + r"packagist_[ou][ru]t_[a-f0-9]{68}", has("packagist_")),
     Rule("ubidots_token", _B + r"BBFF-[A-Za-z0-9]{30}(?![A-Za-z0-9])", after("BBFF-", 30)),
+    Rule(
+        "gocardless_token",
+        _B + r"live_[A-Za-z0-9_\-]{40}(?![A-Za-z0-9_=\-])",
+        after("live_", 40),
+        action=_mixed_run("gocardless_token"),
+    ),
+    Rule("twitter_token", r"AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{30,}+", has("AAAAAAAAAAAAAAAAAAAAA")),
+    Rule("launchdarkly_token", _B + r"api-" + _UUID, after("api-", 36)),
+    Rule(
+        "defined_networking_key",
+        _B + r"dnkey-[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52}",
+        has("dnkey-"),
+    ),
+    Rule(  # Bundler's credentials for a gem server: BUNDLE_ENTERPRISE__CONTRIBSYS__COM=user:pw
+        "bundler_credentials",
+        r"(?<![A-Za-z0-9_])BUNDLE_[A-Z0-9_]{0,80}?__[A-Z0-9_]{1,80}+[ \t]*+[=:][ \t]*+['\"]?+"
+        r"(?P<v>[^\s'\"]{6,}+)",
+        has("BUNDLE_"),
+        group="v",
+    ),
     Rule(
         "teams_webhook",
         r"(?<=/IncomingWebhook/)[A-Za-z0-9]{32}/[A-Za-z0-9\-]{8,}+",
