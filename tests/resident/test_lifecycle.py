@@ -8,6 +8,8 @@ import os
 import shutil
 import signal
 import stat
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -236,6 +238,42 @@ def test_a_stalled_resident_costs_the_prompt_only_its_deadline(
     finally:
         os.kill(info["pid"], signal.SIGCONT)
     assert ping(memlode_home) is not None  # it goes on serving afterwards
+
+
+def test_stop_reaches_a_resident_too_busy_to_answer(workdir: Path, memlode_home: Path) -> None:
+    """A resident that holds the lock but does not answer the stop request in time (stalled
+    here) gets SIGTERM and stops; before, `resident stop` said that none served and left it
+    running."""
+    memlode("resident", cwd=workdir)
+    info = wait_ready(memlode_home)
+    os.kill(info["pid"], signal.SIGSTOP)
+    stopping = subprocess.Popen(
+        [sys.executable, "-m", "memlode", "resident", "stop"],
+        cwd=workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # the stop request goes unanswered for its second; then the signal waits in the queue
+        assert wait_until(lambda: stopping.poll() is not None or _signalled(info["pid"]), 30)
+    finally:
+        os.kill(info["pid"], signal.SIGCONT)
+    out, err = stopping.communicate(timeout=60)
+    assert (stopping.returncode, err) == (0, ""), out
+    assert out.strip() == f"resident stopped (pid {info['pid']})"
+    assert not held(lock_of(memlode_home))
+
+
+def _signalled(pid: int) -> bool:
+    """A signal other than SIGCONT waits for the stopped process ``pid``."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            fields = dict(line.split(":", 1) for line in fh if ":" in line)
+    except OSError:
+        return False
+    pending = int(fields.get("ShdPnd", "0"), 16) | int(fields.get("SigPnd", "0"), 16)
+    return bool(pending & ~(1 << (signal.SIGCONT - 1)))
 
 
 def test_a_removed_store_stops_its_resident(workdir: Path, tmp_path: Path) -> None:

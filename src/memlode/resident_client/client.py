@@ -211,17 +211,54 @@ def start(
 
 def stop(settings: Settings, timeout: float = STOP_TIMEOUT) -> dict[str, Any] | None:
     """Ask the resident to stop and wait until its lock is free; what it said, or None when
-    none answered. A resident hosted by ``memlode mcp`` refuses (``code`` ``refused``)."""
+    none runs. A resident hosted by ``memlode mcp`` refuses (``code`` ``refused``). One that
+    holds the lock but does not answer in time (busy, stalled) is sent SIGTERM, which it takes
+    as a stop request."""
+
+    path = lock_path(str(settings.home), database_of(settings))
+    answer = ask(settings, {"op": "stop"}, PING_TIMEOUT)
+    if answer is None:
+        return _signal_owner(path, timeout)
+    if "error" in answer:
+        return answer
+    _wait_free(path, timeout)
+    return answer
+
+
+def _signal_owner(path: str, timeout: float) -> dict[str, Any] | None:
+    """SIGTERM to the resident that holds the lock at ``path`` without answering; None when
+    no process holds it."""
+    import signal
+
+    from memlode.resident_client.lock import held, read_owner
+
+    owner = read_owner(path) if held(path) else None
+    if owner is None:
+        return None if not held(path) else {"error": "the resident does not answer"}
+    pid = owner.get("pid")
+    if not isinstance(pid, int) or owner.get("host") != "resident":
+        return {"error": f"the resident (pid {pid}) does not answer; it stops with its host"}
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return None
+    except OSError as exc:
+        return {"error": f"cannot stop the resident (pid {pid}): {exc.strerror}"}
+    if not _wait_free(path, timeout):
+        return {"error": f"the resident (pid {pid}) did not stop within {timeout:g} s"}
+    return {"pid": pid, "stopped": True, "signal": "SIGTERM"}
+
+
+def _wait_free(path: str, timeout: float) -> bool:
+    """Wait until no process holds the lock at ``path``; False when one still does."""
     from memlode.resident_client.lock import held
 
-    answer = ask(settings, {"op": "stop"}, PING_TIMEOUT)
-    if answer is None or "error" in answer:
-        return answer
     deadline = time.monotonic() + timeout
-    path = lock_path(str(settings.home), database_of(settings))
-    while held(path) and time.monotonic() < deadline:
+    while held(path):
+        if time.monotonic() >= deadline:
+            return False
         time.sleep(0.05)
-    return answer
+    return True
 
 
 def _project_here() -> str:
