@@ -470,11 +470,18 @@ _SAID_AFTER = (
     *(" est ", " ist ", " war ", " es ", " era ", " é ", " è "),
 )
 _SAID_REACH = 200  # the name, up to four words of 40 characters, the verb
+# Words the probe looks at before it leaves the text to the pattern (linear in any case): a
+# text full of secrets' names and colons ("token:token:…") would cost it the window's length
+# for every name, where the pattern reads each character a bounded number of times.
+_SAID_PROBE_BUDGET = 256
 
 
 def _said_probe(text: str, lowered: str) -> bool:
     """A secret's name, then within reach ":" or a verb followed by a word that could be a
-    password (six characters or more, a letter and a digit or symbol): string methods only."""
+    password (six characters or more, a letter and a digit or symbol): string methods only,
+    so that most texts never compile the pattern. True too when the text has more candidates
+    than the budget."""
+    budget = _SAID_PROBE_BUDGET
     for name in _SAID_NAMES:
         i = lowered.find(name)
         while i >= 0:
@@ -482,7 +489,8 @@ def _said_probe(text: str, lowered: str) -> bool:
             for after in _SAID_AFTER:
                 j = window.find(after)
                 while j >= 0:
-                    if _said_word(window[j + len(after) : j + len(after) + 160]):
+                    budget -= 1
+                    if budget < 0 or _said_word(window[j + len(after) : j + len(after) + 160]):
                         return True
                     j = window.find(after, j + 1)
             i = lowered.find(name, i + 1)

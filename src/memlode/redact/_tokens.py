@@ -120,15 +120,17 @@ def _hex_with_digits(match: re.Match[str]) -> str:
     return match.group(0)
 
 
-def _aws_secret(match: re.Match[str]) -> str:
-    """The 40 characters after a key id, when they mix cases and hold a digit, "/" or "+", as
-    a secret access key does (not a word run)."""
+def _aws_keys(match: re.Match[str]) -> str:
+    """The key id, and the 40 characters after it when they mix cases and hold a digit, "/" or
+    "+", as a secret access key does (not a word run)."""
+    key_id = mark("aws_access_key")
     value = match.group("v")
+    if value is None:
+        return key_id
     mixed = value != value.lower() and value != value.upper()
-    if not (mixed and any(c.isdigit() or c in "/+" for c in value)):
-        return match.group(0)
-    start = match.start("v") - match.start()
-    return match.group(0)[:start] + mark("aws_secret_key")
+    if mixed and any(c.isdigit() or c in "/+" for c in value):
+        return key_id + match.group("sep") + mark("aws_secret_key")
+    return key_id + match.group("sep") + value
 
 
 def _mixed_run(kind: str) -> Callable[[re.Match[str]], str]:
@@ -206,17 +208,12 @@ TOKEN_RULES: tuple[Rule, ...] = (
         bounded("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glimt-", "glagent-", "glft-"),
     ),
     Rule("gitlab_token", _B + r"GR1348941[A-Za-z0-9_\-]{20,}+", has("GR1348941")),
-    Rule(  # the secret beside its key id: "AKIA…,wJalr…" (the console's CSV), "AKIA… wJalr…"
-        "aws_secret_key",
-        r"(?<![A-Z0-9])(?:" + "|".join(_AWS) + r")[A-Z0-9]{16}[ \t,;:|]{1,6}+"
-        r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-        has(*_AWS),
-        action=_aws_secret,
-    ),
-    Rule(
+    Rule(  # and the secret beside the key id: "AKIA…,wJalr…" (the console's CSV), "AKIA… wJalr…"
         "aws_access_key",
-        r"(?<![A-Z0-9])(?:" + "|".join(_AWS) + r")[A-Z0-9]{16}(?![A-Z0-9])",
+        r"(?<![A-Z0-9])(?:" + "|".join(_AWS) + r")[A-Z0-9]{16}(?![A-Z0-9])"
+        r"(?:(?P<sep>[ \t,;:|]{1,6}+)(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=]))?",
         has(*_AWS),
+        action=_aws_keys,
     ),
     Rule("alibaba_key", r"(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{12,20}(?![A-Za-z0-9])", has("LTAI")),
     Rule("slack_token", _B + r"xox[abposrec]-[A-Za-z0-9\-]{10,}+", bounded("xox")),
