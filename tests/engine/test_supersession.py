@@ -343,10 +343,15 @@ def test_the_rules_link_nothing_to_a_statement_that_adds_or_names_another_value(
     assert best_match(also, [pool]) is None
     coverage = Statement("c", "The coverage job runs nyc over the unit tests.", _at(1))
     runner = Statement("r", "The unit tests run with Mocha.", _at(1))
-    switched = Statement("s", "Switched the unit tests from Mocha to Vitest.", _at(2))
-    assert best_match(switched, [coverage]) is None
-    found = best_match(switched, [coverage, runner])
-    assert found is not None and found.old_id == "r"
+    switched = "Switched the unit tests from Mocha to Vitest."
+    assert _replaced(switched, coverage) is None
+    assert _replaced(switched, coverage, runner) == "r"
+
+
+def _replaced(new: str, *earlier: Statement) -> str | None:
+    """The id of the one of ``earlier`` that ``new`` (stated after them) replaces, if any."""
+    found = best_match(Statement("new", new, _at(28)), list(earlier))
+    return found.old_id if found is not None else None
 
 
 def test_a_change_to_the_value_a_statement_holds_or_away_from_one_it_excludes_replaces_nothing(
@@ -355,18 +360,16 @@ def test_a_change_to_the_value_a_statement_holds_or_away_from_one_it_excludes_re
     """ "Bumped Node to 20" after "targets Node 20" confirms it (by any rule, the meaning rule
     too); "switched the bus from Kafka" replaces the statement that the bus is Kafka, not one
     that says its logs are "not in Kafka"."""
-    bumped = Statement("n", "Bumped Node in the gateway image to 20.", _at(3))
+    bumped = "Bumped Node in the gateway image to 20."
     same = Statement("s", "The gateway image targets Node 20.", _at(1))
     older = Statement("o", "The gateway image runs Node 18.", _at(1))
-    assert best_match(bumped, [same]) is None
-    found = best_match(bumped, [older])
-    assert found is not None and found.old_id == "o"
+    assert _replaced(bumped, same) is None
+    assert _replaced(bumped, older) == "o"
     audit = Statement("a", "Audit events are kept in the audit_events table, not in Kafka.", _at(1))
     bus = Statement("b", "The event bus between the services is Kafka.", _at(1))
-    switched = Statement("w", "Switched the event bus from Kafka to NATS.", _at(2))
-    assert best_match(switched, [audit]) is None
-    found = best_match(switched, [audit, bus])
-    assert found is not None and found.old_id == "b"
+    switched = "Switched the event bus from Kafka to NATS."
+    assert _replaced(switched, audit) is None
+    assert _replaced(switched, audit, bus) == "b"
 
     first = _decided(engine, "The gateway image targets Node 20.", 1)
     new = _decided(engine, "Bumped Node in the gateway image to 20.", 3)

@@ -247,13 +247,7 @@ def test_stop_reaches_a_resident_too_busy_to_answer(workdir: Path, memlode_home:
     memlode("resident", cwd=workdir)
     info = wait_ready(memlode_home)
     os.kill(info["pid"], signal.SIGSTOP)
-    stopping = subprocess.Popen(
-        [sys.executable, "-m", "memlode", "resident", "stop"],
-        cwd=workdir,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    stopping = _spawn(workdir, "resident", "stop")
     try:
         # the stop request goes unanswered for its second; then the signal waits in the queue
         assert wait_until(lambda: stopping.poll() is not None or _signalled(info["pid"]), 30)
@@ -263,6 +257,17 @@ def test_stop_reaches_a_resident_too_busy_to_answer(workdir: Path, memlode_home:
     assert (stopping.returncode, err) == (0, ""), out
     assert out.strip() == f"resident stopped (pid {info['pid']})"
     assert not held(lock_of(memlode_home))
+
+
+def _spawn(cwd: Path, *args: str) -> subprocess.Popen[str]:
+    """``memlode ARGS`` started in ``cwd``, its output piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "memlode", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _signalled(pid: int) -> bool:
@@ -409,16 +414,7 @@ def test_clients_ask_only_a_socket_in_a_private_folder(
 def test_a_foreground_resident_stops_cleanly_on_a_signal(
     workdir: Path, memlode_home: Path, sig: signal.Signals
 ) -> None:
-    import subprocess
-    import sys
-
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memlode", "resident", "--foreground"],
-        cwd=workdir,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _spawn(workdir, "resident", "--foreground")
     try:
         info = wait_ready(memlode_home)
         assert info["pid"] == proc.pid
