@@ -416,10 +416,12 @@ _SAID_NAMES = (
     "secret",
     "token",
     "access key",
+    "access_key",
+    "access-key",
 )
 _SAID = (
     r"(?i)(?<![a-z0-9_\-])(?:pass(?:word|wd|phrase|code)|pwd?+|api[ _\-]?key|secret(?:[ _\-]key)?+"
-    r"|access[ _\-]key|token|mot[ \t]de[ \t]passe|passwort|kennwort|contrase(?:ñ|n)a|senha"
+    r"|access[ _\-]key|token|mot de passe|passwort|kennwort|contrase(?:ñ|n)a|senha"
     r"|wachtwoord)s?+(?:\*\*|__)?+"
     r"(?:[ \t]++(?:for|of|on|to|für|pour|de|para|del?)(?:[ \t]++[^\s:=]{1,40}+){1,4}?)?"
     r"(?:[ \t]++(?:(?:is|was|are|were|has[ \t]++been)[ \t]++)?+(?:set|changed|reset)[ \t]++to"
