@@ -452,6 +452,9 @@ def _said_value(value: str) -> bool:
     low = value.lower()
     if low.rstrip("0123456789-_.") in _TECHNICAL:
         return False
+    number = low.rstrip("abcdefghijklmnopqrstuvwxyz%")
+    if number.isdigit() and len(low) - len(number) <= 3:
+        return False  # a quantity: "3600s", "512mb", "30min"
     if "-" in low and low.rpartition("-")[2].isalpha() and low == value:
         return False  # "base64-encoded", "sha256-signed": a compound word
     # a dotted name or a version: "config.v2", "1.2.3", "v2.1"
