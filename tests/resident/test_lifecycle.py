@@ -240,13 +240,23 @@ def test_a_stalled_resident_costs_the_prompt_only_its_deadline(
     assert ping(memlode_home) is not None  # it goes on serving afterwards
 
 
-def test_stop_reaches_a_resident_too_busy_to_answer(workdir: Path, memlode_home: Path) -> None:
-    """A resident that holds the lock but does not answer the stop request in time (stalled
-    here) gets SIGTERM and stops; before, `resident stop` said that none served and left it
-    running."""
+def test_status_and_stop_reach_a_resident_too_busy_to_answer(
+    workdir: Path, memlode_home: Path
+) -> None:
+    """A resident that holds the lock but does not answer in time (stalled here): `resident
+    status` says it runs and does not answer, and `resident stop` sends it SIGTERM and it
+    stops; before, both said that none served, and it went on running."""
     memlode("resident", cwd=workdir)
     info = wait_ready(memlode_home)
     os.kill(info["pid"], signal.SIGSTOP)
+    try:  # status says it runs, though it does not answer (before: "no resident", exit 3)
+        shown = memlode("resident", "status", "--json", cwd=workdir)
+    except BaseException:
+        os.kill(info["pid"], signal.SIGCONT)
+        raise
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    answer = json.loads(shown.stdout)
+    assert (answer["running"], answer["answering"], answer["pid"]) == (True, False, info["pid"])
     stopping = _spawn(workdir, "resident", "stop")
     try:
         # the stop request goes unanswered for its second; then the signal waits in the queue

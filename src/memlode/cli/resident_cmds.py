@@ -83,13 +83,23 @@ def status(ctx: click.Context, as_json: bool) -> None:
         ping = ask(settings, {"op": "ping"}, 1.0)
         answer = ping if ping is not None and ping.get("ok") is True else None
     if answer is None:
+        owner = _silent_owner(settings)
+        if owner is not None:  # it holds the lock: it runs, too busy (or stalled) to answer
+            if as_json:
+                echo_json({"running": True, "answering": False, **owner})
+            else:
+                click.echo(
+                    f"resident running (pid {owner.get('pid')}, {owner.get('host')}) for "
+                    f"{owner.get('db')}, but it did not answer within 5 s (busy or stalled)"
+                )
+            return
         if as_json:
             echo_json({"running": False, "db": database_of(settings)})
         else:
             click.echo(f"no resident process serves {database_of(settings)}")
         ctx.exit(EXIT_NOT_FOUND)
     assert answer is not None
-    answer = {"running": True, **answer}
+    answer = {"running": True, "answering": True, **answer}
     if as_json:
         echo_json(answer)
         return
@@ -108,6 +118,16 @@ def status(ctx: click.Context, as_json: bool) -> None:
             f"  embedder: {answer.get('embed_model') or 'none'}, "
             f"{answer['pending_embeddings']} rows waiting"
         )
+
+
+def _silent_owner(settings: Any) -> dict[str, Any] | None:
+    """What the process holding the store's lock wrote there, when one holds it."""
+    from memlode.resident_client.client import database_of
+    from memlode.resident_client.lock import held, read_owner
+    from memlode.resident_client.paths import lock_path
+
+    path = lock_path(str(settings.home), database_of(settings))
+    return read_owner(path) if held(path) else None
 
 
 @resident.command("stop")
