@@ -75,7 +75,7 @@ def _serve(settings: Any, idle: float, log_file: str | None) -> None:
 @click.pass_context
 def status(ctx: click.Context, as_json: bool) -> None:
     """Show the store's resident process (exit 3 when none runs)."""
-    from memlode.resident_client.client import ask, database_of
+    from memlode.resident_client.client import ask, database_of, holder
 
     settings = settings_from(ctx)
     answer = ask(settings, {"op": "status"}, 5.0)
@@ -83,14 +83,15 @@ def status(ctx: click.Context, as_json: bool) -> None:
         ping = ask(settings, {"op": "ping"}, 1.0)
         answer = ping if ping is not None and ping.get("ok") is True else None
     if answer is None:
-        owner = _silent_owner(settings)
+        owner = holder(settings)
         if owner is not None:  # it holds the lock: it runs, too busy (or stalled) to answer
             if as_json:
                 echo_json({"running": True, "answering": False, **owner})
             else:
                 click.echo(
                     f"resident running (pid {owner.get('pid')}, {owner.get('host')}) for "
-                    f"{owner.get('db')}, but it did not answer within 5 s (busy or stalled)"
+                    f"{owner.get('db') or database_of(settings)}, but it did not answer within "
+                    "5 s (busy or stalled)"
                 )
             return
         if as_json:
@@ -118,16 +119,6 @@ def status(ctx: click.Context, as_json: bool) -> None:
             f"  embedder: {answer.get('embed_model') or 'none'}, "
             f"{answer['pending_embeddings']} rows waiting"
         )
-
-
-def _silent_owner(settings: Any) -> dict[str, Any] | None:
-    """What the process holding the store's lock wrote there, when one holds it."""
-    from memlode.resident_client.client import database_of
-    from memlode.resident_client.lock import held, read_owner
-    from memlode.resident_client.paths import lock_path
-
-    path = lock_path(str(settings.home), database_of(settings))
-    return read_owner(path) if held(path) else None
 
 
 @resident.command("stop")

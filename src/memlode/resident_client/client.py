@@ -25,6 +25,7 @@ __all__ = [
     "ask",
     "database_of",
     "embedding_settings",
+    "holder",
     "ping",
     "ranking_settings",
     "replacing",
@@ -214,27 +215,35 @@ def stop(settings: Settings, timeout: float = STOP_TIMEOUT) -> dict[str, Any] | 
     none runs. A resident hosted by ``memlode mcp`` refuses (``code`` ``refused``). One that
     holds the lock but does not answer in time (busy, stalled) is sent SIGTERM, which it takes
     as a stop request."""
-
     path = lock_path(str(settings.home), database_of(settings))
     answer = ask(settings, {"op": "stop"}, PING_TIMEOUT)
     if answer is None:
-        return _signal_owner(path, timeout)
+        return _signal_holder(settings, path, timeout)
     if "error" in answer:
         return answer
     _wait_free(path, timeout)
     return answer
 
 
-def _signal_owner(path: str, timeout: float) -> dict[str, Any] | None:
+def holder(settings: Settings) -> dict[str, Any] | None:
+    """What the process that holds the store's resident lock wrote there (its pid, host,
+    store), answering or not; None when no process holds it."""
+    from memlode.resident_client.lock import held, read_owner
+
+    path = lock_path(str(settings.home), database_of(settings))
+    if not held(path):
+        return None
+    return read_owner(path) or {}
+
+
+def _signal_holder(settings: Settings, path: str, timeout: float) -> dict[str, Any] | None:
     """SIGTERM to the resident that holds the lock at ``path`` without answering; None when
     no process holds it."""
     import signal
 
-    from memlode.resident_client.lock import held, read_owner
-
-    owner = read_owner(path) if held(path) else None
+    owner = holder(settings)
     if owner is None:
-        return None if not held(path) else {"error": "the resident does not answer"}
+        return None
     pid = owner.get("pid")
     if not isinstance(pid, int) or owner.get("host") != "resident":
         return {"error": f"the resident (pid {pid}) does not answer; it stops with its host"}
