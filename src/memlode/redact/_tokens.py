@@ -111,15 +111,6 @@ _notion_probe = Probe(
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![A-Za-z0-9])"
 
 
-def _hex_with_digits(match: re.Match[str]) -> str:
-    """A run of hex digits that holds a digit and a letter, as a random one does: not
-    "test_" and 35 letters a to f."""
-    run = match.group(0).rpartition("_")[2]
-    if any(c.isdigit() for c in run) and any(c.isalpha() for c in run):
-        return mark("lob_key")
-    return match.group(0)
-
-
 def _aws_keys(match: re.Match[str]) -> str:
     """The key id, and the 40 characters after it when they mix cases and hold a digit, "/" or
     "+", as a secret access key does (not a word run)."""
@@ -388,7 +379,10 @@ TOKEN_RULES: tuple[Rule, ...] = (
         has("access-sandbox-", "access-development-", "access-production-"),
     ),
     Rule(
-        "lob_key", _B + r"(?:live|test)_[a-f0-9]{35}(?![A-Za-z0-9])", _lob, action=_hex_with_digits
+        "lob_key",
+        _B + r"(?:live|test)_[a-f0-9]{35}(?![A-Za-z0-9])",
+        _lob,
+        action=_mixed_run("lob_key"),
     ),
     Rule("newrelic_key", _B + r"NRII-[A-Za-z0-9\-]{32}", has("NRII-")),
     Rule("newrelic_key", _B + r"NRJS-[a-f0-9]{19}(?![A-Za-z0-9])", has("NRJS-")),
