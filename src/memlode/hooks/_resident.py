@@ -50,6 +50,7 @@ START_GRACE = 30.0
 _LOCK_PENDING = 2.0
 # How often a prompt knocks while the new resident has not bound its socket yet.
 _KNOCK = 0.05
+_MAX_PID = 1 << 31
 _STAMP = ".started"  # <key>.lock.started: when a hook last started a resident of the store
 
 
@@ -160,7 +161,8 @@ def _started(lock: str) -> tuple[float, int | None]:
     with open(lock + _STAMP, "rb") as stamp:
         age = time.time() - os.fstat(stamp.fileno()).st_mtime
         text = stamp.read(32).strip()
-    return age, int(text) if text.isdigit() else None
+    pid = int(text) if text.isdigit() and len(text) <= 10 else 0
+    return age, pid if 1 < pid < _MAX_PID else None  # a stamp not written by a hook: no pid
 
 
 def _alive(pid: int) -> bool:
