@@ -63,15 +63,54 @@ def words() -> Vocabulary:
 
 
 def ordinary(term: str, vocabulary: Vocabulary) -> bool:
-    """A lower-case ``term`` is an ordinary word: in ``vocabulary`` (or its plural is), or two
+    """A lower-case ``term`` is an ordinary word: in ``vocabulary`` (or its plural is), two
     such words written as one ("lookup", "frontend", "rerun": the vocabulary lacks many such
-    compounds); not "intl", "monorepos" or "pkgbuild"."""
+    compounds), or a regular form of either ("reworded", "rerunning", "autosaved": the
+    vocabulary lacks many inflected forms too); not "intl", "monorepos" or "pkgbuild"."""
+    return _word(term, vocabulary, 0) or any(
+        _word(base, vocabulary, MIN_COMPOUND_BASE) for base in _bases(term)
+    )
+
+
+def _word(term: str, vocabulary: Vocabulary, compound_from: int) -> bool:
+    """``term`` is in ``vocabulary`` (or its plural is), or, when it is at least
+    ``compound_from`` letters long, two such words run together."""
 
     def known(part: str) -> bool:  # a plural of two letters or more: "ids", not "ls"
         return part in vocabulary or (
             len(part) > 2 and part.endswith("s") and part[:-1] in vocabulary
         )
 
-    return known(term) or any(
-        term[:cut] in vocabulary and known(term[cut:]) for cut in range(2, len(term) - 1)
+    return known(term) or (
+        len(term) >= compound_from
+        and any(term[:cut] in vocabulary and known(term[cut:]) for cut in range(2, len(term) - 1))
     )
+
+
+# Regular endings of English verbs: a word the vocabulary lacks is still ordinary when its base
+# is ("reworded": "reword", two words run together). Not "-er" ("puppeteer", "docker" are
+# names) nor "-ly" ("plotly"); "-es" only where English writes it ("fixes", not "postgres").
+# Session replay (bench/RESULTS.md, "Session 32"): "When we reworded the release notes …" read
+# "reworded" as a name the store never saw, and the gate shut on the answer it held.
+_ENDINGS = ("ing", "ed", "es")
+_ES_AFTER = ("s", "x", "z", "ch", "sh", "o")
+MIN_BASE = 3
+# A base read as two words run together is five letters or more: short words run together make
+# too many names ordinary ("grep" reads as "gr" + "ep").
+MIN_COMPOUND_BASE = 5
+
+
+def _bases(term: str) -> list[str]:
+    """The bases ``term`` may be a regular form of: "reworded" -> "reword" (and "reworde", as
+    "used" -> "use"), "rerunning" -> "rerunn", "rerunne" and "rerun"."""
+    out: list[str] = []
+    for ending in _ENDINGS:
+        base = term[: -len(ending)]
+        if not term.endswith(ending) or len(base) < MIN_BASE:
+            continue
+        if ending == "es" and not base.endswith(_ES_AFTER):
+            continue
+        out += [base, base + "e"]
+        if base[-1] == base[-2] and base[-1] not in "aeiou":
+            out.append(base[:-1])
+    return out

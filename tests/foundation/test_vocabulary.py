@@ -18,6 +18,12 @@ def test_words_and_compounds_are_ordinary_names_are_not():
         assert vocabulary.ordinary(word, known), word
     for name in ("intl", "intls", "monorepos", "pkgbuild", "kubernetes", "i18n"):
         assert not vocabulary.ordinary(name, known), name
+    # a regular form of a word, or of two run together, is ordinary; a name that ends like one
+    # is not ("puppeteer", "postgres", "plotly": no "-er", "-es" after a consonant, "-ly")
+    for word in ("reworded", "rerunning", "autosaved", "deduplicated", "refreshes"):
+        assert "reworded" not in known and vocabulary.ordinary(word, known), word
+    for name in ("puppeteer", "postgres", "plotly", "grepped", "kustomized"):
+        assert not vocabulary.ordinary(name, known), name
     assert (
         "" not in known
         and "colour" in known

@@ -418,9 +418,17 @@ def test_contractions_and_requests_to_be_told_are_questions_requests_for_work_no
         "remind me of the port",
         "could you tell me why the build broke",
         "Can we drop Redis?",
+        "In the tests, what colour does it end on? I think your first guess was wrong.",
     ):
         assert asks(question), question
-    for told in ("let's call it a day", "don't push yet", "Add a flag", "Can you add an export?"):
+    for told in (
+        "let's call it a day",
+        "don't push yet",
+        "Add a flag",
+        "Can you add an export?",
+        "Can you add an export? It should be CSV.",
+        "Open http://localhost:3000/evals?page=2 and fix the pager",
+    ):
         assert not asks(told), told
 
 
