@@ -12,7 +12,7 @@ import pytest
 
 from memlode.config import Settings
 from memlode.engine import Engine, supersession
-from memlode.engine.supersede_rules import Statement, answers, best_match, has_cue
+from memlode.engine.supersede_rules import Statement, answers, best_match, has_cue, kept_apart
 from memlode.errors import InvalidInput, NotFound
 from memlode.search.statements import adds
 from memlode.storage import supersession as links
@@ -420,3 +420,85 @@ def test_replacing_names_what_was_linked_and_offers_what_may_be_replaced(engine:
     later = _decided(engine, "Traefik fronts every public API route of the shop, with limits.", 6)
     offered = [m.id for m in engine.replacing(later)[1]]
     assert offered[0] == envoy and kong not in offered  # not Kong: replaced already
+
+
+_TOKENS = "Production API tokens expire after 30 days."
+
+
+def test_an_exception_for_a_while_or_elsewhere_and_another_compound_name_replace_nothing() -> None:
+    """A time-boxed exception ("for the Black Friday weekend only") and a statement about
+    another environment or kind of build leave the rule beside them current; a compound name
+    that goes ("json-server") is held only by a statement that holds all of it. The meaning rule
+    keeps the first two apart as well."""
+    free = Statement("f", "Shipping is free on orders over 50 EUR.", _at(1))
+    friday = "For the Black Friday weekend only, free shipping now starts at 30 EUR."
+    assert _replaced(friday, free) is None
+    assert _replaced("Free shipping now starts at 30 EUR.", free) == "f"
+    release = Statement("r", "Release builds report crashes to Crashlytics.", _at(1))
+    assert (
+        _replaced("Debug builds have Crashlytics disabled; crashes go to Logcat.", release) is None
+    )
+    assert (
+        _replaced("Release builds no longer report to Crashlytics; Sentry instead.", release) == "r"
+    )
+    dev = Statement("d", "The dev server runs on port 5173 with HTTPS via mkcert.", _at(1))
+    mock = Statement("m", "The mock API server is json-server with db.json.", _at(1))
+    switched = "Switched the dev mock server from json-server to MSW handlers."
+    assert _replaced(switched, dev) is None
+    assert _replaced(switched, dev, mock) == "m"
+    # through the engine, each beside the rule in a namespace of its own: neither the wording
+    # rules nor the meaning rule (its nearest statement is the rule) link an exception, and a
+    # change of the rule itself is linked
+    for number, (text, replaces) in enumerate(
+        [
+            ("For the launch weekend only, API tokens no longer expire.", False),
+            ("Staging API tokens are now rotated every night by a cron job.", False),
+            ("Production API tokens now last a whole quarter.", True),
+        ]
+    ):
+        with Engine(Settings.load({"namespace": f"tokens{number}"})) as eng:
+            rule = _decided(eng, _TOKENS, 1)
+            later = _decided(eng, text, 2)
+            planned = supersession.plan_by_meaning(
+                eng.conn, [later], lambda _m, others: [0.9] * len(others)
+            )
+            made = links.linked_pairs(eng.conn, f"tokens{number}") + planned
+            assert [(r.old_id, r.new_id) for r in made] == ([(rule, later)] if replaces else [])
+    assert not kept_apart("Production API tokens now last a whole quarter.", _TOKENS)
+
+
+def test_search_keeps_a_rule_before_its_exception_for_a_while_or_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real model: a later statement on an earlier one's subject that holds for one release
+    only, or on another platform or environment, is no later answer to its question: search
+    leaves the earlier one first, and no rule links the two (before, the first two went first,
+    moved there as later answers, and the third was linked as a changed value)."""
+    monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "local")
+    pairs = [
+        (
+            "Deploys go out every Tuesday after the release review.",
+            "For the 4.2 release only, deploys go out on Thursday because of the conference.",
+            "Which day do deploys go out?",
+        ),
+        (
+            "On Linux, the indexer watches files with inotify.",
+            "On macOS, the indexer watches files with FSEvents through a small Swift helper.",
+            "How does the indexer watch files on Linux?",
+        ),
+        (
+            "Production logs are shipped to Loki and kept for 30 days.",
+            "Staging logs are shipped to Loki too but kept for 3 days only.",
+            "How long are production logs kept?",
+        ),
+    ]
+    with Engine(Settings.load({"namespace": "shop"})) as eng:
+        stored = [
+            (_decided(eng, rule, 1 + i), _decided(eng, other, 20 + i), question)
+            for i, (rule, other, question) in enumerate(pairs)
+        ]
+        eng.embed_pending()
+        assert links.linked_pairs(eng.conn, "shop") == []
+        for rule, other, question in stored:
+            order = [h.memory.id for h in eng.search(question, 5)]
+            assert order.index(rule) < order.index(other), question

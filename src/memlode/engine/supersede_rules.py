@@ -45,7 +45,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memlode.search.statements import adds
+from memlode.search.statements import adds, other_scope, temporary
 from memlode.textutil import STOPWORDS, stem, words
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "answers",
     "best_match",
     "has_cue",
+    "kept_apart",
     "negated",
     "opening",
     "terms",
@@ -200,15 +201,31 @@ def has_cue(text: str) -> bool:
 @functools.lru_cache(maxsize=ANALYSED_TEXTS)
 def negated(text: str) -> frozenset[str]:
     """The subject words the text names as what goes ("instead of Jest" -> {"jest"})."""
+    return frozenset(t for group in _gone(text) for t in group)
+
+
+@functools.lru_cache(maxsize=ANALYSED_TEXTS)
+def _gone(text: str) -> tuple[frozenset[str], ...]:
+    """Each value the text names as what goes, as the subject words of its first word: one
+    word ("jest"), or the parts of a compound name together ("json-server": "json", "server"),
+    which a statement holds only when it holds them all (``named_in``)."""
     lowered = " ".join(text.lower().split())
-    out: set[str] = set()
+    out: list[frozenset[str]] = []
     for pattern in _NEGATED_RE:
         for found in pattern.finditer(lowered):
             phrase = [w for w in found.group(1).split() if w not in _NOT_VALUES]
             named = [t for t in (terms(w) for w in phrase) if t]
             if named:  # the phrase's first subject word: "absolute" of "absolute paths"
-                out.update(named[0])
-    return frozenset(out)
+                out.append(named[0])
+    return tuple(out)
+
+
+def named_in(new: str, held: frozenset[str]) -> frozenset[str]:
+    """The subject words of what ``new`` names as going that a statement holding ``held``
+    holds: a compound name only when all of its parts are there ("Switched the mock server
+    from json-server to MSW" names nothing "The dev server runs on port 5173" holds; training
+    update set C, session 32)."""
+    return frozenset(t for group in _gone(new) if group <= held for t in group)
 
 
 @functools.lru_cache(maxsize=ANALYSED_TEXTS)
@@ -283,7 +300,7 @@ def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
     """The earlier statement ``new`` replaces, if a rule says so; the best-scored when several
     do (one that is still current before one already replaced)."""
     new_terms = terms(new.text)
-    if not new_terms or not earlier or adds(new.text):
+    if not new_terms or not earlier or adds(new.text) or temporary(new.text):
         return None
     new_answers = answers(new.text)
     cue = has_cue(new.text)
@@ -298,11 +315,12 @@ def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
         if not (old_terms & new_terms):  # every rule needs a subject word in common
             continue
         held = old_terms - excluded(old.text) if gone else old_terms
-        if gone and not (gone & held) and not new_answers:
+        named = named_in(new.text, held) if gone else frozenset()
+        if gone and not named and not new_answers:
             continue  # it names what it replaces, and this one does not hold it
-        if cue and restates(new.text, old.text):
+        if (cue and restates(new.text, old.text)) or other_scope(new.text, old.text):
             continue
-        found = _judge(new_terms, held, cue, gone, weight, (new_values, values(old.text)))
+        found = _judge(new_terms, held, cue, (gone, named), weight, (new_values, values(old.text)))
         if (
             found is None
             and _same_opening(new_opening, opening(old.text), cue)
@@ -330,15 +348,16 @@ def _judge(
     new_terms: frozenset[str],
     old_terms: frozenset[str],
     cue: bool,
-    gone: frozenset[str],
+    going: tuple[frozenset[str], frozenset[str]],
     weight: dict[str, float],
     found_values: tuple[frozenset[str], frozenset[str]],
 ) -> tuple[str, float] | None:
+    """``going``: what the new text names as going, and of that what the old one holds."""
     values_new, values_old = found_values
+    gone, named = going
     shared = new_terms & old_terms
     if not shared:
         return None
-    named = gone & old_terms
     subject = shared - gone
     smaller = min(len(new_terms), len(old_terms))
     overlap = len(shared) / smaller
@@ -391,6 +410,15 @@ def restates(new: str, old: str) -> bool:
     lowered = " ".join(new.lower().split())
     goes_to = {v for m in _DESTINATION.finditer(lowered) for v in values(m.group(1))}
     return bool(goes_to) and goes_to <= values(old) and not negated(new)
+
+
+def kept_apart(new: str, old: str) -> bool:
+    """What keeps the meaning rule (``memlode.engine.supersession.plan_by_meaning``) from
+    linking two near statements, as it keeps the wording rules: the new one confirms the old
+    one's value (``restates``), holds for a while only (``temporary``) or elsewhere
+    (``other_scope``). Not the wording rules' reading of what goes: the meaning rule links
+    what is said in other words (session 32: that guard lost a held-out link)."""
+    return restates(new, old) or temporary(new) or other_scope(new, old)
 
 
 def _other_action(new: str, old: str) -> bool:

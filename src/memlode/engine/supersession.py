@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memlode.engine.supersede_rules import Statement, best_match, has_cue, restates, terms
+from memlode.engine.supersede_rules import Statement, best_match, has_cue, kept_apart, terms
 from memlode.errors import InvalidInput, NotFound
 from memlode.search.statements import adds
 from memlode.storage import memories as memory_repo
@@ -204,7 +204,7 @@ def plan_by_meaning(
         old_id, old_text, _at = rows[best]
         if len(terms(old_text) & terms(memory.content)) < MEANING_MIN_SHARED:
             continue
-        if restates(memory.content, old_text):
+        if kept_apart(memory.content, old_text):
             continue
         if links.replaced_by(conn, [old_id]):  # what replaced it is what this one replaces
             continue

@@ -63,7 +63,7 @@ from memlode.search.signals import (
     tag_match,
     temporal_alignment,
 )
-from memlode.search.statements import adds
+from memlode.search.statements import beside
 from memlode.search.vector_side import NearestVectors
 from memlode.storage.capture import FAILURE_TAG, SUMMARY_SOURCE
 from memlode.storage.consolidation import demoted
@@ -423,8 +423,9 @@ def _later_first(
 ) -> list[str]:
     """``ranked_ids`` with each stated memory among the first ``k`` moved before its nearest
     earlier stated hit of the namespace when that is on its subject (``SAME_SUBJECT_COSINE``,
-    nearer than the next by ``SAME_SUBJECT_MARGIN``) and of its type, unless it says it adds
-    ("also", "a second"): a later answer to the same question is presumed current, whether or
+    nearer than the next by ``SAME_SUBJECT_MARGIN``) and of its type, unless it sits beside it
+    (``statements.beside``: "also", "for the launch weekend only", another environment): a
+    later answer to the same question is presumed current, whether or
     not a rule linked the two, and the question's words often match the replaced statement best
     (held-out update cases, session 28). A later memory only moves before an earlier one, so it
     ends; both stay in the list. ``memories`` (those read so far) gains the ones read here."""
@@ -466,9 +467,14 @@ def _later_first(
             continue
         if out.index(nearest) > out.index(memory_id):
             continue
-        if memory_id not in memories:
-            memories.update(fetch_many(conn, [memory_id]))
-        if memory_id in memories and not adds(memories[memory_id].content):
+        missing = [i for i in (memory_id, nearest) if i not in memories]
+        if missing:
+            memories.update(fetch_many(conn, missing))
+        if (
+            memory_id in memories
+            and nearest in memories
+            and not beside(memories[memory_id].content, memories[nearest].content)
+        ):
             out.remove(memory_id)
             # before the earlier one, and before any statement already moved there that is
             # older than this one: of several later answers to its question, the latest first

@@ -1,12 +1,15 @@
 """What a stated memory says of its place beside earlier ones on its subject, read from its
-words: search (``hybrid._later_first``) and the supersession rules (``engine.supersession``)
-both ask it."""
+words: it adds to it, holds for a while only, or holds in another environment, kind of build or
+platform (``beside``). Search (``hybrid._later_first``) and the supersession rules
+(``engine.supersede_rules``) both ask it."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["adds"]
+from memlode.textutil import stem, words
+
+__all__ = ["adds", "beside", "other_scope", "scopes", "temporary"]
 
 # A statement whose first clause says it adds ("we now also upload", "a second worker", "metrics
 # as well") sits beside what it is near, whatever its change words ("now", "switched on").
@@ -18,3 +21,63 @@ def adds(text: str) -> bool:
     """Whether the statement's first clause adds to its subject rather than changing it."""
     first = _CLAUSE_END.split(" ".join(text.lower().split()), maxsplit=1)[0]
     return _ADDS.search(first) is not None
+
+
+# A time-boxed exception ("For the Black Friday weekend only, free shipping starts at 30 EUR",
+# "temporarily", "for the 4.1.2 hotfix only"): the rule it departs from stays current beside it.
+_TEMPORARY = re.compile(
+    r"(?:^|[.;:!?]\s+)for (?:the |this |that |one |a |our )?[\w .'/#+-]{1,48}? only\b"
+    r"|\btemporar(?:y|ily)\b"
+)
+
+
+def temporary(text: str) -> bool:
+    """The statement says it holds for a while only: an exception beside its rule, not a
+    replacement (training update set C, session 32: the rules linked its time-boxed exceptions
+    to the rule, and search put them first)."""
+    return _TEMPORARY.search(" ".join(text.lower().split())) is not None
+
+
+# Where a statement holds: an environment, a kind of build, a platform, named as it opens ("Release
+# builds …", "On staging, …", "In local dev, …", within SCOPE_WORDS words). A statement about one
+# does not replace a statement about another ("Release builds report crashes to Crashlytics" /
+# "Debug and QA builds have Crashlytics disabled": both hold). Named later, the place is a value
+# the statement may change ("The API is hosted in IIS on Windows Server VMs" / "runs as a Linux
+# container": training update set B).
+SCOPE_WORDS = 4
+_SCOPES = {
+    stem(word): group
+    for group, names in (
+        ("production", "production prod"),
+        ("staging", "staging preprod"),
+        ("development", "development dev"),
+        ("test", "qa uat"),
+        ("debug", "debug"),
+        ("release", "release"),
+        ("nightly", "nightly canary"),
+        ("ios", "ios iphone ipad"),
+        ("android", "android"),
+        ("windows", "windows"),
+        ("macos", "macos mac osx"),
+        ("linux", "linux"),
+    )
+    for word in names.split()
+}
+
+
+def scopes(text: str) -> frozenset[str]:
+    """The environments, kinds of build and platforms ``text`` opens with (``_SCOPES``)."""
+    opening = [w for w in words(text.lower()) if w != "the"][:SCOPE_WORDS]
+    return frozenset(_SCOPES[s] for s in map(stem, opening) if s in _SCOPES)
+
+
+def other_scope(new: str, old: str) -> bool:
+    """Both name where they hold, and no place in common: two statements, both current."""
+    here, there = scopes(new), scopes(old)
+    return bool(here) and bool(there) and not (here & there)
+
+
+def beside(new: str, old: str) -> bool:
+    """The later statement ``new`` sits beside the earlier ``old`` on its subject rather than
+    replacing it: it adds, holds for a while only, or holds elsewhere."""
+    return adds(new) or temporary(new) or other_scope(new, old)
