@@ -23,8 +23,6 @@ vector hits are merged in, provided it answers within ``resident_timeout_ms``; s
 
 from __future__ import annotations
 
-import re
-
 from memlode.fastjson import loads
 from memlode.storage import fts_match
 from memlode.storage.capture import FAILURE_TAG, GLOBAL_NAMESPACE, REFLECTION_TAG, SUMMARY_TAG
@@ -111,11 +109,6 @@ QUESTION_WORDS = frozenset(
 # other than one of being told, asks nothing about the past.
 REQUEST_MODALS = frozenset({"can", "could", "would", "will"})
 TOLD_VERBS = frozenset({"tell", "remind", "recall", "say", "show"})
-# A question mark that ends a sentence anywhere in the prompt, not only at its end: "In the
-# tests, what colour does it end on? I think your first guess was wrong." asks, and the remark
-# after it does not make it an instruction. A "?" inside a word or a URL ("?page=2") asks
-# nothing.
-_ASKED = re.compile(r"\?(?:\s|$)")
 # An instruction or a remark ("add a --json flag to the version command", "let's call it a
 # day") asks nothing about the past: memory may help it, but the user did not ask for any, and
 # what it shares with the project's memory is mostly the project's everyday words ("add",
@@ -416,7 +409,7 @@ def current_first(conn: sqlite3.Connection, chosen: list[Recalled]) -> list[Reca
 
 
 def asks(prompt: str) -> bool:
-    """The prompt is a question: a sentence of it ends in "?" (``_ASKED``), or it opens with a
+    """The prompt is a question: a sentence of it ends in "?" (``_asked``), or it opens with a
     question word ("what's", "didn't": the word before the apostrophe, but "don't" tells) or
     asks to be told ("remind me", "tell me"); but not a request in a question's form ("can you
     add …?")."""
@@ -427,7 +420,20 @@ def asks(prompt: str) -> bool:
     first = opening[0].replace("\u2019", "'") if opening else ""
     if first != "don't":
         first = first.removesuffix("n't").split("'", 1)[0]
-    return bool(text) and (first in QUESTION_WORDS or _ASKED.search(text) is not None)
+    return bool(text) and (first in QUESTION_WORDS or _asked(text))
+
+
+def _asked(text: str) -> bool:
+    """A question mark ends a sentence somewhere in ``text``, not only at its end: "In the
+    tests, what colour does it end on? I think your first guess was wrong." asks, and the
+    remark after it does not make it an instruction. A "?" inside a word or a URL ("?page=2")
+    asks nothing. (No regex: the prompt hook's common path does not import ``re``.)"""
+    at = text.find("?")
+    while at >= 0:
+        if at + 1 == len(text) or text[at + 1].isspace():
+            return True
+        at = text.find("?", at + 1)
+    return False
 
 
 def resolve_failures(conn: sqlite3.Connection, chosen: Sequence[Recalled]) -> None:
