@@ -502,3 +502,32 @@ def test_search_keeps_a_rule_before_its_exception_for_a_while_or_elsewhere(
         for rule, other, question in stored:
             order = [h.memory.id for h in eng.search(question, 5)]
             assert order.index(rule) < order.index(other), question
+
+
+def test_a_stated_pattern_is_a_statement_a_detected_one_is_not(engine: Engine) -> None:
+    """A pattern a user stores is replaced like a decision; a pattern consolidation detected
+    (source ``consolidation``, a count over sessions) is never read by the rules."""
+    old = engine.store(
+        "Data access goes through one repository class per aggregate.",
+        "pattern",
+        created_at=_at(1),
+    ).id
+    new = engine.store(
+        "Dropped the repository classes; data access goes through Ecto contexts now.",
+        "pattern",
+        created_at=_at(5),
+    ).id
+    made = links.linked_pairs(engine.conn, "shop")
+    assert [(r.old_id, r.new_id) for r in made] == [(old, new)]
+    detected = engine.store(
+        "Repeated search across 3 sessions: repository classes per aggregate.",
+        "pattern",
+        created_at=_at(2),
+        source="consolidation",
+    ).id
+    engine.store(
+        "Dropped the repeated searches for repository classes per aggregate.",
+        "pattern",
+        created_at=_at(6),
+    )
+    assert detected not in {r.old_id for r in links.linked_pairs(engine.conn, "shop")}

@@ -50,8 +50,11 @@ __all__ = [
 
 # What the rules read, on both ends: what a user stored on purpose (``links.STATED_SOURCES``).
 DETECTED_SOURCES = links.STATED_SOURCES
-# Every kind of statement but a detected pattern (a count over sessions, not a choice).
-DETECTED_TYPES = tuple(str(t) for t in MemoryType if t is not MemoryType.PATTERN)
+# Every kind of statement, a pattern too: a detected one (a count over sessions, not a choice) is
+# written by consolidation (source ``consolidation``), never from ``DETECTED_SOURCES``, and one a
+# user stores ("data access goes through one repository per aggregate") is a choice that a
+# later one replaces (training update set C, session 32: its pattern cases were never read).
+DETECTED_TYPES = tuple(str(t) for t in MemoryType)
 # Earlier statements read per new one, newest first. The rules cost about 7 us per candidate in
 # Python (2,000 candidates: ~15 ms a store, and eight processes storing 500 similar memories each
 # spent a minute in them, session 18); what a user stored further back is linked by hand
