@@ -425,9 +425,9 @@ def _later_first(
     earlier stated hit of the namespace when that is on its subject (``SAME_SUBJECT_COSINE``,
     nearer than the next by ``SAME_SUBJECT_MARGIN``) and of its type, unless it sits beside it
     (``statements.beside``: "also", "for the launch weekend only", another environment): a
-    later answer to the same question is presumed current, whether or
-    not a rule linked the two, and the question's words often match the replaced statement best
-    (held-out update cases, session 28). A later memory only moves before an earlier one, so it
+    later answer to the same question is presumed current, whether or not a rule linked the
+    two, and the question's words often match the replaced statement best (held-out update
+    cases, session 28). A later memory only moves before an earlier one, so it
     ends; both stay in the list. ``memories`` (those read so far) gains the ones read here."""
     index = pool.index
     if index is None or len(ranked_ids) < 2:
