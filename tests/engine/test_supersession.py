@@ -531,3 +531,32 @@ def test_a_stated_pattern_is_a_statement_a_detected_one_is_not(engine: Engine) -
         created_at=_at(6),
     )
     assert detected not in {r.old_id for r in links.linked_pairs(engine.conn, "shop")}
+
+
+def test_a_plan_a_question_a_reverse_proxy_and_another_package_bump_replace_nothing() -> None:
+    """ "We are considering …", "… proposed …; nothing is decided", "might", "asked whether"
+    decide nothing; "reverse proxy" is a noun, not "reversed"; a bump of "delta-spark" changes
+    nothing of a statement on Spark itself. The same statements, changed, are linked."""
+    scaling = Statement(
+        "s", "Autoscaling is a KEDA ScaledObject on request queue length, 20 per pod.", _at(1)
+    )
+    assert (
+        _replaced("We are considering scaling on GPU utilisation instead of queue length.", scaling)
+        is None
+    )
+    assert (
+        _replaced("Autoscaling now uses GPU utilisation instead of queue length.", scaling) == "s"
+    )
+    analytics = Statement("a", "Gameplay analytics go to GameAnalytics in batches.", _at(1))
+    for plan in (
+        "We might switch gameplay analytics to Firebase next quarter.",
+        "Someone asked whether we could switch gameplay analytics to Firebase.",
+    ):
+        assert _replaced(plan, analytics) is None, plan
+    assert _replaced("Gameplay analytics moved to Firebase.", analytics) == "a"
+    assert not has_cue("The reverse proxy adds the security headers.")
+    assert has_cue("We reversed the decision on the proxy.")
+    spark = Statement("k", "build.sbt targets Spark 3.3.2 with Scala 2.12.17.", _at(1))
+    assert _replaced("Bumped delta-spark to 3.2.0 for deletion vectors.", spark) is None
+    assert kept_apart("Bumped delta-spark to 3.2.0 for deletion vectors.", spark.text)
+    assert not kept_apart("Bumped Spark to 3.5.1 in build.sbt.", spark.text)

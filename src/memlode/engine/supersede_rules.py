@@ -45,7 +45,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memlode.search.statements import adds, other_scope, temporary
+from memlode.search.statements import adds, other_scope, temporary, undecided
 from memlode.textutil import STOPWORDS, stem, words
 
 __all__ = [
@@ -85,7 +85,8 @@ _CUES = re.compile(
     r"|abandon(?:ed|ing|s)?\b|ditch(?:ed|ing|es)?\b|stop(?:ped)? (?:using|doing|running)"
     r"|changed? (?:to|from)"
     r"|resolved|unblocked|fixed now|works now|is fixed|was fixed|are fixed|passes now"
-    r"|no more\b|moving (?:to|away|off)|superseded?|scrap(?:ped)?|reverse[ds]?|undo"
+    r"|no more\b|moving (?:to|away|off)|superseded?|scrap(?:ped)?|undo"
+    r"|revers(?:ed|es)\b|reverse (?:the|that|this|our|it|course)\b"
     r"|update:|correction:|actually\b|turn(?:ed)? off|disabled?\b|removed?\b|gone\b"
     r"|renam(?:e|ed|es|ing)\b|\bnow\b|(?:works?|pass(?:es)?|runs?|builds?|succeeds?) again"
     r"|(?:went|go|going|are|is|we're|we are) back (?:on|to)\b|\bback on\b|\bis complete\b"
@@ -302,6 +303,8 @@ def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
     new_terms = terms(new.text)
     if not new_terms or not earlier or adds(new.text) or temporary(new.text):
         return None
+    if undecided(new.text):
+        return None
     new_answers = answers(new.text)
     cue = has_cue(new.text)
     gone = negated(new.text) if cue else frozenset()
@@ -319,6 +322,8 @@ def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
         if gone and not named and not new_answers:
             continue  # it names what it replaces, and this one does not hold it
         if (cue and restates(new.text, old.text)) or other_scope(new.text, old.text):
+            continue
+        if bumps_another(new.text, old_terms):
             continue
         found = _judge(new_terms, held, cue, (gone, named), weight, (new_values, values(old.text)))
         if (
@@ -416,9 +421,29 @@ def kept_apart(new: str, old: str) -> bool:
     """What keeps the meaning rule (``memlode.engine.supersession.plan_by_meaning``) from
     linking two near statements, as it keeps the wording rules: the new one confirms the old
     one's value (``restates``), holds for a while only (``temporary``) or elsewhere
-    (``other_scope``). Not the wording rules' reading of what goes: the meaning rule links
-    what is said in other words (session 32: that guard lost a held-out link)."""
-    return restates(new, old) or temporary(new) or other_scope(new, old)
+    (``other_scope``), decides nothing (``undecided``), or changes the version of another
+    package (``bumps_another``). Not the wording rules' reading of what goes: the meaning rule
+    links what is said in other words (session 32: that guard lost a held-out link)."""
+    if restates(new, old) or temporary(new) or other_scope(new, old) or undecided(new):
+        return True
+    return bumps_another(new, terms(old))
+
+
+# What a version change names as changed: "Bumped delta-spark to 3.2.0", "upgraded the
+# aws provider from 4.67": the package, as one name.
+_BUMPED = re.compile(
+    r"\b(?:bump(?:ed|s)?|upgrad(?:ed|es|e)|downgrad(?:ed|es|e)|pinn?(?:ed|s)?)\s+(?:the\s+)?"
+    r"([\w.@/+-]+)\s+(?:to|from|at|back)\b"
+)
+
+
+def bumps_another(new: str, held: frozenset[str]) -> bool:
+    """``new`` changes the version of a package that a statement holding ``held`` does not
+    name whole ("Bumped delta-spark to 3.2.0" changes nothing of "build.sbt targets Spark
+    3.3.2": training update set D, session 32)."""
+    named = [terms(m.group(1)) for m in _BUMPED.finditer(" ".join(new.lower().split()))]
+    named = [n for n in named if n]
+    return bool(named) and not any(n <= held for n in named)
 
 
 def _other_action(new: str, old: str) -> bool:

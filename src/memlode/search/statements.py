@@ -1,7 +1,7 @@
 """What a stated memory says of its place beside earlier ones on its subject, read from its
-words: it adds to it, holds for a while only, or holds in another environment, kind of build or
-platform (``beside``). Search (``hybrid._later_first``) and the supersession rules
-(``engine.supersede_rules``) both ask it."""
+words: it adds to it, holds for a while only, holds in another environment, kind of build or
+platform, or decides nothing (``beside``). Search (``hybrid._later_first``) and the
+supersession rules (``engine.supersede_rules``) both ask it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 
 from memlode.textutil import stem, words
 
-__all__ = ["adds", "beside", "other_scope", "scopes", "temporary"]
+__all__ = ["adds", "beside", "other_scope", "scopes", "temporary", "undecided"]
 
 # A statement whose first clause says it adds ("we now also upload", "a second worker", "metrics
 # as well") sits beside what it is near, whatever its change words ("now", "switched on").
@@ -77,7 +77,24 @@ def other_scope(new: str, old: str) -> bool:
     return bool(here) and bool(there) and not (here & there)
 
 
+# Not a decision at all: a plan still open ("we are considering …", "Lukas proposed …; nothing
+# is decided yet", "we might move analytics to Firebase") or a question someone asked ("Compliance
+# asked whether audit records could be exported"). Training update set D (session 32): its
+# proposals and questions were read as changes of what they name.
+_UNDECIDED = re.compile(
+    r"\b(?:(?:we(?:'re| are)|i(?:'m| am)|team is|they(?:'re| are)) (?:considering|thinking about"
+    r"|exploring|evaluating|discussing)|propos(?:ed|es|al)\b|might\b|no decision"
+    r"|not (?:yet )?decided|nothing (?:is|has been) decided|(?:only|just) an idea"
+    r"|asked (?:whether|if|about|why|how)\b)"
+)
+
+
+def undecided(text: str) -> bool:
+    """The statement is a plan still open or a question asked, not a decision."""
+    return _UNDECIDED.search(" ".join(text.lower().split())) is not None
+
+
 def beside(new: str, old: str) -> bool:
     """The later statement ``new`` sits beside the earlier ``old`` on its subject rather than
-    replacing it: it adds, holds for a while only, or holds elsewhere."""
-    return adds(new) or temporary(new) or other_scope(new, old)
+    replacing it: it adds, holds for a while only or elsewhere, or decides nothing."""
+    return adds(new) or temporary(new) or other_scope(new, old) or undecided(new)
