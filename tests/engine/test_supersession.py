@@ -433,6 +433,14 @@ def test_an_exception_for_a_while_or_elsewhere_and_another_compound_name_replace
     free = Statement("f", "Shipping is free on orders over 50 EUR.", _at(1))
     friday = "For the Black Friday weekend only, free shipping now starts at 30 EUR."
     assert _replaced(friday, free) is None
+    golden = Statement("g", "Golden tests are required on every branch before merge.", _at(1))
+    for exception in (
+        "Golden tests are no longer required on the release branch until Friday.",
+        "During the renderer migration, golden tests are no longer required on release branches.",
+        "For this week, golden tests are no longer required on the release branch.",
+    ):
+        assert _replaced(exception, golden) is None, exception
+    assert _replaced("Golden tests are no longer required on the release branch.", golden) == "g"
     assert _replaced("Free shipping now starts at 30 EUR.", free) == "f"
     release = Statement("r", "Release builds report crashes to Crashlytics.", _at(1))
     assert (

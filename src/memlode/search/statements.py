@@ -24,10 +24,15 @@ def adds(text: str) -> bool:
 
 
 # A time-boxed exception ("For the Black Friday weekend only, free shipping starts at 30 EUR",
-# "temporarily", "for the 4.1.2 hotfix only"): the rule it departs from stays current beside it.
+# "temporarily", "for the 4.1.2 hotfix only", "until Friday", "for this week's re-scoring job",
+# "during the summer tournament event"): the rule it departs from stays current beside it.
 _TEMPORARY = re.compile(
     r"(?:^|[.;:!?]\s+)for (?:the |this |that |one |a |our )?[\w .'/#+-]{1,48}? only\b"
     r"|\btemporar(?:y|ily)\b"
+    r"|\buntil (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow"
+    r"|next (?:week|month|sprint|release)|the end of (?:the )?(?:week|month|sprint|quarter|day))\b"
+    r"|\bfor (?:this|the) (?:week|weekend|sprint)(?:'s)?\b|\bthis (?:week|sprint) only\b"
+    r"|\bduring the [\w' -]{1,40}? (?:event|freeze|sprint|study|trial|migration|outage)\b"
 )
 
 
