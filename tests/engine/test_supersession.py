@@ -332,6 +332,10 @@ def test_a_statement_that_adds_is_told_from_one_that_changes() -> None:
     assert not adds("State estimation moved to the fuse smoother; it also takes the RTK fixes.")
     assert not adds("Reverted to the single-pass filter - the extra pass doubled the time.")
     assert not adds("Grover renders the invoice PDFs now.")
+    assert adds("Added a safelist in rack_attack.rb for the uptime monitor's IP range.")
+    assert adds("We added a retry interceptor in interceptors.ts for idempotent GETs.")
+    assert not adds("Added Redis for the sessions instead of Memcached.")
+    assert not adds("Added up the costs: the build now takes 40 minutes.")
 
 
 def test_the_rules_link_nothing_to_a_statement_that_adds_or_names_another_value() -> None:
