@@ -567,6 +567,10 @@ def test_a_plan_a_question_a_reverse_proxy_and_another_package_bump_replace_noth
         assert _replaced(plan, analytics) is None, plan
     assert _replaced("Gameplay analytics moved to Firebase.", analytics) == "a"
     assert not has_cue("The reverse proxy adds the security headers.")
+    # a new owner, and a fix since a version, say that something changed
+    assert has_cue("Marcus took over the timetable module in March.")
+    assert has_cue("Network-drive vaults on Windows work since 3.2.0.")
+    assert not has_cue("The timetable module is owned by Priya.")
     assert has_cue("We reversed the decision on the proxy.")
     spark = Statement("k", "build.sbt targets Spark 3.3.2 with Scala 2.12.17.", _at(1))
     assert _replaced("Bumped delta-spark to 3.2.0 for deletion vectors.", spark) is None

@@ -92,7 +92,7 @@ _CUES = re.compile(
     r"|(?:went|go|going|are|is|we're|we are) back (?:on|to)\b|\bback on\b|\bis complete\b"
     r"|\b(?:is|are|was|were|got|been) merged\b|\bbump(?:ed|s)?\b|\b(?:was|were) deleted\b"
     r"|\b(?:raised|lowered|increased|decreased|reduced|upgraded|downgraded) (?:to|from)\b"
-    r"|\bsince (?:the|we|it|they)\b"
+    r"|\bsince (?:the|we|it|they|v?\d)\b|\b(?:took|taken|takes) over\b"
     r"|^(?:fixed|resolved|solved|done|unblocked)\b)"
 )
 # Where the new text names what goes: (pattern, group of the words it names).
