@@ -260,6 +260,31 @@ def test_same_opening_does_not_link_two_things_done_to_one_subject() -> None:
     monthly = Statement("m", "The churn model is retrained monthly.", _at(1))
     found = best_match(weekly, [monthly])
     assert found is not None and found.rule == "same-opening"
+    # a participle written with a hyphen, and a participle beside a noun: two things said
+    cycled = Statement("c", "The barotropic mode is sub-cycled 30 times per step.", _at(1))
+    solved = Statement("s", "The barotropic mode is solved with our own CG solver.", _at(2))
+    assert best_match(solved, [cycled]) is None
+    views = Statement("v", "The staging models are materialized as views.", _at(1))
+    named = Statement("n", "The staging models are one per source table.", _at(2))
+    assert best_match(named, [views]) is None
+    tables = Statement("t", "The staging models are materialized as tables.", _at(2))
+    found = best_match(tables, [views])
+    assert found is not None and found.old_id == "v"
+
+
+def test_replaced_followed_by_a_colon_names_what_goes() -> None:
+    """ "Replaced the quickfix output: …" names the quickfix output as what goes, so it does not
+    replace a statement about the floating window it mentions afterwards."""
+    window = Statement(
+        "w", "The floating summary window uses the FloatBorder highlight for its border.", _at(1)
+    )
+    quickfix = Statement("q", "Test failures are listed in the quickfix window.", _at(1))
+    replaced = (
+        "Replaced the quickfix output: failures are now diagnostics on the test buffer, plus a "
+        "floating summary window."
+    )
+    assert _replaced(replaced, window) is None
+    assert _replaced(replaced, window, quickfix) == "q"
 
 
 def test_search_puts_a_later_statement_on_the_same_subject_first(
