@@ -444,9 +444,16 @@ def bumps_another(new: str, held: frozenset[str]) -> bool:
     """``new`` changes the version of a package that a statement holding ``held`` does not
     name whole ("Bumped delta-spark to 3.2.0" changes nothing of "build.sbt targets Spark
     3.3.2": training update set D, session 32)."""
-    named = [terms(m.group(1)) for m in _BUMPED.finditer(" ".join(new.lower().split()))]
-    named = [n for n in named if n]
+    named = _bumped(new)
     return bool(named) and not any(n <= held for n in named)
+
+
+@functools.lru_cache(maxsize=ANALYSED_TEXTS)
+def _bumped(text: str) -> tuple[frozenset[str], ...]:
+    """The subject words of each package whose version ``text`` changes (read once per text:
+    ``best_match`` asks it of one new statement against every earlier one)."""
+    found = (terms(m.group(1)) for m in _BUMPED.finditer(" ".join(text.lower().split())))
+    return tuple(n for n in found if n)
 
 
 def _other_action(new: str, old: str) -> bool:

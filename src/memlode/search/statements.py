@@ -5,6 +5,7 @@ supersession rules (``engine.supersede_rules``) both ask it."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from memlode.textutil import stem, words
@@ -80,9 +81,13 @@ _SCOPES = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def scopes(text: str) -> frozenset[str]:
-    """The environments, kinds of build and platforms ``text`` opens with (``_SCOPES``)."""
-    opening = [w for w in words(text.lower()) if w != "the"][:SCOPE_WORDS]
+    """The environments, kinds of build and platforms ``text`` opens with (``_SCOPES``); read
+    once per text (the rules ask it of each earlier statement for every new one), from the
+    text's first words only."""
+    head = " ".join(text.split(None, 2 * SCOPE_WORDS)[: 2 * SCOPE_WORDS]).lower()
+    opening = [w for w in words(head) if w != "the"][:SCOPE_WORDS]
     return frozenset(_SCOPES[s] for s in map(stem, opening) if s in _SCOPES)
 
 
