@@ -66,7 +66,11 @@ def ordinary(term: str, vocabulary: Vocabulary) -> bool:
     """A lower-case ``term`` is an ordinary word: in ``vocabulary`` (or its plural is), two
     such words written as one ("lookup", "frontend", "rerun": the vocabulary lacks many such
     compounds), or a regular form of either ("reworded", "rerunning", "autosaved": the
-    vocabulary lacks many inflected forms too); not "intl", "monorepos" or "pkgbuild"."""
+    vocabulary lacks many inflected forms too); not "intl", "monorepos" or "pkgbuild". A term
+    longer than two of the vocabulary's longest words is none: the look-ups grow with its
+    length (a 5,000-letter token in a prompt took 0.2 s)."""
+    if len(term) > MAX_WORD:
+        return False
     return _word(term, vocabulary, 0) or any(
         _word(base, vocabulary, MIN_COMPOUND_BASE) for base in _bases(term)
     )
@@ -93,6 +97,7 @@ def _word(term: str, vocabulary: Vocabulary, compound_from: int) -> bool:
 # Session replay (bench/RESULTS.md, "Session 32"): "When we reworded the release notes …" read
 # "reworded" as a name the store never saw, and the gate shut on the answer it held.
 _ENDINGS = ("ing", "ed", "es")
+MAX_WORD = 48
 _ES_AFTER = ("s", "x", "z", "ch", "sh", "o")
 MIN_BASE = 3
 # A base read as two words run together is five letters or more: short words run together make

@@ -24,6 +24,7 @@ def test_words_and_compounds_are_ordinary_names_are_not():
         assert "reworded" not in known and vocabulary.ordinary(word, known), word
     for name in ("puppeteer", "postgres", "plotly", "grepped", "kustomized"):
         assert not vocabulary.ordinary(name, known), name
+    assert not vocabulary.ordinary("ab" * 2500 + "ed", known)  # no word is that long
     assert (
         "" not in known
         and "colour" in known
