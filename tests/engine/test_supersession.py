@@ -601,3 +601,47 @@ def test_a_plan_a_question_a_reverse_proxy_and_another_package_bump_replace_noth
     assert _replaced("Bumped delta-spark to 3.2.0 for deletion vectors.", spark) is None
     assert kept_apart("Bumped delta-spark to 3.2.0 for deletion vectors.", spark.text)
     assert not kept_apart("Bumped Spark to 3.5.1 in build.sbt.", spark.text)
+
+
+def test_a_detail_a_reminder_an_open_question_a_dated_span_an_unrelated_fix_replace_nothing() -> (
+    None
+):
+    """Labelled details and reminders add to or repeat a rule; "Idea: …?", "Question from …",
+    "parked", "not agreed" decide nothing; a span of dates ("Jan 1-14") holds for a while; the
+    report of a fix replaces only a statement of a problem; "switched the refund worker from …"
+    replaces only a statement about the refund worker. The same statements, changed, are
+    linked (training update set F, session 33)."""
+    paywall = Statement("p", "Paywall: free users get 3 workout plans; others need Plus.", _at(1))
+    campaign = (
+        "For the New Year campaign (Jan 1-14) all plans are unlocked for free users; the 3-plan"
+        " limit is back on Jan 15."
+    )
+    assert kept_apart(campaign, paywall.text)
+    assert _replaced(campaign.replace("(Jan 1-14) ", "").split(";")[0] + " from now on.", paywall)
+    opam = Statement("o", "Release binaries go to GitHub only; Tarn is not on opam.", _at(1))
+    for plan in (
+        "Idea: publish tarn to opam once the CLI stabilises? Jules wants it; parked for now.",
+        "Question from Discourse: should tarn be published to opam instead of GitHub only?",
+        "Publishing tarn to opam instead of GitHub only: not agreed yet.",
+    ):
+        assert _replaced(plan, opam) is None, plan
+        assert kept_apart(plan, opam.text), plan
+    assert _replaced("Tarn is published to opam now instead of GitHub only.", opam) == "o"
+    rule = "Examples use the mutating f!(du,u,p,t) form."
+    assert adds("Reminder for doc writers: examples use the mutating f!(du,u,p,t) form.")
+    assert adds("KenCarp4 controller detail: the step ratio is clamped to [0.2, 10].")
+    assert not adds("Examples no longer use the mutating form: " + rule)
+    backups = Statement("b", "Offsite backups: restic to B2 nightly at 03:30 on hermes.", _at(1))
+    failing = Statement("f", "restic backups on hermes are failing since the sops move.", _at(1))
+    fix = "Fixed restic backups failing on hermes: the environmentFile pointed at the old path."
+    assert _replaced(fix, backups) is None
+    assert kept_apart(fix, backups.text)
+    assert _replaced(fix, backups, failing) == "f"
+    outbox = Statement(
+        "e", "Payment events go to Kafka through an outbox table polled every 500 ms.", _at(1)
+    )
+    refunds = Statement("r", "The refund worker polls Postgres for refund requests.", _at(1))
+    switched = "Switched the refund worker from polling Postgres to consuming Kafka."
+    assert _replaced(switched, outbox) is None
+    assert kept_apart(switched, outbox.text)
+    assert _replaced(switched, outbox, refunds) == "r"

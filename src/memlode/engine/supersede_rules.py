@@ -157,6 +157,24 @@ _RESOLVED = re.compile(
     r"|works now|passes now)\b"
 )
 RESOLVED_OVERLAP = 0.3
+# What a fix can replace: a statement of a problem (a blocker, or something flaky, hanging,
+# leaking, stale, wrong). The report of a fix ("Fixed restic-backups failing on hermes: …",
+# "Fixed a connection leak in …") whose only change word is that it fixes replaces nothing that
+# states how something is set up ("Offsite backups: restic to B2 nightly"): training update set
+# F (session 33). Not a statement that something works now ("Pricing revalidation works now
+# that …"), which says what changed in other words (training set A).
+_FIX_REPORT = re.compile(r"(?:we |i )?fix(?:ed)?\b(?!:)")
+_PROBLEM = re.compile(
+    _BLOCKER.pattern + r"|\b(?:flaky|flakes?|hang(?:s|ing)?|leak(?:s|ing)?|bug|bugs|issue|issues"
+    r"|problem|problems|wrong|slow|stale|times? out|timeouts?|regress(?:ion|ed)|stuck|missing)\b"
+)
+# "Switched the refund worker from polling Postgres to Kafka": what is switched (the refund
+# worker) is the subject a replaced statement is about (training update set F: it was linked to
+# how payment events are published, which is polled too).
+_SWITCHED = re.compile(
+    r"^(?:we |i )?(?:switch|switched|move|moved|migrate|migrated|port|ported|convert|converted)"
+    r" (?:the |our |all )?((?:[\w.+#/'-]+ ){1,5}?)(?:from|off)\b"
+)
 
 # An opening is a statement's subject and its verb ("the base image for services is",
 # "database backups run"): the words before the first of these verbs, within OPENING_WORDS.
@@ -326,7 +344,7 @@ def best_match(new: Statement, earlier: Sequence[Statement]) -> Match | None:
             continue  # it names what it replaces, and this one does not hold it
         if (cue and restates(new.text, old.text)) or other_scope(new.text, old.text):
             continue
-        if bumps_another(new.text, old_terms):
+        if bumps_another(new.text, old_terms) or _apart(new.text, old.text, old_terms):
             continue
         found = _judge(new_terms, held, cue, (gone, named), weight, (new_values, values(old.text)))
         if (
@@ -429,7 +447,28 @@ def kept_apart(new: str, old: str) -> bool:
     links what is said in other words (session 32: that guard lost a held-out link)."""
     if restates(new, old) or temporary(new) or other_scope(new, old) or undecided(new):
         return True
-    return bumps_another(new, terms(old))
+    held = terms(old)
+    return bumps_another(new, held) or _apart(new, old, held)
+
+
+def _apart(new: str, old: str, held: frozenset[str]) -> bool:
+    """Readings of the two texts that keep every rule from linking them: ``new`` fixes
+    something and ``old`` states no problem (``_PROBLEM``), or ``new`` switches a subject
+    ``old`` does not hold (``_SWITCHED``)."""
+    lowered = " ".join(new.lower().split())
+    fix = _FIX_REPORT.match(lowered) and not _CUES.search(_RESOLVED.sub(" ", lowered))
+    if fix and not _PROBLEM.search(old.lower()):
+        return True
+    switched = _switched(lowered)
+    return bool(switched) and not (switched & held)
+
+
+@functools.lru_cache(maxsize=ANALYSED_TEXTS)
+def _switched(lowered: str) -> frozenset[str]:
+    """The subject words of what the statement says it switched ("the refund worker"), if it
+    opens so."""
+    found = _SWITCHED.search(lowered)
+    return terms(found.group(1)) if found else frozenset()
 
 
 # What a version change names as changed: "Bumped delta-spark to 3.2.0", "upgraded the

@@ -26,24 +26,44 @@ _REPLACING = re.compile(
 )
 
 
+# A statement labelled as a detail of its subject or as a reminder of a rule ("KenCarp4 PI
+# controller detail: …", "Reminder for doc writers: …", "Review reminder: …") adds to what it is
+# near or says it again. Training update set F (session 33): three details and three reminders
+# among its controls, none among the cases of any set.
+_LABELLED_BESIDE = re.compile(r"\b(?:details?|reminders?)$|^reminder\b")
+
+
 def adds(text: str) -> bool:
     """Whether the statement's first clause adds to its subject rather than changing it."""
-    first = _CLAUSE_END.split(" ".join(text.lower().split()), maxsplit=1)[0]
+    flat = " ".join(text.lower().split())
+    first = _CLAUSE_END.split(flat, maxsplit=1)[0]
     if _ADDED.search(first) is not None:
         return _REPLACING.search(first) is None
+    label = flat.split(": ", 1)[0] if ": " in flat[:60] else ""
+    if label and _LABELLED_BESIDE.search(label.rstrip(" )")) is not None:
+        return True
     return _ADDS.search(first) is not None
 
 
+_MONTH = (
+    r"(?:jan|january|feb|february|mar|march|apr|april|may|jun|june|jul|july|aug|august|sep"
+    r"|sept|september|oct|october|nov|november|dec|december)\b\.?"
+)
 # A time-boxed exception ("For the Black Friday weekend only, free shipping starts at 30 EUR",
 # "temporarily", "for the 4.1.2 hotfix only", "until Friday", "for this week's re-scoring job",
 # "during the summer tournament event"): the rule it departs from stays current beside it.
 _TEMPORARY = re.compile(
     r"(?:^|[.;:!?]\s+)for (?:the |this |that |one |a |our )?[\w .'/#+-]{1,48}? only\b"
     r"|\btemporar(?:y|ily)\b"
-    r"|\buntil (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow"
-    r"|next (?:week|month|sprint|release)|the end of (?:the )?(?:week|month|sprint|quarter|day))\b"
+    r"|\b(?:until|till|through|thru) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"|tomorrow|next (?:week|month|sprint|release)|the end of (?:the )?(?:week|month|sprint|quarter"
+    r"|day))\b"
     r"|\bfor (?:this|the) (?:week|weekend|sprint)(?:'s)?\b|\bthis (?:week|sprint) only\b"
     r"|\bduring the [\w' -]{1,40}? (?:event|freeze|sprint|study|trial|migration|outage)\b"
+    # a span of dates ("(Jan 1-14)", "Nov 25 - Dec 1") or the rule's return ("the limit is back
+    # on Jan 15", "the normal freeze applies again afterwards"): training update set F
+    r"|\b" + _MONTH + r" \d{1,2} ?(?:-|\u2013|to) ?(?:" + _MONTH + r" )?\d{1,2}\b"
+    r"|\b(?:is|are) back (?:on|from|after) " + _MONTH + r"\b|\bapplies again\b|\bback to normal\b"
 )
 
 
@@ -105,13 +125,29 @@ _UNDECIDED = re.compile(
     r"\b(?:(?:we(?:'re| are)|i(?:'m| am)|team is|they(?:'re| are)) (?:considering|thinking about"
     r"|exploring|evaluating|discussing)|propos(?:ed|es|al)\b|might\b|no decision"
     r"|not (?:yet )?decided|nothing (?:is|has been) decided|(?:only|just) an idea"
-    r"|asked (?:whether|if|about|why|how)\b)"
+    r"|asked (?:whether|if|about|why|how)\b"
+    # a question left open ("Nobody has benchmarked that yet", "Haven't checked", "parked for
+    # now", "not agreed"): training update set F (session 33)
+    r"|not (?:yet )?(?:agreed|answered)|nothing (?:is |has been )?agreed|\bopen question\b"
+    r"|\bparked\b|nobody has \w+ (?:it|that|this) yet|haven't (?:checked|decided|tried))"
 )
+# ... or one labelled so as it opens ("Idea: …", "Paul's idea: …", "Question from Discourse: …",
+# "Someone asked in #eng: …", "Proposal (not agreed): …"); a user's answer to the assistant's
+# question ("Q: …" then "A (user): …", memlode.hooks.extract) is a decision.
+_UNDECIDED_LABEL = re.compile(r"\b(?:idea|ideas|question|questions|q|asked|proposal|rfc)\b")
 
 
 def undecided(text: str) -> bool:
     """The statement is a plan still open or a question asked, not a decision."""
-    return _UNDECIDED.search(" ".join(text.lower().split())) is not None
+    flat = " ".join(text.lower().split())
+    if _UNDECIDED.search(flat) is not None:
+        return True
+    label = flat.split(": ", 1)[0] if ": " in flat[:60] else ""
+    return (
+        bool(label)
+        and _UNDECIDED_LABEL.search(label) is not None
+        and "\na (user): " not in text.lower()
+    )
 
 
 def beside(new: str, old: str) -> bool:
