@@ -451,3 +451,39 @@ def test_the_same_word_opens_nothing_for_a_captured_observation_or_a_statement(
     assert _injected(hook("prompt", _prompt(project, "where do the logs go?"))) == ""
     proj_engine.store(STATED.replace("March", "April"), "decision", 0.8, source="memory")
     assert _injected(hook("prompt", _prompt(project, "the logs go"))) == ""
+
+
+def test_a_near_duplicate_that_holds_the_first_and_goes_on_takes_its_place():
+    """Of two near-duplicates the better ranked stays, unless the other holds all of it and
+    more of the prompt's words: the turn's longer chunk, whose answer follows the part the
+    shorter chunk shares. A chunk that only shortens a command does not take its place."""
+    from memlode.hooks._recall import Recalled, _distinct, _triples
+
+    said = "User: better. It results in a different icon than if installed as AppImage. " * 3
+    short = Recalled("s", said, "context", "", 1.0, {"icon": 1.8, "appimag": 1.6, "install": 1.4})
+    longer = Recalled(
+        "l",
+        said + "Assistant: the desktop file names the icon io.github.bing but the installer"
+        " copies it as bing.png, so the installed build shows a different icon.",
+        "context",
+        "",
+        0.9,
+        {"icon": 1.8, "appimag": 1.6, "install": 1.4, "build": 1.2, "show": 2.4},
+    )
+    other = Recalled("o", "The tray starts with the desktop session.", "context", "", 0.8)
+    chosen = _distinct([(h, _triples(h.content)) for h in (short, longer, other)], 5)
+    assert [h.id for h in chosen] == ["l", "o"]
+
+    command = "$ gh release upload v0.1.1 ./install-appimage.sh --clobber # replace the asset"
+    upload = Recalled("c", command, "context", "", 1.0, {"upload": 2.0, "releas": 1.0})
+    retold = Recalled(
+        "t",
+        "$ gh release upload v0.1.1 ./install-appimage.sh # replace the asset, then the user"
+        " asked whether the release needs updating too and the upload went through",
+        "context",
+        "",
+        0.9,
+        {"upload": 2.0, "releas": 1.0, "updat": 1.5},
+    )
+    chosen = _distinct([(h, _triples(h.content)) for h in (upload, retold)], 5)
+    assert [h.id for h in chosen] == ["c"]

@@ -129,6 +129,13 @@ W_COVERAGE, W_BM25, W_IMPORTANCE = 0.6, 0.25, 0.15
 # sibling chunks of one summary section share most of their words and say different things
 # (on the replay, vocabulary overlap 0.6 dropped the "Errors and Fixes" bullet that answered).
 DUPLICATE_OVERLAP = 0.6
+# Of two such memories the better ranked is kept, unless the other holds CONTAINED of its word
+# triples and more besides, and more of the prompt's information: then that one stands in its
+# place (a turn's chunk that goes on past the shorter chunk of it that ranked first; the answer
+# is in what follows). Untuned replay (bench/RESULTS.md, "Session 33"): +1 prompt, none lost;
+# at DUPLICATE_OVERLAP instead of CONTAINED, a transcript chunk that shortens a command took
+# the command's place and lost its flag.
+CONTAINED = 0.9
 
 
 def _content_terms(text: str) -> set[str]:
@@ -355,7 +362,13 @@ def _distinct(scored: list[tuple[Recalled, set[Any]]], limit: int) -> list[Recal
     kept: list[tuple[Recalled, set[Any]]] = []
     files_read: set[str] = set()
     for hit, have in scored:
-        if any(_overlap(have, other) >= DUPLICATE_OVERLAP for _h, other in kept):
+        same = next(
+            (i for i, (_h, other) in enumerate(kept) if _overlap(have, other) >= DUPLICATE_OVERLAP),
+            -1,
+        )
+        if same >= 0:
+            if _holds_more(hit, have, kept[same]) and not _file_read(hit):
+                kept[same] = (hit, have)
             continue
         read = _file_read(hit)
         if read:  # the same file read again says nothing new
@@ -366,6 +379,14 @@ def _distinct(scored: list[tuple[Recalled, set[Any]]], limit: int) -> list[Recal
         if len(kept) == limit:
             break
     return [hit for hit, _have in kept]
+
+
+def _holds_more(hit: Recalled, have: set[Any], kept: tuple[Recalled, set[Any]]) -> bool:
+    """``hit`` (its word triples ``have``) holds ``kept``'s text and more, and more of the
+    prompt's information (``CONTAINED``)."""
+    other, held = kept
+    inside = len(held & have) >= CONTAINED * len(held) and len(have) > len(held)
+    return inside and sum(hit.terms.values()) > sum(other.terms.values())
 
 
 # What a current memory shows of those it replaced: the latest few, as history.
