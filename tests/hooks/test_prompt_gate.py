@@ -487,3 +487,64 @@ def test_a_near_duplicate_that_holds_the_first_and_goes_on_takes_its_place():
     )
     chosen = _distinct([(h, _triples(h.content)) for h in (upload, retold)], 5)
     assert [h.id for h in chosen] == ["c"]
+
+
+def test_a_question_for_a_version_a_commit_or_a_port_is_shown_the_value(
+    hook, project: Path, proj_engine: Engine
+):
+    """ "Which … version", "which commit", "which port" are answered by a value of that shape,
+    which none of the question's words match: the passage shown holds it, not only the one
+    with the most of the question's words. (The port case passes on the code before too: its
+    two passages tie there. It guards that a stack trace's "file.js:12:24" is no port.)"""
+    filler = " ".join(
+        f"step {i} of the run went through without anything to report." for i in range(60)
+    )
+    lint = " ".join(f"colors.mdx:{i}:81 error MD013 line length in the doc" for i in range(30))
+    log = " ".join(f"modified: src/color/file{i}.go, not staged for commit" for i in range(30))
+    trace = " ".join(f"at renderWithHooks (chunk-z33mq3ks.js:{i}:24)" for i in range(30))
+    asked = {
+        "Which markdownlint version did the colors doc get linted with?": (
+            f"Failed: $ npx markdownlint docs/colors.mdx\n{filler} linter v0.23.1 {filler} {lint}",
+            "v0.23.1",
+        ),
+        "Which commit was origin/next sitting on before the color file changes?": (
+            f"$ git log --oneline origin/next -3\n{log} {filler} 9f012815 fix(pwsh) {filler}",
+            "9f012815",
+        ),
+        "Which port was the frontend running on when the tree view crashed?": (
+            f"The tree view crashed the frontend: {trace} {filler} {filler} the tree view"
+            f" crashed the frontend at (http://localhost:3000/) {filler}",
+            "localhost:3000",
+        ),
+    }
+    for other in (
+        "The version of each linter is pinned in package.json; docs are linted in CI.",
+        "Run the frontend with bun run dev; it reloads on every commit checkout.",
+        "The port of the API server is read from the PORT variable.",
+        "The tree view sits on the Context tab.",
+    ):
+        proj_engine.store(other, "context")
+    missed = []
+    for question, (content, value) in asked.items():
+        stored = proj_engine.store(content, "context")
+        if value not in _injected(hook("prompt", _prompt(project, question))):
+            missed.append(value)
+        proj_engine.delete(stored.id)
+    assert missed == []
+
+
+def test_the_shapes_of_versions_commits_and_ports():
+    from memlode.hooks.injection import _shaped_hits
+
+    text = (
+        "linter v0.23.1 (core 0.38.0) and @ark-ui/react@5.31.0, commit 9f012815, at 14:28:50.642"
+        " in chunk-z33mq3ks.js:35506:15, served on http://localhost:3000/ and :5173, deadbeef,"
+        " 1234567 and 127.0.0.1:8080"
+    )
+    found = {
+        key: [text[at:end].strip("(),") for at, k, end in _shaped_hits(text, [key]) if k == key]
+        for key in ("#version", "#commit", "#port")
+    }
+    assert found["#version"] == ["v0.23.1", "0.38.0", "@ark-ui/react@5.31.0", "127.0.0.1:8080"]
+    assert found["#commit"] == ["9f012815"]  # all letters or all digits is no hash
+    assert found["#port"] == ["http://localhost:3000/", ":5173", "127.0.0.1:8080"]

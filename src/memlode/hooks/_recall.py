@@ -24,6 +24,7 @@ vector hits are merged in, provided it answers within ``resident_timeout_ms``; s
 from __future__ import annotations
 
 from memlode.fastjson import loads
+from memlode.hooks.injection import ASKED_SHAPES
 from memlode.storage import fts_match
 from memlode.storage.capture import FAILURE_TAG, GLOBAL_NAMESPACE, REFLECTION_TAG, SUMMARY_TAG
 from memlode.storage.fts_match import OVERFETCH, SCORING_BUDGET
@@ -313,6 +314,8 @@ def choose(
         names = bool(new)
     scored: list[tuple[Recalled, set[str]]] = []
     answered = False
+    # a value the prompt asks for by its kind ("which version …"): its shape weighs as the word
+    shapes = {key: weights[t] for t, key in ASKED_SHAPES.items() if t in weights}
     for cand, vector in candidates:
         if HISTORY_TAG in cand.tags:  # what was still to do back then: done since, mostly
             continue
@@ -344,6 +347,7 @@ def choose(
         if coverage < MIN_ITEM_COVERAGE and vector < MIN_ITEM_VECTOR:
             continue
         cand.terms = {t: weights[t] for t in matched}
+        cand.terms.update(shapes)
         if rerank:
             cand.score = W_COVERAGE * max(coverage, vector) + cand.score
         scored.append((cand, _triples(cand.content)))

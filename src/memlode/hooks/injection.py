@@ -421,8 +421,61 @@ def _two_passages(
     return _passage(text, parts)
 
 
+# A question that asks for a version, a commit or a port ("which markdownlint-cli2 version …",
+# "which commit was next sitting on …", "which port was the frontend running on …") is answered
+# by a value of that shape ("v0.23.1", "9f012815", "localhost:3000"), which none of its words
+# match: the shape counts as the asking word (``ASKED_SHAPES``: the stem, and the key the
+# prompt gate puts among a memory's terms, ``memlode.hooks._recall.choose``). Replay
+# (bench/RESULTS.md, "Session 33"): three of the untuned sets' eight excerpt misses.
+ASKED_SHAPES = {"version": "#version", "commit": "#commit", "sha": "#commit", "port": "#port"}
+_EDGE = "`'\"()[]{}<>,;!?*"
+
+
+def _shaped(token: str, shape: str) -> bool:
+    """Whether ``token`` (one whitespace-separated run) is a value of ``shape``."""
+    token = token.strip(_EDGE).rstrip(".:/")
+    if shape == "#version":
+        value = token.rsplit("@", 1)[-1].lstrip("vV")
+        parts = value.split(".")
+        return len(parts) >= 2 and parts[0].isdigit() and parts[1][:1].isdigit()
+    if shape == "#commit":
+        hexes = token.lower()
+        return (
+            7 <= len(hexes) <= 40
+            and all(c in "0123456789abcdef" for c in hexes)
+            and any(c.isdigit() for c in hexes)
+            and any(c.isalpha() for c in hexes)
+        )
+    scheme, _sep, rest = token.partition("://")
+    host, colon, port = (rest if _sep else scheme).partition("/")[0].rpartition(":")
+    if not colon or not port.isdigit() or not 2 <= len(port) <= 5:
+        return False  # a host and a port: "localhost:3000", "http://127.0.0.1:8080/", ":5173"
+    quad = host.split(".")
+    return host in ("", "localhost") or bool(_sep) or (len(quad) == 4 and all(quad))
+
+
+def _shaped_hits(text: str, shapes: list[str]) -> list[tuple[int, str, int]]:
+    """(offset, shape key, end) of each whitespace-separated token of ``text`` of one of the
+    ``shapes`` (``ASKED_SHAPES``)."""
+    hits: list[tuple[int, str, int]] = []
+    at = 0
+    for token in text.split(" "):
+        if token:
+            for shape in shapes:
+                if _shaped(token, shape):
+                    hits.append((at, shape, at + len(token)))
+                    break
+        at += len(token) + 1
+    return hits
+
+
 def _hits(text: str, weight: dict[str, float]) -> list[tuple[int, str, int]]:
-    """(offset, stemmed term, end) of each word of ``text`` that is one of the terms."""
+    """(offset, stemmed term, end) of each word of ``text`` that is one of the terms, and of
+    each value of a shape the prompt asks for (``ASKED_SHAPES``)."""
+    shapes = [key for key in weight if key.startswith("#")]
+    if shapes:
+        words = {k: w for k, w in weight.items() if not k.startswith("#")}
+        return sorted(_hits(text, words) + _shaped_hits(text, shapes))
     hits: list[tuple[int, str, int]] = []
     start = -1
     for i, ch in enumerate(text + " "):
