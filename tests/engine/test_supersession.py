@@ -645,3 +645,66 @@ def test_a_detail_a_reminder_an_open_question_a_dated_span_an_unrelated_fix_repl
     assert _replaced(switched, outbox) is None
     assert kept_apart(switched, outbox.text)
     assert _replaced(switched, outbox, refunds) == "r"
+
+
+def test_the_meaning_rule_reads_one_sitting_as_one_account(engine: Engine) -> None:
+    """A statement stored minutes after another near one is read as a second part of one
+    account, not as an answer that replaces it; the same statement a day later is linked. The
+    wording rules keep no such gap: a change of mind that says what it drops is linked at once
+    (training update set G, session 33)."""
+    route = engine.store(
+        "Route optimisation runs as a Celery task on the heavy queue, concurrency 2.",
+        "decision",
+        created_at="2026-03-01T10:00:00Z",
+    ).id
+    scaling = "Celery autoscaling was removed; worker counts are fixed per queue."
+
+    def near(_memory_id: str, others: list[str]) -> list[float]:
+        return [0.85 if o == route else 0.3 for o in others]
+
+    soon = engine.store(scaling, "decision", created_at="2026-03-01T10:02:00Z").id
+    assert links.linked_pairs(engine.conn, "shop") == []  # no wording rule reads it
+    assert supersession.plan_by_meaning(engine.conn, [soon], near) == []
+    engine.delete(soon)
+    later = engine.store(scaling, "decision", created_at="2026-03-02T10:00:00Z").id
+    found = supersession.plan_by_meaning(engine.conn, [later], near)
+    assert [(r.old_id, r.new_id) for r in found] == [(route, later)]
+    old = engine.store("Unit tests run with Jest.", "decision", created_at="2026-03-03T10:00:00Z")
+    new = engine.store(
+        "Unit tests run with Vitest instead of Jest.", "decision", created_at="2026-03-03T10:05:00Z"
+    )
+    made = {(r.old_id, r.new_id) for r in links.linked_pairs(engine.conn, "shop")}
+    assert (old.id, new.id) in made
+
+
+def test_a_named_noun_that_goes_an_open_question_and_a_noun_drop_replace_nothing() -> None:
+    """ "The old /v1/tracking/push endpoint was removed" names which endpoint: a statement must
+    hold the name too; "Does anyone know if … instead of Parquet? Asking for Priya." and
+    "Should we …?" decide nothing, but "Do we …? No, …" does; "Drop rates must be shown" is no
+    change word; the report of a fix that "now locks the row" replaces no statement of how
+    numbers look (training update set G, session 33)."""
+    throttle = Statement(
+        "t", "Carrier endpoints are throttled at 600 req/min; the anon throttle is off.", _at(1)
+    )
+    push = Statement(
+        "p", "Carriers post tracking events to the /v1/tracking/push endpoint.", _at(1)
+    )
+    removed = "The old /v1/tracking/push endpoint was removed in March; carriers post to /v2."
+    assert _replaced(removed, throttle) is None
+    assert _replaced(removed, throttle, push) == "p"
+    parquet = Statement("q", "The IO manager writes Parquet to s3://lake/<asset>.", _at(1))
+    asked = "Does anyone know if the IO manager should write Delta instead of Parquet? Asking."
+    assert _replaced(asked, parquet) is None
+    assert _replaced("Should the IO manager write Delta instead of Parquet?", parquet) is None
+    assert (
+        _replaced(
+            "Does the IO manager still write Parquet? No, Delta instead of Parquet now.", parquet
+        )
+        == "q"
+    )
+    assert not has_cue("Drop rates must be shown in the in-game info screen.")
+    assert has_cue("Drop the cached drop rates table.")
+    numbers = Statement("n", "Order numbers look like SF-<year>-<sequence>.", _at(1))
+    fixed = "Fixed the race in the order number generator; it now locks the sequence row."
+    assert _replaced(fixed, numbers) is None
+    assert kept_apart(fixed, numbers.text)

@@ -74,10 +74,16 @@ _NOUN_AFTER = (
     r"(?!\s*(?:[.,;:!?)]|$|is\b|are\b|was\b|were\b|has\b|had\b|gets?\b|got\b|must\b"
     r"|should\b|can\b|will\b|would\b|needs?\b|stays?\b|lives?\b|sits?\b|in\b|of\b))"
 )
+# ... nor the first word of a noun's name that a verb follows ("Drop rates must be shown in the
+# info screen": training update set G).
+_COMPOUND_AFTER = (
+    r"(?!\s+[\w-]+\s+(?:is|are|was|were|must|should|can|will|need|needs|stay|stays|come|comes"
+    r"|live|lives)\b)"
+)
 _SWITCH = (
     r"switch(?:ed|ing)\b|switch(?:es)?\b(?=(?:\s+\S+){0,3}?\s+(?:to|from|for|over|back|off)\b)"
 )
-_DROP = r"drop(?:ped|ping)\b|drops?\b" + _NOUN_AFTER
+_DROP = r"drop(?:ped|ping)\b|drops?\b" + _NOUN_AFTER + _COMPOUND_AFTER
 # Cues that a statement replaces something (looked for in the lower-cased new text).
 _CUES = re.compile(
     r"\b(?:instead|no longer|not any ?more|anymore|from now on|going forward|henceforth"
@@ -121,6 +127,14 @@ _NEGATED = (
     r"([\w.+#/-]+)(?: [\w.+#/-]+)? (?:is|are) no longer",
 )
 _NEGATED_RE = tuple(re.compile(p) for p in _NEGATED)
+# "The old /v1/tracking/push endpoint was removed", "F7 boards are dropped": a name before the
+# noun that goes names which one, and a statement must hold both (training update set G, session
+# 33: "the anon throttle was removed" held "endpoint" alone).
+_NAMED_GONE_RE = re.compile(
+    r"((?<![\w.+#/-])[\w+#]*[\d./_-][\w.+#/-]*) ([a-z][\w-]*)"
+    r" (?:is|are|was|were|has been|have been)"
+    r" (?:now )?(?:dropped|removed|gone|retired|deprecated|replaced|disabled|turned off)"
+)
 # Where a statement says what its subject is not ("stored in room_members, not in presence"):
 # that word is not a value it holds, so a later one that drops it replaces something else.
 _EXCLUDED_RE = re.compile(
@@ -233,8 +247,14 @@ def _gone(text: str) -> tuple[frozenset[str], ...]:
     which a statement holds only when it holds them all (``named_in``)."""
     lowered = " ".join(text.lower().split())
     out: list[frozenset[str]] = []
+    whole = {
+        m.start(2): terms(m.group(1)) | terms(m.group(2)) for m in _NAMED_GONE_RE.finditer(lowered)
+    }
     for pattern in _NEGATED_RE:
         for found in pattern.finditer(lowered):
+            if found.start(1) in whole:  # the name and its noun, together
+                out.append(whole[found.start(1)])
+                continue
             phrase = [w for w in found.group(1).split() if w not in _NOT_VALUES]
             named = [t for t in (terms(w) for w in phrase) if t]
             if named:  # the phrase's first subject word: "absolute" of "absolute paths"
@@ -456,7 +476,8 @@ def _apart(new: str, old: str, held: frozenset[str]) -> bool:
     something and ``old`` states no problem (``_PROBLEM``), or ``new`` switches a subject
     ``old`` does not hold (``_SWITCHED``)."""
     lowered = " ".join(new.lower().split())
-    fix = _FIX_REPORT.match(lowered) and not _CUES.search(_RESOLVED.sub(" ", lowered))
+    rest = _RESOLVED.sub(" ", lowered).replace(" now ", " ")  # "it now locks the row"
+    fix = _FIX_REPORT.match(lowered) and not _CUES.search(rest)
     if fix and not _PROBLEM.search(old.lower()):
         return True
     switched = _switched(lowered)

@@ -19,6 +19,7 @@ replaced one as history (``memlode.hooks.injection``), the dashboard marks it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from memlode.engine.supersede_rules import Statement, best_match, has_cue, kept_apart, terms
@@ -26,7 +27,7 @@ from memlode.errors import InvalidInput, NotFound
 from memlode.search.statements import adds
 from memlode.storage import memories as memory_repo
 from memlode.storage import supersession as links
-from memlode.types import Memory, MemoryType, format_ts, utcnow
+from memlode.types import Memory, MemoryType, format_ts, parse_ts, utcnow
 
 if TYPE_CHECKING:
     from memlode.storage.sql import Connection
@@ -172,13 +173,36 @@ MEANING_MIN_SHARED = 2
 MEANING_RULE = "same-meaning"
 
 
+# Statements made within MEANING_MIN_GAP of each other (one sitting: several decisions stored in
+# one go, a description given in parts) are read as parts of one account by the meaning rule,
+# not as an answer that replaces an earlier one: within a sitting, a change of mind says what it
+# drops ("instead of Jest", "Redis is dropped"), which the wording rules read. Training update
+# set G (session 33), written blind to make one project's statements share their words: 7 of
+# the meaning rule's 10 false links joined a fact to another stated a minute before it ("We no
+# longer store Celery results in Redis" after "Celery broker is Redis"); no true link of any
+# set was that close. (The update sets store a project's earlier statements within hours and
+# their replacements a month later; real sessions change their minds within minutes too, which
+# is why the wording rules keep no such gap.)
+MEANING_MIN_GAP = timedelta(hours=1)
+
+
+def _sittings_apart(earlier_at: str, memory: Memory) -> bool:
+    """Whether the earlier statement (stored at ``earlier_at``) was made at least
+    MEANING_MIN_GAP before ``memory``; an unreadable time counts as apart."""
+    try:
+        return parse_ts(memory.created_at) - parse_ts(earlier_at) >= MEANING_MIN_GAP
+    except ValueError:
+        return True
+
+
 def plan_by_meaning(
     conn: Connection,
     memory_ids: Sequence[str],
     cosines: Callable[[str, list[str]], list[float]],
 ) -> list[links.Replacement]:
     """Of ``memory_ids`` (just embedded), the statements that replace nothing yet and that the
-    meaning rule links to an earlier one, written nowhere (``record`` writes them);
+    meaning rule links to an earlier one of an earlier sitting (``MEANING_MIN_GAP``), written
+    nowhere (``record`` writes them);
     ``cosines(id, others)`` is the cosine of a memory's vector with each of the others'."""
     stored = memory_repo.fetch_many(conn, list(memory_ids))
     new = [
@@ -195,7 +219,7 @@ def plan_by_meaning(
     for memory in new:
         if done.get(memory.id):
             continue
-        rows = _earlier(conn, memory, captured=False)
+        rows = [r for r in _earlier(conn, memory, captured=False) if _sittings_apart(r[2], memory)]
         if not rows:
             continue
         sims = cosines(memory.id, [r[0] for r in rows])

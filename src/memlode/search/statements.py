@@ -137,10 +137,29 @@ _UNDECIDED = re.compile(
 _UNDECIDED_LABEL = re.compile(r"\b(?:idea|ideas|question|questions|q|asked|proposal|rfc)\b")
 
 
+# ... or one that opens by asking a yes-or-no question ("Does anyone know if the IO manager
+# should write Delta instead of Parquet? Asking for Priya.", "Should we move to Kamal?") that
+# the statement does not answer ("Yes, …", "No, …"). A question answered in the same breath
+# ("Where do drafts live? In a single SQLite file …", training set E) is a statement.
+_ASKING = frozenset(
+    "does do did should shall can could would will is are was were has have anyone".split()
+)
+
+
+def _asks_open(flat: str) -> bool:
+    question, mark, rest = flat.partition("? ")
+    if not mark and flat.endswith("?"):
+        question, rest = flat[:-1], ""
+    elif not mark:
+        return False
+    opening = question.split(" ", 1)[0].strip("\"'(")
+    return opening in _ASKING and not rest.startswith(("yes", "no,", "no.", "no ", "nope"))
+
+
 def undecided(text: str) -> bool:
     """The statement is a plan still open or a question asked, not a decision."""
     flat = " ".join(text.lower().split())
-    if _UNDECIDED.search(flat) is not None:
+    if _UNDECIDED.search(flat) is not None or _asks_open(flat):
         return True
     label = flat.split(": ", 1)[0] if ": " in flat[:60] else ""
     return (
