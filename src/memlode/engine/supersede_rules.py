@@ -183,11 +183,13 @@ _PROBLEM = re.compile(
     r"|problem|problems|wrong|slow|stale|times? out|timeouts?|regress(?:ion|ed)|stuck|missing)\b"
 )
 # "Switched the refund worker from polling Postgres to Kafka": what is switched (the refund
-# worker) is the subject a replaced statement is about (training update set F: it was linked to
-# how payment events are published, which is polled too).
+# worker), or all of what it is switched from (polling Postgres), is what a replaced statement
+# holds (training update set F: it was linked to how payment events are published, which is
+# polled too).
 _SWITCHED = re.compile(
     r"^(?:we |i )?(?:switch|switched|move|moved|migrate|migrated|port|ported|convert|converted)"
-    r" (?:the |our |all )?((?:[\w.+#/'-]+ ){1,5}?)(?:from|off)\b"
+    r" (?:the |our |all )?((?:[\w.+#/'-]+ ){1,5}?)(?:from|off) (?:the |our )?"
+    r"([\w.+#/-]+(?: (?!to\b|onto\b|into\b)[\w.+#/-]+)?)"
 )
 
 # An opening is a statement's subject and its verb ("the base image for services is",
@@ -480,16 +482,20 @@ def _apart(new: str, old: str, held: frozenset[str]) -> bool:
     fix = _FIX_REPORT.match(lowered) and not _CUES.search(rest)
     if fix and not _PROBLEM.search(old.lower()):
         return True
-    switched = _switched(lowered)
-    return bool(switched) and not (switched & held)
+    switched, source = _switched(lowered)
+    return bool(switched) and not (switched & held) and not source <= held
 
 
 @functools.lru_cache(maxsize=ANALYSED_TEXTS)
-def _switched(lowered: str) -> frozenset[str]:
-    """The subject words of what the statement says it switched ("the refund worker"), if it
-    opens so."""
+def _switched(lowered: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The subject words of what the statement says it switched ("the refund worker") and of
+    what it switched from ("polling postgres"), if it opens so; a statement that holds all of
+    the latter is what it replaces whatever it calls the former ("We migrated all topics from
+    Avro to Protobuf" after "Event payloads are Avro": training update set G)."""
     found = _SWITCHED.search(lowered)
-    return terms(found.group(1)) if found else frozenset()
+    if not found:
+        return frozenset(), frozenset()
+    return terms(found.group(1)), terms(found.group(2))
 
 
 # What a version change names as changed: "Bumped delta-spark to 3.2.0", "upgraded the
