@@ -474,28 +474,35 @@ def kept_apart(new: str, old: str) -> bool:
 
 
 def _apart(new: str, old: str, held: frozenset[str]) -> bool:
-    """Readings of the two texts that keep every rule from linking them: ``new`` fixes
-    something and ``old`` states no problem (``_PROBLEM``), or ``new`` switches a subject
-    ``old`` does not hold (``_SWITCHED``)."""
-    lowered = " ".join(new.lower().split())
-    rest = _RESOLVED.sub(" ", lowered).replace(" now ", " ")  # "it now locks the row"
-    fix = _FIX_REPORT.match(lowered) and not _CUES.search(rest)
-    if fix and not _PROBLEM.search(old.lower()):
+    """Readings of the two texts that keep every rule from linking them: ``new`` reports a fix
+    and ``old`` states no problem (``_PROBLEM``), or ``new`` switches a subject ``old`` does
+    not hold, from something ``old`` does not hold whole (``_SWITCHED``)."""
+    fix, switched, source = _fix_or_switch(new)
+    if fix and not _states_problem(old):
         return True
-    switched, source = _switched(lowered)
     return bool(switched) and not (switched & held) and not source <= held
 
 
 @functools.lru_cache(maxsize=ANALYSED_TEXTS)
-def _switched(lowered: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The subject words of what the statement says it switched ("the refund worker") and of
-    what it switched from ("polling postgres"), if it opens so; a statement that holds all of
-    the latter is what it replaces whatever it calls the former ("We migrated all topics from
-    Avro to Protobuf" after "Event payloads are Avro": training update set G)."""
+def _fix_or_switch(text: str) -> tuple[bool, frozenset[str], frozenset[str]]:
+    """Read once per text (``best_match`` asks it of one new statement against every earlier
+    one): whether it reports a fix and says nothing else changed (but "now": "it now locks the
+    row"), and the subject words of what it says it switched ("the refund worker") and of what
+    from ("polling postgres"), if it opens so. A statement that holds all of the latter is what
+    it replaces whatever it calls the former ("We migrated all topics from Avro to Protobuf"
+    after "Event payloads are Avro": training update set G)."""
+    lowered = " ".join(text.lower().split())
+    rest = _RESOLVED.sub(" ", lowered).replace(" now ", " ")
+    fix = _FIX_REPORT.match(lowered) is not None and not _CUES.search(rest)
     found = _SWITCHED.search(lowered)
     if not found:
-        return frozenset(), frozenset()
-    return terms(found.group(1)), terms(found.group(2))
+        return fix, frozenset(), frozenset()
+    return fix, terms(found.group(1)), terms(found.group(2))
+
+
+@functools.lru_cache(maxsize=ANALYSED_TEXTS)
+def _states_problem(text: str) -> bool:
+    return _PROBLEM.search(text.lower()) is not None
 
 
 # What a version change names as changed: "Bumped delta-spark to 3.2.0", "upgraded the
