@@ -718,3 +718,10 @@ def test_a_named_noun_that_goes_an_open_question_and_a_noun_drop_replace_nothing
     fixed = "Fixed the race in the order number generator; it now locks the sequence row."
     assert _replaced(fixed, numbers) is None
     assert kept_apart(fixed, numbers.text)
+
+
+def test_a_label_of_details_tells_a_change_in_full() -> None:
+    """ "<subject> detail:" adds to its subject; "Migration details:" tells a change in full."""
+    told = "Migration details: sessions moved to Memcached; Redis is dropped for sessions."
+    assert not adds(told)
+    assert _replaced(told, Statement("r", "We cache user sessions in Redis.", _at(1))) == "r"

@@ -29,8 +29,9 @@ _REPLACING = re.compile(
 # A statement labelled as a detail of its subject or as a reminder of a rule ("KenCarp4 PI
 # controller detail: …", "Reminder for doc writers: …", "Review reminder: …") adds to what it is
 # near or says it again. Training update set F (session 33): three details and three reminders
-# among its controls, none among the cases of any set.
-_LABELLED_BESIDE = re.compile(r"\b(?:details?|reminders?)$|^reminder\b")
+# among its controls, none among the cases of any set. Not "details" ("Migration details: we
+# moved sessions to Memcached" tells the change in full).
+_LABELLED_BESIDE = re.compile(r"\b(?:detail|reminders?)$|^reminder\b")
 
 
 def adds(text: str) -> bool:
