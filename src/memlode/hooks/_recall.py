@@ -24,7 +24,6 @@ vector hits are merged in, provided it answers within ``resident_timeout_ms``; s
 from __future__ import annotations
 
 from memlode.fastjson import loads
-from memlode.hooks.injection import ASKED_SHAPES
 from memlode.storage import fts_match
 from memlode.storage.capture import FAILURE_TAG, GLOBAL_NAMESPACE, REFLECTION_TAG, SUMMARY_TAG
 from memlode.storage.fts_match import OVERFETCH, SCORING_BUDGET
@@ -314,8 +313,6 @@ def choose(
         names = bool(new)
     scored: list[tuple[Recalled, set[str]]] = []
     answered = False
-    # a value the prompt asks for by its kind ("which version …"): its shape weighs as the word
-    shapes = {key: weights[t] for t, key in ASKED_SHAPES.items() if t in weights}
     for cand, vector in candidates:
         if HISTORY_TAG in cand.tags:  # what was still to do back then: done since, mostly
             continue
@@ -346,8 +343,7 @@ def choose(
             answered = answered or min(coverage, vector) >= MIN_DECISION_JOINT
         if coverage < MIN_ITEM_COVERAGE and vector < MIN_ITEM_VECTOR:
             continue
-        cand.terms = {t: weights[t] for t in matched}
-        cand.terms.update(shapes)
+        cand.terms = _terms_held(matched, weights)
         if rerank:
             cand.score = W_COVERAGE * max(coverage, vector) + cand.score
         scored.append((cand, _triples(cand.content)))
@@ -358,6 +354,23 @@ def choose(
     chosen = current_first(conn, _distinct(scored, limit))
     resolve_failures(conn, chosen)
     return chosen
+
+
+# A question that asks for a version, a commit or a port ("which markdownlint-cli2 version …",
+# "which commit was next sitting on …", "which port was the frontend running on …") is answered
+# by a value of that shape ("v0.23.1", "9f012815", "localhost:3000"), which none of its words
+# match: the shape (its key here, read by ``memlode.hooks.injection``'s passages) counts as the
+# asking word. Replay (bench/RESULTS.md, "Session 33"): three of the untuned sets' eight excerpt
+# misses.
+ASKED_SHAPES = {"version": "#version", "commit": "#commit", "sha": "#commit", "port": "#port"}
+
+
+def _terms_held(matched: set[str], weights: dict[str, float]) -> dict[str, float]:
+    """The prompt's terms a memory holds (``matched``) with their weights, and the shape of a
+    value the prompt asks for by its kind (``ASKED_SHAPES``), with the asking word's."""
+    held = {t: weights[t] for t in matched}
+    held.update((key, weights[t]) for t, key in ASKED_SHAPES.items() if t in weights)
+    return held
 
 
 def _distinct(scored: list[tuple[Recalled, set[Any]]], limit: int) -> list[Recalled]:

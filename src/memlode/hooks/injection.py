@@ -421,13 +421,8 @@ def _two_passages(
     return _passage(text, parts)
 
 
-# A question that asks for a version, a commit or a port ("which markdownlint-cli2 version …",
-# "which commit was next sitting on …", "which port was the frontend running on …") is answered
-# by a value of that shape ("v0.23.1", "9f012815", "localhost:3000"), which none of its words
-# match: the shape counts as the asking word (``ASKED_SHAPES``: the stem, and the key the
-# prompt gate puts among a memory's terms, ``memlode.hooks._recall.choose``). Replay
-# (bench/RESULTS.md, "Session 33"): three of the untuned sets' eight excerpt misses.
-ASKED_SHAPES = {"version": "#version", "commit": "#commit", "sha": "#commit", "port": "#port"}
+# The shapes of the values a question may ask for by their kind (``#version``, ``#commit``,
+# ``#port``: the keys ``memlode.hooks._recall.ASKED_SHAPES`` puts among a memory's terms).
 _EDGE = "`'\"()[]{}<>,;!?*"
 
 
@@ -456,7 +451,7 @@ def _shaped(token: str, shape: str) -> bool:
 
 def _shaped_hits(text: str, shapes: list[str]) -> list[tuple[int, str, int]]:
     """(offset, shape key, end) of each whitespace-separated token of ``text`` of one of the
-    ``shapes`` (``ASKED_SHAPES``)."""
+    ``shapes`` (``#version``, ``#commit``, ``#port``)."""
     hits: list[tuple[int, str, int]] = []
     at = 0
     for token in text.split(" "):
@@ -471,7 +466,7 @@ def _shaped_hits(text: str, shapes: list[str]) -> list[tuple[int, str, int]]:
 
 def _hits(text: str, weight: dict[str, float]) -> list[tuple[int, str, int]]:
     """(offset, stemmed term, end) of each word of ``text`` that is one of the terms, and of
-    each value of a shape the prompt asks for (``ASKED_SHAPES``)."""
+    each value of a shape the prompt asks for (``memlode.hooks._recall.ASKED_SHAPES``)."""
     shapes = [key for key in weight if key.startswith("#")]
     if shapes:
         words = {k: w for k, w in weight.items() if not k.startswith("#")}
