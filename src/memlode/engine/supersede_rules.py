@@ -49,6 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memlode.search.statements import adds, other_scope, temporary, undecided
+from memlode.storage.capture import ANSWER_LINE, QUESTION_LINE
 from memlode.textutil import STOPWORDS, stem, words
 
 __all__ = [
@@ -315,10 +316,6 @@ class Match:
     score: float
 
 
-# How memlode.hooks.extract writes the user's answers to AskUserQuestion, one pair per line.
-_QUESTION, _ANSWER = "Q: ", "A (user): "
-
-
 @functools.lru_cache(maxsize=ANALYSED_TEXTS)
 def answers(text: str) -> dict[str, str]:
     """The questions the text answers, each (lower-cased, spaces collapsed) with its answer
@@ -326,10 +323,10 @@ def answers(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     question = ""
     for line in text.splitlines():
-        if line.startswith(_QUESTION):
-            question = " ".join(line[len(_QUESTION) :].lower().split())
-        elif line.startswith(_ANSWER) and question:
-            out[question] = " ".join(line[len(_ANSWER) :].lower().split())
+        if line.startswith(QUESTION_LINE):
+            question = " ".join(line[len(QUESTION_LINE) :].lower().split())
+        elif line.startswith(ANSWER_LINE) and question:
+            out[question] = " ".join(line[len(ANSWER_LINE) :].lower().split())
             question = ""
     return out
 

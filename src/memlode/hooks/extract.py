@@ -42,7 +42,7 @@ from memlode.hooks.observation import (
     is_own_tool,
     one_line,
 )
-from memlode.storage.capture import FAILURE_TAG
+from memlode.storage.capture import ANSWER_LINE, FAILURE_TAG, QUESTION_LINE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -415,7 +415,7 @@ def _ask(tool_in: dict[str, Any], resp: dict[str, Any]) -> Observation | None:
             answer = ", ".join(as_text(a, MAX_ANSWER_CHARS) for a in answer)
         answer_text = one_line(as_text(answer, MAX_ANSWER_CHARS * 2), MAX_ANSWER_CHARS)
         if answer_text:
-            part = f"Q: {one_line(question, 300)}\nA (user): {answer_text}"
+            part = f"{QUESTION_LINE}{one_line(question, 300)}\n{ANSWER_LINE}{answer_text}"
             # what the user turned down is part of the choice ("what was the other option?")
             others = [o for o in offered.get(question, []) if o not in answer_text]
             if others:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import re
 
+from memlode.storage.capture import ANSWER_LINE
 from memlode.textutil import stem, words
 
 __all__ = ["adds", "beside", "other_scope", "scopes", "temporary", "undecided"]
@@ -34,14 +35,26 @@ _REPLACING = re.compile(
 _LABELLED_BESIDE = re.compile(r"\b(?:detail|reminders?)$|^reminder\b")
 
 
+@functools.lru_cache(maxsize=4096)
+def _flat(text: str) -> str:
+    """``text`` lower-cased on one line, its spaces collapsed: read once per text (search and
+    the rules ask several readings of one statement against each of its neighbours)."""
+    return " ".join(text.lower().split())
+
+
+def _label(flat: str) -> str:
+    """What a statement is labelled as it opens ("Review reminder", "Idea" of "Idea: …"), or
+    ''."""
+    return flat.split(": ", 1)[0].rstrip(" )") if ": " in flat[:60] else ""
+
+
 def adds(text: str) -> bool:
     """Whether the statement's first clause adds to its subject rather than changing it."""
-    flat = " ".join(text.lower().split())
+    flat = _flat(text)
     first = _CLAUSE_END.split(flat, maxsplit=1)[0]
     if _ADDED.search(first) is not None:
         return _REPLACING.search(first) is None
-    label = flat.split(": ", 1)[0] if ": " in flat[:60] else ""
-    if label and _LABELLED_BESIDE.search(label.rstrip(" )")) is not None:
+    if _LABELLED_BESIDE.search(_label(flat)) is not None:
         return True
     return _ADDS.search(first) is not None
 
@@ -72,7 +85,7 @@ def temporary(text: str) -> bool:
     """The statement says it holds for a while only: an exception beside its rule, not a
     replacement (training update set C, session 32: the rules linked its time-boxed exceptions
     to the rule, and search put them first)."""
-    return _TEMPORARY.search(" ".join(text.lower().split())) is not None
+    return _TEMPORARY.search(_flat(text)) is not None
 
 
 # Where a statement holds: an environment, a kind of build, a platform, named as it opens ("Release
@@ -159,15 +172,11 @@ def _asks_open(flat: str) -> bool:
 
 def undecided(text: str) -> bool:
     """The statement is a plan still open or a question asked, not a decision."""
-    flat = " ".join(text.lower().split())
+    flat = _flat(text)
     if _UNDECIDED.search(flat) is not None or _asks_open(flat):
         return True
-    label = flat.split(": ", 1)[0] if ": " in flat[:60] else ""
-    return (
-        bool(label)
-        and _UNDECIDED_LABEL.search(label) is not None
-        and "\na (user): " not in text.lower()
-    )
+    answered = "\n" + ANSWER_LINE.lower() in text.lower()
+    return _UNDECIDED_LABEL.search(_label(flat)) is not None and not answered
 
 
 def beside(new: str, old: str) -> bool:

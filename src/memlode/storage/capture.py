@@ -62,6 +62,9 @@ SUMMARY_SOURCE = "consolidation"
 # The tag of a reflection insight (what a session established; engine/consolidation/reflect),
 # and with ":open" of what it left open
 REFLECTION_TAG = "reflection"
+# How the prompt hook writes the user's answers to the assistant's questions (AskUserQuestion),
+# one pair per line (memlode.hooks.extract); the supersession rules and search read them back.
+QUESTION_LINE, ANSWER_LINE = "Q: ", "A (user): "
 
 # A conflicting row deleted between our insert and our look-up (PostgreSQL, READ COMMITTED)
 # leaves nothing to return: the insert is tried again (once is almost always enough).
