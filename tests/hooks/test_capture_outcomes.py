@@ -91,6 +91,41 @@ def test_a_piped_test_run_that_failed_is_a_failure(hook, project: Path, proj_eng
     assert "parser.test.ts" not in bun.content
 
 
+def test_what_a_long_log_kept_printing_is_kept_once_with_its_count(
+    hook, project: Path, proj_engine: Engine
+):
+    """A message a passing run printed again and again, its numbers aside, sits in the middle
+    the stored head and end leave out: it is kept once, with its count. A stack frame or a
+    quoted source line repeats as often and is no message (the shape of a real bun log,
+    PackmindHub-context-evaluator)."""
+    clamps = "\n".join(
+        f"[SnippetExtractor] Line range {i}-{i + 5} exceeds file length {i // 2}, clamping"
+        for i in range(10, 50, 8)
+    )
+    frames = "\n".join(f"    at runNext (/app/src/limiter.ts:55:{i})" for i in range(9))
+    quoted = "\n".join(f"104 | \t\t\tconst items = [{i}, 2, 3];" for i in range(9))
+    tests = "\n".join(f"(pass) parser > case {name} [0.2ms]" for name in "abcdefghijklmnop")
+    printed = (
+        f"$ bun test src/\nbun test v1.3.5\n{clamps}\n{frames}\n{quoted}\n"
+        f"[Parser] Warning: could not parse the response\n{tests}\n"
+        " 1274 pass\n 0 fail\nRan 1274 tests across 56 files. [719.00ms]\n"
+    )
+    assert hook("post-tool", _bash(project, "bun run test 2>&1", printed)).returncode == 0
+    [row] = _rows(proj_engine)
+    assert (
+        "\n[printed 5 times] [SnippetExtractor] Line range 10-15 exceeds file length 5, clamping"
+        in row.content
+    )
+    assert row.content.count("[printed") == 1  # not the frames, the quoted line, the tests
+    assert "[Parser] Warning" not in row.content  # printed once, in the middle
+    # a failed run's long error keeps what it kept printing too
+    filler = "\n".join(f"step {i} ran" for i in range(60))
+    failing = f"Exit code 1\n{filler}\n{clamps}\n{frames}\n{filler}\nerror: 1 test failed\n"
+    hook("post-tool-failure", _bash(project, "bun run test:ci", failing, failed=True))
+    [failure] = [m for m in _rows(proj_engine) if m.id != row.id]
+    assert "[printed 5 times] [SnippetExtractor] Line range" in failure.content
+
+
 def test_a_long_failure_log_keeps_its_decisive_lines(hook, project: Path, proj_engine: Engine):
     """A pre-commit/CI log longer than the error excerpt: the error lines come first."""
     noise = "\n".join(f"[group] step {i} output line that says nothing" for i in range(200))

@@ -285,6 +285,8 @@ def _bash(
                 head = _first_lines(body[: len(body) - output_chars], PASSING_HEAD_CHARS)
                 shown = head + "\n…\n" + body[-output_chars:].lstrip()
             text += f"\n[{stream}]\n" + shown
+            if len(body) > output_chars:
+                text += _repeated(body, shown)
     if rest:
         text += "\n[command]\n" + rest
     first = command.split()[0] if command.split() else ""
@@ -340,6 +342,14 @@ def _first_lines(text: str, limit: int, count: int = 2) -> str:
         if len(kept) == count:
             break
     return "\n".join(kept)
+
+
+def _repeated(output: str, shown: str) -> str:
+    """What a long command output kept printing in the part ``shown`` of it leaves out
+    (``sources.outcomes.repeated_lines``), one ``[printed N times]`` line each."""
+    from memlode.sources.outcomes import repeated_lines
+
+    return "".join(f"\n[printed {n} times] {line}" for line, n in repeated_lines(output, shown))
 
 
 def _head_tail(text: str, limit: int) -> str:
@@ -471,7 +481,10 @@ def extract_failure(
             # excerpt of the error starts
             text += "".join(f"\n{line}" for line in errors)
     if message:
-        text += "\n" + _head_tail(message, MAX_ERROR_CHARS)
+        shown = _head_tail(message, MAX_ERROR_CHARS)
+        text += "\n" + shown
+        if tool_name == "Bash" and len(message) > MAX_ERROR_CHARS:
+            text += _repeated(message, shown)
     if said:
         text += "\nOutcome: " + "; ".join(said)
         meta["outcomes"] = said

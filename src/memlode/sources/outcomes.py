@@ -11,6 +11,8 @@ call), shared by the capture hooks (``memlode.hooks.extract``) and the transcrip
 - ``outcomes``: the state the command left: a commit made (hash, branch, subject), a push
   (range and branch) or a rejected one, a tag, a release or pull request created, a merge, the
   branch ahead of or behind its upstream, and test totals (passed/failed).
+- ``repeated_lines``: what a long log printed again and again (a warning per test), once each
+  with its count: the middle a stored head and end of the output leave out.
 
 Plain string methods only: this runs in a hook process, where even ``re`` is not loaded
 otherwise (bench/bench_hooks.py measures the post-tool hook).
@@ -18,7 +20,14 @@ otherwise (bench/bench_hooks.py measures the post-tool hook).
 
 from __future__ import annotations
 
-__all__ = ["error_lines", "failed_by_output", "outcomes", "read_output", "reported_totals"]
+__all__ = [
+    "error_lines",
+    "failed_by_output",
+    "outcomes",
+    "read_output",
+    "repeated_lines",
+    "reported_totals",
+]
 
 # At most this many decisive lines, each at most LINE_CHARS (a log keeps its point, not its bulk).
 MAX_ERROR_LINES = 6
@@ -333,6 +342,57 @@ def read_output(
     # failing tests say it; else decisive lines of a build, test or lint command
     said_failed = bool(totals[1]) if totals is not None else bool(errors) and _checker(command)
     return _outcomes_of(command, lines, output, failed, totals), errors, said_failed
+
+
+# A message a log prints again and again, its numbers aside ("[SnippetExtractor] Line range 20-25
+# exceeds file length 10, clamping to 10-10" once per test), is what a user remembers of a long
+# run ("the tests kept printing clamping warnings") and what its stored head and end miss: kept
+# once, with its count. A message is a line that names who logs it ("[Parser] …", after a
+# timestamp or not) or its level ("warning: …"); a stack frame, a quoted source line or a dumped
+# request body repeats as often and says nothing of its own.
+REPEATED_MIN = 3
+MAX_REPEATED = 4
+_LEVELS = ("warn", "warning", "deprecat", "info", "notice", "error", "debug", "note")
+
+
+def _message(line: str) -> bool:
+    """Whether a log line is a message: tagged ``[Name]`` or opening with its level."""
+    while line.startswith("[") and "]" in line:
+        tag, _, rest = line[1:].partition("]")
+        if any(ch.isalpha() for ch in tag):
+            return bool(rest.strip())
+        line = rest.lstrip()  # a timestamp: the tag may follow
+    return line.lower().startswith(_LEVELS)
+
+
+def _shape(line: str) -> str:
+    """``line`` with each run of digits as one ``#``: the lines a loop prints share a shape."""
+    out: list[str] = []
+    for ch in line:
+        if ch.isdigit():
+            if not out or out[-1] != "#":
+                out.append("#")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def repeated_lines(output: str, shown: str = "") -> list[tuple[str, int]]:
+    """The log messages (``_message``) of ``output`` printed ``REPEATED_MIN`` times or more
+    (numbers aside), most often first, each as first printed (cut to ``LINE_CHARS``) with
+    its count: at most ``MAX_REPEATED``, none of a shape the part ``shown`` already holds."""
+    seen = {_shape(line) for line in _lines(shown)}
+    counts: dict[str, int] = {}
+    first: dict[str, str] = {}
+    for line in _lines(output):
+        if not _message(line):
+            continue
+        shape = _shape(line)
+        counts[shape] = counts.get(shape, 0) + 1
+        first.setdefault(shape, line)
+    often = [s for s, n in counts.items() if n >= REPEATED_MIN and s not in seen]
+    often.sort(key=lambda s: -counts[s])  # stable: of equal counts, the first printed first
+    return [(first[s][:LINE_CHARS], counts[s]) for s in often[:MAX_REPEATED]]
 
 
 def _git_tag(command: str) -> str:
