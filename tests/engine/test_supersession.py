@@ -325,6 +325,39 @@ def test_search_puts_a_later_statement_on_the_same_subject_first(
         assert score[adds] < score[old]
 
 
+def test_a_later_statement_in_other_words_goes_first_when_the_question_asks_both_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real model: a replacement said in other words is less alike to what it replaces
+    than SAME_SUBJECT_COSINE (0.67 here); it still goes first when the question matches it
+    nearly as well as the earlier one (0.10 apart, within ASKED_GAP), and keeps its place by
+    score when the question is worded like the earlier one far more (0.19 apart)."""
+    monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "local")
+    with Engine(Settings.load({"namespace": "till (Django shop)"})) as eng:
+        old = _decided(eng, "Invoices are numbered by a counter in Redis, one per shop.", 1)
+        eng.store(
+            "Order confirmation emails are sent through Postmark from the orders app.",
+            "decision",
+            created_at=_at(2),
+        )
+        new = _decided(
+            eng,
+            "Billing documents take nextval from a Postgres sequence of their shop in the"
+            " INSERT trigger.",
+            22,
+        )
+        eng.embed_pending()
+        assert links.linked_pairs(eng.conn, "till (Django shop)") == []  # no rule links them
+        alike = eng.embeddings.cosines(new, [old])[0]
+        assert links.ASKED_SUBJECT_COSINE <= alike < links.SAME_SUBJECT_COSINE
+        hits = eng.search("Which store hands out invoice numbers?", 5)
+        order = [h.memory.id for h in hits]
+        score = {h.memory.id: h.score for h in hits}
+        assert order[:2] == [new, old] and score[new] < score[old]
+        worded_like_old = [h.memory.id for h in eng.search("How do invoices get their numbers?", 5)]
+        assert worded_like_old.index(old) < worded_like_old.index(new)
+
+
 def test_of_several_later_statements_on_an_earlier_ones_subject_the_latest_goes_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -75,6 +75,8 @@ from memlode.storage.recall_graph import (
     memory_degrees,
 )
 from memlode.storage.supersession import (
+    ASKED_GAP,
+    ASKED_SUBJECT_COSINE,
     SAME_SUBJECT_COSINE,
     SAME_SUBJECT_MARGIN,
     STATED_SOURCES,
@@ -423,7 +425,8 @@ def _later_first(
 ) -> list[str]:
     """``ranked_ids`` with each stated memory among the first ``k`` moved before its nearest
     earlier stated hit of the namespace when that is on its subject (``SAME_SUBJECT_COSINE``,
-    nearer than the next by ``SAME_SUBJECT_MARGIN``) and of its type, unless it sits beside it
+    nearer than the next by ``SAME_SUBJECT_MARGIN``, or as the question asks it:
+    ``_asked_alike``) and of its type, unless it sits beside it
     (``statements.beside``: "also", "for the launch weekend only", another environment): a
     later answer to the same question is presumed current, whether or not a rule linked the
     two, and the question's words often match the replaced statement best (held-out update
@@ -465,7 +468,9 @@ def _later_first(
         alike = sorted(zip(index.similarities(vector, earlier), earlier, strict=True), reverse=True)
         best, nearest = alike[0]
         second = alike[1][0] if len(alike) > 1 else 0.0
-        if best < SAME_SUBJECT_COSINE or best - second < SAME_SUBJECT_MARGIN:
+        if best - second < SAME_SUBJECT_MARGIN:
+            continue
+        if best < SAME_SUBJECT_COSINE and not _asked_alike(pool, best, memory_id, nearest):
             continue
         if rows[nearest].memory_type != row.memory_type:
             continue
@@ -487,6 +492,17 @@ def _later_first(
             out.insert(min(older) if older else out.index(nearest), memory_id)
             moved.append(memory_id)
     return out
+
+
+def _asked_alike(pool: _Pool, best: float, later: str, earlier: str) -> bool:
+    """Whether a later stated hit ``best`` alike to its nearest earlier one, less than
+    ``SAME_SUBJECT_COSINE``, is on its subject as the question asks it: alike at
+    ``ASKED_SUBJECT_COSINE``, and the question's cosine with it at most ``ASKED_GAP`` below
+    its cosine with the earlier one."""
+    if best < ASKED_SUBJECT_COSINE or pool.index is None or pool.query_vector is None:
+        return False
+    to_later, to_earlier = pool.index.similarities(pool.query_vector, [later, earlier])
+    return to_later >= to_earlier - ASKED_GAP
 
 
 def _diversify(

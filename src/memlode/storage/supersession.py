@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from memlode.storage.sql import Connection
 
 __all__ = [
+    "ASKED_GAP",
+    "ASKED_SUBJECT_COSINE",
     "SAME_SUBJECT_COSINE",
     "SAME_SUBJECT_MARGIN",
     "STATED_SOURCES",
@@ -53,6 +55,17 @@ STATED_SOURCES = ("memory",)
 # statements that only add to an earlier one, 0.6% of unrelated pairs of one project.
 SAME_SUBJECT_COSINE = 0.75
 SAME_SUBJECT_MARGIN = 0.0  # nearer than any other earlier one among the hits, by this much
+# Less alike (ASKED_SUBJECT_COSINE), a later statement is on the earlier one's subject as the
+# question asks it when it answers the question nearly as well: its cosine with the question at
+# most ASKED_GAP below the earlier one's. A replacement said in other words ("Card payments are
+# handled by Adyen Drop-in; Adyen is our only PSP" after "Payment provider: Stripe") is matched
+# by the question about as well as what it replaces; a later statement on a neighbouring subject
+# ("Moved the Doctrine result cache to Redis" beside "Sessions are stored in Redis", asked
+# "where are sessions stored?") is matched clearly worse. Training update sets A-G (session
+# 34): cases first in search +13 points summed over six sets, controls -6.4; at a gap of 0.18,
+# +27 and -21 (bench/RESULTS.md, "Session 34").
+ASKED_SUBJECT_COSINE = 0.65
+ASKED_GAP = 0.12
 # The longest chain followed to its current end (a guard against a cycle a user linked by hand).
 MAX_CHAIN = 50
 _CHUNK = 500
