@@ -126,6 +126,37 @@ def test_what_a_long_log_kept_printing_is_kept_once_with_its_count(
     assert "[printed 5 times] [SnippetExtractor] Line range" in failure.content
 
 
+def test_a_long_diff_keeps_the_versions_it_adds(hook, project: Path, proj_engine: Engine):
+    """A lock file's diff is long, and which version came in sits in its middle: the versions
+    its added lines name are kept on one line, a scope's family at one version as one item (the
+    shape of a real bun.lock diff, PackmindHub-context-evaluator); a setting's number, a
+    removed line and prose are not versions."""
+    family = ", ".join(f'"@zag-js/part{i}": "1.33.1"' for i in range(40))
+    filler = "\n".join(f"   unchanged line {i} of the lock file" for i in range(80))
+    printed = (
+        " frontend/bun.lock    | 266 ++++++++++++++++++++-\n"
+        " frontend/package.json |   5 +-\n\n"
+        f"{filler}\n"
+        '  +        "@chakra-ui/react": "^3.33.0",\n'
+        '           "react": "^18.3.1",\n'
+        '  -    "left-pad": ["left-pad@1.3.0", "", {}],\n'
+        f'  +    "@ark-ui/react": ["@ark-ui/react@5.31.0", {{ "dependencies": {{ {family} }} }}],\n'
+        "  +timeout: 1.5\n"
+        "  +the retry budget is 2.5 seconds\n"
+        '  +name = "serde"\n'
+        '  +version = "1.0.193"\n'
+        "  +github.com/lucasb-eyer/go-colorful v1.2.0 h1:abc=\n"
+        f"{filler}\n"
+    )
+    assert hook("post-tool", _bash(project, "git diff", printed)).returncode == 0
+    [row] = _rows(proj_engine)
+    [line] = [x for x in row.content.splitlines() if x.startswith("[versions added] ")]
+    assert line == (
+        "[versions added] @chakra-ui/react ^3.33.0, @ark-ui/react 5.31.0, @zag-js/* 1.33.1 (40),"
+        " serde 1.0.193, github.com/lucasb-eyer/go-colorful v1.2.0"
+    )
+
+
 def test_a_long_failure_log_keeps_its_decisive_lines(hook, project: Path, proj_engine: Engine):
     """A pre-commit/CI log longer than the error excerpt: the error lines come first."""
     noise = "\n".join(f"[group] step {i} output line that says nothing" for i in range(200))

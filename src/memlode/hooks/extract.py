@@ -286,7 +286,7 @@ def _bash(
                 shown = head + "\n…\n" + body[-output_chars:].lstrip()
             text += f"\n[{stream}]\n" + shown
             if len(body) > output_chars:
-                text += _repeated(body, shown)
+                text += _repeated(body, shown) + _versions(body)
     if rest:
         text += "\n[command]\n" + rest
     first = command.split()[0] if command.split() else ""
@@ -350,6 +350,15 @@ def _repeated(output: str, shown: str) -> str:
     from memlode.sources.outcomes import repeated_lines
 
     return "".join(f"\n[printed {n} times] {line}" for line, n in repeated_lines(output, shown))
+
+
+def _versions(output: str) -> str:
+    """The packages and versions the added lines of a long diff name
+    (``sources.outcomes.added_versions``), as a ``[versions added]`` line, or ''."""
+    from memlode.sources.outcomes import added_versions
+
+    found = added_versions(output)
+    return f"\n[versions added] {found}" if found else ""
 
 
 def _head_tail(text: str, limit: int) -> str:

@@ -13,6 +13,10 @@ call), shared by the capture hooks (``memlode.hooks.extract``) and the transcrip
   branch ahead of or behind its upstream, and test totals (passed/failed).
 - ``repeated_lines``: what a long log printed again and again (a warning per test), once each
   with its count: the middle a stored head and end of the output leave out.
+- ``added_versions``: the packages and versions the added lines of a diff name (a lock file's
+  ``"@ark-ui/react@5.31.0"``, a manifest's ``"react": "^18.3.1"``, ``go.mod``'s
+  ``module v1.2.0``, ``Cargo.lock``'s ``name``/``version`` lines, ``pkg==1.0``): a lock file's
+  diff is long, and which version came in is what a question about it asks.
 
 Plain string methods only: this runs in a hook process, where even ``re`` is not loaded
 otherwise (bench/bench_hooks.py measures the post-tool hook).
@@ -21,6 +25,7 @@ otherwise (bench/bench_hooks.py measures the post-tool hook).
 from __future__ import annotations
 
 __all__ = [
+    "added_versions",
     "error_lines",
     "failed_by_output",
     "outcomes",
@@ -393,6 +398,100 @@ def repeated_lines(output: str, shown: str = "") -> list[tuple[str, int]]:
     often = [s for s, n in counts.items() if n >= REPEATED_MIN and s not in seen]
     often.sort(key=lambda s: -counts[s])  # stable: of equal counts, the first printed first
     return [(first[s][:LINE_CHARS], counts[s]) for s in often[:MAX_REPEATED]]
+
+
+# The versions a diff adds, as one line: at most MAX_VERSIONS_CHARS; a family of packages at
+# one version (a scope's forty "@zag-js/…": "1.33.1") as one item, "@zag-js/* 1.33.1 (40)".
+MAX_VERSIONS_CHARS = 500
+_SPEC_MARKS = "^~=<>v"
+_NOT_NAME = "\"',[]{}()"
+
+
+def _is_version(token: str, strict: bool = False) -> bool:
+    """A version or a range's bound: ``5.31.0``, ``^3.33.0``, ``v1.2.0``, ``>=2.0``;
+    ``strict``, one that a setting's number is not (``timeout: 1.5``): three parts, or
+    marked (``^1.5``, ``v1.5``)."""
+    bare = token.lstrip(_SPEC_MARKS)
+    if not (bare[:1].isdigit() and "." in bare):
+        return False
+    if strict and bare == token and bare.count(".") < 2:
+        return False
+    return all(ch.isalnum() or ch in ".-+" for ch in bare)
+
+
+def _is_name(token: str) -> bool:
+    return bool(token) and (token[0].isalpha() or token[0] == "@") and "://" not in token
+
+
+def _pairs(line: str) -> list[tuple[str, str]]:
+    """(package, version) pairs one added line names."""
+    for ch in _NOT_NAME:
+        line = line.replace(ch, " ")
+    tokens = line.split()
+    out: list[tuple[str, str]] = []
+    for i, token in enumerate(tokens):
+        name, sep, version = token[1:].rpartition("@") if "@" in token[1:] else ("", "", "")
+        if sep and _is_version(version):  # name@version (a lock's resolved entry)
+            out.append((token[0] + name, version))
+            continue
+        name, sep, version = token.partition("==")
+        if sep and _is_name(name) and _is_version(version):  # pkg==1.0
+            out.append((name, version))
+            continue
+        following = tokens[i + 1] if i + 1 < len(tokens) else ""
+        name = token.rstrip(":")
+        keyed = name != token  # "name": "1.0"
+        if following in ("=", ":") and i + 2 < len(tokens):
+            keyed, following = True, tokens[i + 2]  # name = "1.0"
+        module = following.startswith("v") and "/" in name  # go.mod's module v1.2.0
+        named = _is_name(name) and name.lower() != "version"
+        if (keyed or module) and named and _is_version(following, strict=True):
+            out.append((name, following))
+    return out
+
+
+def added_versions(output: str) -> str:
+    """The packages and versions the added lines of a diff name, in the order they come, as
+    one line (``MAX_VERSIONS_CHARS``); '' when none. A ``name = "x"`` line followed by a
+    ``version = "1.0"`` line (Cargo.lock, uv.lock) is one pair."""
+    found: dict[str, str] = {}
+    named = ""
+    for raw in output.splitlines():
+        line = raw.strip()
+        if not line.startswith("+") or line.startswith("+++"):
+            named = ""
+            continue
+        body = line[1:].strip()
+        key, _, value = body.partition("=")
+        key, value = key.strip(), value.strip().strip("\"'")
+        if key == "name":
+            named = value
+            continue
+        if key == "version" and named and _is_version(value):
+            found.setdefault(named, value)
+            named = ""
+            continue
+        for name, version in _pairs(body):
+            found.setdefault(name, version)
+    return _grouped(found)
+
+
+def _grouped(found: dict[str, str]) -> str:
+    """``found`` as items, a scope's packages at one version as one."""
+    families: dict[tuple[str, str], list[str]] = {}
+    for name, version in found.items():
+        scope = name.split("/", 1)[0] + "/*" if name.startswith("@") and "/" in name else name
+        families.setdefault((scope, version), []).append(name)
+    items = [
+        f"{names[0]} {version}" if len(names) == 1 else f"{scope} {version} ({len(names)})"
+        for (scope, version), names in families.items()
+    ]
+    line = ""
+    for item in items:
+        if len(line) + len(item) + 2 > MAX_VERSIONS_CHARS:
+            break
+        line = f"{line}, {item}" if line else item
+    return line
 
 
 def _git_tag(command: str) -> str:
