@@ -457,7 +457,7 @@ def test_a_near_duplicate_that_holds_the_first_and_goes_on_takes_its_place():
     """Of two near-duplicates the better ranked stays, unless the other holds all of it and
     more of the prompt's words: the turn's longer chunk, whose answer follows the part the
     shorter chunk shares. A chunk that only shortens a command does not take its place."""
-    from memlode.hooks._recall import Recalled, _distinct, _triples
+    from memlode.hooks._recall import Recalled, _distinct, _Words
 
     said = "User: better. It results in a different icon than if installed as AppImage. " * 3
     short = Recalled("s", said, "context", "", 1.0, {"icon": 1.8, "appimag": 1.6, "install": 1.4})
@@ -471,7 +471,7 @@ def test_a_near_duplicate_that_holds_the_first_and_goes_on_takes_its_place():
         {"icon": 1.8, "appimag": 1.6, "install": 1.4, "build": 1.2, "show": 2.4},
     )
     other = Recalled("o", "The tray starts with the desktop session.", "context", "", 0.8)
-    chosen = _distinct([(h, _triples(h.content)) for h in (short, longer, other)], 5)
+    chosen = _distinct([(h, _Words(h.content)) for h in (short, longer, other)], 5)
     assert [h.id for h in chosen] == ["l", "o"]
 
     command = "$ gh release upload v0.1.1 ./install-appimage.sh --clobber # replace the asset"
@@ -485,8 +485,39 @@ def test_a_near_duplicate_that_holds_the_first_and_goes_on_takes_its_place():
         0.9,
         {"upload": 2.0, "releas": 1.0, "updat": 1.5},
     )
-    chosen = _distinct([(h, _triples(h.content)) for h in (upload, retold)], 5)
+    chosen = _distinct([(h, _Words(h.content)) for h in (upload, retold)], 5)
     assert [h.id for h in chosen] == ["c"]
+
+
+def test_two_runs_of_one_long_command_that_printed_different_things_are_both_kept():
+    """A command observation is a near-duplicate of another only when what it printed is alike
+    too, not just the heredoc both ran (the rest of the command, after ``[command]``): a probe
+    that timed out, then the same probe that could not start, are two answers (the shape of a
+    real oh-my-posh session's retries). The same run stored twice is one."""
+    from memlode.hooks._recall import Recalled, _distinct, _Words
+
+    body = "\n".join(f"\tresult := GradientCells(cells, {i}, resolver, true)" for i in range(30))
+    rest = f"\n[command]\npackage color\n\nfunc TestProbeWidths(t *testing.T) {{\n{body}\n}}"
+    timed_out = Recalled(
+        "t",
+        "Failed: $ cd /repo/src && cat > color/zzz_probe_test.go <<'EOF' package color …\n"
+        f"Exit code 143\nCommand timed out after 30s{rest}",
+        "context",
+        "",
+        1.0,
+    )
+    no_start = Recalled(
+        "n",
+        "Failed: $ cat > color/zzz_probe_test.go <<'EOF' package color …\nExit code 1\n"
+        "color/zzz_probe_test.go: No such file or directory\nFAIL ./color/... [setup failed]"
+        f"{rest}",
+        "context",
+        "",
+        0.9,
+    )
+    again = Recalled("a", timed_out.content, "context", "", 0.8)
+    chosen = _distinct([(h, _Words(h.content)) for h in (timed_out, no_start, again)], 5)
+    assert [h.id for h in chosen] == ["t", "n"]
 
 
 def test_a_question_for_a_version_a_commit_or_a_port_is_shown_the_value(

@@ -25,7 +25,13 @@ from __future__ import annotations
 
 from memlode.fastjson import loads
 from memlode.storage import fts_match
-from memlode.storage.capture import FAILURE_TAG, GLOBAL_NAMESPACE, REFLECTION_TAG, SUMMARY_TAG
+from memlode.storage.capture import (
+    COMMAND_REST,
+    FAILURE_TAG,
+    GLOBAL_NAMESPACE,
+    REFLECTION_TAG,
+    SUMMARY_TAG,
+)
 from memlode.storage.fts_match import OVERFETCH, SCORING_BUDGET
 from memlode.textutil import STOPWORDS, command_key, identifier_parts, query_terms, stem, words
 
@@ -129,6 +135,11 @@ W_COVERAGE, W_BM25, W_IMPORTANCE = 0.6, 0.25, 0.15
 # sibling chunks of one summary section share most of their words and say different things
 # (on the replay, vocabulary overlap 0.6 dropped the "Errors and Fixes" bullet that answered).
 DUPLICATE_OVERLAP = 0.6
+# A command's observation is alike another only when what comes before the rest of a long
+# command (``COMMAND_REST``: its outcome and output) is alike too: two runs of one heredoc that
+# printed different things (a probe that timed out, then one that could not start) are not one
+# text, and two releases alike but for their notes stay apart as before. Untuned replay
+# (bench/RESULTS.md, "Session 34").
 # Of two such memories the better ranked is kept, unless the other holds CONTAINED of its word
 # triples and more besides, and more of the prompt's information: then that one stands in its
 # place (a turn's chunk that goes on past the shorter chunk of it that ranked first; the answer
@@ -311,7 +322,7 @@ def choose(
         if sum(weights[t] for t in new) >= MAX_NAME_SHARE * total:
             return []
         names = bool(new)
-    scored: list[tuple[Recalled, set[str]]] = []
+    scored: list[tuple[Recalled, _Words]] = []
     answered = False
     for cand, vector in candidates:
         if HISTORY_TAG in cand.tags:  # what was still to do back then: done since, mostly
@@ -346,7 +357,7 @@ def choose(
         cand.terms = _terms_held(matched, weights)
         if rerank:
             cand.score = W_COVERAGE * max(coverage, vector) + cand.score
-        scored.append((cand, _triples(cand.content)))
+        scored.append((cand, _Words(cand.content)))
     if not answered:
         return []
     if rerank:
@@ -373,18 +384,34 @@ def _terms_held(matched: set[str], weights: dict[str, float]) -> dict[str, float
     return held
 
 
-def _distinct(scored: list[tuple[Recalled, set[Any]]], limit: int) -> list[Recalled]:
+class _Words:
+    """A candidate's word triples, of its whole text and of the part before a command's rest
+    (``COMMAND_REST``; the whole text when it has none)."""
+
+    __slots__ = ("head", "whole")
+
+    def __init__(self, content: str) -> None:
+        self.whole = _triples(content)
+        head, rest, _ = content.partition(COMMAND_REST)
+        self.head = _triples(head) if rest else self.whole
+
+    def alike(self, other: _Words) -> bool:
+        """Near-duplicates: both texts alike, and their heads too (``DUPLICATE_OVERLAP``)."""
+        return (
+            _overlap(self.whole, other.whole) >= DUPLICATE_OVERLAP
+            and _overlap(self.head, other.head) >= DUPLICATE_OVERLAP
+        )
+
+
+def _distinct(scored: list[tuple[Recalled, _Words]], limit: int) -> list[Recalled]:
     """The first ``limit`` of ``scored`` (memories with their word triples), leaving out a
     near-duplicate of one already taken and a second read of the same file."""
-    kept: list[tuple[Recalled, set[Any]]] = []
+    kept: list[tuple[Recalled, _Words]] = []
     files_read: set[str] = set()
     for hit, have in scored:
-        same = next(
-            (i for i, (_h, other) in enumerate(kept) if _overlap(have, other) >= DUPLICATE_OVERLAP),
-            -1,
-        )
+        same = next((i for i, (_h, other) in enumerate(kept) if have.alike(other)), -1)
         if same >= 0:
-            if _holds_more(hit, have, kept[same]) and not _file_read(hit):
+            if _holds_more(hit, have.whole, kept[same]) and not _file_read(hit):
                 kept[same] = (hit, have)
             continue
         read = _file_read(hit)
@@ -398,10 +425,11 @@ def _distinct(scored: list[tuple[Recalled, set[Any]]], limit: int) -> list[Recal
     return [hit for hit, _have in kept]
 
 
-def _holds_more(hit: Recalled, have: set[Any], kept: tuple[Recalled, set[Any]]) -> bool:
+def _holds_more(hit: Recalled, have: set[Any], kept: tuple[Recalled, _Words]) -> bool:
     """``hit`` (its word triples ``have``) holds ``kept``'s text and more, and more of the
     prompt's information (``CONTAINED``)."""
-    other, held = kept
+    other, words_of = kept
+    held = words_of.whole
     inside = len(held & have) >= CONTAINED * len(held) and len(have) > len(held)
     return inside and sum(hit.terms.values()) > sum(other.terms.values())
 

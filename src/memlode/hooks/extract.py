@@ -42,7 +42,7 @@ from memlode.hooks.observation import (
     is_own_tool,
     one_line,
 )
-from memlode.storage.capture import ANSWER_LINE, FAILURE_TAG, QUESTION_LINE
+from memlode.storage.capture import ANSWER_LINE, COMMAND_REST, FAILURE_TAG, QUESTION_LINE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -288,7 +288,7 @@ def _bash(
             if len(body) > output_chars:
                 text += _repeated(body, shown) + _versions(body)
     if rest:
-        text += "\n[command]\n" + rest
+        text += COMMAND_REST + rest
     first = command.split()[0] if command.split() else ""
     tags = ["command", f"cmd:{os.path.basename(first)[:40]}"]
     meta: dict[str, Any] = {"command": clip(command, 300)}
@@ -498,7 +498,7 @@ def extract_failure(
         text += "\nOutcome: " + "; ".join(said)
         meta["outcomes"] = said
     if tool_name == "Bash" and rest:
-        text += "\n[command]\n" + rest
+        text += COMMAND_REST + rest
     tags.append(f"tool:{tool_name[:60]}")
     meta["tool"] = tool_name
     return Observation("failure", text, "context", tags, meta)

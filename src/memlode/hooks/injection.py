@@ -19,7 +19,13 @@ from memlode.fastjson import dumps
 from memlode.project import readable_name
 from memlode.redact import redact
 from memlode.storage import briefing, supersession
-from memlode.storage.capture import FAILURE_TAG, HOOK_SOURCE, REFLECTION_TAG, SUMMARY_SOURCE
+from memlode.storage.capture import (
+    COMMAND_REST,
+    FAILURE_TAG,
+    HOOK_SOURCE,
+    REFLECTION_TAG,
+    SUMMARY_SOURCE,
+)
 from memlode.textutil import stem
 
 TYPE_CHECKING = False
@@ -293,7 +299,7 @@ def failure_excerpt(content: str, terms: Mapping[str, float] | Set[str], limit: 
     if len(text) <= limit:
         return text
     first, _newline, rest = content.strip().partition("\n")
-    error = rest.split("\n[command]\n", 1)[0]
+    error = rest.split(COMMAND_REST, 1)[0]
     head = " ".join(first.split())
     # the prompt's words that name the command say nothing about the error: the passage is
     # chosen by the others, or starts where the error does

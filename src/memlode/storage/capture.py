@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from memlode.storage.sql import Connection
 
 __all__ = [
+    "COMMAND_REST",
     "CONVERSATION_SOURCES",
     "FAILURE_TAG",
     "GLOBAL_NAMESPACE",
@@ -65,6 +66,9 @@ REFLECTION_TAG = "reflection"
 # How the prompt hook writes the user's answers to the assistant's questions (AskUserQuestion),
 # one pair per line (memlode.hooks.extract); the supersession rules and search read them back.
 QUESTION_LINE, ANSWER_LINE = "Q: ", "A (user): "
+# What a command observation holds after its outcome and output: the rest of a long command
+# (a heredoc's body), which two runs of one command share whatever each printed.
+COMMAND_REST = "\n[command]\n"
 
 # A conflicting row deleted between our insert and our look-up (PostgreSQL, READ COMMITTED)
 # leaves nothing to return: the insert is tried again (once is almost always enough).
