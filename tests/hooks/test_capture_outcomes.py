@@ -117,6 +117,7 @@ def test_what_a_long_log_kept_printing_is_kept_once_with_its_count(
         in row.content
     )
     assert row.content.count("[printed") == 1  # not the frames, the quoted line, the tests
+    assert row.content.index("[printed") < row.content.index("[stdout]")
     assert "[Parser] Warning" not in row.content  # printed once, in the middle
     # a failed run's long error keeps what it kept printing too
     filler = "\n".join(f"step {i} ran" for i in range(60))
@@ -151,6 +152,8 @@ def test_a_long_diff_keeps_the_versions_it_adds(hook, project: Path, proj_engine
     assert hook("post-tool", _bash(project, "git diff", printed)).returncode == 0
     [row] = _rows(proj_engine)
     [line] = [x for x in row.content.splitlines() if x.startswith("[versions added] ")]
+    # before the output: a long text's vector is of its start
+    assert row.content.index(line) < row.content.index("[stdout]")
     assert line == (
         "[versions added] @chakra-ui/react ^3.33.0, @ark-ui/react 5.31.0, @zag-js/* 1.33.1 (40),"
         " serde 1.0.193, github.com/lucasb-eyer/go-colorful v1.2.0"

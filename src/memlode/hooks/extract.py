@@ -277,6 +277,7 @@ def _bash(
     if not failed and said and said[-1].startswith("tests:"):
         # a test run that passed: its totals say it; its log is noise (request dumps, warnings)
         output_chars = min(output_chars, PASSING_TAIL_CHARS)
+    streams = ""
     for stream in ("stdout", "stderr"):
         body = as_text(resp.get(stream), 1 << 62).strip()
         if body and output_chars > 0:
@@ -284,9 +285,12 @@ def _bash(
             if output_chars == PASSING_TAIL_CHARS and len(body) > output_chars:
                 head = _first_lines(body[: len(body) - output_chars], PASSING_HEAD_CHARS)
                 shown = head + "\n…\n" + body[-output_chars:].lstrip()
-            text += f"\n[{stream}]\n" + shown
+            streams += f"\n[{stream}]\n" + shown
             if len(body) > output_chars:
-                text += _repeated(body, shown) + _versions(body)
+                # what the left-out middle said, before the output: a long text's vector is of
+                # its start, and an excerpt reads on from the head
+                text += _versions(body) + _repeated(body, shown)
+    text += streams
     if rest:
         text += COMMAND_REST + rest
     first = command.split()[0] if command.split() else ""

@@ -402,7 +402,7 @@ def repeated_lines(output: str, shown: str = "") -> list[tuple[str, int]]:
 
 # The versions a diff adds, as one line: at most MAX_VERSIONS_CHARS; a family of packages at
 # one version (a scope's forty "@zag-js/…": "1.33.1") as one item, "@zag-js/* 1.33.1 (40)".
-MAX_VERSIONS_CHARS = 500
+MAX_VERSIONS_CHARS = 300
 _SPEC_MARKS = "^~=<>v"
 _NOT_NAME = "\"',[]{}()"
 
