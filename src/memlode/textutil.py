@@ -211,7 +211,8 @@ def stem(term: str) -> str:
     one statement's subject with another's: the longest of ``_SUFFIXES`` cut from words over
     four letters, a plural "s" from words of four, then a final "e" or "y" from what is left of
     four letters or more (so that "close", "closes", "closed" and "closing" meet at "clos",
-    "query" and "queries" at "quer", "rule" and "rules" at "rul", "day" and "days" at "day"),
+    "query" and "queries" at "quer", "rule" and "rules" at "rul", "day" and "days" at "day",
+    "worktree" and "worktrees" at "worktre"),
     and one of a final doubled consonant but l, s or z ("committed" and "commit" meet at
     "commit", "running" and "run" at "run", "added" and "add" at "ad"; "fill", "pass" and
     "buzz" keep theirs). The prompt gate (``memlode.hooks._recall``) and the supersede rules
@@ -219,6 +220,8 @@ def stem(term: str) -> str:
     if len(term) > 4:
         for suffix in _SUFFIXES:
             if term.endswith(suffix):
+                if suffix == "es" and term.endswith("ees"):
+                    suffix = "s"  # "worktrees" is "worktree" and an s, not "worktr" and "es"
                 term = term[: -len(suffix)]
                 break
     elif len(term) == 4 and term[3] == "s" and term[2] != "s":

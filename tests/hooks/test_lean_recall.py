@@ -26,7 +26,7 @@ def test_recall_stem_matches_the_suffix_regex(term: str) -> None:
 
     expected = term
     if len(term) > 4:
-        expected = re.sub(r"(?:ies|es|s|ed|ing|ly)$", "", term)
+        expected = re.sub(r"(?:ies|(?<!e)es|s|ed|ing|ly)$", "", term)  # "trees": tree + s
     elif len(term) == 4:
         expected = re.sub(r"(?<=..[^s])s$", "", term)
     expected = re.sub(r"(?<=...)[ey]$", "", expected)
@@ -37,6 +37,9 @@ def test_recall_stem_matches_the_suffix_regex(term: str) -> None:
 def test_recall_stem_joins_the_forms_of_a_word() -> None:
     assert {stem(w) for w in ("close", "closes", "closed", "closing")} == {"clos"}
     assert stem("queries") == stem("query") == "quer"
+    # "-ees" is "-ee" and an s: "a leftover worktree" meets ".claude/worktrees/…"
+    for word in ("worktree", "tree", "degree", "employee"):
+        assert stem(word) == stem(word + "s"), word
     assert stem("used") == "used"  # four letters or fewer: no suffix cut but "s"
     # a word of four letters meets its plural: "rule" / "rules" (a question's "branch
     # protection rules" and git's "Bypassed rule violations"), "file" / "files", "day" / "days"
