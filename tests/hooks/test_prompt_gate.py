@@ -579,3 +579,22 @@ def test_the_shapes_of_versions_commits_and_ports():
     assert found["#version"] == ["v0.23.1", "0.38.0", "@ark-ui/react@5.31.0", "127.0.0.1:8080"]
     assert found["#commit"] == ["9f012815"]  # all letters or all digits is no hash
     assert found["#port"] == ["http://localhost:3000/", ":5173", "127.0.0.1:8080"]
+
+
+def test_a_number_said_in_words_meets_its_digits(hook, project: Path, proj_engine: Engine):
+    """ "A few minutes past eight" asks about what a memory holds as "8:00": the word counts
+    as its digits, not as a word no memory holds (which weighed like a name the store never
+    saw and kept the gate shut). "Which one" stays a word."""
+    from memlode.hooks._recall import _gate_terms
+
+    _store_project_history(proj_engine)
+    proj_engine.store(
+        "Subagent Explore reported: the timer runs daily at 8:00 AM, and RandomizedDelaySec=300"
+        " delays each run by up to 5 minutes.",
+        "context",
+        source="hook",
+    )
+    prompt = "why does the timer run a few minutes past eight each day on my laptop?"
+    assert "8" in _gate_terms(prompt) and "eight" not in _gate_terms(prompt)
+    assert "RandomizedDelaySec=300" in _injected(hook("prompt", _prompt(project, prompt)))
+    assert _gate_terms("which one of the two jobs failed?") == ["one", "2", "jobs", "failed"]

@@ -221,14 +221,29 @@ CONVERSATIONAL = frozenset(
 )
 
 
+# A number said in words ("a few minutes past eight") is the number a memory holds in digits
+# ("OnCalendar=*-*-* 08:00:00", "8:00 AM"): as a word no memory holds, it weighed like a name
+# the store never saw. Untuned replay (bench/RESULTS.md, "Session 34"): +1 prompt, every
+# control silent.
+# Not "one", which is mostly a pronoun ("which one failed?").
+NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero - two three four five six seven eight nine ten eleven twelve".split()
+    )
+    if w != "-"
+}
+
+
 def _gate_terms(prompt: str) -> list[str]:
     """The prompt's information for the gate: its content words and identifier parts, but a
     number cut out of a word ("18" of "i18n", "8" of "k8s") when the prompt does not say it on
     its own: as a term it matches every date and version ("2026-02-18") and opened the gate on
-    a question about something never stored (replay, untuned set: bench/RESULTS.md)."""
+    a question about something never stored (replay, untuned set: bench/RESULTS.md). A number
+    in words, two to twelve, is its digits (``NUMBER_WORDS``)."""
     said = {w.lower() for w in words(prompt)}
     return [
-        t
+        NUMBER_WORDS.get(t, t)
         for t in query_terms(prompt)
         if t not in STOPWORDS
         and t not in CONVERSATIONAL
