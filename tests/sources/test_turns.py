@@ -157,6 +157,43 @@ def test_action_chunks_for_tool_heavy_turns(tmp_path: Path) -> None:
     assert "[Edit] src/auth.py" in chunks[0].text and "auth.py:10" not in chunks[0].text
 
 
+def test_an_edit_that_adds_to_a_long_start_shows_where_it_changes(tmp_path: Path) -> None:
+    """An edit that adds a line after many words it keeps (README build dependencies, after a
+    real cosmic-bing-wallpaper session) shows the words where old and new part, not their
+    shared start twice; a short edit shows both whole."""
+    path = tmp_path / "s.jsonl"
+    w = factory.TranscriptWriter(path, cwd="/home/dev/projects/demo-app", branch="main")
+    w.prompt("add the tray's build dependency to the README")
+    deps = "**Build Dependencies** (Arch Linux):\n```bash\nsudo pacman -S --needed \\\n"
+    deps += "".join(f"  {name} \\\n" for name in ("base-devel", "cargo", "git", "just"))
+    w.tool(
+        "Edit",
+        {
+            "file_path": "/home/dev/projects/demo-app/README.md",
+            "old_string": deps + "  libxkbcommon\n```",
+            "new_string": deps + "  libxkbcommon \\\n  dbus\n```",
+        },
+        "ok",
+    )
+    w.tool(
+        "Edit",
+        {
+            "file_path": "/home/dev/projects/demo-app/a.py",
+            "old_string": "x = 1",
+            "new_string": "x = 2",
+        },
+        "ok",
+    )
+    w.reply("Added dbus to the build dependencies.")
+    (turn,) = build_turns(parse_transcript(path).main)
+    action = turn_chunks(turn)[1].text
+    assert (
+        "to change `… \\ just \\ libxkbcommon ```` to `… \\ just \\ libxkbcommon \\ dbus ````"
+        in action
+    )
+    assert "to change `x = 1` to `x = 2`" in action
+
+
 def test_a_single_read_gets_no_action_chunk(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     w = factory.TranscriptWriter(path)

@@ -58,8 +58,10 @@ __all__ = [
 # A turn is "tool-heavy" (gets action chunks) with this many tool calls, or any file change.
 ACTION_MIN_TOOLS = 3
 _CHANGING_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
-# How much of a tool argument a turn's text shows.
+# How much of a tool argument a turn's text shows; of an edit whose texts share their start
+# past that, the words shown before the first that differs.
 _ARG_WORDS = 14
+_CHANGE_CONTEXT_WORDS = 4
 # The next prompt is context for this turn, not its content: only its start is kept.
 _NEXT_USER_WORDS = 50
 # A prompt of at most this many words ("both", "yes", "do it", "and push") answers what the
@@ -327,13 +329,29 @@ def _date(ts: str | None) -> str:
     return ts[:16].replace("T", " ")
 
 
+def _changed(old: str, new: str) -> tuple[str, str]:
+    """An edit's old and new text as a turn shows them, ``_ARG_WORDS`` words each, from a few
+    words before where they first differ: an edit that adds a line to a list ("base-devel
+    cargo git" to "base-devel cargo git dbus") shares its start with what it replaces, and
+    both cut at its start showed the same words twice and not the change."""
+    was, now = old.split(), new.split()
+    same = 0
+    while same < min(len(was), len(now)) and was[same] == now[same]:
+        same += 1
+    start = max(same - _CHANGE_CONTEXT_WORDS, 0) if same >= _ARG_WORDS else 0
+    lead = "… " if start else ""
+    return (
+        lead + clip_words(" ".join(was[start:]), _ARG_WORDS),
+        lead + clip_words(" ".join(now[start:]), _ARG_WORDS),
+    )
+
+
 def _action(call: ToolCall, cwd: str | None) -> str:
     args = call.input
     target = _tool_target(call, cwd)
     name = call.name
     if name in ("Edit", "MultiEdit") and isinstance(args.get("old_string"), str):
-        old = clip_words(str(args.get("old_string")), _ARG_WORDS)
-        new = clip_words(str(args.get("new_string") or ""), _ARG_WORDS)
+        old, new = _changed(str(args.get("old_string")), str(args.get("new_string") or ""))
         text = f"used {name} on {target} to change `{old}` to `{new}`"
     elif name == "Bash":
         desc = args.get("description")
