@@ -95,15 +95,16 @@ def test_what_a_long_log_kept_printing_is_kept_once_with_its_count(
     hook, project: Path, proj_engine: Engine
 ):
     """A message a passing run printed again and again, its numbers aside, sits in the middle
-    the stored head and end leave out: it is kept once, with its count. A stack frame or a
-    quoted source line repeats as often and is no message (the shape of a real bun log,
-    PackmindHub-context-evaluator)."""
+    the stored head and end leave out: it is kept once, with its count, after the output. A
+    stack frame, a quoted source line or a dump's opening line repeats as often and is no
+    message (the shape of a real bun log, PackmindHub-context-evaluator)."""
     clamps = "\n".join(
         f"[SnippetExtractor] Line range {i}-{i + 5} exceeds file length {i // 2}, clamping"
         for i in range(10, 50, 8)
     )
     frames = "\n".join(f"    at runNext (/app/src/limiter.ts:55:{i})" for i in range(9))
     quoted = "\n".join(f"104 | \t\t\tconst items = [{i}, 2, 3];" for i in range(9))
+    quoted += "\n" + "\n".join("[Routes] Request body: {" for _ in range(9))  # a dump opens
     tests = "\n".join(f"(pass) parser > case {name} [0.2ms]" for name in "abcdefghijklmnop")
     printed = (
         f"$ bun test src/\nbun test v1.3.5\n{clamps}\n{frames}\n{quoted}\n"
@@ -116,8 +117,8 @@ def test_what_a_long_log_kept_printing_is_kept_once_with_its_count(
         "\n[printed 5 times] [SnippetExtractor] Line range 10-15 exceeds file length 5, clamping"
         in row.content
     )
-    assert row.content.count("[printed") == 1  # not the frames, the quoted line, the tests
-    assert row.content.index("[printed") < row.content.index("[stdout]")
+    assert row.content.count("[printed") == 1  # not frames, quoted source, dumps or the tests
+    assert row.content.index("[printed") > row.content.index("[stdout]")  # after the output
     assert "[Parser] Warning" not in row.content  # printed once, in the middle
     # a failed run's long error keeps what it kept printing too
     filler = "\n".join(f"step {i} ran" for i in range(60))

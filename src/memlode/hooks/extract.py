@@ -287,9 +287,11 @@ def _bash(
                 shown = head + "\n…\n" + body[-output_chars:].lstrip()
             streams += f"\n[{stream}]\n" + shown
             if len(body) > output_chars:
-                # what the left-out middle said, before the output: a long text's vector is of
-                # its start, and an excerpt reads on from the head
-                text += _versions(body) + _repeated(body, shown)
+                # what the left-out middle said: the versions a diff adds before the output (a
+                # long text's vector is of its start), what a log kept printing after it (a
+                # commit's test run must not push its "6 files changed" out of an excerpt)
+                text += _versions(body)
+                streams += _repeated(body, shown)
     text += streams
     if rest:
         text += COMMAND_REST + rest

@@ -358,6 +358,8 @@ def read_output(
 REPEATED_MIN = 3
 MAX_REPEATED = 4
 _LEVELS = ("warn", "warning", "deprecat", "info", "notice", "error", "debug", "note")
+# A line that opens a dump ("[EvaluationRoutes] Request body: {") says nothing of its own.
+_OPENERS = ("{", "[", "(", ":")
 
 
 def _message(line: str) -> bool:
@@ -390,7 +392,7 @@ def repeated_lines(output: str, shown: str = "") -> list[tuple[str, int]]:
     counts: dict[str, int] = {}
     first: dict[str, str] = {}
     for line in _lines(output):
-        if not _message(line):
+        if not _message(line) or line.endswith(_OPENERS):
             continue
         shape = _shape(line)
         counts[shape] = counts.get(shape, 0) + 1
