@@ -598,3 +598,4 @@ def test_a_number_said_in_words_meets_its_digits(hook, project: Path, proj_engin
     assert "8" in _gate_terms(prompt) and "eight" not in _gate_terms(prompt)
     assert "RandomizedDelaySec=300" in _injected(hook("prompt", _prompt(project, prompt)))
     assert _gate_terms("which one of the two jobs failed?") == ["one", "2", "jobs", "failed"]
+    assert _gate_terms("does it run at 8 on day x of k8s?") == ["run", "8", "day", "k8s"]

@@ -240,14 +240,15 @@ def _gate_terms(prompt: str) -> list[str]:
     number cut out of a word ("18" of "i18n", "8" of "k8s") when the prompt does not say it on
     its own: as a term it matches every date and version ("2026-02-18") and opened the gate on
     a question about something never stored (replay, untuned set: bench/RESULTS.md). A number
-    in words, two to twelve, is its digits (``NUMBER_WORDS``)."""
+    in words, two to twelve, is its digits (``NUMBER_WORDS``), and a digit said on its own
+    ("at 8 in the morning") is a term as that is, though a single letter is not."""
     said = {w.lower() for w in words(prompt)}
     return [
         NUMBER_WORDS.get(t, t)
         for t in query_terms(prompt)
         if t not in STOPWORDS
         and t not in CONVERSATIONAL
-        and len(t) > 1
+        and (len(t) > 1 or (t.isdigit() and t in said))
         and (t in said or not t.isdigit())
     ]
 
