@@ -54,6 +54,27 @@ def test_a_commit_and_push_are_stored_as_state(hook, project: Path, proj_engine:
     assert row.metadata["outcomes"][0].startswith("committed 6be07325")
 
 
+def test_a_git_log_says_where_its_ref_was(hook, project: Path, proj_engine: Engine):
+    """ "Which commit was next on before …" is answered by a listing whose first line sits
+    after a long status in the output: the ref's first commit goes in the outcome line (the
+    shape of a real oh-my-posh session); a listing in another format says nothing."""
+    status = "On branch next\n" + "\n".join(f"\tmodified:   src/f{i}.go" for i in range(40))
+    printed = (
+        f"{status}\n9f012815 fix(pwsh): stop async prompt clobbering wrappers\n"
+        "218d7361 fix(color): remove stray blank line\n"
+    )
+    command = "git status && git log --oneline origin/next -3"
+    assert hook("post-tool", _bash(project, command, printed)).returncode == 0
+    [row] = _rows(proj_engine)
+    outcome = row.content.split("\n")[1]
+    assert outcome.startswith("Outcome: ")
+    assert "log origin/next: 9f012815 fix(pwsh): stop async prompt clobbering wrappers" in outcome
+    full = "commit 9f0128150000aaaa\nAuthor: someone\n\n    fix(pwsh): stop async"
+    assert hook("post-tool", _bash(project, "git log -1", full)).returncode == 0
+    [other] = [m for m in _rows(proj_engine) if m.id != row.id]
+    assert "Outcome" not in other.content
+
+
 def test_a_piped_test_run_that_failed_is_a_failure(hook, project: Path, proj_engine: Engine):
     """``go test … | tail`` exits 0: its output says it failed, and the failing lines lead."""
     passing = "\n".join(f"=== RUN   TestCase{i}\n--- PASS: TestCase{i} (0.00s)" for i in range(40))

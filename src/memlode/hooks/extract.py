@@ -302,7 +302,7 @@ def _bash(
     if failed:
         action = "failure"
         tags.insert(0, FAILURE_TAG)
-    elif any(not s.startswith(("tests:", "branch", "nothing")) for s in said):
+    elif any(not s.startswith(("tests:", "branch", "nothing", "log ")) for s in said):
         action = "outcome"  # a commit, push, tag, release, pull request or merge: state
     if said:
         tags.append("outcome")

@@ -499,6 +499,35 @@ def _grouped(found: dict[str, str]) -> str:
     return line
 
 
+# The ref a ``git log`` names, and where its one-line listing starts: "log origin/next:
+# 9f012815 fix(pwsh): …" (what "which commit was next on before …" asks). A listing's later
+# lines are older commits, which the output itself holds.
+LOG_LINE_CHARS = 120
+_SHELL_BREAKS = ("|", "&&", "||", ";", ">", "2>&1")
+
+
+def _is_hash(token: str) -> bool:
+    return 7 <= len(token) <= 40 and all(ch in "0123456789abcdef" for ch in token)
+
+
+def _log_head(command: str, lines: list[str]) -> str:
+    """``log <ref>: <hash> <subject>`` of a ``git log`` listing's first commit (``--oneline``
+    or a like format: a hash, then the subject), or ''."""
+    first = next((line for line in lines if _is_hash(line.split(" ", 1)[0]) and " " in line), "")
+    if not first:
+        return ""
+    at = command.lower().find("git log")
+    words = command[at + len("git log") :].split() if at >= 0 else []
+    ref = "HEAD"
+    for word in words:
+        if word in _SHELL_BREAKS or word == "--":
+            break
+        if word[0].isalnum() and not word.isdigit() and not any(ch in word for ch in "'\"%"):
+            ref = word
+            break
+    return f"log {ref}: {first}"[:LOG_LINE_CHARS]
+
+
 def _git_tag(command: str) -> str:
     words = command.split()
     if "tag" not in words:
@@ -656,6 +685,10 @@ def _outcomes_of(
             out.append(f"tagged {tag}")
     if "git status" in low or "git add" in low:
         out.extend(_status_files(output))
+    if "git log" in low:
+        head = _log_head(" ".join(command.split()), lines)
+        if head:
+            out.append(head)
     if totals is not None:
         named = zip(totals, ("passed", "failed"), strict=True)
         counts = [f"{n} {word}" for n, word in named if n is not None]
