@@ -198,3 +198,70 @@ def test_a_language_scanner_replaces_the_common_one() -> None:
     assert symbols_in("def self.build") == ["self"]
     assert symbols_in("public void Run()", suffix=".cs") == ["Run"]
     assert symbols_in("public void Run()") == []
+
+
+def test_an_edit_of_a_document_names_the_section_it_changed() -> None:
+    """An edit of a Markdown file says which section it changed, as an edit of code says which
+    symbols: the last two heading levels above it and a bold label just over it (a README's
+    "**Build Dependencies** (Fedora):" over its install command, after a real session). A
+    heading or label inside a code block is not one, and a label far above is not the edit's."""
+    from memlode.hooks.diffsum import sections_at
+    from memlode.hooks.extract import extract
+
+    readme = "\n".join(
+        [
+            "# Wallpaper app",
+            "## Option 2: Build from Source",
+            "### Prerequisites",
+            "**Build Dependencies** (Debian):",
+            "```bash",
+            "# not a heading",
+            "sudo apt install -y \\",
+            "    cargo \\",
+            "    just \\",
+            "    pkg-config",
+            "```",
+            "**Build Dependencies** (Fedora):",
+            "```bash",
+            "sudo dnf install cargo just",
+            "```",
+            *[f"Line {i} of the notes." for i in range(30)],
+            "The end.",
+        ]
+    )
+    debian, fedora, far = 8, 14, 45
+    assert sections_at(readme, [debian, fedora, far, debian]) == [
+        "Option 2: Build from Source > Prerequisites > Build Dependencies (Debian)",
+        "Option 2: Build from Source > Prerequisites > Build Dependencies (Fedora)",
+        "Option 2: Build from Source > Prerequisites",
+    ]
+    response = {
+        "filePath": "/repo/README.md",
+        "originalFile": readme,
+        "structuredPatch": [
+            {
+                "oldStart": debian,
+                "oldLines": 3,
+                "newStart": debian,
+                "newLines": 4,
+                "lines": [
+                    "     cargo \\",
+                    "     just \\",
+                    "+    libdbus-1-dev \\",
+                    "     pkg-config",
+                ],
+            }
+        ],
+    }
+    edit = {"file_path": "/repo/README.md", "old_string": "    just \\", "new_string": "x"}
+    observation = extract("Edit", edit, response, "/repo", 1200)
+    assert observation is not None
+    assert observation.content.startswith(
+        "Edited README.md: +1 -0 lines in 1 hunk (lines 8-11); in Option 2: Build from Source"
+        " > Prerequisites > Build Dependencies (Debian)\n+    libdbus-1-dev"
+    )
+    code = dict(response, filePath="/repo/build.py", originalFile="# Prerequisites\nx = 1\n")
+    assert (
+        "; in "
+        not in extract("Edit", dict(edit, file_path="/repo/build.py"), code, "/repo", 1200).content
+    )
