@@ -365,31 +365,14 @@ DOC_SUFFIXES = (".md", ".mdx", ".markdown")
 LABEL_LINES = 15
 MAX_SECTIONS = 3
 MAX_SECTION_CHARS = 160
-MAX_DOC_LINES = 20_000  # an edit further down a document names no section
 
 
-def sections_at(text: str, starts: list[int]) -> list[str]:
-    """The sections of a Markdown document ``text`` that lines ``starts`` (1-based) sit in (the
-    heading path and a label over each), each once, at most ``MAX_SECTIONS``: one pass over
-    the lines, however many hunks."""
-    wanted = sorted(set(starts))
+def _section_at(lines: list[str], start: int) -> str:
+    """The heading path and label over line ``start`` (1-based) of a Markdown document."""
     path: dict[int, str] = {}
     label, label_at, fenced = "", -1, False
-    found: dict[str, None] = {}
-    lines = text.splitlines()[:MAX_DOC_LINES]
-    at = 0
-    for number in range(1, len(lines) + 2):
-        while at < len(wanted) and wanted[at] <= number:
-            parts = [path[k] for k in sorted(path)][-2:]
-            if label and wanted[at] - label_at <= LABEL_LINES:
-                parts.append(label)
-            section = " > ".join(parts)[:MAX_SECTION_CHARS]
-            if section:
-                found.setdefault(section, None)
-            at += 1
-        if at == len(wanted) or len(found) >= MAX_SECTIONS or number > len(lines):
-            break
-        line = lines[number - 1].strip()
+    for number, raw in enumerate(lines[: max(start - 1, 0)], 1):
+        line = raw.strip()
         if line.startswith(("```", "~~~")):
             fenced = not fenced
         elif fenced:
@@ -403,7 +386,22 @@ def sections_at(text: str, starts: list[int]) -> list[str]:
                 label = ""
         elif line.startswith("**") and "**" in line[2:]:
             label, label_at = line.replace("**", "").rstrip(":").strip(), number
-    return list(found)
+    parts = [path[k] for k in sorted(path)][-2:]
+    if label and start - label_at <= LABEL_LINES:
+        parts.append(label)
+    return " > ".join(parts)[:MAX_SECTION_CHARS]
+
+
+def sections_at(text: str, starts: list[int]) -> list[str]:
+    """The sections of a Markdown document ``text`` that lines ``starts`` (1-based) sit in,
+    each once, at most ``MAX_SECTIONS``."""
+    lines = text.splitlines()
+    found: dict[str, None] = {}
+    for start in starts:
+        section = _section_at(lines, start)
+        if section:
+            found.setdefault(section, None)
+    return list(found)[:MAX_SECTIONS]
 
 
 class DiffSummary:
