@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["DiffSummary", "sections_at", "summarize_patch", "summarize_strings", "symbols_in"]
+__all__ = ["DiffSummary", "summarize_patch", "summarize_strings", "symbols_in"]
 
 MAX_EXCERPT_LINES = 12
 MAX_LINE_CHARS = 160
@@ -358,54 +358,8 @@ def symbols_in(text: str, limit: int = MAX_SYMBOLS, suffix: str = "") -> list[st
     return list(found)
 
 
-# A document's sections, as code's symbols: the headings above an edit (the last two levels)
-# and a bold label just above it ("**Build Dependencies** (Debian):" over a code block), for a
-# Markdown file. An edit that adds `libdbus-1-dev` to a README's list says which list.
-DOC_SUFFIXES = (".md", ".mdx", ".markdown")
-LABEL_LINES = 15
-MAX_SECTIONS = 3
-MAX_SECTION_CHARS = 160
-
-
-def _section_at(lines: list[str], start: int) -> str:
-    """The heading path and label over line ``start`` (1-based) of a Markdown document."""
-    path: dict[int, str] = {}
-    label, label_at, fenced = "", -1, False
-    for number, raw in enumerate(lines[: max(start - 1, 0)], 1):
-        line = raw.strip()
-        if line.startswith(("```", "~~~")):
-            fenced = not fenced
-        elif fenced:
-            continue
-        elif line.startswith("#"):
-            level = len(line) - len(line.lstrip("#"))
-            title = line[level:].strip()
-            if level <= 6 and title:
-                path = {k: v for k, v in path.items() if k < level}
-                path[level] = title
-                label = ""
-        elif line.startswith("**") and "**" in line[2:]:
-            label, label_at = line.replace("**", "").rstrip(":").strip(), number
-    parts = [path[k] for k in sorted(path)][-2:]
-    if label and start - label_at <= LABEL_LINES:
-        parts.append(label)
-    return " > ".join(parts)[:MAX_SECTION_CHARS]
-
-
-def sections_at(text: str, starts: list[int]) -> list[str]:
-    """The sections of a Markdown document ``text`` that lines ``starts`` (1-based) sit in,
-    each once, at most ``MAX_SECTIONS``."""
-    lines = text.splitlines()
-    found: dict[str, None] = {}
-    for start in starts:
-        section = _section_at(lines, start)
-        if section:
-            found.setdefault(section, None)
-    return list(found)[:MAX_SECTIONS]
-
-
 class DiffSummary:
-    __slots__ = ("added", "excerpt", "hunks", "line_ranges", "removed", "sections", "symbols")
+    __slots__ = ("added", "excerpt", "hunks", "line_ranges", "removed", "symbols")
 
     def __init__(self) -> None:
         self.added = 0
@@ -413,7 +367,6 @@ class DiffSummary:
         self.hunks = 0
         self.line_ranges: list[str] = []
         self.symbols: list[str] = []
-        self.sections: list[str] = []
         self.excerpt: list[str] = []
 
     def headline(self) -> str:
@@ -423,8 +376,6 @@ class DiffSummary:
             text += " (lines " + ", ".join(self.line_ranges[:6]) + ")"
         if self.symbols:
             text += "; symbols: " + ", ".join(self.symbols)
-        if self.sections:
-            text += "; in " + " | ".join(self.sections)
         return text
 
     def as_dict(self) -> dict[str, Any]:

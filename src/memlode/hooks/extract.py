@@ -212,14 +212,7 @@ def _edit(
     path = paths.absolute(raw)
     shown = paths.display(path)
     suffix = os.path.splitext(path)[1]
-    from memlode.hooks.diffsum import (
-        DOC_SUFFIXES,
-        DiffSummary,
-        sections_at,
-        summarize_patch,
-        summarize_strings,
-        symbols_in,
-    )
+    from memlode.hooks.diffsum import DiffSummary, summarize_patch, summarize_strings, symbols_in
 
     summary: DiffSummary | None = summarize_patch(resp.get("structuredPatch"), suffix)
     verb = "Edited"
@@ -251,13 +244,6 @@ def _edit(
             if tool == "NotebookEdit":
                 new = as_text(tool_in.get("new_source"))
             summary = summarize_strings(old, new, suffix)
-    if verb == "Edited" and suffix.lower() in DOC_SUFFIXES:
-        starts = [
-            h.get("oldStart") for h in resp.get("structuredPatch") or [] if isinstance(h, dict)
-        ]
-        original = as_text(resp.get("originalFile"), 2_000_000)
-        if original and starts:
-            summary.sections = sections_at(original, [s for s in starts if isinstance(s, int)])
     text = f"{verb} {shown}: {summary.headline()}"
     if summary.excerpt and verb == "Edited":
         text += "\n" + "\n".join(summary.excerpt)
