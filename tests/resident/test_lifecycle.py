@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -199,7 +200,10 @@ def test_the_first_prompt_after_session_start_is_ranked_by_the_resident(
 ) -> None:
     """``claude -p "..."`` fires SessionStart and the prompt back to back: the prompt waits for
     the resident SessionStart just started (the engine's ranking, the one the evaluations
-    measure) instead of ranking with the lean BM25. With the wait off it ranks lean at once."""
+    measure) instead of ranking with the lean BM25. With the wait off it ranks lean at once:
+    the resident that SessionStart started is held (SIGSTOP) until two seconds after, so that
+    it cannot have come up first on an idle machine (the fresh-clone CI of 58a9815 lost that
+    race), while a prompt that waited for it, as with the default 3 s, would be ranked by it."""
     prompt = {
         "session_id": "s-1",
         "cwd": str(workdir),
@@ -215,8 +219,18 @@ def test_the_first_prompt_after_session_start_is_ranked_by_the_resident(
     memlode("resident", "stop", cwd=workdir)
     (memlode_home / "config.toml").write_text("[hooks]\nresident_start_wait_ms = 0\n")
     session_start(workdir, "s-2")
-    again = {**prompt, "session_id": "s-2", "prompt": "what caused the postgres timeouts?"}
-    assert hook("prompt", again, cwd=workdir).returncode == 0
+    # the hook that started it stamps its pid beside the lock (memlode.hooks._resident)
+    stamp = Path(lock_of(memlode_home) + ".started").read_text().strip()
+    assert stamp.isdigit(), stamp
+    pid = int(stamp)
+    os.kill(pid, signal.SIGSTOP)
+    resume = threading.Timer(2.0, os.kill, (pid, signal.SIGCONT))
+    resume.start()
+    try:
+        again = {**prompt, "session_id": "s-2", "prompt": "what caused the postgres timeouts?"}
+        assert hook("prompt", again, cwd=workdir).returncode == 0
+    finally:
+        resume.join()
     assert _recall_paths(filled) == ["resident", "lean"]
 
 
