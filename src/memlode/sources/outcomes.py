@@ -357,7 +357,7 @@ def read_output(
 # request body repeats as often and says nothing of its own.
 REPEATED_MIN = 3
 MAX_REPEATED = 4
-_LEVELS = ("warn", "warning", "deprecat", "info", "notice", "error", "debug", "note")
+_LEVELS = ("warn", "deprecat", "info", "notice", "error", "debug", "note")  # "warn" holds "warning"
 # A line that opens a dump ("[EvaluationRoutes] Request body: {") says nothing of its own.
 _OPENERS = ("{", "[", "(", ":")
 
@@ -507,6 +507,7 @@ _SHELL_BREAKS = ("|", "&&", "||", ";", ">", "2>&1")
 
 
 def _is_hash(token: str) -> bool:
+    """A git commit hash, abbreviated or whole (a listing's first word, a commit's line)."""
     return 7 <= len(token) <= 40 and all(ch in "0123456789abcdef" for ch in token)
 
 
@@ -560,7 +561,7 @@ def _commit(line: str) -> str:
     if len(words) < 2:
         return ""
     sha = words[-1]
-    if not (7 <= len(sha) <= 40 and all(c in "0123456789abcdef" for c in sha)):
+    if not _is_hash(sha):
         return ""
     return f"committed {sha} on {words[0]}: {subject.strip()}"
 
