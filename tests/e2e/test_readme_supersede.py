@@ -83,6 +83,10 @@ def test_the_update_evaluation_slice_meets_its_targets() -> None:
     assert report["injection_old_as_current"] == 0
     assert report["false_supersession_rate"] <= 0.02
     assert report["linked"] >= 0.95
+    # every link is counted under the rule that made it
+    by_rule = report["links_by_rule"]
+    assert sum(n["links"] for n in by_rule.values()) == report["links_made"]
+    assert sum(n["false"] for n in by_rule.values()) == report["false_supersessions"]
 
 
 def test_the_held_out_sets_are_judged_together_as_printed() -> None:
@@ -98,6 +102,7 @@ def test_the_held_out_sets_are_judged_together_as_printed() -> None:
     assert "controls (a later statement that replaces nothing): 40" in lines
     assert "silent questions (no statement answers them): 64" in lines
     assert any(line.startswith("false supersessions: ") for line in lines)
+    assert any(line.startswith("  by rule: ") and "false)" in line for line in lines)
 
 
 def test_bad_update_case_files_are_one_line_errors(tmp_path: Path, cli) -> None:

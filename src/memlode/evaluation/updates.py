@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -161,6 +162,7 @@ def run_updates(cases: list[UpdateCase], settings: Settings) -> dict[str, Any]:
         projects.setdefault(case.project, []).append(case)
     results: list[dict[str, Any]] = []
     links_made = 0
+    rules: list[str] = []
     false_links: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="memlode-updates-") as tmp:
         for number, (project, group) in enumerate(projects.items()):
@@ -170,13 +172,18 @@ def run_updates(cases: list[UpdateCase], settings: Settings) -> dict[str, Any]:
                 engine.embed_pending()
                 made = supersession.linked_pairs(engine.conn, engine.namespace)
                 links_made += len(made)
+                rules.extend(rep.how or "manual" for rep in made)
                 updates = [stored[c.id] for c in group if c.role == "update"]
                 expected = {(ids.old, ids.new) for ids in updates}
                 texts = _texts(group, stored)
                 for rep in made:
                     if (rep.old_id, rep.new_id) not in expected:
                         false_links.append(
-                            {"old": texts.get(rep.old_id, ""), "new": texts.get(rep.new_id, "")}
+                            {
+                                "old": texts.get(rep.old_id, ""),
+                                "new": texts.get(rep.new_id, ""),
+                                "how": rep.how,
+                            }
                         )
                 pairs = {(r.old_id, r.new_id) for r in made}
                 for case in group:
@@ -191,7 +198,7 @@ def run_updates(cases: list[UpdateCase], settings: Settings) -> dict[str, Any]:
                     linked, maybe = engine.replacing(ids.new)
                     result["offered"] = ids.old in {m.id for m in [*linked, *maybe]}
                     results.append(result)
-    return _report(results, links_made, false_links)
+    return _report(results, rules, false_links)
 
 
 def _store(engine: Engine, everything: list[UpdateCase]) -> dict[str, _Stored]:
@@ -326,8 +333,10 @@ def _share(results: list[dict[str, Any]], key: str) -> float:
 
 
 def _report(
-    every: list[dict[str, Any]], links_made: int, false_links: list[dict[str, str]]
+    every: list[dict[str, Any]], rules: list[str], false_links: list[dict[str, str]]
 ) -> dict[str, Any]:
+    links_made = len(rules)
+    wrong = Counter(link["how"] or "manual" for link in false_links)
     results = [r for r in every if r["role"] == "update"]
     controls = [r for r in every if r["role"] == "control"]
     silent = [r for r in every if r["role"] == "silent"]
@@ -354,6 +363,10 @@ def _report(
         "silent_injected": _share(silent, "injected"),
         "not_linked": missed,
         "false_links": false_links,
+        # which rule made the links, and how many of each were false: what to read first
+        "links_by_rule": {
+            rule: {"links": n, "false": wrong[rule]} for rule, n in Counter(rules).most_common()
+        },
         "per_case": every,
     }
 
@@ -392,8 +405,17 @@ def format_updates(report: dict[str, Any]) -> str:
         f"false supersessions: {report['false_supersessions']} of {report['links_made']} links"
         f" ({report['false_supersession_rate']:.1%})"
     )
+    if report["links_by_rule"]:
+        lines.append(
+            "  by rule: "
+            + ", ".join(
+                f"{rule} {n['links']} ({n['false']} false)"
+                for rule, n in report["links_by_rule"].items()
+            )
+        )
     if report["not_linked"]:
         lines.append(f"  not linked: {', '.join(report['not_linked'])}")
     for link in report["false_links"]:
-        lines.append(f"  false link: {link['new'][:60]!r} -> {link['old'][:60]!r}")
+        rule = link["how"] or "manual"
+        lines.append(f"  false link ({rule}): {link['new'][:60]!r} -> {link['old'][:60]!r}")
     return "\n".join(lines)
