@@ -484,9 +484,44 @@ def test_a_near_duplicate_that_holds_the_first_and_goes_on_takes_its_place():
         "",
         0.9,
         {"upload": 2.0, "releas": 1.0, "updat": 1.5},
+        source="transcript",
     )
     chosen = _distinct([(h, _Words(h.content)) for h in (upload, retold)], 5)
     assert [h.id for h in chosen] == ["c"]
+
+
+def test_a_near_duplicate_that_mostly_says_something_else_is_kept_beside_it():
+    """The user's pasted status of a service and the assistant's own run of the same command
+    share their opening lines, but most of the paste is not in the run (the process's exit
+    status): both are kept (the shape of a real cosmic-bing-wallpaper session). A transcript
+    turn that retells a hook's observation with more words is still left out: transcript
+    chunks overlap one another by construction."""
+    from memlode.hooks._recall import Recalled, _distinct, _Words
+
+    status = (
+        "systemctl --user status wallpaper-tray.service\n"
+        "wallpaper-tray.service - Wallpaper system tray for the desktop\n"
+        "Loaded: loaded (/home/me/.config/systemd/user/wallpaper-tray.service; enabled)\n"
+        "Active: inactive (dead)"
+    )
+    ran = Recalled("r", f"Failed: $ {status}\nExit code 3", "context", "", 1.0)
+    paste = Recalled(
+        "p",
+        f"{status} since Sat 2026-01-17 11:02:41 NZDT; 4min ago\n"
+        "Duration: 2h 13min 7.411s\n"
+        "Process: 1517 ExecStart=/home/me/.local/bin/wallpaper --tray (code=exited,"
+        " status=0/SUCCESS)\nMain PID: 1517 (code=exited, status=0/SUCCESS)\n"
+        "Mem peak: 39.6M, CPU: 2.307s in the tray before it was stopped by the session",
+        "context",
+        "",
+        0.9,
+        source="hook",
+    )
+    chosen = _distinct([(h, _Words(h.content)) for h in (ran, paste)], 5)
+    assert [h.id for h in chosen] == ["r", "p"]
+    retold = Recalled("t", paste.content, "context", "", 0.9, source="transcript")
+    chosen = _distinct([(h, _Words(h.content)) for h in (ran, retold)], 5)
+    assert [h.id for h in chosen] == ["r"]
 
 
 def test_two_runs_of_one_long_command_that_printed_different_things_are_both_kept():

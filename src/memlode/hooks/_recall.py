@@ -27,6 +27,7 @@ from memlode.fastjson import loads
 from memlode.storage import fts_match
 from memlode.storage.capture import (
     COMMAND_REST,
+    CONVERSATION_SOURCES,
     FAILURE_TAG,
     GLOBAL_NAMESPACE,
     REFLECTION_TAG,
@@ -147,6 +148,15 @@ DUPLICATE_OVERLAP = 0.6
 # at DUPLICATE_OVERLAP instead of CONTAINED, a transcript chunk that shortens a command took
 # the command's place and lost its flag.
 CONTAINED = 0.9
+# Nor is a memory left out as a near-duplicate when SAYS_MORE of its word triples are not
+# in the one kept: a user's pasted service status beside the assistant's shorter run of the same
+# command (the paste holds the exit status), two `git log` listings of one branch before and
+# after a rebase. Transcript rows are left out as before: a turn's chunks overlap by
+# construction and retell what the hooks recorded. Replay (bench/RESULTS.md, "Session 35"),
+# offline on kept stores: +3 prompts, -1 (a tenth item took the room of the one that
+# answered), controls unchanged; 0.3 and 0.4 the same, 0.5 and 0.65 +2 -1; without the
+# transcript exception a second chunk of one long turn took that room.
+SAYS_MORE = 0.4
 
 
 def _content_terms(text: str) -> set[str]:
@@ -429,7 +439,9 @@ def _distinct(scored: list[tuple[Recalled, _Words]], limit: int) -> list[Recalle
         if same >= 0:
             if _holds_more(hit, have.whole, kept[same]) and not _file_read(hit):
                 kept[same] = (hit, have)
-            continue
+                continue
+            if hit.source in CONVERSATION_SOURCES or not _says_more(have, kept[same][1]):
+                continue
         read = _file_read(hit)
         if read:  # the same file read again says nothing new
             if read in files_read:
@@ -439,6 +451,11 @@ def _distinct(scored: list[tuple[Recalled, _Words]], limit: int) -> list[Recalle
         if len(kept) == limit:
             break
     return [hit for hit, _have in kept]
+
+
+def _says_more(have: _Words, held: _Words) -> bool:
+    """Whether much of a near-duplicate's text (``have``) is not in the one kept (``held``)."""
+    return len(have.whole - held.whole) >= SAYS_MORE * len(have.whole)
 
 
 def _holds_more(hit: Recalled, have: set[Any], kept: tuple[Recalled, _Words]) -> bool:
