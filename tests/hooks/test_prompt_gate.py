@@ -522,6 +522,11 @@ def test_a_near_duplicate_that_mostly_says_something_else_is_kept_beside_it():
     retold = Recalled("t", paste.content, "context", "", 0.9, source="transcript")
     chosen = _distinct([(h, _Words(h.content)) for h in (ran, retold)], 5)
     assert [h.id for h in chosen] == ["r"]
+    # one no longer than the one kept is left out, though two of its five triples are new
+    first = Recalled("f", "ls pkg mod github colorful shows versions", "context", "", 1.0)
+    second = Recalled("s", "ls pkg mod github colorful lists three", "context", "", 0.9)
+    chosen = _distinct([(h, _Words(h.content)) for h in (first, second)], 5)
+    assert [h.id for h in chosen] == ["f"]
 
 
 def test_two_runs_of_one_long_command_that_printed_different_things_are_both_kept():

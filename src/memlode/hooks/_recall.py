@@ -148,14 +148,15 @@ DUPLICATE_OVERLAP = 0.6
 # at DUPLICATE_OVERLAP instead of CONTAINED, a transcript chunk that shortens a command took
 # the command's place and lost its flag.
 CONTAINED = 0.9
-# Nor is a memory left out as a near-duplicate when SAYS_MORE of its word triples are not
-# in the one kept: a user's pasted service status beside the assistant's shorter run of the same
-# command (the paste holds the exit status), two `git log` listings of one branch before and
-# after a rebase. Transcript rows are left out as before: a turn's chunks overlap by
-# construction and retell what the hooks recorded. Replay (bench/RESULTS.md, "Session 35"),
-# offline on kept stores: +3 prompts, -1 (a tenth item took the room of the one that
-# answered), controls unchanged; 0.3 and 0.4 the same, 0.5 and 0.65 +2 -1; without the
-# transcript exception a second chunk of one long turn took that room.
+# Nor is a memory left out as a near-duplicate when it is the longer and SAYS_MORE of its word
+# triples are not in the one kept: a user's pasted service status beside the assistant's
+# shorter run of the same command (the paste holds the exit status), two `git log` listings of
+# one branch before and after a rebase. Transcript rows are left out as before: a turn's chunks
+# overlap by construction and retell what the hooks recorded. Replay (bench/RESULTS.md,
+# "Session 35"), offline on two runs' kept stores: +3 prompts, -1 each (a tenth item took the
+# room of the one that answered), controls unchanged; 0.3 and 0.4 the same, 0.5 and 0.65 +2 -1;
+# without the transcript exception a second chunk of one long turn took that room; without
+# "the longer", a short listing beside the turn that ran it took it on one run.
 SAYS_MORE = 0.4
 
 
@@ -454,8 +455,10 @@ def _distinct(scored: list[tuple[Recalled, _Words]], limit: int) -> list[Recalle
 
 
 def _says_more(have: _Words, held: _Words) -> bool:
-    """Whether much of a near-duplicate's text (``have``) is not in the one kept (``held``)."""
-    return len(have.whole - held.whole) >= SAYS_MORE * len(have.whole)
+    """Whether a near-duplicate (``have``) is the longer text and much of it is not in the one
+    kept (``held``)."""
+    new = len(have.whole - held.whole)
+    return len(have.whole) > len(held.whole) and new >= SAYS_MORE * len(have.whole)
 
 
 def _holds_more(hit: Recalled, have: set[Any], kept: tuple[Recalled, _Words]) -> bool:
