@@ -161,7 +161,6 @@ def run_updates(cases: list[UpdateCase], settings: Settings) -> dict[str, Any]:
     for case in cases:
         projects.setdefault(case.project, []).append(case)
     results: list[dict[str, Any]] = []
-    links_made = 0
     rules: list[str] = []
     false_links: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="memlode-updates-") as tmp:
@@ -171,7 +170,6 @@ def run_updates(cases: list[UpdateCase], settings: Settings) -> dict[str, Any]:
                 stored = _store(engine, group)
                 engine.embed_pending()
                 made = supersession.linked_pairs(engine.conn, engine.namespace)
-                links_made += len(made)
                 rules.extend(rep.how or "manual" for rep in made)
                 updates = [stored[c.id] for c in group if c.role == "update"]
                 expected = {(ids.old, ids.new) for ids in updates}
