@@ -108,10 +108,27 @@ def recall_through_mcp(request: Request) -> Reply:
     return Reply("memlode's MCP server never connected.")
 
 
-# Session 4: a direct question about a decision that changed, asked cold (no resident running).
+# Session 4: a decision stored, then the model stores the one that replaces it through
+# memlode's MCP server; a direct question about it is asked cold (no resident running).
 CACHE_OLD = "We cache user sessions in Redis."
 CACHE_NEW = "Sessions move to Memcached; Redis is dropped for sessions."
 CACHE_QUESTION = "Which cache backend do we use for user sessions?"
+STORE_TOOL = "mcp__memlode__store_memory"
+STORE_PROMPT = "Remember for later sessions: sessions move to Memcached, Redis is dropped."
+
+
+def store_through_mcp(request: Request) -> Reply:
+    """Store the new decision with memlode's store tool (waiting for the server as
+    ``recall_through_mcp`` does), then answer."""
+    done = {result["name"] for result in api.turn_results(request)}
+    if STORE_TOOL in done:
+        return Reply("Stored.")
+    if STORE_TOOL in api.tool_names(request):
+        return call(STORE_TOOL, content=CACHE_NEW, memory_type="decision")
+    waits = sum(r["name"] == "WaitForMcpServers" for r in api.turn_results(request))
+    if waits < 3 and "WaitForMcpServers" in api.tool_names(request):
+        return call("WaitForMcpServers", servers=["memlode"])
+    return Reply("memlode's MCP server never connected.")
 
 
 def scripted(project: Path) -> Callable[[Request], Reply]:
@@ -138,6 +155,7 @@ def scripted(project: Path) -> Callable[[Request], Reply]:
         FOLLOW_UP: recall_through_mcp,
         UNRELATED: in_order(Reply(UNRELATED_ANSWER)),
         CACHE_QUESTION: in_order(Reply("Memcached.")),
+        STORE_PROMPT: store_through_mcp,
     }
 
     def script(request: Request) -> Reply:
@@ -448,22 +466,28 @@ def run_scenario(root: Path) -> Scenario:
         sessions_after_list=after,
     )
     scenario.rows = settle(project, env, all_done)
-    for text in (CACHE_OLD, CACHE_NEW):
-        memlode(project, env, "store", text, "--type", "decision")
+    memlode(project, env, "store", CACHE_OLD, "--type", "decision")
+    print_run(project, env, STORE_PROMPT, f"{STORE_TOOL},WaitForMcpServers")
     resident = {**env, "MEMLODE_RESIDENT_AUTOSTART": "1"}
     try:
+        # none left by the server of the run before: this prompt is asked cold
+        stop_resident(project, resident)
         # hooks only: memlode's MCP server would host a resident of its own
         scenario.cold = print_run(project, resident, CACHE_QUESTION, "Read", "--strict-mcp-config")
     finally:
-        subprocess.run(
-            [sys.executable, "-m", "memlode", "resident", "stop"],
-            cwd=project,
-            env=resident,
-            capture_output=True,
-            timeout=RUN_TIMEOUT,
-        )
+        stop_resident(project, resident)
     scenario.cold_rows = rows(project, env)
     return scenario
+
+
+def stop_resident(project: Path, env: dict[str, str]) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "memlode", "resident", "stop"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -676,6 +700,23 @@ def test_a_cold_first_prompt_is_ranked_by_the_resident_and_gets_the_current_deci
     first = scenario.requests_for(CACHE_QUESTION)[0]
     (context,) = api.hook_context(first, "UserPromptSubmit")
     assert CACHE_NEW in context and f"(was: {CACHE_OLD}" in context
+
+
+def test_the_model_stored_the_replacing_decision_and_was_told_what_it_replaced(
+    scenario: Scenario,
+) -> None:
+    """The model stored the new decision through memlode's MCP server in a real Claude Code
+    run: the tool's answer names the decision it replaced, and the store links the two (the
+    cold question above gets the new one with the old as "was:"). Claude Code hands the model
+    the tool's structured result (its JSON), not the text beside it."""
+    last = scenario.requests_for(STORE_PROMPT)[-1]
+    (result,) = [r for r in api.tool_results(last) if r["name"] == STORE_TOOL]
+    assert not result.get("is_error"), result["text"]
+    answer = json.loads(result["text"])
+    old = next(r for r in scenario.cold_rows if r["content"] == CACHE_OLD)
+    assert [(r["id"], r["content"]) for r in answer["replaces"]] == [(old["id"], CACHE_OLD)]
+    stored = [r for r in scenario.cold_rows if r["content"] == CACHE_NEW]
+    assert [(r["id"], r["memory_type"]) for r in stored] == [(answer["id"], "decision")]
 
 
 def test_mcp_recall_returns_the_finding(scenario: Scenario) -> None:
