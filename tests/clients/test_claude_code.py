@@ -73,6 +73,13 @@ RECALL_BLOCK = "## memlode: possibly relevant memories"
 QUESTION = "Which database should the calc results be cached in?"
 ANSWER = "SQLite"
 RECALL_TOOL = "mcp__memlode__recall_memory"
+# What a recalled hit carries (memlode.mcp.models.HitOut).
+READ_FIELDS = {"id", "content", "memory_type", "tags", "namespace", "source", "created_at"} | {
+    "replaced_by",
+    "replaced_at",
+    "score",
+    "signals",
+}
 
 
 # --- the model's script ---------------------------------------------------------------------
@@ -724,6 +731,10 @@ def test_mcp_recall_returns_the_finding(scenario: Scenario) -> None:
     (result,) = [r for r in api.tool_results(last) if r["name"] == RECALL_TOOL]
     assert not result.get("is_error"), result["text"]
     assert FINDING_MARK in result["text"]
+    # the client hands the model the structured JSON: each hit what a model reads, not the
+    # stored row's bookkeeping (get_memory has that)
+    hits = json.loads(result["text"])["hits"]
+    assert hits and all(set(hit) == READ_FIELDS for hit in hits), hits[0]
 
 
 def test_mcp_list_creates_no_session(scenario: Scenario) -> None:

@@ -92,7 +92,24 @@ class MemoryOut(BaseModel):
         return cls.model_validate({**memory.to_dict(), **(replaced or {})})
 
 
-class HitOut(MemoryOut):
+class HitOut(BaseModel):
+    """A recalled memory as a model reads it: what it says, what it is, when, and whether it
+    was replaced. Claude Code hands the model this JSON, not the tool's text
+    (bench/RESULTS.md, "Session 35"), so the bookkeeping of a stored row (metadata, access
+    counts, every timestamp) stays out; ``get_memory`` returns all of it."""
+
+    id: str
+    content: str
+    memory_type: str
+    tags: list[str]
+    namespace: str
+    source: str
+    created_at: str
+    replaced_by: str | None = Field(
+        default=None,
+        description="The memory that replaced this one, if one did: this one is history",
+    )
+    replaced_at: str | None = Field(default=None, description="When it was replaced")
     score: float
     signals: dict[str, float] | None = Field(
         default=None, description="Each signal's contribution (only with explain=true)"
