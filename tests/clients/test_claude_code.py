@@ -100,19 +100,23 @@ def in_order(*replies: Reply) -> Callable[[Request], Reply]:
     return reply
 
 
-def recall_through_mcp(request: Request) -> Reply:
-    """Call memlode's recall tool, then answer. In print mode Claude Code does not wait for MCP
+def through_mcp(tool: str, answer: str, **arguments: Any) -> Callable[[Request], Reply]:
+    """Call one of memlode's tools, then answer. In print mode Claude Code does not wait for MCP
     servers before the first request: while memlode's is still connecting its tools are not
     offered, and the model waits for it with WaitForMcpServers, as a model would."""
-    done = {result["name"] for result in api.turn_results(request)}
-    if RECALL_TOOL in done:
-        return Reply(RECALLED_TEXT)
-    if RECALL_TOOL in api.tool_names(request):
-        return call(RECALL_TOOL, query=RECALL_QUERY)
-    waits = sum(r["name"] == "WaitForMcpServers" for r in api.turn_results(request))
-    if waits < 3 and "WaitForMcpServers" in api.tool_names(request):
-        return call("WaitForMcpServers", servers=["memlode"])
-    return Reply("memlode's MCP server never connected.")
+
+    def reply(request: Request) -> Reply:
+        done = {result["name"] for result in api.turn_results(request)}
+        if tool in done:
+            return Reply(answer)
+        if tool in api.tool_names(request):
+            return call(tool, **arguments)
+        waits = sum(r["name"] == "WaitForMcpServers" for r in api.turn_results(request))
+        if waits < 3 and "WaitForMcpServers" in api.tool_names(request):
+            return call("WaitForMcpServers", servers=["memlode"])
+        return Reply("memlode's MCP server never connected.")
+
+    return reply
 
 
 # Session 4: a decision stored, then the model stores the one that replaces it through
@@ -122,20 +126,6 @@ CACHE_NEW = "Sessions move to Memcached; Redis is dropped for sessions."
 CACHE_QUESTION = "Which cache backend do we use for user sessions?"
 STORE_TOOL = "mcp__memlode__store_memory"
 STORE_PROMPT = "Remember for later sessions: sessions move to Memcached, Redis is dropped."
-
-
-def store_through_mcp(request: Request) -> Reply:
-    """Store the new decision with memlode's store tool (waiting for the server as
-    ``recall_through_mcp`` does), then answer."""
-    done = {result["name"] for result in api.turn_results(request)}
-    if STORE_TOOL in done:
-        return Reply("Stored.")
-    if STORE_TOOL in api.tool_names(request):
-        return call(STORE_TOOL, content=CACHE_NEW, memory_type="decision")
-    waits = sum(r["name"] == "WaitForMcpServers" for r in api.turn_results(request))
-    if waits < 3 and "WaitForMcpServers" in api.tool_names(request):
-        return call("WaitForMcpServers", servers=["memlode"])
-    return Reply("memlode's MCP server never connected.")
 
 
 def scripted(project: Path) -> Callable[[Request], Reply]:
@@ -159,10 +149,10 @@ def scripted(project: Path) -> Callable[[Request], Reply]:
             call("AskUserQuestion", questions=[question]),
             Reply(FINDING),
         ),
-        FOLLOW_UP: recall_through_mcp,
+        FOLLOW_UP: through_mcp(RECALL_TOOL, RECALLED_TEXT, query=RECALL_QUERY),
         UNRELATED: in_order(Reply(UNRELATED_ANSWER)),
         CACHE_QUESTION: in_order(Reply("Memcached.")),
-        STORE_PROMPT: store_through_mcp,
+        STORE_PROMPT: through_mcp(STORE_TOOL, "Stored.", content=CACHE_NEW, memory_type="decision"),
     }
 
     def script(request: Request) -> Reply:
