@@ -261,7 +261,7 @@ def _bash(
     first, rest = _command_parts(command)
     printed = "\n".join(as_text(resp.get(s), 1 << 62) for s in ("stdout", "stderr")).strip()
     # an exit status of 0 can hide a failure (a test run piped into tail): its output says so
-    from memlode.sources.outcomes import read_output
+    from memlode.sources.outcomes import STATE_REPORTS, read_output
 
     said, errors, failed = read_output(command, printed)
     text = ("Failed: $ " if failed else "$ ") + first
@@ -302,7 +302,7 @@ def _bash(
     if failed:
         action = "failure"
         tags.insert(0, FAILURE_TAG)
-    elif any(not s.startswith(("tests:", "branch", "nothing", "log ")) for s in said):
+    elif any(not s.startswith(STATE_REPORTS) for s in said):
         action = "outcome"  # a commit, push, tag, release, pull request or merge: state
     if said:
         tags.append("outcome")

@@ -66,6 +66,17 @@ RelationshipName = Literal[
 ]
 
 
+def _replaced_by() -> Any:
+    return Field(
+        default=None,
+        description="The memory that replaced this one, if one did: this one is history",
+    )
+
+
+def _replaced_at() -> Any:
+    return Field(default=None, description="When it was replaced")
+
+
 class MemoryOut(BaseModel):
     id: str
     content: str
@@ -81,11 +92,8 @@ class MemoryOut(BaseModel):
     created_at: str
     updated_at: str
     last_accessed_at: str | None
-    replaced_by: str | None = Field(
-        default=None,
-        description="The memory that replaced this one, if one did: this one is history",
-    )
-    replaced_at: str | None = Field(default=None, description="When it was replaced")
+    replaced_by: str | None = _replaced_by()
+    replaced_at: str | None = _replaced_at()
 
     @classmethod
     def of(cls, memory: Memory, replaced: dict[str, str] | None = None) -> "MemoryOut":
@@ -105,11 +113,8 @@ class HitOut(BaseModel):
     namespace: str
     source: str
     created_at: str
-    replaced_by: str | None = Field(
-        default=None,
-        description="The memory that replaced this one, if one did: this one is history",
-    )
-    replaced_at: str | None = Field(default=None, description="When it was replaced")
+    replaced_by: str | None = _replaced_by()
+    replaced_at: str | None = _replaced_at()
     score: float
     signals: dict[str, float] | None = Field(
         default=None, description="Each signal's contribution (only with explain=true)"

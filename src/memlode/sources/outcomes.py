@@ -25,6 +25,7 @@ otherwise (bench/bench_hooks.py measures the post-tool hook).
 from __future__ import annotations
 
 __all__ = [
+    "STATE_REPORTS",
     "added_versions",
     "error_lines",
     "failed_by_output",
@@ -33,6 +34,11 @@ __all__ = [
     "repeated_lines",
     "reported_totals",
 ]
+
+# The outcome lines that report a state rather than change one (a commit, a push, a tag, a
+# release, a pull request, a merge): the tests' totals, the branch against its upstream, a
+# clean tree, the first commit of a ``git log`` listing. They start with these.
+STATE_REPORTS = ("tests:", "branch", "nothing", "log ")
 
 # At most this many decisive lines, each at most LINE_CHARS (a log keeps its point, not its bulk).
 MAX_ERROR_LINES = 6
