@@ -267,6 +267,12 @@ def test_list_marks_a_replaced_memory_in_text_and_json(cli: Any, store: Any) -> 
     assert lines[0].startswith(new) and "replaced" not in lines[0]
     mark = f"(replaced {linked['at'][:10]} by {new})"
     assert lines[2].startswith(old) and lines[2].endswith(mark)
+    # a neighbour that is history says so too (here the link itself, from the new one's side)
+    (around,) = cli("neighbors", new, "--direction", "out", "--json").json()
+    assert (around["node_id"], around["memory"]["replaced_by"]) == (old, new)
+    shown = cli("neighbors", new, "--direction", "out").stdout
+    assert shown.startswith(f"-SUPERSEDES-> {old}") and shown.rstrip().endswith(mark)
+    assert "replaced" not in cli("neighbors", old, "--direction", "out").stdout
 
 
 def test_the_project_namespace_says_where_its_memories_went(cli: Any, workdir: Path) -> None:

@@ -1,6 +1,7 @@
 """The supersession tools through the SDK's real stdio client: ``supersede_memory`` links two
 memories (and undoes it), ``memory_history`` reads the chain with its dates, bad ids come back
-as isError results the model can read, and ``get_decision_chain`` says what was replaced."""
+as isError results the model can read, and ``get_decision_chain`` says what was replaced. Every
+tool that hands over linked memories (an expansion, a walk) marks the replaced one too."""
 
 from __future__ import annotations
 
@@ -70,7 +71,11 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
         assert history["chain"][0]["until"] == done["at"]
         chain = await session.call_tool("get_decision_chain", {"topic": "Jenkins"})
         text = chain.content[0].text  # type: ignore[union-attr]
-        assert f"(replaced {done['at'][:10]} by {new})" in text
+        assert f"(replaced {done['at'][:10]} by {new}: history, not current)" in text
+        # the structured part, which Claude Code hands its model instead of the text, says so
+        decisions = {d["id"]: d for d in harness.ok(chain)["decisions"]}
+        assert (decisions[old]["replaced_by"], decisions[old]["replaced_at"]) == (new, done["at"])
+        assert decisions[new]["replaced_by"] is None
         # recall says which hit is history: the replaced one carries what replaced it, and when
         recalled = await session.call_tool("recall_memory", {"query": "Jenkins evening deploys"})
         hits = {h["id"]: h for h in harness.ok(recalled)["hits"]}
@@ -107,3 +112,52 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
             failed = await session.call_tool("supersede_memory", args)
             assert expected in harness.error_text(failed)
         assert "Traceback" not in harness.server_stderr()
+
+
+async def test_linked_memories_handed_over_say_which_is_history(harness) -> None:
+    """A replaced decision reached through another link (here a RELATES_TO from a note that
+    mentions it) is history wherever it is handed over: an expansion of a hit and a walk of
+    the graph carry what replaced it, in the text and in the structured part."""
+    async with harness.session() as session:
+
+        async def store(text: str) -> str:
+            result = await session.call_tool(
+                "store_memory", {"content": text, "memory_type": "decision"}
+            )
+            return str(harness.ok(result)["id"])
+
+        old = await store("We cache sessions in Redis.")
+        new = await store("Sessions move to Memcached; Redis is dropped for sessions.")
+        note = await store("Session cookies expire after 14 days.")
+        linked = await session.call_tool(
+            "supersede_memory", {"old_id": old, "new_id": new}
+        )  # the rules linked them already: linking again keeps the one link
+        at = harness.ok(linked)["at"]
+        harness.ok(
+            await session.call_tool(
+                "associate_memories",
+                {"source_id": note, "target_id": old, "relationship": "RELATES_TO"},
+            )
+        )
+        expanded = await session.call_tool(
+            "recall_with_expansion", {"query": "session cookies expire", "k": 1}
+        )
+        (hit,) = harness.ok(expanded)["hits"]
+        assert hit["id"] == note
+        reached = {m["id"]: m for m in hit["expanded"]}
+        assert (reached[old]["replaced_by"], reached[old]["replaced_at"]) == (new, at)
+        # a linked memory is a lean listing, like a hit: get_memory has the whole row
+        assert "metadata" not in reached[old] and "access_count" not in reached[old]
+        text = expanded.content[0].text  # type: ignore[union-attr]
+        (old_line,) = [line for line in text.splitlines() if old in line]
+        assert f"(replaced {at[:10]} by {new}: history, not current)" in old_line
+        walked = await session.call_tool("graph_traverse", {"memory_id": note, "depth": 2})
+        nodes = {n["node_id"]: n for n in harness.ok(walked)["nodes"]}
+        assert nodes[old]["memory"]["replaced_by"] == new
+        assert nodes[new]["memory"]["replaced_by"] is None
+        assert nodes[note]["memory"]["replaced_by"] is None
+        text = walked.content[0].text  # type: ignore[union-attr]
+        (old_line,) = [line for line in text.splitlines() if line.strip().startswith(old)]
+        assert f"(replaced {at[:10]} by {new}: history, not current)" in old_line
+        (new_line,) = [line for line in text.splitlines() if line.strip().startswith(new)]
+        assert "replaced" not in new_line

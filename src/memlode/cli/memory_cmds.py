@@ -41,9 +41,14 @@ def _render_memory_line(
         head += f"  session {str(meta['session_id'])[:8]} {where}"
     if score is not None:
         head += f"  score={score:.3f}"
-    if replaced:
-        head += f"  (replaced {replaced['replaced_at'][:10]} by {replaced['replaced_by']})"
-    return f"{head}{tags}\n    {_short(memory.content)}"
+    return f"{head}{_replaced_mark(replaced)}{tags}\n    {_short(memory.content)}"
+
+
+def _replaced_mark(replaced: dict[str, Any] | None) -> str:
+    """ "  (replaced <date> by <id>)" for a memory a later one replaced, else ""."""
+    if not replaced or not replaced.get("replaced_by"):
+        return ""
+    return f"  (replaced {str(replaced['replaced_at'])[:10]} by {replaced['replaced_by']})"
 
 
 @click.command()
@@ -440,4 +445,5 @@ def neighbors(
             if item["direction"] == "out"
             else (f"<-{item['relationship']}-")
         )
-        click.echo(f"{arrow} {item['node_id']}  {_short(item['name'], 80)}")
+        mark = _replaced_mark(item.get("memory"))
+        click.echo(f"{arrow} {item['node_id']}  {_short(item['name'], 80)}{mark}")

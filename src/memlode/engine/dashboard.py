@@ -35,7 +35,6 @@ __all__ = [
     "graph_fingerprint",
     "graph_view",
     "health_report",
-    "mark_replaced",
     "memory_detail",
     "node_neighbors",
     "projection",
@@ -82,17 +81,7 @@ def browse(
     limit = validate.whole_number(limit, "limit", 1, 500)
     offset = validate.whole_number(offset, "offset", 0)
     total, found = rows.select_sorted(engine.conn, flt, sort, limit, offset)
-    return {"total": total, "items": mark_replaced(engine, [m.to_dict() for m in found])}
-
-
-def mark_replaced(engine: Engine, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each memory (a dict with its ``id``) that a later one replaced gets ``replaced_by`` and
-    ``replaced_at`` of its latest replacement, as search hits carry them (``Engine.replaced``);
-    the page marks it."""
-    replaced = engine.replaced([str(i["id"]) for i in items])
-    for item in items:
-        item.update(replaced.get(str(item["id"]), {}))
-    return items
+    return {"total": total, "items": engine.mark_replaced([m.to_dict() for m in found])}
 
 
 def memory_detail(engine: Engine, memory_id: str) -> dict[str, Any]:
@@ -121,7 +110,7 @@ def memory_detail(engine: Engine, memory_id: str) -> dict[str, Any]:
                 }
             )
     history.sort(key=lambda h: str(h["at"]))
-    shown = mark_replaced(engine, [memory.to_dict()])[0]
+    shown = engine.mark_replaced([memory.to_dict()])[0]
     return {"memory": shown, "neighbors": links, "history": history}
 
 

@@ -375,6 +375,11 @@ class Engine:
         """Of ``ids``, those a later memory replaced: id -> {"replaced_by", "replaced_at"}."""
         return supersession.replaced(ids, self.conn)
 
+    def mark_replaced(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Memories as dicts (with their ``id``), those a later one replaced marked with
+        ``replaced_by`` and ``replaced_at`` (``supersession.marked``)."""
+        return supersession.marked(self.conn, items)
+
     def catch_up(self, limit: int = SEARCH_CATCH_UP) -> int:
         """Embed up to ``limit`` rows stored without a vector (no token states: those are
         filled in the background), so that a one-shot search sees them by meaning too; 0

@@ -12,10 +12,11 @@ from __future__ import annotations
 import sqlite3
 from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memlode import validate
+from memlode.engine.supersession import marked, replaced
 from memlode.errors import InvalidInput, NotFound
 from memlode.search.fts import query_terms
 from memlode.storage import graph as graph_repo
@@ -88,8 +89,13 @@ class TraversalStep:
     direction: str | None = None  # "out": parent -> node; "in": node -> parent
     weight: float | None = None
     memory: Memory | None = None
+    # when a later memory replaced it: {"replaced_by": its id, "replaced_at": when}
+    replaced: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        shown = None
+        if self.memory is not None:
+            shown = {**self.memory.to_dict(), **(self.replaced or {})}
         return {
             "node_id": self.node_id,
             "kind": self.kind,
@@ -99,7 +105,7 @@ class TraversalStep:
             "relationship": self.relationship,
             "direction": self.direction,
             "weight": self.weight,
-            "memory": self.memory.to_dict() if self.memory is not None else None,
+            "memory": shown,
         }
 
 
@@ -109,12 +115,14 @@ class DecisionChain:
     namespace: str | None  # None: every namespace
     decisions: list[Memory]  # oldest first
     links: list[Edge]  # edges between the decisions in the chain
+    # the decisions a later memory replaced (in the chain or not): id -> replaced_by, _at
+    replaced: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "topic": self.topic,
             "namespace": "*" if self.namespace is None else self.namespace,
-            "decisions": [m.to_dict() for m in self.decisions],
+            "decisions": [{**m.to_dict(), **self.replaced.get(m.id, {})} for m in self.decisions],
             "links": [e.to_dict() for e in self.links],
         }
 
@@ -217,8 +225,10 @@ def _children(
 def _attach_memories(conn: sqlite3.Connection, steps: list[TraversalStep]) -> None:
     ids = [s.node_id for s in steps if s.kind == "memory"]
     found = memory_repo.fetch_many(conn, ids)
+    history = replaced(list(found), conn)
     for step in steps:
         step.memory = found.get(step.node_id)
+        step.replaced = history.get(step.node_id)
 
 
 # ---- decision chains --------------------------------------------------------------------------
@@ -289,14 +299,16 @@ def get_decision_chain(
         if e.source_id in chosen and e.target_id in chosen
     ]
     links.sort(key=lambda e: (e.created_at, e.source_id, e.target_id, str(e.relationship)))
-    return DecisionChain(topic, ns, decisions, links)
+    return DecisionChain(topic, ns, decisions, links, replaced(sorted(chosen), conn))
 
 
 def expand_hits(engine: Engine, hits: Sequence[SearchHit], depth: int) -> list[dict[str, Any]]:
     """Each hit as a dict (with its signals), plus the memories linked to it up to ``depth``
-    hops under ``"expanded"``, each memory once across all hits."""
+    hops under ``"expanded"``, each memory once across all hits, marked when a later one
+    replaced it (as the hits are)."""
     seen = {h.memory.id for h in hits}
     out: list[dict[str, Any]] = []
+    expansions: list[dict[str, Any]] = []
     for hit in hits:
         item = hit.to_dict(explain=True)
         item["expanded"] = []
@@ -323,4 +335,6 @@ def expand_hits(engine: Engine, hits: Sequence[SearchHit], depth: int) -> list[d
                     next_frontier.append(n.memory_id)
             frontier = next_frontier
         out.append(item)
+        expansions += item["expanded"]
+    marked(engine.conn, expansions)
     return out

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from memlode import validate
+from memlode.engine.supersession import marked
 from memlode.errors import InvalidInput, NotFound
 from memlode.storage import graph as graph_repo
 from memlode.storage import memories as memory_repo
@@ -73,4 +74,5 @@ def neighbors(
         if n.memory_id and n.memory_id in memories:
             item["memory"] = memories[n.memory_id].to_dict()
         out.append(item)
+    marked(conn, [item["memory"] for item in out if "memory" in item])
     return out

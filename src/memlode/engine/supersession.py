@@ -38,6 +38,7 @@ __all__ = [
     "DETECTED_SOURCES",
     "decision_chain",
     "fields",
+    "marked",
     "new_statements",
     "plan_by_meaning",
     "plan_replacements",
@@ -345,6 +346,17 @@ def replaced(ids: Sequence[str], conn: Connection) -> dict[str, dict[str, str]]:
     if not ids:
         return {}
     return {old: fields(rep) for old, rep in links.replaced_by(conn, ids).items()}
+
+
+def marked(conn: Connection, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each memory (a dict with its ``id``) that a later one replaced gets ``replaced_by`` and
+    ``replaced_at`` of its latest replacement, as search hits carry them: every listing of
+    memories handed over (a neighbour, an expansion, a walk, a decision chain) says which of
+    them is history."""
+    found = replaced([str(i["id"]) for i in items], conn)
+    for item in items:
+        item.update(found.get(str(item["id"]), {}))
+    return items
 
 
 def fields(rep: links.Replacement) -> dict[str, str]:

@@ -21,6 +21,7 @@ __all__ = [
     "HitOut",
     "ImportOut",
     "LinkedMemoryOut",
+    "MemoryBriefOut",
     "MemoryOut",
     "MemoryTypeName",
     "NamespaceDeleteOut",
@@ -100,11 +101,11 @@ class MemoryOut(BaseModel):
         return cls.model_validate({**memory.to_dict(), **(replaced or {})})
 
 
-class HitOut(BaseModel):
-    """A recalled memory as a model reads it: what it says, what it is, when, and whether it
-    was replaced. Claude Code hands the model this JSON, not the tool's text
-    (bench/RESULTS.md, "Session 35"), so the bookkeeping of a stored row (metadata, access
-    counts, every timestamp) stays out; ``get_memory`` returns all of it."""
+class MemoryBriefOut(BaseModel):
+    """A memory as a model reads it: what it says, what it is, when, and whether it was
+    replaced. Claude Code hands the model this JSON, not the tool's text (bench/RESULTS.md,
+    "Session 35"), so the bookkeeping of a stored row (metadata, access counts, every
+    timestamp) stays out of every listing; ``get_memory`` returns all of it."""
 
     id: str
     content: str
@@ -115,6 +116,11 @@ class HitOut(BaseModel):
     created_at: str
     replaced_by: str | None = _replaced_by()
     replaced_at: str | None = _replaced_at()
+
+
+class HitOut(MemoryBriefOut):
+    """A recalled memory, with its score."""
+
     score: float
     signals: dict[str, float] | None = Field(
         default=None, description="Each signal's contribution (only with explain=true)"
@@ -149,7 +155,7 @@ class RecallOut(BaseModel):
     hits: list[HitOut]
 
 
-class LinkedMemoryOut(MemoryOut):
+class LinkedMemoryOut(MemoryBriefOut):
     hop: int = Field(description="Graph distance from the hit")
     via: str = Field(description="The node this memory was reached from")
     relationship: str
@@ -224,7 +230,7 @@ class TraversalNodeOut(BaseModel):
     relationship: str | None
     direction: str | None
     weight: float | None
-    memory: MemoryOut | None
+    memory: MemoryBriefOut | None
 
 
 class TraverseOut(BaseModel):
@@ -237,7 +243,7 @@ class TraverseOut(BaseModel):
 class DecisionChainOut(BaseModel):
     topic: str
     namespace: str
-    decisions: list[MemoryOut] = Field(description="Oldest first")
+    decisions: list[MemoryBriefOut] = Field(description="Oldest first")
     links: list[EdgeOut] = Field(description="Edges between decisions of the chain")
 
 

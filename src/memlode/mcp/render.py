@@ -9,12 +9,21 @@ only the text.
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["memory_text", "short"]
+__all__ = ["memory_text", "replaced_note", "short"]
 
 
 def short(text: str, width: int = 100) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def replaced_note(memory: Mapping[str, Any]) -> str:
+    """The note for a memory a later one replaced (its ``replaced_by`` and ``replaced_at``),
+    "(replaced <date> by <id>: history, not current)", else ""."""
+    if not memory.get("replaced_by"):
+        return ""
+    when = str(memory.get("replaced_at") or "")[:10]
+    return f"(replaced {when} by {memory['replaced_by']}: history, not current)"
 
 
 def memory_text(memory: Mapping[str, Any], *, full: bool = True, prefix: str = "") -> str:
@@ -30,9 +39,9 @@ def memory_text(memory: Mapping[str, Any], *, full: bool = True, prefix: str = "
     tags = memory.get("tags") or []
     if tags:
         head += f"  [{', '.join(tags)}]"
-    if memory.get("replaced_by"):
-        when = str(memory.get("replaced_at") or "")[:10]
-        head += f"  (replaced {when} by {memory['replaced_by']}: history, not current)"
+    note = replaced_note(memory)
+    if note:
+        head += f"  {note}"
     content = str(memory.get("content", ""))
     body = content if full else short(content)
     indented = "\n".join("    " + line for line in body.splitlines() or [""])

@@ -9,7 +9,7 @@ from pydantic import Field
 from memlode.mcp.models import (
     DecisionChainOut,
     EdgeOut,
-    MemoryOut,
+    MemoryBriefOut,
     RelationshipName,
     TraversalNodeOut,
     TraverseOut,
@@ -22,7 +22,7 @@ from memlode.mcp.params import (
     ReadNamespace,
     Relationships,
 )
-from memlode.mcp.render import memory_text, short
+from memlode.mcp.render import memory_text, replaced_note, short
 from memlode.mcp.tooling import ToolCall, mcp_tool
 
 __all__ = ["associate_memories", "get_decision_chain", "graph_traverse"]
@@ -64,8 +64,12 @@ def _traverse_text(out: TraverseOut) -> str:
             link = f"-{node.relationship}-> from {node.parent}"
         else:
             link = f"<-{node.relationship}- of {node.parent}"
-        text = node.memory.content if node.memory is not None else node.name
-        lines.append(f"{indent}{node.node_id}  ({link})  {short(text, 90)}")
+        if node.memory is None:
+            lines.append(f"{indent}{node.node_id}  ({link})  {short(node.name, 90)}")
+            continue
+        note = replaced_note(node.memory.model_dump())
+        mark = f"  {note}" if note else ""
+        lines.append(f"{indent}{node.node_id}  ({link}){mark}  {short(node.memory.content, 90)}")
     return "\n".join(lines)
 
 
@@ -117,13 +121,8 @@ def _chain_text(out: DecisionChainOut) -> str:
             "store one with store_memory(memory_type='decision')"
         )
     lines = [f"{len(out.decisions)} decisions about {out.topic!r}, oldest first:"]
-    # new SUPERSEDES old (engine/supersession.py): the old one holds until that date
-    until = {e.target_id: e for e in out.links if e.relationship == "SUPERSEDES"}
     for i, memory in enumerate(out.decisions, start=1):
         lines.append(memory_text(memory.model_dump(), prefix=f"{i}. "))
-        replaced = until.get(memory.id)
-        if replaced is not None:
-            lines.append(f"    (replaced {replaced.created_at[:10]} by {replaced.source_id})")
     if out.links:
         lines.append("links:")
         lines += [f"  {e.source_id} -{e.relationship}-> {e.target_id}" for e in out.links]
@@ -157,6 +156,6 @@ def get_decision_chain(
     return DecisionChainOut(
         topic=data["topic"],
         namespace=data["namespace"],
-        decisions=[MemoryOut.model_validate(m) for m in data["decisions"]],
+        decisions=[MemoryBriefOut.model_validate(m) for m in data["decisions"]],
         links=[EdgeOut.model_validate(e) for e in data["links"]],
     )

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from memlode.mcp.render import replaced_note
 from memlode.mcp.tooling import ToolCall, mcp_prompt
 from memlode.types import MemoryType
 
@@ -50,12 +51,8 @@ def recent_decisions(
     for memory in reversed(memories):  # list_memories is newest first
         tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
         text = " ".join(memory.content.split())
-        was = replaced.get(memory.id)
-        mark = (
-            f" (replaced {was['replaced_at'][:10]} by {was['replaced_by']}: history, not current)"
-            if was
-            else ""
-        )
+        note = replaced_note(replaced.get(memory.id, {}))
+        mark = f" {note}" if note else ""
         lines.append(f"- {memory.created_at[:10]} ({memory.id}){tags}{mark}: {text}")
     lines += [
         "",
