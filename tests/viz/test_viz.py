@@ -132,7 +132,7 @@ def test_new_memories_appear_without_a_reload(page: Any, server: Server, viz_sto
     page.wait_for_selector(f"#memory-list .row[data-id='{new_id}']", timeout=15_000)
 
 
-def test_a_replaced_memory_is_marked_in_search_and_in_the_list(
+def test_a_replaced_memory_is_marked_in_search_the_list_and_links(
     page: Any, server: Server, viz_store: Store
 ) -> None:
     def stored(text: str) -> str:
@@ -157,6 +157,10 @@ def test_a_replaced_memory_is_marked_in_search_and_in_the_list(
     row = page.locator(f"#memory-list .row[data-id='{old}']")
     row.wait_for(timeout=15_000)
     assert "replaced" in (row.get_attribute("class") or "").split()
+    # a memory's links say which linked memory is history, with a link to what replaced it
+    open_page(page, server, f"memory/{new}")
+    (link,) = page.locator("#memory-links tr").filter(has_text="SUPERSEDES").all()
+    assert link.locator(f"a.superseded[href='#/memory/{new}']").count() == 1
     assert page.console_log.errors == []
 
 

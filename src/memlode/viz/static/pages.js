@@ -173,7 +173,8 @@ M.pages.memory = async function (view, id) {
   parts.push(h("h3", {}, "Links (" + d.neighbors.length + ")"),
     d.neighbors.length ? h("table", {id: "memory-links"}, d.neighbors.map((n) => h("tr", {},
       h("td", {}, n.direction === "out" ? "→ " + n.relationship : "← " + n.relationship),
-      h("td", {}, n.kind), h("td", {}, n.memory ? h("a", {href: "#/memory/" + n.memory.id}, n.name) : n.name))))
+      h("td", {}, n.kind), h("td", {}, n.memory ? h("a", {href: "#/memory/" + n.memory.id}, n.name) : n.name),
+      h("td", {}, n.memory ? replacedMark(n.memory) : ""))))
       : h("p", {class: "muted"}, "no links"),
     h("h3", {}, "History"),
     h("table", {id: "memory-history"}, d.history.map((e) => h("tr", {},
