@@ -21,6 +21,7 @@ from tests.mcp.test_stdio_tools import (
     test_memory_tools_change_the_store,
     test_namespace_portability_config_and_system_tools,
 )
+from tests.mcp.test_supersede_tool import test_linked_memories_handed_over_say_which_is_history
 
 pytestmark = pytest.mark.anyio
 
@@ -29,6 +30,7 @@ __all__ = [
     "test_consolidate_reflect",
     "test_creative_and_forget_through_the_tool",
     "test_detect_patterns_and_pattern_insights",
+    "test_linked_memories_handed_over_say_which_is_history",
     "test_memory_tools_change_the_store",
     "test_namespace_portability_config_and_system_tools",
 ]
