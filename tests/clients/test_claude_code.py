@@ -705,13 +705,17 @@ def test_the_model_stored_the_replacing_decision_and_was_told_what_it_replaced(
     """The model stored the new decision through memlode's MCP server in a real Claude Code
     run: the tool's answer names the decision it replaced, and the store links the two (the
     cold question above gets the new one with the old as "was:"). Claude Code hands the model
-    the tool's structured result (its JSON), not the text beside it."""
+    the tool's structured result (its JSON), not the text beside it, so the JSON itself says
+    how to undo the link."""
     last = scenario.requests_for(STORE_PROMPT)[-1]
     (result,) = [r for r in api.tool_results(last) if r["name"] == STORE_TOOL]
     assert not result.get("is_error"), result["text"]
     answer = json.loads(result["text"])
     old = next(r for r in scenario.cold_rows if r["content"] == CACHE_OLD)
     assert [(r["id"], r["content"]) for r in answer["replaces"]] == [(old["id"], CACHE_OLD)]
+    # the undo, should the link be wrong, is in what the model reads
+    undo = f"supersede_memory(old_id='{old['id']}', new_id='{answer['id']}', undo=true)"
+    assert undo in answer["next_step"]
     stored = [r for r in scenario.cold_rows if r["content"] == CACHE_NEW]
     assert [(r["id"], r["memory_type"]) for r in stored] == [(answer["id"], "decision")]
 

@@ -129,6 +129,7 @@ async def test_memory_tools_change_the_store(harness, store: Engine) -> None:
             "namespace": store.namespace,
             "replaces": [],
             "may_replace": [],
+            "next_step": None,
         }
 
         other = harness.ok(

@@ -35,6 +35,9 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
         text = changed.content[0].text  # type: ignore[union-attr]
         assert f"it replaces {old} (" in text
         assert f"old_id={old}, new_id={said['id']}, undo=true" in text
+        # the structured part says it too: Claude Code hands its model only that JSON
+        undo = f"supersede_memory(old_id='{old}', new_id='{said['id']}', undo=true)"
+        assert undo in said["next_step"]
         harness.ok(
             await session.call_tool(
                 "supersede_memory", {"old_id": old, "new_id": said["id"], "undo": True}
@@ -44,7 +47,11 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
         # one on the same subject with no change word is linked to nothing: the answer offers
         # the earlier one, for the assistant to judge and link
         kong = await store("Kong fronts every public API route of the shop.")
-        await store("The checkout page is rendered on the server.")
+        plain = await session.call_tool(
+            "store_memory",
+            {"content": "The checkout page is rendered on the server.", "memory_type": "decision"},
+        )
+        assert harness.ok(plain)["next_step"] is None  # nothing to judge
         maybe = await session.call_tool(
             "store_memory",
             {
@@ -55,6 +62,8 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
         offered = harness.ok(maybe)
         assert offered["replaces"] == []
         assert [m["id"] for m in offered["may_replace"]] == [kong]
+        assert f"new_id='{offered['id']}')" in offered["next_step"]
+        assert "may_replace" in offered["next_step"] and "undo" not in offered["next_step"]
         text = maybe.content[0].text  # type: ignore[union-attr]
         assert f"new_id={offered['id']}:\n- {kong} (" in text
         linked = await session.call_tool(

@@ -147,6 +147,11 @@ class StoreOut(BaseModel):
         description="Earlier statements on the same subject that nothing links to it, nearest "
         "first: if it replaces one, link them with supersede_memory(old_id, new_id)",
     )
+    next_step: str | None = Field(
+        default=None,
+        description="The supersede_memory call to make (or to undo) when it replaces, or may "
+        "replace, an earlier statement; null when there is nothing to judge",
+    )
 
 
 class RecallOut(BaseModel):

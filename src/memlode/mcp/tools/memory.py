@@ -133,7 +133,26 @@ def store_memory(
         namespace=stored.namespace,
         replaces=[_replaced(m) for m in replaced],
         may_replace=[_replaced(m) for m in maybe],
+        next_step=_next_step(result.id, replaced, maybe),
     )
+
+
+def _next_step(new_id: str, replaced: list[Memory], maybe: list[Memory]) -> str | None:
+    """What the assistant that stored it is to judge, said in the structured answer itself:
+    Claude Code hands its model that JSON and not the text beside it (bench/RESULTS.md,
+    "Session 35"), and a model reads a schema's field descriptions no more than it reads
+    that text."""
+    steps = [
+        f"If it does not replace {m.id}, call supersede_memory(old_id={m.id!r}, "
+        f"new_id={new_id!r}, undo=true)."
+        for m in replaced
+    ]
+    if maybe:
+        steps.append(
+            "If it replaces one of may_replace, call supersede_memory(old_id=<that id>, "
+            f"new_id={new_id!r})."
+        )
+    return " ".join(steps) or None
 
 
 def _replaced(memory: Memory) -> ReplacedOut:
