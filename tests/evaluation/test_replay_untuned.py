@@ -80,15 +80,17 @@ def _strings(value: object) -> list[str]:
         ("replay_untuned_s26.json", "untuned-s26"),
         ("replay_untuned_s27.json", "untuned-s27"),
         ("replay_untuned_s35.json", "untuned-s35"),
+        ("replay_untuned_s36.json", "untuned-s36"),
     ],
 )
 def test_the_blind_set_loads_and_each_answer_is_in_its_transcript(name: str, set_name: str) -> None:
     """bench/replay_untuned_s20.json, bench/replay_untuned_s21.json,
     bench/replay_untuned_s22.json, bench/replay_untuned_s23.json,
     bench/replay_untuned_s24.json, bench/replay_untuned_s25.json, bench/replay_untuned_s26.json,
-    bench/replay_untuned_s27.json and bench/replay_untuned_s35.json (written in sessions 20, 21, 22,
-    23, 25, 26 and 35, s22-s24 all in session 22, without sight of the gate): every expected phrase
-    is somewhere in its session's transcript, so a miss is memlode's."""
+    bench/replay_untuned_s27.json, bench/replay_untuned_s35.json and bench/replay_untuned_s36.json
+    (written in sessions 20, 21, 22, 23, 25, 26, 35 and 36, s22-s24 all in session 22, without sight
+    of the gate): every expected phrase is somewhere in its session's transcript, so a miss is
+    memlode's."""
     import json
 
     spec = load_replay_specs([ROOT / "bench" / name], None)
