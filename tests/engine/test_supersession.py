@@ -325,6 +325,29 @@ def test_search_puts_a_later_statement_on_the_same_subject_first(
         assert score[adds] < score[old]
 
 
+def test_statements_of_one_sitting_keep_their_places_by_score(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real model: the same two statements as above, the second stored ten minutes after
+    the first (several decisions stored in one go): neither is the later answer to the other's
+    question, so search leaves them where their scores put them; an hour apart, the later one
+    goes first again."""
+    monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "local")
+    question = "Which Sidekiq queue should the export job go on?"
+    for gap, later_first in (("10:10", False), ("11:00", True)):
+        with Engine(Settings.load({"namespace": f"shop {gap}"})) as eng:
+            old = _decided(eng, "Background jobs run on Sidekiq, with Redis holding the queues.", 1)
+            new = eng.store(
+                "GoodJob processes the background jobs, with the queues held in Postgres.",
+                "decision",
+                created_at=f"2026-03-01T{gap}:00Z",
+            ).id
+            eng.embed_pending()
+            assert eng.embeddings.cosines(new, [old])[0] >= links.SAME_SUBJECT_COSINE
+            order = [h.memory.id for h in eng.search(question, 5)]
+            assert order[:2] == ([new, old] if later_first else [old, new]), gap
+
+
 def test_a_later_statement_in_other_words_goes_first_when_the_question_asks_both_alike(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -174,17 +174,11 @@ MEANING_MIN_SHARED = 2
 MEANING_RULE = "same-meaning"
 
 
-# Statements made within MEANING_MIN_GAP of each other (one sitting: several decisions stored in
-# one go, a description given in parts) are read as parts of one account by the meaning rule,
-# not as an answer that replaces an earlier one: within a sitting, a change of mind says what it
-# drops ("instead of Jest", "Redis is dropped"), which the wording rules read. Training update
-# set G (session 33), written blind to make one project's statements share their words: 7 of
-# the meaning rule's 10 false links joined a fact to another stated a minute before it ("We no
-# longer store Celery results in Redis" after "Celery broker is Redis"); no true link of any
-# set was that close. (The update sets store a project's earlier statements within hours and
-# their replacements a month later; real sessions change their minds within minutes too, which
-# is why the wording rules keep no such gap.)
-MEANING_MIN_GAP = timedelta(hours=1)
+# Statements of one sitting (``links.SITTING_SECONDS``) are read as parts of one account by the
+# meaning rule, not as an answer that replaces an earlier one. (The update sets store a
+# project's earlier statements within hours and their replacements a month later; real sessions
+# change their minds within minutes too, which is why the wording rules keep no such gap.)
+MEANING_MIN_GAP = timedelta(seconds=links.SITTING_SECONDS)
 
 
 def _sittings_apart(earlier_at: str, memory: Memory) -> bool:
