@@ -10,16 +10,15 @@ import pytest
 pytestmark = pytest.mark.anyio
 
 
+async def _decision(harness, session, text: str) -> str:
+    """The id of ``text`` stored as a decision through the tool."""
+    result = await session.call_tool("store_memory", {"content": text, "memory_type": "decision"})
+    return str(harness.ok(result)["id"])
+
+
 async def test_supersede_undo_history_and_bad_ids(harness) -> None:
     async with harness.session() as session:
-
-        async def store(text: str) -> str:
-            result = await session.call_tool(
-                "store_memory", {"content": text, "memory_type": "decision"}
-            )
-            return str(harness.ok(result)["id"])
-
-        old = await store("Deploys go out from Jenkins every evening.")
+        old = await _decision(harness, session, "Deploys go out from Jenkins every evening.")
         # a statement the rules find replacing another says so, with the undo to call
         changed = await session.call_tool(
             "store_memory",
@@ -46,7 +45,7 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
         harness.ok(await session.call_tool("delete_memory", {"memory_id": said["id"]}))
         # one on the same subject with no change word is linked to nothing: the answer offers
         # the earlier one, for the assistant to judge and link
-        kong = await store("Kong fronts every public API route of the shop.")
+        kong = await _decision(harness, session, "Kong fronts every public API route of the shop.")
         plain = await session.call_tool(
             "store_memory",
             {"content": "The checkout page is rendered on the server.", "memory_type": "decision"},
@@ -70,7 +69,7 @@ async def test_supersede_undo_history_and_bad_ids(harness) -> None:
             "supersede_memory", {"old_id": kong, "new_id": offered["id"]}
         )
         assert harness.ok(linked)["at"] and harness.ok(linked)["undone"] is False
-        new = await store("Evening releases are cut by hand on Fridays.")
+        new = await _decision(harness, session, "Evening releases are cut by hand on Fridays.")
         done = harness.ok(
             await session.call_tool("supersede_memory", {"old_id": old, "new_id": new})
         )
@@ -128,16 +127,11 @@ async def test_linked_memories_handed_over_say_which_is_history(harness) -> None
     mentions it) is history wherever it is handed over: an expansion of a hit and a walk of
     the graph carry what replaced it, in the text and in the structured part."""
     async with harness.session() as session:
-
-        async def store(text: str) -> str:
-            result = await session.call_tool(
-                "store_memory", {"content": text, "memory_type": "decision"}
-            )
-            return str(harness.ok(result)["id"])
-
-        old = await store("We cache sessions in Redis.")
-        new = await store("Sessions move to Memcached; Redis is dropped for sessions.")
-        note = await store("Session cookies expire after 14 days.")
+        old = await _decision(harness, session, "We cache sessions in Redis.")
+        new = await _decision(
+            harness, session, "Sessions move to Memcached; Redis is dropped for sessions."
+        )
+        note = await _decision(harness, session, "Session cookies expire after 14 days.")
         linked = await session.call_tool(
             "supersede_memory", {"old_id": old, "new_id": new}
         )  # the rules linked them already: linking again keeps the one link
