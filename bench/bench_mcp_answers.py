@@ -86,6 +86,9 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    for path in (args.db, args.spec):
+        if not path.is_file():
+            parser.error(f"{path}: no such file")
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "store.db"
         shutil.copyfile(args.db, db)

@@ -19,15 +19,14 @@ replaced one as history (``memlode.hooks.injection``), the dashboard marks it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from memlode.engine.supersede_rules import Statement, best_match, has_cue, kept_apart, terms
 from memlode.errors import InvalidInput, NotFound
-from memlode.search.statements import adds
+from memlode.search.statements import adds, sittings_apart
 from memlode.storage import memories as memory_repo
 from memlode.storage import supersession as links
-from memlode.types import Memory, MemoryType, format_ts, parse_ts, utcnow
+from memlode.types import Memory, MemoryType, format_ts, utcnow
 
 if TYPE_CHECKING:
     from memlode.storage.sql import Connection
@@ -174,20 +173,11 @@ MEANING_MIN_SHARED = 2
 MEANING_RULE = "same-meaning"
 
 
-# Statements of one sitting (``links.SITTING_SECONDS``) are read as parts of one account by the
-# meaning rule, not as an answer that replaces an earlier one. (The update sets store a
-# project's earlier statements within hours and their replacements a month later; real sessions
-# change their minds within minutes too, which is why the wording rules keep no such gap.)
-MEANING_MIN_GAP = timedelta(seconds=links.SITTING_SECONDS)
-
-
-def _sittings_apart(earlier_at: str, memory: Memory) -> bool:
-    """Whether the earlier statement (stored at ``earlier_at``) was made at least
-    MEANING_MIN_GAP before ``memory``; an unreadable time counts as apart."""
-    try:
-        return parse_ts(memory.created_at) - parse_ts(earlier_at) >= MEANING_MIN_GAP
-    except ValueError:
-        return True
+# Statements of one sitting (``search.statements.sittings_apart``) are read as parts of one
+# account by the meaning rule, not as an answer that replaces an earlier one. (The update sets
+# store a project's earlier statements within hours and their replacements a month later; real
+# sessions change their minds within minutes too, which is why the wording rules keep no such
+# gap.)
 
 
 def plan_by_meaning(
@@ -196,7 +186,7 @@ def plan_by_meaning(
     cosines: Callable[[str, list[str]], list[float]],
 ) -> list[links.Replacement]:
     """Of ``memory_ids`` (just embedded), the statements that replace nothing yet and that the
-    meaning rule links to an earlier one of an earlier sitting (``MEANING_MIN_GAP``), written
+    meaning rule links to an earlier one of an earlier sitting (``sittings_apart``), written
     nowhere (``record`` writes them);
     ``cosines(id, others)`` is the cosine of a memory's vector with each of the others'."""
     stored = memory_repo.fetch_many(conn, list(memory_ids))
@@ -214,7 +204,11 @@ def plan_by_meaning(
     for memory in new:
         if done.get(memory.id):
             continue
-        rows = [r for r in _earlier(conn, memory, captured=False) if _sittings_apart(r[2], memory)]
+        rows = [
+            r
+            for r in _earlier(conn, memory, captured=False)
+            if sittings_apart(r[2], memory.created_at)
+        ]
         if not rows:
             continue
         sims = cosines(memory.id, [r[0] for r in rows])

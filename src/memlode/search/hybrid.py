@@ -63,7 +63,7 @@ from memlode.search.signals import (
     tag_match,
     temporal_alignment,
 )
-from memlode.search.statements import beside
+from memlode.search.statements import beside, sittings_apart
 from memlode.search.vector_side import NearestVectors
 from memlode.storage.capture import FAILURE_TAG, SUMMARY_SOURCE
 from memlode.storage.consolidation import demoted
@@ -79,7 +79,6 @@ from memlode.storage.supersession import (
     ASKED_SUBJECT_COSINE,
     SAME_SUBJECT_COSINE,
     SAME_SUBJECT_MARGIN,
-    SITTING_SECONDS,
     STATED_SOURCES,
     Replacement,
     replaced_by,
@@ -462,7 +461,7 @@ def _later_first(
             for i in head
             if i in vectors
             and rows[i].namespace == row.namespace
-            and _sittings_apart(rows[i].created_at, row.created_at)
+            and sittings_apart(rows[i].created_at, row.created_at)
         ]
         if not earlier:
             continue
@@ -493,20 +492,6 @@ def _later_first(
             out.insert(min(older) if older else out.index(nearest), memory_id)
             moved.append(memory_id)
     return out
-
-
-def _sittings_apart(earlier_at: str, later_at: str) -> bool:
-    """Whether a statement stored at ``earlier_at`` was made ``SITTING_SECONDS`` or more before one
-    stored at ``later_at``: statements of one sitting (several decisions stored in one go) are
-    parts of one account, none the later answer to another's question. An unreadable time
-    counts as apart when it sorts before."""
-    if earlier_at >= later_at:
-        return False
-    try:
-        gap = parse_ts(later_at) - parse_ts(earlier_at)
-    except ValueError:
-        return True
-    return gap.total_seconds() >= SITTING_SECONDS
 
 
 def _asked_alike(pool: _Pool, best: float, later: str, earlier: str) -> bool:

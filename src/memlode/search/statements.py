@@ -9,9 +9,19 @@ import functools
 import re
 
 from memlode.storage.capture import ANSWER_LINE
+from memlode.storage.supersession import SITTING_SECONDS
 from memlode.textutil import stem, words
+from memlode.types import parse_ts
 
-__all__ = ["adds", "beside", "other_scope", "scopes", "temporary", "undecided"]
+__all__ = [
+    "adds",
+    "beside",
+    "other_scope",
+    "scopes",
+    "sittings_apart",
+    "temporary",
+    "undecided",
+]
 
 # A statement whose first clause says it adds ("we now also upload", "a second worker", "metrics
 # as well") sits beside what it is near, whatever its change words ("now", "switched on").
@@ -183,3 +193,14 @@ def beside(new: str, old: str) -> bool:
     """The later statement ``new`` sits beside the earlier ``old`` on its subject rather than
     replacing it: it adds, holds for a while only or elsewhere, or decides nothing."""
     return adds(new) or temporary(new) or other_scope(new, old) or undecided(new)
+
+
+def sittings_apart(earlier_at: str, later_at: str) -> bool:
+    """Whether a statement stored at ``earlier_at`` was made ``SITTING_SECONDS`` or more before
+    one stored at ``later_at`` (``storage.supersession.SITTING_SECONDS``: statements of one
+    sitting are parts of one account). Times that do not parse are compared as text."""
+    try:
+        gap = parse_ts(later_at) - parse_ts(earlier_at)
+    except ValueError:
+        return earlier_at < later_at
+    return gap.total_seconds() >= SITTING_SECONDS
