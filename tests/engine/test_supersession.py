@@ -781,3 +781,38 @@ def test_a_label_of_details_tells_a_change_in_full() -> None:
     told = "Migration details: sessions moved to Memcached; Redis is dropped for sessions."
     assert not adds(told)
     assert _replaced(told, Statement("r", "We cache user sessions in Redis.", _at(1))) == "r"
+
+
+_FERRY = [
+    "The ferry API is served by chi routers behind Caddy.",
+    "ferry keeps its tickets in Postgres 15 on the managed cluster.",
+    "Ticket prices are computed in cents as int64, never floats.",
+    "ferry logs JSON lines through zerolog to stdout.",
+    "Background work in ferry runs on River queues in the same Postgres.",
+    "ferry's CI runs golangci-lint and go test -race on every push.",
+    "Sailings are imported nightly from the port authority's CSV feed.",
+    "ferry sends booking confirmations by email through Postmark.",
+    "Feature flags in ferry are read from environment variables at start.",
+    "ferry deploys to Fly.io with two machines in Amsterdam.",
+]
+
+
+def test_a_later_statement_alike_only_in_its_project_keeps_its_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The real model: ten decisions of one Go service, one a subject, each a day apart. The
+    feature-flag one is as alike to the logging one as ASKED_SUBJECT_COSINE by what every
+    statement of the project shares, and nothing else; asked about logging, the question
+    matches both about as well: the logging decision stays first. A replacement is still put before what it replaces."""
+    monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "local")
+    with Engine(Settings.load({"namespace": "ferry (Go booking service)"})) as eng:
+        ids = [_decided(eng, text, day) for day, text in enumerate(_FERRY, start=1)]
+        hetzner = _decided(
+            eng, "ferry runs on Hetzner now: three VMs behind a load balancer in Falkenstein.", 20
+        )
+        eng.embed_pending()
+        logging, flags, fly = ids[3], ids[8], ids[9]
+        assert eng.embeddings.cosines(flags, [logging])[0] >= links.ASKED_SUBJECT_COSINE
+        assert [h.memory.id for h in eng.search("How does ferry do logging?", 5)][0] == logging
+        order = [h.memory.id for h in eng.search("Where is ferry deployed?", 5)]
+        assert order.index(hetzner) < order.index(fly)

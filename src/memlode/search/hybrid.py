@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from memlode.search import subject
 from memlode.search.candidates import CandidateRow, conversation_neighbours, load_rows, passes
 from memlode.search.fts import (
     Bm25Query,
@@ -426,7 +427,8 @@ def _later_first(
     """``ranked_ids`` with each stated memory among the first ``k`` moved before its nearest
     earlier stated hit of the namespace when that is on its subject (``SAME_SUBJECT_COSINE``,
     nearer than the next by ``SAME_SUBJECT_MARGIN``, or as the question asks it:
-    ``_asked_alike``) and of its type, unless it sits beside it
+    ``_asked_alike``) and of its type, and not ``subject.unrelated`` to it (alike only in
+    what the project's statements share), unless it sits beside it
     (``statements.beside``: "also", "for the launch weekend only", another environment): a
     later answer to the same question is presumed current, whether or not a rule linked the
     two, and the question's words often match the replaced statement best (held-out update
@@ -473,6 +475,8 @@ def _later_first(
         if best < SAME_SUBJECT_COSINE and not _asked_alike(pool, best, memory_id, nearest):
             continue
         if rows[nearest].memory_type != row.memory_type:
+            continue
+        if subject.unrelated(conn, index, vector, nearest, row.namespace):
             continue
         if out.index(nearest) > out.index(memory_id):
             continue

@@ -447,6 +447,44 @@ class VectorIndex:
         out[have] = cosines
         return [float(x) for x in out]
 
+    def mean_of(self, ids: Sequence[str], least: int = 1) -> npt.NDArray[np.float32] | None:
+        """The mean of the memories' vectors (None when fewer than ``least`` have one)."""
+        with self._lock:
+            if self._matrix is None:
+                return None
+            rows = [r for r in (self._row_of.get(i, -1) for i in ids) if r >= 0]
+            if not rows or len(rows) < least:
+                return None
+            mean: npt.NDArray[np.float32] = self._matrix[rows].mean(axis=0)
+            return mean
+
+    def centred_similarities(
+        self,
+        vector: npt.NDArray[np.float32],
+        ids: Sequence[str],
+        centre: npt.NDArray[np.float32],
+    ) -> list[float]:
+        """Cosine of ``vector - centre`` with each memory's vector less ``centre`` (0.0 for a
+        memory without one): how alike two vectors are in what they do not share with
+        everything around ``centre``."""
+        import numpy as np
+
+        with self._lock:
+            if self._matrix is None or not ids:
+                return [0.0] * len(ids)
+            rows = np.fromiter(
+                (self._row_of.get(i, -1) for i in ids), dtype=np.int64, count=len(ids)
+            )
+            have = rows >= 0
+            vectors = self._matrix[rows[have]] - centre
+        q = vector.astype(np.float32) - centre
+        q_norm = float(np.sqrt(np.dot(q, q))) or 1.0
+        norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors)).astype(np.float64)
+        norms[norms == 0] = 1.0
+        out = np.zeros(len(ids), dtype=np.float64)
+        out[have] = np.einsum("ij,j->i", vectors, q).astype(np.float64) / norms / q_norm
+        return [float(x) for x in out]
+
     def gram(self, ids: Sequence[str]) -> tuple[npt.NDArray[np.float32], list[bool]] | None:
         """Pairwise cosines of the memories' vectors and which ids have one (None if none)."""
         with self._lock:
