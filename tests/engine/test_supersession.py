@@ -803,7 +803,8 @@ def test_a_later_statement_alike_only_in_its_project_keeps_its_place(
     """The real model: ten decisions of one Go service, one a subject, each a day apart. The
     feature-flag one is as alike to the logging one as ASKED_SUBJECT_COSINE by what every
     statement of the project shares, and nothing else; asked about logging, the question
-    matches both about as well: the logging decision stays first. A replacement is still put before what it replaces."""
+    matches both about as well: the logging decision stays first. A replacement is still put
+    before what it replaces."""
     monkeypatch.setenv("MEMLODE_EMBED_PROVIDER", "local")
     with Engine(Settings.load({"namespace": "ferry (Go booking service)"})) as eng:
         ids = [_decided(eng, text, day) for day, text in enumerate(_FERRY, start=1)]
@@ -813,6 +814,6 @@ def test_a_later_statement_alike_only_in_its_project_keeps_its_place(
         eng.embed_pending()
         logging, flags, fly = ids[3], ids[8], ids[9]
         assert eng.embeddings.cosines(flags, [logging])[0] >= links.ASKED_SUBJECT_COSINE
-        assert [h.memory.id for h in eng.search("How does ferry do logging?", 5)][0] == logging
+        assert eng.search("How does ferry do logging?", 5)[0].memory.id == logging
         order = [h.memory.id for h in eng.search("Where is ferry deployed?", 5)]
         assert order.index(hetzner) < order.index(fly)

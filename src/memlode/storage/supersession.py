@@ -75,15 +75,15 @@ ASKED_GAP = 0.12
 # decisions of one Go service, one on each subject, "Feature flags in ferry are read from
 # environment variables at start" is at cosine 0.69 to "ferry logs JSON lines through zerolog
 # to stdout" stored days before, and "How does ferry do logging?" matches both about as well
-# (ASKED_GAP), so search put the flags first. Less the mean of the namespace's stated vectors (once it has CENTRED_MIN_STATEMENTS),
-# unrelated statements are near 0 (at most 0.10 there) and a replacement stays clearly alike to
-# what it replaces (0.21-0.31 there; a median of 0.61 in the training update sets, whose
-# projects hold several statements a subject): search's same-subject step does not read two
-# statements as one subject below CENTRED_FLOOR. Training update sets A-G (session 37), summed
-# over six sets: cases first in search +5 points and in injection +3.9, controls in injection
-# +2.5, none lower; the held-out sets unchanged. Read as the measure itself (a threshold of 0.5)
-# it gained more on the update sets but lost replacements in the sparse store
-# (bench/RESULTS.md, "Session 37").
+# (ASKED_GAP), so search put the flags first. Less the mean of the namespace's stated vectors
+# (once it has CENTRED_MIN_STATEMENTS), unrelated statements are near 0 (at most 0.10 there)
+# and a replacement stays clearly alike to what it replaces (0.21-0.31 there; a median of 0.61
+# in the training update sets, whose projects hold several statements a subject): search's
+# same-subject step does not read two statements as one subject below CENTRED_FLOOR. Training
+# update sets A-G (session 37), summed over six sets: cases first in search +5 points and in
+# injection +3.9, controls in injection +2.5, none lower; the held-out sets unchanged. Read as
+# the measure itself (a threshold of 0.5) it gained more on the update sets but lost
+# replacements in the sparse store (bench/RESULTS.md, "Session 37").
 CENTRED_FLOOR = 0.15
 CENTRED_MIN_STATEMENTS = 8
 # Statements stored within SITTING_SECONDS of each other (several decisions stored in one go, a
