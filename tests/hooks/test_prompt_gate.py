@@ -249,6 +249,27 @@ def test_a_prompt_mainly_about_a_new_name_is_not_answered_by_its_other_words(
     assert _gate(proj_engine, "Run the staging login page tests in a loop", page, strong) != []
 
 
+def test_a_word_written_as_a_name_is_one(proj_engine: Engine):
+    """An ordinary word that a prompt writes with a capital inside a sentence ("Discord") is a
+    name: carrying MAX_NAME_SHARE of the question, the question is about it, not about the
+    known words a memory covers. Written small, it is an ordinary word and they answer. A
+    capital at the start of a sentence says nothing."""
+    from memlode.hooks import _recall
+
+    _store_project_history(proj_engine)
+    page = "The page test suite runs every page test against the staging login page"
+    proj_engine.store(page, "insight")
+    assert not _recall._new_names({"discord": "discord"})  # an ordinary word to the vocabulary
+    named = "How do the staging login page tests run under Discord?"
+    weights = _recall._idf_weights(proj_engine.conn, _recall._gate_terms(named))
+    share = weights["discord"] / sum(weights.values())
+    assert _recall.MAX_NAME_SHARE <= share < _recall.MAX_UNSEEN_SHARE
+    assert _gate(proj_engine, named, page, 0.0) == []
+    assert _gate(proj_engine, named.replace("Discord", "discord"), page, 0.0) != []
+    said = "Discord runs it. Then: Slack (Redis) 'Quoted' and the Celery workers on CI"
+    assert _recall._capitalised(said) == {"celery"}
+
+
 def test_a_question_mostly_of_unseen_words_needs_a_stored_name_for_a_weak_match(
     proj_engine: Engine,
 ):

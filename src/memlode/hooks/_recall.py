@@ -23,6 +23,8 @@ vector hits are merged in, provided it answers within ``resident_timeout_ms``; s
 
 from __future__ import annotations
 
+import functools
+
 from memlode.fastjson import loads
 from memlode.storage import fts_match
 from memlode.storage.capture import (
@@ -345,7 +347,7 @@ def choose(
     unseen_weight = sum(weights[t] for t in unseen)
     mostly_unseen = unseen_weight >= MAX_UNSEEN_SHARE * total
     if unseen_weight >= MAX_NAME_SHARE * total:
-        new = _new_names(unseen)  # the stems of the unseen words that are names
+        new = _new_names(unseen, prompt)  # the stems of the unseen words that are names
         if sum(weights[t] for t in new) >= MAX_NAME_SHARE * total:
             return []
         names = bool(new)
@@ -365,16 +367,16 @@ def choose(
         if not few and not question:  # an instruction: both kinds of evidence in one memory
             if not answered and covered and vector >= MIN_VECTOR_SCORE:
                 if names is None:
-                    names = _names_a_new_thing(unseen.values())
+                    names = _names_a_new_thing(unseen.values(), prompt)
                 answered = not names
         elif not few and not answered:
             weak = vector >= MIN_VECTOR_SCORE or (
                 enough_terms and coverage + vector >= MIN_JOINT_SCORE
             )
             if weak and not covered and mostly_unseen and not stated:  # see MAX_UNSEEN_SHARE
-                weak = _matches_a_name(terms, matched)
+                weak = _matches_a_name(terms, matched, prompt)
             if not covered and weak and names is None:
-                names = _names_a_new_thing(unseen.values())
+                names = _names_a_new_thing(unseen.values(), prompt)
             answered = covered or (weak and not names)
         if stated and matched:
             answered = answered or coverage >= MIN_DECISION_COVERAGE
@@ -577,31 +579,69 @@ def _overlap(a: set[Any], b: set[Any]) -> float:
     return len(a & b) / min(len(a), len(b))
 
 
-def _names_a_new_thing(unseen: Iterable[str]) -> bool:
-    """Whether one of these prompt terms, which no memory holds, is not an ordinary word (see
-    ``MIN_JOINT_SCORE``); never, when the model's vocabulary is not installed."""
-    return bool(_new_names({term: term for term in unseen}))
+def _names_a_new_thing(unseen: Iterable[str], prompt: str = "") -> bool:
+    """Whether one of these prompt terms, which no memory holds, is a name (``_new_names``: not
+    an ordinary word, or written as a name in ``prompt``)."""
+    return bool(_new_names({term: term for term in unseen}, prompt))
 
 
-def _matches_a_name(terms: list[str], matched: set[str]) -> bool:
-    """Whether one of the ``matched`` stems is, as the prompt writes it (``terms``), a name
-    rather than an ordinary word (see ``MAX_UNSEEN_SHARE``)."""
+def _matches_a_name(terms: list[str], matched: set[str], prompt: str = "") -> bool:
+    """Whether one of the ``matched`` stems is, as the prompt writes it (``terms``, ``prompt``),
+    a name rather than an ordinary word (see ``MAX_UNSEEN_SHARE``)."""
     said = {stem(t): t for t in reversed(terms)}
-    return bool(_new_names({t: said[t] for t in matched}))
+    return bool(_new_names({t: said[t] for t in matched}, prompt))
 
 
-def _new_names(unseen: dict[str, str]) -> set[str]:
+def _new_names(unseen: dict[str, str], prompt: str = "") -> set[str]:
     """The stems in ``unseen`` (stem: word, of a prompt's words that no memory holds) whose
-    word is not an ordinary one (see ``MIN_JOINT_SCORE``); none when the model's vocabulary is
-    not installed."""
+    word is not an ordinary one (see ``MIN_JOINT_SCORE``; none of those when the model's
+    vocabulary is not installed) or that ``prompt`` writes as a name (``_capitalised``)."""
     if not unseen:
         return set()
     from memlode import vocabulary
 
+    capital = _capitalised(prompt)
     known = vocabulary.words()
-    if not known:
-        return set()
-    return {key for key, word in unseen.items() if not vocabulary.ordinary(word, known)}
+    return {
+        key
+        for key, word in unseen.items()
+        if word in capital or (known and not vocabulary.ordinary(word, known))
+    }
+
+
+# A word the prompt writes with a capital inside a sentence ("… to a Discord channel?", "… the
+# Celery workers") is a name, though the model's vocabulary knows it as an ordinary word:
+# a question about a named thing no memory holds is about something never stored. Replay
+# (bench/RESULTS.md, "Session 37"): two more controls silent ("How do we post evaluation results
+# to a Discord channel?" had opened on the words of a test run's output), no next-day prompt of
+# twelve sets lost; training update sets: 5 silent questions fewer injected, 2 of 272
+# replacements lost (a question naming its own project, "Meridian", which no statement says).
+# what a sentence (and so a capital that says nothing) may start after
+_SENTENCE_START = frozenset(".!?:\n\"'`(*-")
+
+
+@functools.lru_cache(maxsize=4)  # asked up to three times for one prompt
+def _capitalised(prompt: str) -> frozenset[str]:
+    """The words ``prompt`` writes with a capital and then small letters inside a sentence,
+    lower-cased: not its first word, nor one after the end of a sentence, a colon, a quote or a
+    bracket. (A loop, not ``re``: the hooks do not load it.)"""
+    out: set[str] = set()
+    starts = True
+    i, n = 0, len(prompt)
+    while i < n:
+        if prompt[i].isalnum() or prompt[i] == "_":
+            j = i + 1
+            while j < n and (prompt[j].isalnum() or prompt[j] == "_"):
+                j += 1
+            word = prompt[i:j]
+            if not starts and len(word) > 1 and word.isalpha() and word.istitle():
+                out.add(word.lower())
+            starts, i = False, j
+            continue
+        if prompt[i] in _SENTENCE_START:
+            starts = True
+        i += 1
+    return frozenset(out)
 
 
 def _idf_weights(
