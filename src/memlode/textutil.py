@@ -207,6 +207,16 @@ _DOUBLED = frozenset("bcdfghjkmnpqrtvwx")
 
 
 def stem(term: str) -> str:
+    """A crude stem of a lower-cased word (``_stem``), British spellings of common words as
+    American ones: "cancelled" meets "canceled", "colour" "color", "initialise" "initialize",
+    "centre" "center" (``_SPELLINGS``). Tool output is mostly American English and the people
+    asking often are not: "were they just cancelled?" asks about "The strategy configuration was
+    canceled" (replay, bench/RESULTS.md, "Session 37")."""
+    base = _stem(term)
+    return _SPELLINGS.get(base, base)
+
+
+def _stem(term: str) -> str:
     """A crude stem of a lower-cased word, enough to match a prompt's word with a memory's or
     one statement's subject with another's: the longest of ``_SUFFIXES`` cut from words over
     four letters, a plural "s" from words of four, then a final "e" or "y" from what is left of
@@ -231,6 +241,61 @@ def stem(term: str) -> str:
     if len(term) > 2 and term[-1] == term[-2] and term[-1] in _DOUBLED:
         term = term[:-1]
     return term
+
+
+def _spellings() -> dict[str, str]:
+    """The stems of British forms of common words -> the stems of their American forms."""
+    pairs: list[tuple[str, str]] = []
+    for root in _ISE_ROOTS.split():  # initialise / initialize, analyse / analyze
+        us = root[:-1] + "z"
+        for end in ("e", "ed", "es", "ing", "ation", "ations", "er", "ers"):
+            pairs.append((root + end, us + end))
+    for uk in _OUR_WORDS.split():  # colour / color
+        us = uk[:-2] + "r"
+        for end in ("", "s", "ed", "ing", "ful", "ite", "ites", "al", "less"):
+            pairs.append((uk + end, us + end))
+    for root in _DOUBLED_L_ROOTS.split():  # cancelled / canceled
+        for end in ("ed", "ing", "er", "ers"):
+            pairs.append((root + "l" + end, root + end))
+    for uk in _RE_WORDS.split():  # centre / center
+        us = uk[:-2] + "er"
+        for end in ("", "s", "d"):
+            pairs.append((uk + end, us + end))
+    pairs += [tuple(pair.split("/")) for pair in _OTHER_SPELLINGS.split()]  # type: ignore[misc]
+    out: dict[str, str] = {}
+    for uk, us in pairs:
+        a, b = _stem(uk), _stem(us)
+        if a != b:
+            out[a] = b
+    return out
+
+
+# The words whose British spellings _SPELLINGS reads as American (common in software and its
+# talk); a rule for every "-ise" or "-our" would meet "four" with "for".
+_ISE_ROOTS = (
+    "initialis normalis serialis deserialis optimis customis organis recognis summaris"
+    " authoris synchronis minimis maximis prioritis sanitis tokenis visualis finalis categoris"
+    " utilis realis specialis standardis memoris parameteris containeris localis capitalis"
+    " virtualis modernis randomis stabilis centralis generalis personalis vectoris quantis"
+    " characteris criticis apologis emphasis analys paralys catalys"
+)
+_OUR_WORDS = (
+    "colour behaviour flavour favour honour labour neighbour humour rumour harbour armour"
+    " vapour parlour endeavour savour odour rigour vigour tumour splendour"
+)
+_DOUBLED_L_ROOTS = (
+    "cancel label model travel level signal channel fuel total tunnel marshal dial panel"
+    " counsel funnel shovel unravel rival pedal"
+)
+_RE_WORDS = "centre metre litre fibre theatre calibre lustre spectre sabre"
+_OTHER_SPELLINGS = (
+    "licence/license licences/licenses defence/defense offence/offense analogue/analog"
+    " catalogue/catalog catalogues/catalogs dialogue/dialog dialogues/dialogs"
+    " programme/program programmes/programs grey/gray judgement/judgment"
+    " acknowledgement/acknowledgment artefact/artifact artefacts/artifacts"
+    " aluminium/aluminum sceptical/skeptical whilst/while centred/centered"
+)
+_SPELLINGS = _spellings()
 
 
 def query_terms(text: str, *, drop_stopwords: bool = True) -> list[str]:

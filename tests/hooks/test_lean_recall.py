@@ -106,3 +106,28 @@ def test_hook_pruning_agrees_with_the_engine(
     assert [i for i, _ in pruned] == [i for i, _ in whole]
     assert [b for _, b in pruned] == pytest.approx([b for _, b in whole], rel=1e-9)
     assert pruned_hits and [i for i, _ in pruned_hits] == [i for i, _ in whole_hits]
+
+
+def test_recall_stem_reads_british_spellings_as_american() -> None:
+    """Tool output is mostly American English; the person asking may write British English."""
+    for british, american in [
+        ("cancelled", "canceled"),
+        ("cancelling", "canceling"),
+        ("colour", "color"),
+        ("colours", "colors"),
+        ("behavioural", "behavioral"),
+        ("initialised", "initialized"),
+        ("initialisation", "initialization"),
+        ("serialising", "serializing"),
+        ("analyse", "analyze"),
+        ("centre", "center"),
+        ("licence", "license"),
+        ("catalogue", "catalog"),
+        ("modelling", "modeling"),
+        ("labelled", "labeled"),
+        ("grey", "gray"),
+    ]:
+        assert stem(british) == stem(american), british
+    # a rule for every "-our" or "-ise" would join words that differ
+    assert stem("four") != stem("for") and stem("hour") == "hour"
+    assert stem("promise") == "promis" and stem("installed") == stem("install") == "install"

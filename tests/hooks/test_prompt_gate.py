@@ -270,6 +270,15 @@ def test_a_word_written_as_a_name_is_one(proj_engine: Engine):
     assert _recall._capitalised(said) == {"celery"}
 
 
+def test_a_question_in_british_spelling_is_answered_by_american_output(proj_engine: Engine):
+    """Tool output writes "canceled" and "color"; a person may ask about "cancelled" "colour"
+    jobs: the words are the same ones, and cover the question."""
+    _store_project_history(proj_engine)
+    output = "The color jobs were canceled by the scheduler"
+    assert _gate(proj_engine, "Were the colour jobs cancelled?", output, 0.0) != []
+    assert _gate(proj_engine, "Were the font jobs retried?", output, 0.0) == []
+
+
 def test_a_question_mostly_of_unseen_words_needs_a_stored_name_for_a_weak_match(
     proj_engine: Engine,
 ):
