@@ -32,6 +32,7 @@ prompt or two on the same store) and takes seconds instead of minutes.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sqlite3
@@ -75,6 +76,15 @@ def _items(spec: dict[str, Any]) -> list[tuple[str, str, str, Any]]:
     return out
 
 
+@functools.cache
+def _namespace(work: Path, name: str) -> str:
+    """The namespace of the replayed project ``name``: its identity key, as the hooks had it."""
+    from memlode.project import project_identity
+
+    identity = project_identity(str(work / "projects" / name))
+    return identity.key if identity else name
+
+
 def _hits(work: Path, db: Path, items: list[Any], k: int) -> dict[str, Any]:
     cache = work / "offline-hits.json"
     if cache.exists():
@@ -84,14 +94,12 @@ def _hits(work: Path, db: Path, items: list[Any], k: int) -> dict[str, Any]:
     os.environ["MEMLODE_HOME"] = str(work / "memlode-home")
     from memlode.config import Settings
     from memlode.engine import Engine
-    from memlode.project import project_identity
     from memlode.resident.protocol import _cosines, _recall_hit
 
     engine = Engine(Settings.load({}), cwd=work)
     out: dict[str, Any] = {}
     for name, _kind, prompt, _x in items:
-        identity = project_identity(str(work / "projects" / name))
-        engine.namespace = identity.key if identity else name
+        engine.namespace = _namespace(work, name)
         hits = engine.search(prompt, k, exclude_session="offline")
         cosines = _cosines(engine, prompt, [h.memory.id for h in hits])
         out[f"{name}\n{prompt}"] = [_recall_hit(h, cosines.get(h.memory.id, 0.0)) for h in hits]
@@ -143,7 +151,8 @@ def main() -> int:
     silent: dict[str, list[int]] = {}
     missed = []
     for name, kind, prompt, x in items:
-        found = recalled(conn, hits[f"{name}\n{prompt}"], prompt, args.limit, "")
+        project = _namespace(args.work, name)
+        found = recalled(conn, hits[f"{name}\n{prompt}"], prompt, args.limit, "", project=project)
         budget = args.budget or rooms[asks(prompt)]
         text = prompt_context(found, budget)
         if kind == "control":

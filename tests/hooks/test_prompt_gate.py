@@ -279,6 +279,22 @@ def test_a_question_in_british_spelling_is_answered_by_american_output(proj_engi
     assert _gate(proj_engine, "Were the font jobs retried?", output, 0.0) == []
 
 
+def test_a_question_naming_its_own_project_is_about_its_memories(
+    hook, project: Path, proj_engine: Engine
+):
+    """The project's name (its namespace, here "proj"), when no memory says it, is no word of
+    the gate: a question that names it ("Where is the Proj site hosted?") is about the
+    project's memories, not about a name never stored. Another project's name still is."""
+    from memlode.project import readable_name
+
+    _store_project_history(proj_engine)
+    assert readable_name(proj_engine.namespace) == "proj"
+    proj_engine.store("The marketing site's hosting moved to Vercel instead of Netlify", "decision")
+    text = _injected(hook("prompt", _prompt(project, "Where is the Proj site hosted?")))
+    assert "moved to Vercel" in text
+    assert _injected(hook("prompt", _prompt(project, "Where is the Ferrox site hosted?"))) == ""
+
+
 def test_a_question_mostly_of_unseen_words_needs_a_stored_name_for_a_weak_match(
     proj_engine: Engine,
 ):

@@ -311,7 +311,10 @@ def _injection(engine: Engine, prompt: str) -> str:
             signals={**hit.signals, "cosine": cosines.get(hit.memory.id, 0.0)},
         )
         payload.append(item)
-    found = _resident.recalled(engine.conn, payload, prompt, limit)
+    # A case's project is its name and a description ("pacekeeper (Kotlin Android running
+    # app)"); a real namespace is the name alone, which is all the gate leaves out.
+    name = engine.namespace.split(" (", 1)[0]
+    found = _resident.recalled(engine.conn, payload, prompt, limit, project=name)
     return prompt_context(found, hooks.prompt_budget_chars(_recall.asks(prompt)))
 
 

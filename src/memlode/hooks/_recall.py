@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 
 from memlode.fastjson import loads
+from memlode.project import readable_name
 from memlode.storage import fts_match
 from memlode.storage.capture import (
     COMMAND_REST,
@@ -298,7 +299,9 @@ def recall(
             memory_id, content, memory_type, created_at, rank, source=source or "", tags=tags
         )
         candidates.append((cand, vectors.get(memory_id, 0.0)))
-    return choose(conn, prompt, candidates, limit, rerank=True, session_id=session_id)
+    return choose(
+        conn, prompt, candidates, limit, rerank=True, session_id=session_id, project=namespace
+    )
 
 
 # Never injected: a stored prompt (a question is not an answer) and a consolidation summary
@@ -323,6 +326,7 @@ def choose(
     rerank: bool,
     session_id: str = "",
     frequencies: Frequencies | None = None,
+    project: str = "",
 ) -> list[Recalled]:
     """The gate and the selection, the same for the lean path and the resident's ranking.
     The terms' document frequencies come from the store's FTS5 index, or from ``frequencies``
@@ -342,6 +346,10 @@ def choose(
         return []
     unseen: dict[str, str] = {}
     weights = _idf_weights(conn, terms, session_id, frequencies, unseen)
+    if _drop_own_name(weights, unseen, project):
+        few = len(weights) < MIN_QUERY_TERMS
+        if few and not (direct and weights):
+            return []
     total = sum(weights.values()) or 1.0
     names: bool | None = None  # whether an unseen word is a name (looked up once, if needed)
     unseen_weight = sum(weights[t] for t in unseen)
@@ -577,6 +585,21 @@ def _overlap(a: set[Any], b: set[Any]) -> float:
     if not a or not b:
         return 0.0
     return len(a & b) / min(len(a), len(b))
+
+
+def _drop_own_name(weights: dict[str, float], unseen: dict[str, str], project: str) -> bool:
+    """Leave out of the prompt's ``weights`` (and ``unseen``) the words of the ``project``'s
+    name (its namespace's readable part) that no memory holds; whether any was. Every memory of
+    the project is about it, named or not ("Where is the Meridian marketing site deployed?" is
+    answered by "Hosting moved to Vercel"): its name is not information the answer lacks, nor
+    a name never stored (``_capitalised``). A word of the name that memories do hold ("docs" of
+    ``docs-site``) counts as any other: it says which of them the question is about."""
+    if not project or not unseen:
+        return False
+    own = {stem(t) for t in query_terms(readable_name(project))} & unseen.keys()
+    for key in own:
+        del weights[key], unseen[key]
+    return bool(own)
 
 
 def _names_a_new_thing(unseen: Iterable[str], prompt: str = "") -> bool:

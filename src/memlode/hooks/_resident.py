@@ -200,9 +200,11 @@ def recalled(
     session_id: str = "",
     *,
     frequencies: Frequencies | None = None,
+    project: str = "",
 ) -> list[Recalled]:
     """The resident's hits (the engine's ranking, best first) through the same gate and
-    selection as the lean path (``memlode.hooks._recall.choose``), at most ``limit``.
+    selection as the lean path (``memlode.hooks._recall.choose``) for a prompt of the
+    ``project`` namespace, at most ``limit``.
 
     Stored prompts and consolidation summaries are left out (``_recall.NOT_INJECTED``); each
     hit's raw ``cosine`` is its
@@ -249,6 +251,7 @@ def recalled(
         rerank=False,
         session_id=session_id,
         frequencies=frequencies,
+        project=project,
     )
 
 

@@ -62,7 +62,13 @@ def user_prompt(run: HookRun) -> str | None:
         if hits is not None:
             recall_path = "resident"
             found = _resident.recalled(
-                run.conn, hits, prompt, limit, run.session_id, frequencies=run.frequencies
+                run.conn,
+                hits,
+                prompt,
+                limit,
+                run.session_id,
+                frequencies=run.frequencies,
+                project=run.namespace,
             )
         elif run.on_server:
             found = []  # the lean BM25 reads SQLite's FTS5 index, which a server has not
