@@ -638,8 +638,10 @@ def _new_names(unseen: dict[str, str], prompt: str = "") -> set[str]:
 # (bench/RESULTS.md, "Session 37"): two more controls silent ("How do we post evaluation results
 # to a Discord channel?" had opened on the words of a test run's output), no next-day prompt of
 # twelve sets lost; training update sets: 5 silent questions fewer injected, 2 of 272
-# replacements lost (a question naming its own project, "Meridian", which no statement says).
-# what a sentence (and so a capital that says nothing) may start after
+# replacements lost (one named its own project, "Meridian", which no statement says: answered
+# again since the project's name is left out, ``_drop_own_name``).
+#
+# What a sentence (and so a capital that says nothing) may start after:
 _SENTENCE_START = frozenset(".!?:\n\"'`(*-")
 
 
