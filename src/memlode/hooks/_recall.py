@@ -341,24 +341,19 @@ def choose(
     terms = _gate_terms(prompt)
     question = asks(prompt)
     direct = question and any(c.source in DECISION_SOURCES for c, _v in candidates)
-    few = len(terms) < MIN_QUERY_TERMS  # a one-word question: only a stored statement answers
-    if (few and not (direct and terms)) or limit <= 0 or not candidates:
+    if limit <= 0 or not candidates or (len(terms) < MIN_QUERY_TERMS and not (direct and terms)):
         return []
     unseen: dict[str, str] = {}
     weights = _idf_weights(conn, terms, session_id, frequencies, unseen)
-    if _drop_own_name(weights, unseen, project):
-        few = len(weights) < MIN_QUERY_TERMS
-        if few and not (direct and weights):
-            return []
+    # a one-word question: only a stored statement answers
+    few = len(terms) - _drop_own_name(weights, unseen, project) < MIN_QUERY_TERMS
+    if few and not (direct and weights):
+        return []
     total = sum(weights.values()) or 1.0
-    names: bool | None = None  # whether an unseen word is a name (looked up once, if needed)
-    unseen_weight = sum(weights[t] for t in unseen)
-    mostly_unseen = unseen_weight >= MAX_UNSEEN_SHARE * total
-    if unseen_weight >= MAX_NAME_SHARE * total:
-        new = _new_names(unseen, prompt)  # the stems of the unseen words that are names
-        if sum(weights[t] for t in new) >= MAX_NAME_SHARE * total:
-            return []
-        names = bool(new)
+    unseen_names = _unseen_names(prompt, weights, unseen, total)
+    if unseen_names is None:
+        return []
+    names, mostly_unseen = unseen_names
     scored: list[tuple[Recalled, _Words]] = []
     answered = False
     for cand, vector in candidates:
@@ -587,19 +582,37 @@ def _overlap(a: set[Any], b: set[Any]) -> float:
     return len(a & b) / min(len(a), len(b))
 
 
-def _drop_own_name(weights: dict[str, float], unseen: dict[str, str], project: str) -> bool:
+def _unseen_names(
+    prompt: str, weights: dict[str, float], unseen: dict[str, str], total: float
+) -> tuple[bool | None, bool] | None:
+    """What the prompt's words no memory holds (``unseen``) say of it: None when names among
+    them carry ``MAX_NAME_SHARE`` of its information (about something never stored), else
+    whether one is a name (None: not looked up yet, as they carry less) and whether they carry
+    ``MAX_UNSEEN_SHARE``."""
+    names: bool | None = None
+    unseen_weight = sum(weights[t] for t in unseen)
+    if unseen_weight >= MAX_NAME_SHARE * total:
+        new = _new_names(unseen, prompt)  # the stems of the unseen words that are names
+        if sum(weights[t] for t in new) >= MAX_NAME_SHARE * total:
+            return None
+        names = bool(new)
+    return names, unseen_weight >= MAX_UNSEEN_SHARE * total
+
+
+def _drop_own_name(weights: dict[str, float], unseen: dict[str, str], project: str) -> int:
     """Leave out of the prompt's ``weights`` (and ``unseen``) the words of the ``project``'s
-    name (its namespace's readable part) that no memory holds; whether any was. Every memory of
+    name (its namespace's readable part) that no memory holds. Every memory of
     the project is about it, named or not ("Where is the Meridian marketing site deployed?" is
     answered by "Hosting moved to Vercel"): its name is not information the answer lacks, nor
     a name never stored (``_capitalised``). A word of the name that memories do hold ("docs" of
-    ``docs-site``) counts as any other: it says which of them the question is about."""
+    ``docs-site``) counts as any other: it says which of them the question is about. Returns
+    how many words were left out."""
     if not project or not unseen:
-        return False
+        return 0
     own = {stem(t) for t in query_terms(readable_name(project))} & unseen.keys()
     for key in own:
         del weights[key], unseen[key]
-    return bool(own)
+    return len(own)
 
 
 def _names_a_new_thing(unseen: Iterable[str], prompt: str = "") -> bool:
