@@ -29,6 +29,42 @@ def test_git_outcomes() -> None:
     assert outcomes("git tag -a v1 -m x", "fatal: tag 'v1' already exists", failed=True) == []
 
 
+def test_what_a_commits_hooks_ran() -> None:
+    """A git commit's hooks print before its own line: bun's echo of each script's command,
+    npm's "> command" under "> app@1.0.0 lint", the pre-commit framework's verdicts. The
+    outcome names them, in the words a question about the hook uses."""
+    bun = (
+        "$ bun test src/\nbun test v1.3.5 (1e86cebd)\n 1274 pass\n 0 fail\n"
+        "$ biome check --error-on-warnings\nChecked 278 files in 128ms. No fixes applied.\n"
+        "$ tsc --noEmit\n[main 37016ac] Fix tree view\n 6 files changed, 379 insertions(+)\n"
+    )
+    assert outcomes('git add -A && git commit -m "Fix tree view"', bun) == [
+        "committed 37016ac on main: Fix tree view",
+        "commit hooks ran: bun test src/, biome check --error-on-warnings, tsc --noEmit",
+        "tests: 1274 passed, 0 failed",
+    ]
+    framework = (
+        "> app@1.0.0 lint\n> eslint .\n\n"
+        "ruff.....................................................................Passed\n"
+        "mypy.....................................................................Failed\n"
+        "- hook id: mypy\n- exit code: 1\n"
+    )
+    said = outcomes("git commit -m x", framework, failed=True)
+    assert said == ["commit hooks ran: eslint ., ruff passed, mypy failed"]
+    assert outcomes("git commit -m x", "[main abc1234] no hooks") == [
+        "committed abc1234 on main: no hooks"
+    ]
+    # another command's "$ " lines are not a commit's hooks
+    assert outcomes("bun run check", "$ biome check\nChecked 3 files") == []
+    built = "$ vite build\nbuilt in 2s\n[main abc1234] Build"
+    assert outcomes("cd app && bun run build && git commit -m Build", built) == [
+        "committed abc1234 on main: Build"
+    ]
+    assert outcomes("cd app && git add -A && git commit -m Build", built)[1] == (
+        "commit hooks ran: vite build"
+    )
+
+
 def test_gh_outcomes() -> None:
     url = "https://github.com/someone/app/pull/7716"
     assert outcomes("gh pr create --fill", f"{url}\n") == [f"opened pull request {url}"]

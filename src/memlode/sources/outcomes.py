@@ -37,8 +37,9 @@ __all__ = [
 
 # The outcome lines that report a state rather than change one (a commit, a push, a tag, a
 # release, a pull request, a merge): the tests' totals, the branch against its upstream, a
-# clean tree, the first commit of a ``git log`` listing. They start with these.
-STATE_REPORTS = ("tests:", "branch", "nothing", "log ")
+# clean tree, the first commit of a ``git log`` listing, what a commit's hooks ran. They start
+# with these.
+STATE_REPORTS = ("tests:", "branch", "nothing", "log ", "commit hooks")
 
 # At most this many decisive lines, each at most LINE_CHARS (a log keeps its point, not its bulk).
 MAX_ERROR_LINES = 6
@@ -572,6 +573,55 @@ def _commit(line: str) -> str:
     return f"committed {sha} on {words[0]}: {subject.strip()}"
 
 
+# What git commit's hooks ran, from the lines its output holds before the commit's own
+# ("[main 37016ac] subject"): a script runner's echo of each command (bun's, yarn's and pnpm's
+# "$ biome check", npm's "> eslint ." under "> app@1.0.0 lint") and the pre-commit framework's
+# verdicts ("ruff.........Passed"). The commit's line says what was committed; a next-day
+# question asks what the hook ran ("what does the commit hook run?", "did the pre-commit
+# checks pass?"), in words the hook's output never says.
+MAX_HOOK_COMMANDS = 6
+HOOK_COMMAND_CHARS = 80
+_VERDICTS = ("Passed", "Failed", "Skipped")
+
+
+def _commit_hooks(lines: list[str]) -> str:
+    """'commit hooks ran: bun test src/, tsc --noEmit' (the commands or checks a git commit's
+    hooks ran, by their output before the commit line), or ''."""
+    ran: list[str] = []
+    for line in lines:
+        if _commit(line):
+            break
+        said = ""
+        if line.startswith(("$ ", "> ")):
+            said = line[2:].strip()
+            words = said.split()
+            if line[0] == ">" and len(words) == 2 and "@" in words[0][1:]:
+                said = ""  # npm's "> app@1.0.0 lint": the script's name, its command follows
+        elif "..." in line and line.endswith(_VERDICTS):
+            name, _dots, verdict = line.rpartition("...")
+            name = name.rstrip(".").strip()
+            said = f"{name} {verdict.strip('.').lower()}" if name else ""
+        said = said[:HOOK_COMMAND_CHARS]
+        if said and said not in ran:
+            ran.append(said)
+    if not ran:
+        return ""
+    more = len(ran) - MAX_HOOK_COMMANDS
+    return (
+        "commit hooks ran: "
+        + ", ".join(ran[:MAX_HOOK_COMMANDS])
+        + (f" (+{more} more)" if more > 0 else "")
+    )
+
+
+def _only_git_before(prefix: str) -> bool:
+    """Whether the shell text before a ``git commit`` runs only git and cd (``git add -A &&``):
+    another command's output ("bun run build && git commit") would read as the hooks'."""
+    for sep in ("&&", "||", ";", "|"):
+        prefix = prefix.replace(sep, "\n")
+    return all(part.split()[0] in ("git", "cd") for part in prefix.splitlines() if part.split())
+
+
 def _push(line: str) -> str:
     """A ref line of git push (``a1..b2  main -> main``, ``* [new tag] v1 -> v1``)."""
     if " -> " not in line:
@@ -672,6 +722,10 @@ def _outcomes_of(
                 said = "merged (" + lowered.rstrip(".") + ")"
         if said and said not in out:
             out.append(said)
+    if "git commit" in low and _only_git_before(low.split("git commit", 1)[0]):
+        hooks = _commit_hooks(lines)
+        if hooks:
+            out.insert(1 if out and out[0].startswith("committed ") else 0, hooks)
     if "gh pr checks" in low or "glab ci" in low:
         verdict = _ci_checks(output)
         if verdict:
