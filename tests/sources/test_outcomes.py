@@ -49,6 +49,7 @@ def test_what_a_commits_hooks_ran() -> None:
         "mypy.....................................................................Failed\n"
         "- hook id: mypy\n- exit code: 1\n"
     )
+    framework += "src/a.ts:12:7 lint/style ━━━━\n  > 12 \u2502 const a = 1\n"
     said = outcomes("git commit -m x", framework, failed=True)
     assert said == ["commit hooks ran: eslint ., ruff passed, mypy failed"]
     assert outcomes("git commit -m x", "[main abc1234] no hooks") == [

@@ -597,6 +597,8 @@ def _commit_hooks(lines: list[str]) -> str:
             words = said.split()
             if line[0] == ">" and len(words) == 2 and "@" in words[0][1:]:
                 said = ""  # npm's "> app@1.0.0 lint": the script's name, its command follows
+            elif line[0] == ">" and (said[:1].isdigit() or "|" in said or "\u2502" in said):
+                said = ""  # a code frame's marked line ("> 12 | const a = 1"), not a command
         elif "..." in line and line.endswith(_VERDICTS):
             name, _dots, verdict = line.rpartition("...")
             name = name.rstrip(".").strip()
