@@ -375,3 +375,59 @@ def test_a_recalled_failure_shows_its_error_and_what_ran_next(
     failure_line = next(line for line in text.splitlines() if "Failed: $ git add" in line)
     assert "ignored by one of your .gitignore files" in failure_line
     assert "Then: $ git add -f priv/static/panel.css" in failure_line
+
+
+def _edited(project: Path, path: Path, old: str, new: str, start: int) -> dict[str, Any]:
+    """PostToolUse of an Edit that changed ``old`` to ``new``; its one hunk starts at line
+    ``start`` with the edit's first line (Claude Code's ``structuredPatch`` shape)."""
+    patch = [
+        {
+            "oldStart": start,
+            "oldLines": len(old.splitlines()),
+            "newStart": start,
+            "newLines": len(new.splitlines()),
+            "lines": [f"-{line}" for line in old.splitlines()]
+            + [f"+{line}" for line in new.splitlines()],
+        }
+    ]
+    return _payload(
+        project,
+        "PostToolUse",
+        tool_name="Edit",
+        tool_input={"file_path": str(path), "old_string": old, "new_string": new},
+        tool_response={"filePath": str(path), "structuredPatch": patch},
+    )
+
+
+def test_an_edit_of_a_markdown_file_names_its_section(hook, project: Path, proj_engine: Engine):
+    """A one-line edit of a README's list says nothing a question about it asks ("which package
+    do people need to build from source?"): it names the section it is in, read from the file
+    above it, or from the edit's own text when the file is gone. A "# ..." comment in a code
+    block is no heading."""
+    readme = project / "README.md"
+    lines = [
+        "# Wallpaper",
+        "",
+        "**Build Dependencies** (Pop!_OS/Ubuntu/Debian):",
+        "```bash",
+        "# install the build tools",
+        "sudo apt install -y \\",
+        "    cmake \\",
+        "    libdbus-1-dev \\",
+        "    pkg-config",
+        "```",
+        "",
+        "## Usage",
+    ]
+    readme.write_text("\n".join(lines) + "\n")
+    hook("post", _edited(project, readme, "    cmake \\", "    cmake \\\n    libdbus-1-dev \\", 7))
+    anchor = "## Usage\n\nRun it."
+    missing = project / "docs" / "guide.md"
+    hook("post", _edited(project, missing, anchor, anchor + "\nOr run it daily.", 40))
+    texts = [m.content for m in _hook_rows(proj_engine)]
+    assert any(
+        t.startswith('Edited README.md, section "Build Dependencies (Pop!_OS/Ubuntu/Debian)": +2')
+        and "libdbus-1-dev" in t
+        for t in texts
+    ), texts
+    assert any(t.startswith('Edited docs/guide.md, section "Usage": ') for t in texts), texts

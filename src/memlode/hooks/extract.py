@@ -245,11 +245,65 @@ def _edit(
                 new = as_text(tool_in.get("new_source"))
             summary = summarize_strings(old, new, suffix)
     text = f"{verb} {shown}: {summary.headline()}"
+    if suffix.lower() in DOC_SUFFIXES and verb == "Edited":
+        section = _section(path, tool_in, summary)
+        if section:
+            text = f'{verb} {shown}, section "{section}": {summary.headline()}'
     if summary.excerpt and verb == "Edited":
         text += "\n" + "\n".join(summary.excerpt)
     tags = ["edit", *paths.file_tags(path)]
     meta = {"file": path, "diff": summary.as_dict()}
     return Observation("edit", text, "context", tags, meta, path)
+
+
+# An edit of a markdown file says which section it changed: the heading above its first changed
+# line, as code's edits name the functions they touch. A one-line edit of a list ("+
+# libdbus-1-dev \\" in a README's build dependencies) has no word of its own that a question
+# about it uses ("which package do people need to build from source?").
+DOC_SUFFIXES = (".md", ".mdx", ".markdown")
+SECTION_CHARS = 100
+SECTION_READ_BYTES = 1 << 20  # a file larger than this is searched in the edit's text only
+HUNK_CONTEXT = 3
+
+
+def _section(path: str, tool_in: dict[str, Any], summary: Any) -> str:
+    """The heading (markdown "#" or a line that is bold text, "**Build Dependencies**
+    (Debian):") of the section an edit's first changed line is in: read from the file as
+    it is now, above the edit's first line (``summary.line_ranges``), else from the edit's own
+    new text above its first changed line; '' when there is none."""
+    lines: list[str] = []
+    first = summary.line_ranges[0].split("-")[0] if summary.line_ranges else ""
+    if first.isdigit():
+        try:
+            if os.path.getsize(path) <= SECTION_READ_BYTES:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    # a hunk starts up to three lines of context before its first change
+                    lines = handle.read().splitlines()[: int(first) + HUNK_CONTEXT]
+        except OSError:
+            lines = []
+    if not lines:  # the edit's new text, up to the first line it changes
+        old = as_text(tool_in.get("old_string"), 200_000).splitlines()
+        new = as_text(tool_in.get("new_string"), 200_000).splitlines()
+        same = 0
+        while same < min(len(old), len(new)) and old[same] == new[same]:
+            same += 1
+        lines = new[: same + 1]
+    heading, fenced = "", ""
+    for line in lines:
+        fence = _fence(line)
+        if fence and (not fenced or fence == fenced):
+            fenced = "" if fenced else fence
+        elif not fenced and (_heading(line) or _bold_line(line)):
+            heading = line
+    text = " ".join(heading.strip().lstrip("#").replace("**", "").split()).rstrip(":")
+    return text[:SECTION_CHARS]
+
+
+def _bold_line(line: str) -> bool:
+    """A line that starts with bold text, as a heading of its own ("**Build Dependencies**
+    (Pop!_OS/Ubuntu/Debian):"), not a list item or a paragraph that bolds a word."""
+    text = line.strip()
+    return text.startswith("**") and text.find("**", 2) > 2 and len(text) <= SECTION_CHARS
 
 
 def _bash(
