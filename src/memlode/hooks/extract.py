@@ -246,7 +246,7 @@ def _edit(
             summary = summarize_strings(old, new, suffix)
     text = f"{verb} {shown}: {summary.headline()}"
     if suffix.lower() in DOC_SUFFIXES and verb == "Edited":
-        section = _section(path, tool_in, summary)
+        section = _section(path, tool_in, summary.line_ranges)
         if section:
             text = f'{verb} {shown}, section "{section}": {summary.headline()}'
     if summary.excerpt and verb == "Edited":
@@ -266,13 +266,13 @@ SECTION_READ_BYTES = 1 << 20  # a file larger than this is searched in the edit'
 HUNK_CONTEXT = 3
 
 
-def _section(path: str, tool_in: dict[str, Any], summary: Any) -> str:
+def _section(path: str, tool_in: dict[str, Any], line_ranges: list[str]) -> str:
     """The heading (markdown "#" or a line that is bold text, "**Build Dependencies**
     (Debian):") of the section an edit's first changed line is in: read from the file as
-    it is now, above the edit's first line (``summary.line_ranges``), else from the edit's own
+    it is now, above the edit's first hunk (``line_ranges``, "76-82"), else from the edit's own
     new text above its first changed line; '' when there is none."""
     lines: list[str] = []
-    first = summary.line_ranges[0].split("-")[0] if summary.line_ranges else ""
+    first = line_ranges[0].split("-")[0] if line_ranges else ""
     if first.isdigit():
         try:
             if os.path.getsize(path) <= SECTION_READ_BYTES:
