@@ -46,6 +46,7 @@ from memlode.storage.capture import ANSWER_LINE, COMMAND_REST, FAILURE_TAG, QUES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
 __all__ = [
@@ -288,12 +289,9 @@ def _section(path: str, tool_in: dict[str, Any], line_ranges: list[str]) -> str:
         while same < min(len(old), len(new)) and old[same] == new[same]:
             same += 1
         lines = new[: same + 1]
-    heading, fenced = "", ""
-    for line in lines:
-        fence = _fence(line)
-        if fence and (not fenced or fence == fenced):
-            fenced = "" if fenced else fence
-        elif not fenced and (_heading(line) or _bold_line(line)):
+    heading = ""
+    for line, prose in _prose(lines):
+        if prose and (_heading(line) or _bold_line(line)):
             heading = line
     text = " ".join(heading.strip().lstrip("#").replace("**", "").split()).rstrip(":")
     return text[:SECTION_CHARS]
@@ -610,6 +608,19 @@ def _fence(line: str) -> str:
     return ""
 
 
+def _prose(lines: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """Each line, and whether it is prose: neither a code fence nor inside a fenced block,
+    where "# ..." is a comment, not a heading."""
+    fenced = ""  # the fence character of the code block we are in
+    for line in lines:
+        fence = _fence(line)
+        if fence and (not fenced or fence == fenced):
+            fenced = "" if fenced else fence
+            yield line, False
+        else:
+            yield line, not fenced
+
+
 def _report_parts(text: str) -> list[tuple[str, str]]:
     """``text`` (markdown) cut into parts of at most REPORT_PART_CHARS: a heading starts a new
     part (unless the part so far is short), a part that would grow too long ends at a line
@@ -628,12 +639,8 @@ def _report_parts(text: str) -> list[tuple[str, str]]:
             parts.append((heading, body))
         lines, size = [], 0
 
-    fenced = ""  # the fence character of the code block we are in, where "# ..." is a comment
-    for line in text.splitlines():
-        fence = _fence(line)
-        if fence and (not fenced or fence == fenced):
-            fenced = "" if fenced else fence
-        elif not fenced and _heading(line):
+    for line, prose in _prose(text.splitlines()):
+        if prose and _heading(line):
             if size >= REPORT_PART_CHARS // 3:  # a short part takes the next section in too
                 flush()
             last = " ".join(line.split())[:120]

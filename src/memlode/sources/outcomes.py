@@ -606,22 +606,27 @@ def _commit_hooks(lines: list[str]) -> str:
         said = said[:HOOK_COMMAND_CHARS]
         if said and said not in ran:
             ran.append(said)
-    if not ran:
-        return ""
-    more = len(ran) - MAX_HOOK_COMMANDS
-    return (
-        "commit hooks ran: "
-        + ", ".join(ran[:MAX_HOOK_COMMANDS])
-        + (f" (+{more} more)" if more > 0 else "")
-    )
+    return "commit hooks ran: " + _listed(ran, MAX_HOOK_COMMANDS) if ran else ""
+
+
+def _listed(names: list[str], limit: int) -> str:
+    """The first ``limit`` of ``names``, comma-separated, and how many more there are."""
+    more = len(names) - limit
+    return ", ".join(names[:limit]) + (f" (+{more} more)" if more > 0 else "")
 
 
 def _only_git_before(prefix: str) -> bool:
     """Whether the shell text before a ``git commit`` runs only git and cd (``git add -A &&``):
     another command's output ("bun run build && git commit") would read as the hooks'."""
-    for sep in ("&&", "||", ";", "|"):
-        prefix = prefix.replace(sep, "\n")
-    return all(part.split()[0] in ("git", "cd") for part in prefix.splitlines() if part.split())
+    starts = True  # the next word starts a command
+    for word in prefix.split():
+        if word in _SHELL_BREAKS:
+            starts = True
+        elif starts:
+            if word not in ("git", "cd"):
+                return False
+            starts = False
+    return True
 
 
 def _push(line: str) -> str:
@@ -683,8 +688,7 @@ def _status_files(output: str) -> list[str]:
         found.setdefault(section, []).append(name)
     out = []
     for label, names in found.items():
-        more = len(names) - MAX_STATUS_FILES
-        text = ", ".join(names[:MAX_STATUS_FILES]) + (f" (+{more} more)" if more > 0 else "")
+        text = _listed(names, MAX_STATUS_FILES)
         out.append(f"{label}: {text}")
     return out
 
