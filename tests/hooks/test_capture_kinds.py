@@ -431,3 +431,46 @@ def test_an_edit_of_a_markdown_file_names_its_section(hook, project: Path, proj_
         for t in texts
     ), texts
     assert any(t.startswith('Edited docs/guide.md, section "Usage": ') for t in texts), texts
+
+
+def test_a_read_manifest_keeps_what_it_says(
+    hook, read_payload, project: Path, proj_engine: Engine
+):
+    """A read of Cargo.toml keeps its lines (a next-day "what licence does Cargo.toml declare?",
+    "which release-profile settings do we have?"), compacted, and the redaction every stored
+    text passes takes the secret one of them holds. A lock file and a long JSON fixture keep
+    only the read's path and range; a source file keeps the names it defines."""
+    cargo = "\n".join(
+        [
+            "[package]",
+            'name = "wallpaper"',
+            'license = "MPL-2.0"',
+            "",
+            "# built for size",
+            "[profile.release]",
+            "lto = true",
+            'strip = "symbols"',
+            "",
+            "[package.metadata.publish]",
+            'registry_token = "Zq8vL2mXw9RtY4kP7nB3"',
+        ]
+    )
+    hook("post", read_payload(str(project / "Cargo.toml"), cargo + "\n"))
+    hook("post", read_payload(str(project / "Cargo.lock"), '[[package]]\nname = "ksni"\n'))
+    fixture = "[\n" + ",\n".join(f'  {{"id": {i}, "name": "row {i}"}}' for i in range(400)) + "\n]"
+    hook("post", read_payload(str(project / "tests" / "rows.json"), fixture + "\n"))
+    hook("post", read_payload(str(project / "app.py")))
+    texts = {m.content.split(" lines ")[0]: m.content for m in _hook_rows(proj_engine)}
+    assert texts["Read Cargo.toml"].splitlines()[1:7] == [
+        "[package]",
+        'name = "wallpaper"',
+        'license = "MPL-2.0"',
+        "[profile.release]",
+        "lto = true",
+        'strip = "symbols"',
+    ], texts
+    assert "Zq8vL2mXw9RtY4kP7nB3" not in texts["Read Cargo.toml"]
+    assert "registry_token" in texts["Read Cargo.toml"]
+    assert texts["Read Cargo.lock"].endswith("of 2"), texts
+    assert texts["Read tests/rows.json"].endswith("of 402"), texts
+    assert texts["Read app.py"].endswith("; defines login"), texts

@@ -2,7 +2,8 @@
 
 Each extractor reads ``tool_input``/``tool_response`` defensively (Anthropic publishes no schema
 for ``tool_response``; any field may be missing or of another type) and returns an
-``Observation`` whose text is bounded: a Read stores the path and line range, never the body;
+``Observation`` whose text is bounded: a Read stores the path and line range, never the body
+(a manifest or settings file keeps what its lines say: ``hooks.manifest``);
 an edit stores a diff summary, never the file.
 
 | tool | memory type | tags |
@@ -119,11 +120,18 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
         if total is not None:
             text += f" of {total}"
         content = as_text(file_info.get("content"), 400_000)
-        from memlode.hooks.diffsum import symbols_in
+        from memlode.hooks.manifest import digest, is_settings_file
 
-        symbols = symbols_in(content, limit=15, suffix=os.path.splitext(path)[1])
-        if symbols:
-            text += "; defines " + ", ".join(symbols)
+        if is_settings_file(path, len(content)):
+            said = digest(content)
+            if said:
+                text += ":\n" + said
+        else:
+            from memlode.hooks.diffsum import symbols_in
+
+            symbols = symbols_in(content, limit=15, suffix=os.path.splitext(path)[1])
+            if symbols:
+                text += "; defines " + ", ".join(symbols)
     tags = ["read", *paths.file_tags(path)]
     return Observation("read", text, "context", tags, {"file": path}, path)
 
