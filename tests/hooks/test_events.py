@@ -423,6 +423,7 @@ POST_TOOL_MODULES = frozenset(
         *["memlode.hooks", "memlode.hooks.dispatch", "memlode.hooks._log", "memlode.hooks.run"],
         *["memlode.hooks.handlers", "memlode.hooks.extract", "memlode.hooks.observation"],
         "memlode.hooks.diffsum",  # a Read (the symbols a file defines) or an edit only
+        "memlode.hooks.manifest",  # a Read only (whether it is of a settings file)
         *["memlode.sources", "memlode.sources.outcomes"],  # a command only
         *["memlode.storage", "memlode.storage.fastpath", "memlode.storage.scrub"],
         *["memlode.storage.capture", "memlode.storage.capture_session"],
@@ -435,9 +436,12 @@ POST_TOOL_MODULES = frozenset(
 # handler and its recall, the storage dialect, the redaction guard's column tables).
 NOT_FOR = {
     "Read": {"memlode.sources.outcomes", "memlode.storage.code_dirty"},
-    "Edit": {"memlode.sources.outcomes"},
-    "Bash": {"memlode.hooks.diffsum", "memlode.storage.code_dirty"},
-    "Grep": {"memlode.hooks.diffsum", "memlode.sources.outcomes", "memlode.storage.code_dirty"},
+    "Edit": {"memlode.sources.outcomes", "memlode.hooks.manifest"},
+    "Bash": {"memlode.hooks.diffsum", "memlode.hooks.manifest", "memlode.storage.code_dirty"},
+    "Grep": {
+        *["memlode.hooks.diffsum", "memlode.hooks.manifest"],
+        *["memlode.sources.outcomes", "memlode.storage.code_dirty"],
+    },
 }
 
 

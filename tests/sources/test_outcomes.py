@@ -14,7 +14,8 @@ def test_git_outcomes() -> None:
         " * [new tag]         v0.1.1 -> v0.1.1\n"
     )
     assert outcomes("git commit -m x && git push --follow-tags", printed) == [
-        "committed 28882f7 on main: Add Bing wallpaper manager for COSMIC desktop",
+        "committed 28882f7 on main: Add Bing wallpaper manager for COSMIC desktop"
+        " (21 files changed, +9669 -10)",
         "pushed main -> main (b08ed3d..526a132)",
         "pushed new tag v0.1.1",
     ]
@@ -25,6 +26,13 @@ def test_git_outcomes() -> None:
     assert said[0].startswith("push of main rejected: [rejected]")
     assert outcomes('git tag -a v0.1.2 -m "Fix tray autostart"', "") == ["tagged v0.1.2"]
     assert outcomes("git tag -l", "v0.1.0\nv0.1.1\n") == []
+    # a commit's stat line of deletions only; a merge's stat line is not a commit's
+    only_removed = "[main 1549474] Drop the old icon\n 3 files changed, 4 deletions(-)\n"
+    assert outcomes("git commit -am x", only_removed) == [
+        "committed 1549474 on main: Drop the old icon (3 files changed, -4)"
+    ]
+    merged = "Merge made by the 'ort' strategy.\n 1 file changed, 2 insertions(+)\n"
+    assert outcomes("git merge feature", merged) == ["merged (merge made by the 'ort' strategy)"]
     # a failed tag or release made nothing
     assert outcomes("git tag -a v1 -m x", "fatal: tag 'v1' already exists", failed=True) == []
 
@@ -39,7 +47,7 @@ def test_what_a_commits_hooks_ran() -> None:
         "$ tsc --noEmit\n[main 37016ac] Fix tree view\n 6 files changed, 379 insertions(+)\n"
     )
     assert outcomes('git add -A && git commit -m "Fix tree view"', bun) == [
-        "committed 37016ac on main: Fix tree view",
+        "committed 37016ac on main: Fix tree view (6 files changed, +379)",
         "commit hooks ran: bun test src/, biome check --error-on-warnings, tsc --noEmit",
         "tests: 1274 passed, 0 failed",
     ]

@@ -559,6 +559,28 @@ def _git_tag(command: str) -> str:
     return ""
 
 
+def _stat(line: str) -> str:
+    """git's stat line, short: '21 files changed, +9669 -10'."""
+    parts = [part.split() for part in line.split(",")]
+    counts = [
+        ("+" if words[1].startswith("insertion") else "-") + words[0]
+        for words in parts[1:]
+        if len(words) >= 2 and words[0].isdigit()
+    ]
+    return ", ".join([" ".join(parts[0]), " ".join(counts)] if counts else [" ".join(parts[0])])
+
+
+def _is_stat(line: str) -> bool:
+    """Whether ``line`` is git commit's stat line (" 21 files changed, 9669 insertions(+)")."""
+    words = line.split(None, 3)
+    return (
+        len(words) >= 3
+        and words[0].isdigit()
+        and words[1] in ("file", "files")
+        and words[2].rstrip(",") == "changed"
+    )
+
+
 def _commit(line: str) -> str:
     """``[main 37016ac] subject`` (git commit's first line) as 'committed 37016ac on main'."""
     if not line.startswith("[") or "] " not in line:
@@ -726,6 +748,10 @@ def _outcomes_of(
                 said = "push: everything up-to-date"
             elif lowered.startswith(("fast-forward", "merge made by")) and "merge" in low:
                 said = "merged (" + lowered.rstrip(".") + ")"
+            elif out and out[-1].startswith("committed ") and _is_stat(line):
+                # the commit's own stat line, under it: "how many files went into it?"
+                out[-1] += f" ({_stat(line)})"
+                continue
         if said and said not in out:
             out.append(said)
     if "git commit" in low and _only_git_before(low.split("git commit", 1)[0]):
