@@ -433,9 +433,7 @@ def test_an_edit_of_a_markdown_file_names_its_section(hook, project: Path, proj_
     assert any(t.startswith('Edited docs/guide.md, section "Usage": ') for t in texts), texts
 
 
-def test_a_read_manifest_keeps_what_it_says(
-    hook, read_payload, project: Path, proj_engine: Engine
-):
+def test_a_read_manifest_keeps_what_it_says(hook, read_payload, project: Path, proj_engine: Engine):
     """A read of Cargo.toml keeps its lines (a next-day "what licence does Cargo.toml declare?",
     "which release-profile settings do we have?"), compacted, and the redaction every stored
     text passes takes the secret one of them holds. A lock file and a long JSON fixture keep
@@ -474,3 +472,72 @@ def test_a_read_manifest_keeps_what_it_says(
     assert texts["Read Cargo.lock"].endswith("of 2"), texts
     assert texts["Read tests/rows.json"].endswith("of 402"), texts
     assert texts["Read app.py"].endswith("; defines login"), texts
+
+
+def test_a_unit_file_written_whole_keeps_what_it_says(hook, project: Path, proj_engine: Engine):
+    """A systemd unit the Write tool creates, then rewrites (Claude Code's Write results: "create"
+    with the content, "update" with its patch): a next-day "does systemd bring the tray back
+    when it crashes?" asks what the file says, which its path and line count do not."""
+    path = project / "systemd" / "tray.service"
+    unit = (
+        "[Unit]\nDescription=Wallpaper tray\nPartOf=cosmic-session.target\n\n"
+        "[Service]\nExecStart=/home/me/.local/bin/tray\nRestart=on-failure\nRestartSec=5\n"
+    )
+    hook(
+        "post",
+        _payload(
+            project,
+            "PostToolUse",
+            tool_name="Write",
+            tool_input={"file_path": str(path), "content": unit},
+            tool_response={
+                "type": "create",
+                "filePath": str(path),
+                "content": unit,
+                "structuredPatch": [],
+                "originalFile": None,
+            },
+        ),
+    )
+    changed = unit.replace("/home/me", "%h")
+    patch = [
+        {
+            "oldStart": 5,
+            "oldLines": 2,
+            "newStart": 5,
+            "newLines": 2,
+            "lines": [
+                " [Service]",
+                "-ExecStart=/home/me/.local/bin/tray",
+                "+ExecStart=%h/.local/bin/tray",
+            ],
+        }
+    ]
+    hook(
+        "post",
+        _payload(
+            project,
+            "PostToolUse",
+            tool_name="Write",
+            tool_input={"file_path": str(path), "content": changed},
+            tool_response={
+                "type": "update",
+                "filePath": str(path),
+                "content": changed,
+                "structuredPatch": patch,
+                "originalFile": unit,
+            },
+        ),
+    )
+    texts = sorted(m.content for m in _hook_rows(proj_engine))
+    assert texts[0].startswith("Created systemd/tray.service: +8 -0 lines in 1 hunk\n"), texts
+    assert texts[0].endswith(
+        "\nPartOf=cosmic-session.target\n[Service]\n"
+        "ExecStart=/home/me/.local/bin/tray\nRestart=on-failure\nRestartSec=5"
+    )
+    assert texts[1].startswith("Edited systemd/tray.service: +1 -1 lines"), texts
+    assert texts[1].endswith(
+        "[the file now]\n[Unit]\nDescription=Wallpaper tray\n"
+        "PartOf=cosmic-session.target\n[Service]\n"
+        "ExecStart=%h/.local/bin/tray\nRestart=on-failure\nRestartSec=5"
+    )

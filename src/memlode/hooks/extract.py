@@ -2,9 +2,9 @@
 
 Each extractor reads ``tool_input``/``tool_response`` defensively (Anthropic publishes no schema
 for ``tool_response``; any field may be missing or of another type) and returns an
-``Observation`` whose text is bounded: a Read stores the path and line range, never the body
-(a manifest or settings file keeps what its lines say: ``hooks.manifest``);
-an edit stores a diff summary, never the file.
+``Observation`` whose text is bounded: a Read stores the path and line range, never the body,
+and an edit a diff summary, never the file; a manifest or settings file read, or written whole,
+keeps what its lines say (``hooks.manifest``).
 
 | tool | memory type | tags |
 |---|---|---|
@@ -225,13 +225,18 @@ def _edit(
 
     summary: DiffSummary | None = summarize_patch(resp.get("structuredPatch"), suffix)
     verb = "Edited"
+    said = ""
     if tool == "Write":
         kind = as_text(resp.get("type"))
+        body = as_text(tool_in.get("content"), 2_000_000) or as_text(
+            resp.get("content"), 2_000_000
+        )
+        from memlode.hooks.manifest import digest, is_settings_file
+
+        if is_settings_file(path, len(body)):
+            said = digest(body)  # a unit file or a manifest written whole: what it says
         if kind == "create" or (summary is None and not resp.get("originalFile")):
             verb = "Created"
-            body = as_text(tool_in.get("content"), 2_000_000) or as_text(
-                resp.get("content"), 2_000_000
-            )
             summary = DiffSummary()
             summary.added = len(body.splitlines())
             summary.hunks = 1
@@ -260,6 +265,8 @@ def _edit(
             text = f'{verb} {shown}, section "{section}": {summary.headline()}'
     if summary.excerpt and verb == "Edited":
         text += "\n" + "\n".join(summary.excerpt)
+    if said:  # a settings file the Write tool wrote whole: what it says now, after the change
+        text += "\n" + (said if verb == "Created" else "[the file now]\n" + said)
     tags = ["edit", *paths.file_tags(path)]
     meta = {"file": path, "diff": summary.as_dict()}
     return Observation("edit", text, "context", tags, meta, path)

@@ -1,15 +1,16 @@
-"""What a read manifest or settings file says, kept with the read.
+"""What a manifest or settings file says, kept with its read or its writing.
 
 A Read stores the path and the names a file defines, never its body (``hooks.extract``). For a
 project's manifest or a settings file that keeps nothing: ``package.json``, ``Cargo.toml`` and
 ``go.mod`` define no symbols, and their path answers none of what a next-day question asks of
 them ("which React version is the frontend on?", "what licence does Cargo.toml declare?", "which
-release-profile settings do we have?"). Such a read keeps the lines it read, compacted: no blank
-lines, comments, indentation, or lines of brackets alone; each line kept as it was written, so
-the redaction that runs on every stored text reads a ``password = "…"`` line as it would in the
-file. A lock file (``Cargo.lock``, ``package-lock.json``, ``go.sum``) is a list of hashes and
-is left out; so is a large settings file of another name (a JSON schema, a fixture) and an
-``.env`` file.
+release-profile settings do we have?"), nor does a unit file the Write tool creates ("does
+systemd restart the tray when it crashes?"). Such a read, or a Write of the whole file, keeps
+its lines, compacted: no blank lines, comments, indentation, or lines of brackets alone; each
+line kept as it was written, so the redaction that runs on every stored text reads a
+``password = "…"`` line as it would in the file. A lock file (``Cargo.lock``,
+``package-lock.json``, ``go.sum``) is a list of hashes and is left out; so is a large settings
+file of another name (a JSON schema, a fixture) and an ``.env`` file.
 """
 
 from __future__ import annotations
@@ -46,7 +47,10 @@ MANIFEST_NAMES = frozenset(
         "compose.yaml",
     }
 )
-SETTINGS_SUFFIXES = (".toml", ".json", ".jsonc", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".mod")
+SETTINGS_SUFFIXES = (
+    *[".toml", ".json", ".jsonc", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".mod"],
+    *[".service", ".timer", ".socket", ".path", ".desktop"],  # systemd units, desktop entries
+)
 _LOCK_NAMES = frozenset({"package-lock.json", "go.sum", "npm-shrinkwrap.json", "composer.lock"})
 _COMMENT_OPENERS = ("#", "//", ";", "<!--", "/*", "*")
 _BRACKETS = frozenset("{}[](),")
