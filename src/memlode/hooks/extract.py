@@ -228,9 +228,7 @@ def _edit(
     said = ""
     if tool == "Write":
         kind = as_text(resp.get("type"))
-        body = as_text(tool_in.get("content"), 2_000_000) or as_text(
-            resp.get("content"), 2_000_000
-        )
+        body = as_text(tool_in.get("content"), 2_000_000) or as_text(resp.get("content"), 2_000_000)
         from memlode.hooks.manifest import digest, is_settings_file
 
         if is_settings_file(path, len(body)):
