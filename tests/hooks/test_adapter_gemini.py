@@ -215,7 +215,9 @@ def test_grep_search_becomes_grep_with_its_matches() -> None:
     assert data["tool_response"]["content"] == "calc.py:1:def add(a, b):"
     obs = extract("Grep", data["tool_input"], data["tool_response"], CWD, 2000)
     assert obs is not None
-    assert obs.content == "Grep 'def add' (glob *.py) -> 1 matching line in 1 file: calc.py"
+    assert obs.content == (
+        "Grep 'def add' (glob *.py) -> 1 matching line in 1 file: calc.py\ncalc.py:1:def add(a, b):"
+    )
 
 
 def test_grep_matches_are_read_from_the_text_without_the_display() -> None:

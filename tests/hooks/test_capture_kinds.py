@@ -237,10 +237,12 @@ def test_a_comment_in_a_reports_code_block_is_no_heading():
 
 
 def test_grep_content_mode_counts_its_matches(hook, project: Path, proj_engine: Engine):
+    """Grep in content mode: its matches counted from the matched lines, which are kept (as a
+    grep run in the shell keeps its output) with the project's folder left out of their paths."""
     content = (
-        "lib/app/telemetry.ex:12:  def handle_event(event, measurements, meta, _config) do\n"
-        'lib/app/telemetry.ex:40:    :telemetry.attach("handler", event, &handle_event/4, nil)\n'
-        "lib/app_web/endpoint.ex:7:  plug Plug.Telemetry, event_prefix: [:phoenix, :endpoint]\n"
+        f"{project}/lib/app/telemetry.ex:12:  def handle_event(event, measurements, meta, _c) do\n"
+        f'{project}/lib/app/telemetry.ex:40:    :telemetry.attach("h", event, &handle_event/4)\n'
+        f"{project}/lib/app_web/endpoint.ex:7:  plug Plug.Telemetry, event_prefix: [:phoenix]\n"
     )
     payload = _payload(
         project,
@@ -262,6 +264,10 @@ def test_grep_content_mode_counts_its_matches(hook, project: Path, proj_engine: 
     assert "0 files" not in text
     assert "3 matching lines in 2 files" in text and "lib/app/telemetry.ex" in text
     assert rows[0].metadata["matches"] == 3
+    assert text.endswith(
+        "\nlib/app_web/endpoint.ex:7:  plug Plug.Telemetry, event_prefix: [:phoenix]"
+    )
+    assert str(project) not in text
 
 
 def test_edits_are_observations_not_decisions(hook, payloads, proj_engine: Engine):

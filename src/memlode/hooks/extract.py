@@ -137,7 +137,7 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
 
 
 def _search(
-    tool: str, tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths
+    tool: str, tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths, output_chars: int
 ) -> Observation | None:
     pattern = as_text(tool_in.get("pattern"), MAX_PATTERN_CHARS * 4)
     if not pattern.strip():
@@ -154,7 +154,8 @@ def _search(
     mode = as_text(resp.get("mode")) or as_text(tool_in.get("output_mode"))
     if tool == "Grep" and mode in ("content", "count"):
         # Content mode reports numFiles 0 and puts the matches in ``content``.
-        matches, files = _grep_matches(as_text(resp.get("content"), 2_000_000), mode)
+        content = as_text(resp.get("content"), 2_000_000)
+        matches, files = _grep_matches(content, mode)
         lines = as_int(resp.get("numLines"))
         if mode == "content" and lines is not None:
             matches = lines
@@ -177,10 +178,22 @@ def _search(
         text += ": " + listed
     if resp.get("truncated") is True:
         text += " (truncated)"
+    if tool == "Grep" and mode == "content" and output_chars > 0:
+        # the matched lines, as a grep run in the shell keeps its output: what was found
+        # ("which package is createTreeCollection re-exported from?") is in them
+        found = _head_tail(_relative_lines(content, paths).strip(), output_chars)
+        if found:
+            text += "\n" + found
     prefix = "glob" if tool == "Glob" else "pattern"
     tags = ["search", f"{prefix}:{pattern[:80]}"]
     meta = {"pattern": pattern, "matches": meta_matches}
     return Observation("search", text, "pattern", tags, meta)
+
+
+def _relative_lines(content: str, paths: Paths) -> str:
+    """Grep's matched lines with the working directory left out of their paths."""
+    root = os.path.normpath(paths.cwd).rstrip(os.sep) + os.sep if paths.cwd else ""
+    return content.replace(root, "") if root and root != os.sep else content
 
 
 def _grep_matches(content: str, mode: str) -> tuple[int, list[str]]:
@@ -706,7 +719,7 @@ def extract(
     if tool_name == "Read":
         obs = _read(tool_in, resp, paths)
     elif tool_name in ("Glob", "Grep"):
-        obs = _search(tool_name, tool_in, resp, paths)
+        obs = _search(tool_name, tool_in, resp, paths, bash_output_chars)
     elif tool_name in ("Edit", "MultiEdit", "Write", "NotebookEdit"):
         obs = _edit(tool_name, tool_in, resp, paths)
     elif tool_name == "Bash":
