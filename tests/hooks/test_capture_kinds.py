@@ -547,3 +547,29 @@ def test_a_unit_file_written_whole_keeps_what_it_says(hook, project: Path, proj_
         "PartOf=cosmic-session.target\n[Service]\n"
         "ExecStart=%h/.local/bin/tray\nRestart=on-failure\nRestartSec=5"
     )
+
+
+def test_a_new_file_keeps_the_comment_it_opens_with(hook, project: Path, proj_engine: Engine):
+    """A source file the Write tool creates keeps its symbols and what its opening comment says
+    it is for ("what does tray.rs do?"), not its code."""
+    path = project / "src" / "tray.rs"
+    body = (
+        "//! System Tray Module\n//!\n//! Runs the tray icon over the SNI protocol (ksni crate).\n"
+        "use ksni;\n\npub fn run_tray() {\n    // start the loop\n}\n"
+    )
+    response = {"type": "create", "filePath": str(path), "content": body, "structuredPatch": []}
+    hook(
+        "post",
+        _payload(
+            project,
+            "PostToolUse",
+            tool_name="Write",
+            tool_input={"file_path": str(path), "content": body},
+            tool_response={**response, "originalFile": None},
+        ),
+    )
+    (text,) = [m.content for m in _hook_rows(proj_engine)]
+    assert text == (
+        "Created src/tray.rs: +8 -0 lines in 1 hunk; symbols: run_tray\n"
+        "System Tray Module Runs the tray icon over the SNI protocol (ksni crate)."
+    )

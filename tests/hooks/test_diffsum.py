@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlode.hooks.diffsum import summarize_patch, summarize_strings, symbols_in
+from memlode.hooks.diffsum import (
+    LEADING_COMMENT_CHARS,
+    leading_comment,
+    summarize_patch,
+    summarize_strings,
+    symbols_in,
+)
 
 pytestmark = pytest.mark.heavy  # tests/conftest.py: run first
 
@@ -198,3 +204,24 @@ def test_a_language_scanner_replaces_the_common_one() -> None:
     assert symbols_in("def self.build") == ["self"]
     assert symbols_in("public void Run()", suffix=".cs") == ["Run"]
     assert symbols_in("public void Run()") == []
+
+
+def test_the_comment_a_new_file_opens_with() -> None:
+    """What a file created whole says it is for: its opening comment block or docstring (a
+    shebang, an encoding line and blank lines before it passed over), markers and rules cut."""
+    rust = (
+        "//! System Tray Module\n//!\n//! Implements a tray icon via the ksni crate.\nuse ksni;\n"
+    )
+    assert leading_comment(rust) == "System Tray Module Implements a tray icon via the ksni crate."
+    shell = "#!/bin/bash\n#\n# Install the AppImage\n# =====================\nset -e\n# later\n"
+    assert leading_comment(shell) == "Install the AppImage"
+    python = '#!/usr/bin/env python3\n"""Fetch the wallpaper.\n\nRuns daily."""\nimport os\n'
+    assert leading_comment(python) == "Fetch the wallpaper. Runs daily."
+    elixir = 'defmodule App.Otel do\n  @moduledoc """\n  OpenTelemetry set-up.\n  """\n  use X\n'
+    assert leading_comment(elixir) == "OpenTelemetry set-up."
+    jsdoc = "/**\n * @vitest-environment happy-dom\n */\nimport { x } from 'y'\n"
+    assert leading_comment(jsdoc) == "@vitest-environment happy-dom"
+    assert leading_comment("import os\n# not at the top\n") == ""
+    assert leading_comment("defmodule A do\n  @moduledoc false\n  use X\n") == ""
+    long = "\n".join(f"# line {i} of a long header comment that goes on" for i in range(40))
+    assert len(leading_comment(long)) == LEADING_COMMENT_CHARS

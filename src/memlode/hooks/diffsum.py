@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["DiffSummary", "summarize_patch", "summarize_strings", "symbols_in"]
+__all__ = ["DiffSummary", "leading_comment", "summarize_patch", "summarize_strings", "symbols_in"]
 
 MAX_EXCERPT_LINES = 12
 MAX_LINE_CHARS = 160
@@ -385,6 +385,62 @@ class DiffSummary:
             "hunks": self.hunks,
             "symbols": list(self.symbols),
         }
+
+
+# A file created whole says what it is for in its opening comment (a Rust module's "//! System
+# Tray Module ... via the ksni crate", a script's "# This script installs the AppImage as a
+# proper application"), which its symbols do not: the comment block or docstring it opens with
+# (an Elixir module's ``@moduledoc``), after a shebang, an encoding or licence line and blank
+# lines, markers stripped, at most LEADING_COMMENT_CHARS long.
+LEADING_COMMENT_CHARS = 400
+_COMMENT_MARKS = ("//!", "///", "//", "/**", "/*", "*/", "*", "#", "--")
+_DOCSTRING_MARKS = ('"""', "'''")
+_LEADING_SKIP = ("#!", "# -*-", "# frozen_string_literal", "# SPDX-", "// SPDX-", "# type:")
+_RULE_CHARS = frozenset("=-#*/ ")
+
+
+def _uncommented(line: str) -> str | None:
+    """``line`` without its comment marker, or None when it is no comment line."""
+    for mark in _COMMENT_MARKS:
+        if line.startswith(mark):
+            return line[len(mark) :].rstrip("*/").strip()
+    return None
+
+
+def _opens_module(line: str) -> bool:
+    """An Elixir ``defmodule X do`` line, whose ``@moduledoc`` follows it."""
+    return line.startswith("defmodule ") and line.endswith(" do")
+
+
+def leading_comment(text: str, limit: int = LEADING_COMMENT_CHARS) -> str:
+    """The comment block or Python docstring a file opens with, as one line of prose, or ''."""
+    said: list[str] = []
+    size = 0
+    quote = ""
+    for raw in text.splitlines()[:60]:
+        line = raw.strip()
+        if not said and not quote:
+            if not line or line.startswith(_LEADING_SKIP) or _opens_module(line):
+                continue
+            if line.startswith("@moduledoc "):  # Elixir's module docstring
+                line = line[len("@moduledoc ") :]
+            if line.startswith(_DOCSTRING_MARKS):
+                quote, line = line[:3], line[3:]
+        if quote:
+            ends = quote in line
+            line = line.split(quote, 1)[0].strip()
+        else:
+            uncommented = _uncommented(line)
+            if uncommented is None:
+                break
+            line, ends = uncommented, False
+        if line and set(line) - _RULE_CHARS:
+            said.append(line)
+            size += len(line) + 1
+        if ends or size >= limit:
+            break
+    joined = " ".join(said)
+    return joined if len(joined) <= limit else joined[: limit - 1].rstrip() + "…"
 
 
 def _clip(line: str) -> str:

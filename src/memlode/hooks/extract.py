@@ -234,7 +234,13 @@ def _edit(
     path = paths.absolute(raw)
     shown = paths.display(path)
     suffix = os.path.splitext(path)[1]
-    from memlode.hooks.diffsum import DiffSummary, summarize_patch, summarize_strings, symbols_in
+    from memlode.hooks.diffsum import (
+        DiffSummary,
+        leading_comment,
+        summarize_patch,
+        summarize_strings,
+        symbols_in,
+    )
 
     summary: DiffSummary | None = summarize_patch(resp.get("structuredPatch"), suffix)
     verb = "Edited"
@@ -252,6 +258,8 @@ def _edit(
             summary.added = len(body.splitlines())
             summary.hunks = 1
             summary.symbols = symbols_in(body, suffix=suffix)
+            if not said:  # what the new file says it is for, in its opening comment
+                said = leading_comment(body)
         elif summary is None:
             verb = "Rewrote"
     if summary is None:
@@ -276,7 +284,7 @@ def _edit(
             text = f'{verb} {shown}, section "{section}": {summary.headline()}'
     if summary.excerpt and verb == "Edited":
         text += "\n" + "\n".join(summary.excerpt)
-    if said:  # a settings file the Write tool wrote whole: what it says now, after the change
+    if said:  # a file the Write tool wrote whole: what it says now (after the change)
         text += "\n" + (said if verb == "Created" else "[the file now]\n" + said)
     tags = ["edit", *paths.file_tags(path)]
     meta = {"file": path, "diff": summary.as_dict()}
