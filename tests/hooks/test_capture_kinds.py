@@ -480,6 +480,31 @@ def test_a_read_manifest_keeps_what_it_says(hook, read_payload, project: Path, p
     assert texts["Read app.py"].endswith("; defines login"), texts
 
 
+def _wrote(
+    project: Path,
+    path: Path,
+    content: str,
+    patch: list[dict[str, Any]] | None = None,
+    original: str | None = None,
+) -> dict[str, Any]:
+    """PostToolUse of a Write (Claude Code's result: "create" with the content, or "update"
+    with its patch and the file before it)."""
+    response = {
+        "type": "create" if original is None else "update",
+        "filePath": str(path),
+        "content": content,
+        "structuredPatch": patch or [],
+        "originalFile": original,
+    }
+    return _payload(
+        project,
+        "PostToolUse",
+        tool_name="Write",
+        tool_input={"file_path": str(path), "content": content},
+        tool_response=response,
+    )
+
+
 def test_a_unit_file_written_whole_keeps_what_it_says(hook, project: Path, proj_engine: Engine):
     """A systemd unit the Write tool creates, then rewrites (Claude Code's Write results: "create"
     with the content, "update" with its patch): a next-day "does systemd bring the tray back
@@ -489,22 +514,7 @@ def test_a_unit_file_written_whole_keeps_what_it_says(hook, project: Path, proj_
         "[Unit]\nDescription=Wallpaper tray\nPartOf=cosmic-session.target\n\n"
         "[Service]\nExecStart=/home/me/.local/bin/tray\nRestart=on-failure\nRestartSec=5\n"
     )
-    hook(
-        "post",
-        _payload(
-            project,
-            "PostToolUse",
-            tool_name="Write",
-            tool_input={"file_path": str(path), "content": unit},
-            tool_response={
-                "type": "create",
-                "filePath": str(path),
-                "content": unit,
-                "structuredPatch": [],
-                "originalFile": None,
-            },
-        ),
-    )
+    hook("post", _wrote(project, path, unit))
     changed = unit.replace("/home/me", "%h")
     patch = [
         {
@@ -519,22 +529,7 @@ def test_a_unit_file_written_whole_keeps_what_it_says(hook, project: Path, proj_
             ],
         }
     ]
-    hook(
-        "post",
-        _payload(
-            project,
-            "PostToolUse",
-            tool_name="Write",
-            tool_input={"file_path": str(path), "content": changed},
-            tool_response={
-                "type": "update",
-                "filePath": str(path),
-                "content": changed,
-                "structuredPatch": patch,
-                "originalFile": unit,
-            },
-        ),
-    )
+    hook("post", _wrote(project, path, changed, patch=patch, original=unit))
     texts = sorted(m.content for m in _hook_rows(proj_engine))
     assert texts[0].startswith("Created systemd/tray.service: +8 -0 lines in 1 hunk\n"), texts
     assert texts[0].endswith(
@@ -557,17 +552,7 @@ def test_a_new_file_keeps_the_comment_it_opens_with(hook, project: Path, proj_en
         "//! System Tray Module\n//!\n//! Runs the tray icon over the SNI protocol (ksni crate).\n"
         "use ksni;\n\npub fn run_tray() {\n    // start the loop\n}\n"
     )
-    response = {"type": "create", "filePath": str(path), "content": body, "structuredPatch": []}
-    hook(
-        "post",
-        _payload(
-            project,
-            "PostToolUse",
-            tool_name="Write",
-            tool_input={"file_path": str(path), "content": body},
-            tool_response={**response, "originalFile": None},
-        ),
-    )
+    hook("post", _wrote(project, path, body))
     (text,) = [m.content for m in _hook_rows(proj_engine)]
     assert text == (
         "Created src/tray.rs: +8 -0 lines in 1 hunk; symbols: run_tray\n"
