@@ -558,25 +558,3 @@ def test_a_new_file_keeps_the_comment_it_opens_with(hook, project: Path, proj_en
         "Created src/tray.rs: +8 -0 lines in 1 hunk; symbols: run_tray\n"
         "System Tray Module Runs the tray icon over the SNI protocol (ksni crate)."
     )
-
-
-def test_a_read_source_file_keeps_what_its_comments_explain(
-    hook, read_payload, project: Path, proj_engine: Engine
-):
-    """A read source file keeps the names it defines and what its comments explain ("does the
-    app actually delete old wallpapers?": "Currently informational; cleanup not yet
-    implemented."); a markdown file's "#" lines are headings, not comments."""
-    config = (
-        "/// User configuration.\npub struct Config {\n"
-        "    /// Number of days to keep old wallpapers before cleanup.\n"
-        "    /// Currently informational; cleanup not yet implemented.\n"
-        "    pub keep_days: u32,\n}\n"
-    )
-    hook("post", read_payload(str(project / "src" / "config.rs"), config))
-    hook("post", read_payload(str(project / "NOTES.md"), "# Notes about the release plan\n"))
-    texts = sorted(m.content for m in _hook_rows(proj_engine))
-    assert texts == [
-        "Read NOTES.md lines 1-1 of 1",
-        "Read src/config.rs lines 1-6 of 6; defines Config\ncomments: Number of days to keep"
-        " old wallpapers before cleanup. / Currently informational; cleanup not yet implemented.",
-    ]

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from memlode.hooks.diffsum import (
     LEADING_COMMENT_CHARS,
-    comment_notes,
     leading_comment,
     summarize_patch,
     summarize_strings,
@@ -226,35 +225,3 @@ def test_the_comment_a_new_file_opens_with() -> None:
     assert leading_comment("defmodule A do\n  @moduledoc false\n  use X\n") == ""
     long = "\n".join(f"# line {i} of a long header comment that goes on" for i in range(40))
     assert len(leading_comment(long)) == LEADING_COMMENT_CHARS
-
-
-def test_what_a_read_files_comments_explain() -> None:
-    """A read file's comment lines of four words or more, each once, in the order read; no
-    licence header, commented-out code, shebang, or a shell flag read as a "--" comment; past
-    the limit the caveats (what the code does not do) go first."""
-    rust = "\n".join(
-        [
-            "// Copyright 2026 Someone. Licensed under MIT.",
-            "/// Number of days to keep old wallpapers before cleanup.",
-            "/// Currently informational; cleanup not yet implemented.",
-            "pub keep_days: u32,",
-            "// let old = cleanup(dir);",
-            "// cleanup(dir)",
-            "// Copy binary",
-            "/// Number of days to keep old wallpapers before cleanup.",
-        ]
-    )
-    assert comment_notes(rust, ".rs") == (
-        "Number of days to keep old wallpapers before cleanup."
-        " / Currently informational; cleanup not yet implemented."
-    )
-    shell = '#!/bin/bash\n# Copy the shell script (for timer functionality)\n  --arg a "$A" \\\n'
-    assert comment_notes(shell, ".sh") == "Copy the shell script (for timer functionality)"
-    assert comment_notes("-- Drop the old users table first\n", ".sql") == (
-        "Drop the old users table first"
-    )
-    header = [f"// Line {i} of a long module header about markets" for i in range(40)]
-    caveat = "// Not yet implemented: retention of old wallpapers"
-    notes = comment_notes("\n".join([*header, caveat]), ".rs", limit=200)
-    assert notes.endswith(" / Not yet implemented: retention of old wallpapers")
-    assert notes.startswith("Line 0 of a long module header")

@@ -15,14 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = [
-    "DiffSummary",
-    "comment_notes",
-    "leading_comment",
-    "summarize_patch",
-    "summarize_strings",
-    "symbols_in",
-]
+__all__ = ["DiffSummary", "leading_comment", "summarize_patch", "summarize_strings", "symbols_in"]
 
 MAX_EXCERPT_LINES = 12
 MAX_LINE_CHARS = 160
@@ -448,63 +441,6 @@ def leading_comment(text: str, limit: int = LEADING_COMMENT_CHARS) -> str:
             break
     joined = " ".join(said)
     return joined if len(joined) <= limit else joined[: limit - 1].rstrip() + "…"
-
-
-# A file read keeps what its comments explain, beside the names it defines: why the code is
-# as it is ("Currently informational; cleanup not yet implemented.", "Copy the shell script
-# (for timer functionality)") is what a next-day "does the app actually delete old
-# wallpapers?" asks, and only a comment says it. Comment lines of READ_NOTE_MIN_WORDS words or
-# more (a label such as "// Copy binary" says nothing the code does not), in the order read,
-# each once, without a licence header or commented-out code, at most READ_NOTES_CHARS.
-READ_NOTES_CHARS = 900
-READ_NOTE_MIN_WORDS = 4
-_CODE_ENDINGS = (";", "{", "}", "(", ",", "=>", "\\", "[", "]")
-_LICENCE_WORDS = ("copyright", "license", "licence", "spdx", "all rights reserved")
-# The words of a comment that says what the code does not do, or why it does what it does.
-CAVEAT_WORDS = frozenset(
-    """not no never only yet currently note: note todo todo: fixme fixme: hack hack: workaround
-    because so instead must unless until but although though why otherwise""".split()
-)
-# "--" opens a comment in these languages only (in a shell script it is a flag: "--arg x").
-_DASH_COMMENTS = (".sql", ".lua", ".hs", ".elm")
-
-
-def _is_code(note: str) -> bool:
-    """Whether a comment's text reads as commented-out code: "foo(bar);", "call(x)"."""
-    if note.endswith(_CODE_ENDINGS):
-        return True
-    if note.endswith(")") and "(" in note:
-        before = note[: note.rindex("(")]
-        return not before or not before[-1].isspace()
-    return False
-
-
-def comment_notes(text: str, suffix: str = "", limit: int = READ_NOTES_CHARS) -> str:
-    """The prose of ``text``'s comment lines (see above), joined by ' / ', or ''. When they
-    run past ``limit``, the caveats go first (``CAVEAT_WORDS``: what the code does not do, or
-    why it does), then the rest in the order read; they are shown in the order read."""
-    notes: dict[str, None] = {}
-    dashes = suffix.lower() in _DASH_COMMENTS
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line.startswith(_COMMENT_MARKS) or line.startswith("#!"):
-            continue
-        if line.startswith("--") and not dashes:
-            continue
-        note = _uncommented(line)
-        if not note or _is_code(note) or len(note.split()) < READ_NOTE_MIN_WORDS:
-            continue
-        if not any(word in note.lower() for word in _LICENCE_WORDS):
-            notes.setdefault(note, None)
-    order = {note: i for i, note in enumerate(notes)}
-    caveats = [n for n in notes if CAVEAT_WORDS.intersection(n.lower().replace(";", " ").split())]
-    kept: list[str] = []
-    size = 0
-    for note in [*caveats, *(n for n in notes if n not in caveats)]:
-        if size + len(note) <= limit:
-            kept.append(note)
-            size += len(note) + 3
-    return " / ".join(sorted(kept, key=order.__getitem__))
 
 
 def _clip(line: str) -> str:

@@ -127,15 +127,11 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
             if said:
                 text += ":\n" + said
         else:
-            from memlode.hooks.diffsum import comment_notes, symbols_in
+            from memlode.hooks.diffsum import symbols_in
 
-            suffix = os.path.splitext(path)[1]
-            symbols = symbols_in(content, limit=15, suffix=suffix)
+            symbols = symbols_in(content, limit=15, suffix=os.path.splitext(path)[1])
             if symbols:
                 text += "; defines " + ", ".join(symbols)
-            notes = "" if suffix.lower() in DOC_SUFFIXES else comment_notes(content, suffix)
-            if notes:
-                text += "\ncomments: " + notes
     tags = ["read", *paths.file_tags(path)]
     return Observation("read", text, "context", tags, {"file": path}, path)
 
