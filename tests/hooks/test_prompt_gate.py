@@ -685,3 +685,24 @@ def test_a_number_said_in_words_meets_its_digits(hook, project: Path, proj_engin
     assert "RandomizedDelaySec=300" in _injected(hook("prompt", _prompt(project, prompt)))
     assert _gate_terms("which one of the two jobs failed?") == ["one", "2", "jobs", "failed"]
     assert _gate_terms("does it run at 8 on day x of k8s?") == ["run", "8", "day", "k8s"]
+
+
+def test_a_settings_file_does_not_open_a_why_question(
+    hook, read_payload, project: Path, proj_engine: Engine
+):
+    """A read package.json keeps its lines (tag settings): "what does bun run dev start?" is
+    answered by its scripts, but "why is the Bun server using so much memory?" asks for a
+    cause, which a settings file's lines never give: they open no gate for a "why" question."""
+    _store_project_history(proj_engine)
+    for i in range(6):
+        proj_engine.store(
+            f"Load test {i} ran using the staging data; memory stayed flat", "context"
+        )
+    manifest = '{\n  "scripts": {\n    "dev": "bun run css:build && bun --hot server.ts"\n  }\n}\n'
+    hook("post", read_payload(str(project / "frontend" / "package.json"), manifest))
+    said = _injected(
+        hook("prompt", _prompt(project, "What does bun run dev start in the frontend?"))
+    )
+    assert "bun --hot server.ts" in said
+    why = "Why is the Bun server using so much memory under load?"
+    assert _injected(hook("prompt", _prompt(project, why))) == ""

@@ -34,6 +34,7 @@ from memlode.storage.capture import (
     FAILURE_TAG,
     GLOBAL_NAMESPACE,
     REFLECTION_TAG,
+    SETTINGS_TAG,
     SUMMARY_TAG,
 )
 from memlode.storage.fts_match import OVERFETCH, SCORING_BUDGET
@@ -115,6 +116,19 @@ QUESTION_WORDS = frozenset(
     """what why how when where which who whom whose is are was were am do does did can could
     should would will shall have has had may might must any anything remind tell recall""".split()
 )
+# A question that opens with "why" asks for a reason or a cause, which a settings file's lines
+# never give (a manifest, a unit file read or written whole: tag SETTINGS_TAG, the lines as they
+# stand): such a memory may go in once another has opened the gate, but does not open it.
+# Replay (bench/RESULTS.md, "Session 39"): "Why is the Bun server using so much memory under
+# load?" (a calibration control) opened on a read package.json's "bun --hot server.ts".
+WHY_WORDS = ("why ", "why's ", "why\u2019s ")
+
+
+def _why(prompt: str) -> bool:
+    """The prompt opens with "why" (``WHY_WORDS``)."""
+    return prompt.lstrip().lower().startswith(WHY_WORDS)
+
+
 # "Can you add a CSV export?" is a request in a question's form: a modal and "you", then a verb
 # other than one of being told, asks nothing about the past.
 REQUEST_MODALS = frozenset({"can", "could", "would", "will"})
@@ -334,10 +348,9 @@ def choose(
 
     ``candidates`` are (memory, cosine) pairs, ``memory.score`` their rank so far. The prompt is
     answered only when one candidate covers ``MIN_IDF_COVERAGE`` of the prompt's information
-    (with ``MIN_MATCHED_TERMS`` terms) or reaches ``MIN_VECTOR_SCORE``; then the candidates
-    above the item floor go in, near-duplicates once, best first: by coverage and rank with
-    ``rerank`` (the lean BM25), else in the given order (the engine's ranking).
-    """
+    (with ``MIN_MATCHED_TERMS`` terms) or reaches ``MIN_VECTOR_SCORE``; then the candidates above
+    the item floor go in, near-duplicates once, best first: by coverage and rank with ``rerank``
+    (the lean BM25), else in the given order (the engine's ranking)."""
     terms = _gate_terms(prompt)
     question = asks(prompt)
     direct = question and any(c.source in DECISION_SOURCES for c, _v in candidates)
@@ -367,12 +380,13 @@ def choose(
             continue
         enough_terms = len(matched) >= min(MIN_MATCHED_TERMS, len(weights))
         covered = enough_terms and coverage >= MIN_IDF_COVERAGE
-        if not few and not question:  # an instruction: both kinds of evidence in one memory
+        opens = SETTINGS_TAG not in cand.tags or not _why(prompt)  # see WHY_WORDS
+        if opens and not few and not question:  # an instruction: both kinds of evidence at once
             if not answered and covered and vector >= MIN_VECTOR_SCORE:
                 if names is None:
                     names = _names_a_new_thing(unseen.values(), prompt)
                 answered = not names
-        elif not few and not answered:
+        elif opens and not few and not answered:
             weak = vector >= MIN_VECTOR_SCORE or (
                 enough_terms and coverage + vector >= MIN_JOINT_SCORE
             )

@@ -8,9 +8,9 @@ keeps what its lines say (``hooks.manifest``).
 
 | tool | memory type | tags |
 |---|---|---|
-| Read | context | file:, ext:, dir: |
+| Read | context | file:, ext:, dir: (settings: a settings file's lines) |
 | Glob / Grep | pattern | glob: / pattern: |
-| Edit / MultiEdit / Write / NotebookEdit | context | file:, ext:, dir:, edit |
+| Edit / MultiEdit / Write / NotebookEdit | context | file:, ext:, dir:, edit (settings) |
 | Bash | context | cmd: |
 | WebFetch / WebSearch | context | web: |
 | AskUserQuestion (the answers, the options not taken) | decision | decision, asked-user |
@@ -43,7 +43,13 @@ from memlode.hooks.observation import (
     is_own_tool,
     one_line,
 )
-from memlode.storage.capture import ANSWER_LINE, COMMAND_REST, FAILURE_TAG, QUESTION_LINE
+from memlode.storage.capture import (
+    ANSWER_LINE,
+    COMMAND_REST,
+    FAILURE_TAG,
+    QUESTION_LINE,
+    SETTINGS_TAG,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -108,6 +114,7 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
         return None
     path = paths.absolute(raw)
     shown = paths.display(path)
+    settings = False
     if as_text(resp.get("type")) == "image":
         text = f"Viewed image {shown}"
     else:
@@ -122,7 +129,8 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
         content = as_text(file_info.get("content"), 400_000)
         from memlode.hooks.manifest import digest, is_settings_file
 
-        if is_settings_file(path, len(content)):
+        settings = is_settings_file(path, len(content))
+        if settings:
             said = digest(content)
             if said:
                 text += ":\n" + said
@@ -133,6 +141,8 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
             if symbols:
                 text += "; defines " + ", ".join(symbols)
     tags = ["read", *paths.file_tags(path)]
+    if settings and ":\n" in text:
+        tags.append(SETTINGS_TAG)
     return Observation("read", text, "context", tags, {"file": path}, path)
 
 
@@ -245,12 +255,14 @@ def _edit(
     summary: DiffSummary | None = summarize_patch(resp.get("structuredPatch"), suffix)
     verb = "Edited"
     said = ""
+    settings = False
     if tool == "Write":
         kind = as_text(resp.get("type"))
         body = as_text(tool_in.get("content"), 2_000_000) or as_text(resp.get("content"), 2_000_000)
         from memlode.hooks.manifest import digest, is_settings_file
 
-        if is_settings_file(path, len(body)):
+        settings = is_settings_file(path, len(body))
+        if settings:
             said = digest(body)  # a unit file or a manifest written whole: what it says
         if kind == "create" or (summary is None and not resp.get("originalFile")):
             verb = "Created"
@@ -287,6 +299,8 @@ def _edit(
     if said:  # a file the Write tool wrote whole: what it says now (after the change)
         text += "\n" + (said if verb == "Created" else "[the file now]\n" + said)
     tags = ["edit", *paths.file_tags(path)]
+    if settings and said:
+        tags.append(SETTINGS_TAG)
     meta = {"file": path, "diff": summary.as_dict()}
     return Observation("edit", text, "context", tags, meta, path)
 

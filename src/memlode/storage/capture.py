@@ -60,6 +60,9 @@ FAILURE_TAG = "failure"
 # observations in one
 SUMMARY_TAG = "summary"
 SUMMARY_SOURCE = "consolidation"
+# The tag of an observation that holds a settings file's lines (a manifest or a unit file read,
+# or written whole by the Write tool: memlode.hooks.manifest): what the file says, not why
+SETTINGS_TAG = "settings"
 # The tag of a reflection insight (what a session established; engine/consolidation/reflect),
 # and with ":open" of what it left open
 REFLECTION_TAG = "reflection"
