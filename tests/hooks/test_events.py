@@ -423,7 +423,7 @@ POST_TOOL_MODULES = frozenset(
         *["memlode.hooks", "memlode.hooks.dispatch", "memlode.hooks._log", "memlode.hooks.run"],
         *["memlode.hooks.handlers", "memlode.hooks.extract", "memlode.hooks.observation"],
         "memlode.hooks.diffsum",  # a Read (the symbols a file defines) or an edit only
-        "memlode.hooks.manifest",  # a Read only (whether it is of a settings file)
+        "memlode.hooks.manifest",  # a Read or a Write only (whether of a settings file)
         *["memlode.sources", "memlode.sources.outcomes"],  # a command only
         *["memlode.storage", "memlode.storage.fastpath", "memlode.storage.scrub"],
         *["memlode.storage.capture", "memlode.storage.capture_session"],
