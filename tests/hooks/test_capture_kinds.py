@@ -464,6 +464,7 @@ def test_a_read_manifest_keeps_what_it_says(hook, read_payload, project: Path, p
     fixture = "[\n" + ",\n".join(f'  {{"id": {i}, "name": "row {i}"}}' for i in range(400)) + "\n]"
     hook("post", read_payload(str(project / "tests" / "rows.json"), fixture + "\n"))
     hook("post", read_payload(str(project / "app.py")))
+    hook("post", read_payload(str(project / "web" / "package.json"), "\x00\x01PK\x03\n"))
     texts = {m.content.split(" lines ")[0]: m.content for m in _hook_rows(proj_engine)}
     assert texts["Read Cargo.toml"].splitlines()[1:7] == [
         "[package]",
@@ -478,6 +479,7 @@ def test_a_read_manifest_keeps_what_it_says(hook, read_payload, project: Path, p
     assert texts["Read Cargo.lock"].endswith("of 2"), texts
     assert texts["Read tests/rows.json"].endswith("of 402"), texts
     assert texts["Read app.py"].endswith("; defines login"), texts
+    assert texts["Read web/package.json"].endswith("of 1"), texts  # a binary file: nothing
 
 
 def _wrote(

@@ -114,7 +114,7 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
         return None
     path = paths.absolute(raw)
     shown = paths.display(path)
-    settings = False
+    said = ""  # a settings file's lines (hooks.manifest)
     if as_text(resp.get("type")) == "image":
         text = f"Viewed image {shown}"
     else:
@@ -129,8 +129,7 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
         content = as_text(file_info.get("content"), 400_000)
         from memlode.hooks.manifest import digest, is_settings_file
 
-        settings = is_settings_file(path, len(content))
-        if settings:
+        if is_settings_file(path, len(content)):
             said = digest(content)
             if said:
                 text += ":\n" + said
@@ -141,7 +140,7 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
             if symbols:
                 text += "; defines " + ", ".join(symbols)
     tags = ["read", *paths.file_tags(path)]
-    if settings and ":\n" in text:
+    if said:
         tags.append(SETTINGS_TAG)
     return Observation("read", text, "context", tags, {"file": path}, path)
 

@@ -15,6 +15,8 @@ file of another name (a JSON schema, a fixture) and an ``.env`` file.
 
 from __future__ import annotations
 
+from memlode.project import PROJECT_MARKERS
+
 __all__ = ["digest", "is_settings_file"]
 
 # The digest's length: a 50-line Cargo.toml, or a 40-line package.json with long scripts, fits.
@@ -24,27 +26,15 @@ MAX_SETTINGS_CHARS = 6000
 # A longer line (an inlined hash, a minified blob) is cut to this many characters.
 MAX_LINE_CHARS = 200
 
+# The files that mark a project's root (``memlode.project.PROJECT_MARKERS``: package.json,
+# Cargo.toml, go.mod, pyproject.toml, pom.xml, a Makefile, …) and these besides, whatever their
+# size.
 MANIFEST_NAMES = frozenset(
     {
-        "package.json",
-        "cargo.toml",
-        "go.mod",
-        "pyproject.toml",
-        "setup.cfg",
-        "requirements.txt",
-        "pipfile",
-        "composer.json",
-        "gemfile",
-        "mix.exs",
-        "build.gradle",
-        "build.gradle.kts",
-        "settings.gradle.kts",
-        "pubspec.yaml",
-        "deno.json",
-        "tsconfig.json",
-        "dockerfile",
-        "docker-compose.yml",
-        "compose.yaml",
+        *(name.lower() for name in PROJECT_MARKERS),
+        *["setup.cfg", "requirements.txt", "pipfile", "mix.exs", "build.gradle.kts"],
+        *["settings.gradle.kts", "pubspec.yaml", "deno.json", "tsconfig.json", "dockerfile"],
+        *["docker-compose.yml", "compose.yaml"],
     }
 )
 SETTINGS_SUFFIXES = (
@@ -69,6 +59,8 @@ def is_settings_file(path: str, read_chars: int) -> bool:
 def digest(text: str, limit: int = DIGEST_CHARS) -> str:
     """The lines of ``text`` that say something, stripped, one per line, at most ``limit``
     characters (cut at a line's end); a ``"key": {`` line loses its opening bracket."""
+    if "\x00" in text:  # a binary file under a settings file's name says nothing readable
+        return ""
     kept: list[str] = []
     size = 0
     for raw in text.splitlines():

@@ -560,25 +560,22 @@ def _git_tag(command: str) -> str:
 
 
 def _stat(line: str) -> str:
-    """git's stat line, short: '21 files changed, +9669 -10'."""
+    """git commit's stat line (" 21 files changed, 9669 insertions(+), 10 deletions(-)"), short:
+    '21 files changed, +9669 -10'; '' for any other line."""
     parts = [part.split() for part in line.split(",")]
+    head = parts[0]
+    if (
+        len(head) != 3
+        or not head[0].isdigit()
+        or head[1:] not in (["file", "changed"], ["files", "changed"])
+    ):
+        return ""
     counts = [
         ("+" if words[1].startswith("insertion") else "-") + words[0]
         for words in parts[1:]
         if len(words) >= 2 and words[0].isdigit()
     ]
-    return ", ".join([" ".join(parts[0]), " ".join(counts)] if counts else [" ".join(parts[0])])
-
-
-def _is_stat(line: str) -> bool:
-    """Whether ``line`` is git commit's stat line (" 21 files changed, 9669 insertions(+)")."""
-    words = line.split(None, 3)
-    return (
-        len(words) >= 3
-        and words[0].isdigit()
-        and words[1] in ("file", "files")
-        and words[2].rstrip(",") == "changed"
-    )
+    return ", ".join([" ".join(head), " ".join(counts)] if counts else [" ".join(head)])
 
 
 def _commit(line: str) -> str:
@@ -748,9 +745,8 @@ def _outcomes_of(
                 said = "push: everything up-to-date"
             elif lowered.startswith(("fast-forward", "merge made by")) and "merge" in low:
                 said = "merged (" + lowered.rstrip(".") + ")"
-            elif out and out[-1].startswith("committed ") and _is_stat(line):
-                # the commit's own stat line, under it: "how many files went into it?"
-                out[-1] += f" ({_stat(line)})"
+            elif out and out[-1].startswith("committed ") and (stat := _stat(line)):
+                out[-1] += f" ({stat})"  # its stat line: "how many files went into it?"
                 continue
         if said and said not in out:
             out.append(said)
