@@ -560,3 +560,79 @@ def test_a_new_file_keeps_the_comment_it_opens_with(hook, project: Path, proj_en
         "Created src/tray.rs: +8 -0 lines in 1 hunk; symbols: run_tray\n"
         "System Tray Module Runs the tray icon over the SNI protocol (ksni crate)."
     )
+
+
+def _used(project: Path, tool: str, tool_input: Any, response: Any) -> dict[str, Any]:
+    return _payload(
+        project, "PostToolUse", tool_name=tool, tool_input=tool_input, tool_response=response
+    )
+
+
+def test_another_tools_reply_is_kept_after_what_it_was_asked(
+    hook, project: Path, proj_engine: Engine
+):
+    """An MCP server's reply (Codex's and Claude Code's shape: text blocks beside
+    structuredContent), a tool's values by name (a wakeup cancelled, as a real transcript has
+    it); not what a subagent or TodoWrite answer, which say again what they were asked or are
+    reported at SubagentStop."""
+    pr = {
+        "content": [{"type": "text", "text": "Created pull request #7716: Fix gradient stops"}],
+        "structuredContent": {"number": 7716},
+    }
+    wakeup = {"scheduledFor": 0, "wasClamped": False, "stopped": True, "cancelledWakeups": 1}
+    todos = {"oldTodos": [], "newTodos": [{"content": "Write docs", "status": "pending"}]}
+    agent = {"status": "completed", "prompt": "Research the palette code", "content": []}
+    for tool, asked, said in (
+        ("mcp__github__create_pull_request", {"title": "Fix gradient stops"}, pr),
+        ("ScheduleWakeup", {"stop": True}, wakeup),
+        ("TodoWrite", {"todos": [{"content": "Write docs", "status": "pending"}]}, todos),
+        ("Agent", {"prompt": "Research the palette code"}, agent),
+    ):
+        assert hook("post-tool", _used(project, tool, asked, said)).returncode == 0
+    rows = {m.content.split(":", 1)[0]: m.content for m in _hook_rows(proj_engine)}
+    assert (
+        "Answered: Created pull request #7716: Fix gradient stops"
+        in (rows["Used mcp__github__create_pull_request"])
+    )
+    assert "stopped: true; cancelledWakeups: 1" in rows["Used ScheduleWakeup"]
+    assert "Answered" not in rows["Used TodoWrite"] and "Answered" not in rows["Used Agent"]
+
+
+def test_a_background_commands_output_is_read_as_a_commands(
+    hook, project: Path, proj_engine: Engine
+):
+    """TaskOutput of a background test run: its totals as the outcome, the log's end; of a
+    failed build: a failure with its error line first."""
+    log = "==> file_system\nCompiling 7 files (.ex)\n" * 200 + "Finished in 4.2 seconds\n"
+    passed = {
+        "retrieval_status": "success",
+        "task": {
+            "task_id": "be613ab",
+            "task_type": "local_bash",
+            "status": "completed",
+            "description": "Run transcript renderer tests",
+            "output": log + "312 tests, 0 failures\n",
+            "exitCode": 0,
+        },
+    }
+    failed = {
+        "retrieval_status": "success",
+        "task": {
+            "task_id": "bd0afab",
+            "status": "completed",
+            "description": "Build the frontend",
+            "output": "src/tree.ts(3,1): error TS2304: Cannot find name 'Collection'.\n",
+            "exitCode": 2,
+        },
+    }
+    for response in (passed, failed):
+        payload = _used(project, "TaskOutput", {"task_id": "x", "block": True}, response)
+        assert hook("post-tool", payload).returncode == 0
+    rows = {m.content.split("\n", 1)[0]: m for m in _hook_rows(proj_engine)}
+    ok = rows["Background task Run transcript renderer tests (completed, exit code 0)"]
+    assert "Outcome: tests: 312 passed, 0 failed" in ok.content
+    assert ok.content.rstrip().endswith("312 tests, 0 failures")
+    assert len(ok.content) < 700  # a passing run keeps its totals, not its log
+    bad = rows["Failed: Background task Build the frontend (completed, exit code 2)"]
+    assert "error TS2304: Cannot find name 'Collection'." in bad.content
+    assert "failure" in bad.tags

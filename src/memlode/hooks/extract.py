@@ -12,10 +12,11 @@ keeps what its lines say (``hooks.manifest``).
 | Glob / Grep | pattern | glob: / pattern: |
 | Edit / MultiEdit / Write / NotebookEdit | context | file:, ext:, dir:, edit (settings) |
 | Bash | context | cmd: |
+| TaskOutput / BashOutput (a background command's output) | context | cmd:, background |
 | WebFetch / WebSearch | context | web: |
 | AskUserQuestion (the answers, the options not taken) | decision | decision, asked-user |
 | ExitPlanMode (the plan the user approved) | decision | decision, plan |
-| any other tool | context | tool: |
+| any other tool (what it was asked, what it answered) | context | tool: |
 
 An edit is an observation of a change, not a decision: the decisions of a session are the
 user's answers and approved plans (and what is stored on purpose). ``extract_failure`` turns a
@@ -378,19 +379,9 @@ def _bash(
         output_chars = min(output_chars, PASSING_TAIL_CHARS)
     streams = ""
     for stream in ("stdout", "stderr"):
-        body = as_text(resp.get(stream), 1 << 62).strip()
-        if body and output_chars > 0:
-            shown = _head_tail(body, output_chars)
-            if output_chars == PASSING_TAIL_CHARS and len(body) > output_chars:
-                head = _first_lines(body[: len(body) - output_chars], PASSING_HEAD_CHARS)
-                shown = head + "\n…\n" + body[-output_chars:].lstrip()
-            streams += f"\n[{stream}]\n" + shown
-            if len(body) > output_chars:
-                # what the left-out middle said: the versions a diff adds before the output (a
-                # long text's vector is of its start), what a log kept printing after it (a
-                # commit's test run must not push its "6 files changed" out of an excerpt)
-                text += _versions(body)
-                streams += _repeated(body, shown)
+        before, shown = _stream(stream, as_text(resp.get(stream), 1 << 62).strip(), output_chars)
+        text += before
+        streams += shown
     text += streams
     if rest:
         text += COMMAND_REST + rest
@@ -403,6 +394,77 @@ def _bash(
         tags.insert(0, FAILURE_TAG)
     elif any(not s.startswith(STATE_REPORTS) for s in said):
         action = "outcome"  # a commit, push, tag, release, pull request or merge: state
+    if said:
+        tags.append("outcome")
+        meta["outcomes"] = said
+    return Observation(action, text, "context", tags, meta)
+
+
+def _stream(name: str, body: str, output_chars: int) -> tuple[str, str]:
+    """What a command's output ``body`` (its stream ``name``) adds before the output, and the
+    ``[name]`` block itself: its start and end, or of a passing test run (``output_chars`` is
+    PASSING_TAIL_CHARS) its first lines and the end with the totals."""
+    if not body or output_chars <= 0:
+        return "", ""
+    shown = _head_tail(body, output_chars)
+    if output_chars == PASSING_TAIL_CHARS and len(body) > output_chars:
+        head = _first_lines(body[: len(body) - output_chars], PASSING_HEAD_CHARS)
+        shown = head + "\n…\n" + body[-output_chars:].lstrip()
+    block = f"\n[{name}]\n" + shown
+    if len(body) <= output_chars:
+        return "", block
+    # what the left-out middle said: the versions a diff adds before the output (a long text's
+    # vector is of its start), what a log kept printing after it (a commit's test run must not
+    # push its "6 files changed" out of an excerpt)
+    return _versions(body), block + _repeated(body, shown)
+
+
+# A command run in the background (Bash with run_in_background) answers with its task's id; its
+# output comes later, when the assistant reads it with TaskOutput (BashOutput in older builds):
+# ``{retrieval_status, task: {task_id, description, status, exitCode, output}}`` [transcripts].
+# Read as a command's output is, under the task's description: a background test run's totals
+# or its failure are what a next-day "did the tests pass?" asks.
+BACKGROUND_OUTPUT_TOOLS = ("TaskOutput", "BashOutput")
+
+
+def _background_output(resp: dict[str, Any], output_chars: int) -> Observation | None:
+    task = as_dict(resp.get("task")) or resp
+    output = as_text(task.get("output"), 1 << 62).strip()
+    if not output:
+        output = "\n".join(as_text(resp.get(s), 1 << 62) for s in ("stdout", "stderr")).strip()
+    name = one_line(as_text(task.get("description")), 200) or one_line(
+        as_text(task.get("task_id") or task.get("shell_id") or resp.get("shellId")), 60
+    )
+    status = one_line(as_text(task.get("status") or resp.get("status")), 40)
+    code = task.get("exitCode", resp.get("exitCode"))
+    if not output and not status:
+        return None
+    from memlode.sources.outcomes import STATE_REPORTS, read_output
+
+    exit_failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
+    said, errors, failed = read_output("", output, exit_failed)
+    failed = failed or exit_failed
+    state = ", ".join(
+        part for part in (status, f"exit code {code}" if isinstance(code, int) else "") if part
+    )
+    text = ("Failed: " if failed else "") + "Background task" + (f" {name}" if name else "")
+    text += f" ({state})" if state else ""
+    if failed:
+        text += "".join(f"\n{line}" for line in errors)
+    if said:
+        text += "\nOutcome: " + "; ".join(said)
+    if not failed and said and said[-1].startswith("tests:"):
+        output_chars = min(output_chars, PASSING_TAIL_CHARS)
+    before, block = _stream("output", output, output_chars)
+    text += before + block
+    tags = ["command", "background"]
+    meta: dict[str, Any] = {"task": name}
+    action = "command"
+    if failed:
+        action = "failure"
+        tags.insert(0, FAILURE_TAG)
+    elif any(not s.startswith(STATE_REPORTS) for s in said):
+        action = "outcome"
     if said:
         tags.append("outcome")
         meta["outcomes"] = said
@@ -719,7 +781,17 @@ def extract_turn_report(message: object) -> Observation | None:
     return Observation("report", content, "context", ["report", "turn-end"], {})
 
 
-def _generic(tool: str, tool_in: object) -> Observation | None:
+# What any other tool answered, after what it was asked: an MCP server's reply (a pull request's
+# number, an issue's URL: the text blocks of ``{"content": [{"type": "text", ...}]}``), a
+# skill's, a wakeup's (``{"stopped": true, "cancelledWakeups": 1}``: its values by name), at most
+# MAX_REPLY_CHARS. Not of a tool whose reply is reported elsewhere (a subagent's, at
+# SubagentStop) or says again what it was asked (TodoWrite's old and new lists).
+MAX_REPLY_CHARS = 600
+UNREPLIED_TOOLS = frozenset({"Task", "Agent", "TodoWrite"})
+MAX_REPLY_DEPTH = 4
+
+
+def _generic(tool: str, tool_in: object, tool_response: object) -> Observation | None:
     try:
         shown = dumps(tool_in, ensure_ascii=False, sort_keys=True)
     except (TypeError, ValueError):
@@ -727,7 +799,52 @@ def _generic(tool: str, tool_in: object) -> Observation | None:
     text = f"Used {tool}"
     if shown and shown not in ("{}", "null"):
         text += ": " + clip(shown, MAX_GENERIC_CHARS)
+    if tool not in UNREPLIED_TOOLS:
+        asked = {v for v in as_dict(tool_in).values() if isinstance(v, str) and len(v) > 3}
+        reply = _reply(tool_response, asked)
+        if reply:
+            text += "\nAnswered: " + clip(reply, MAX_REPLY_CHARS)
     return Observation("other", text, "context", [f"tool:{tool[:60]}"], {})
+
+
+def _reply(response: object, asked: set[str]) -> str:
+    """A tool's reply in words: its text blocks, a text, or its values by name (the texts it
+    was asked with left out: a prompt, a query), '' when it says nothing."""
+    blocks = response.get("content") if isinstance(response, dict) else response
+    if isinstance(blocks, list):
+        texts = [
+            as_text(block.get("text"), MAX_REPLY_CHARS * 2).strip()
+            for block in blocks
+            if isinstance(block, dict) and block.get("type") == "text"
+        ]
+        if any(texts):
+            return " ".join(" ".join(t.split()) for t in texts if t)
+    if isinstance(response, str):
+        return " ".join(response[: MAX_REPLY_CHARS * 2].split())
+    pairs: list[str] = []
+    _values(response, "", asked, pairs, 0)
+    return "; ".join(pairs)
+
+
+def _values(value: object, name: str, asked: set[str], out: list[str], depth: int) -> None:
+    """``name: value`` of each scalar in ``value`` (nested names joined by dots), into ``out``
+    until they fill MAX_REPLY_CHARS; empty texts and those it was asked with left out."""
+    if sum(len(p) + 2 for p in out) >= MAX_REPLY_CHARS or depth > MAX_REPLY_DEPTH:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _values(item, f"{name}.{key}" if name else str(key), asked, out, depth + 1)
+    elif isinstance(value, list):
+        if value and all(isinstance(v, str | int | float) for v in value):
+            out.append(f"{name}: " + ", ".join(one_line(str(v), 80) for v in value[:10]))
+        else:
+            for item in value[:10]:
+                _values(item, name, asked, out, depth + 1)
+    elif isinstance(value, bool):
+        out.append(f"{name}: {'true' if value else 'false'}")
+    elif isinstance(value, int | float) or (isinstance(value, str) and value not in asked | {""}):
+        shown = one_line(str(value), 200)
+        out.append(f"{name}: {shown}" if name else shown)
 
 
 def extract(
@@ -751,8 +868,10 @@ def extract(
         obs = _ask(tool_in, resp)
     elif tool_name == "ExitPlanMode":
         obs = _plan(tool_in)
+    elif tool_name in BACKGROUND_OUTPUT_TOOLS:
+        obs = _background_output(resp, bash_output_chars)
     else:
-        obs = _generic(tool_name, tool_input)
+        obs = _generic(tool_name, tool_input, tool_response)
     if obs is not None:
         obs.tags.append(f"tool:{tool_name[:60]}")
         obs.metadata["tool"] = tool_name
