@@ -254,6 +254,12 @@ def test_other_tools_keep_their_name() -> None:
     _event, data = adapted("post-tool", "session4-16-post-tool-list-directory.json")
     assert data["tool_name"] == "list_directory"
     assert data["tool_input"] == {"dir_path": "."}
+    obs = extract(data["tool_name"], data["tool_input"], data["tool_response"], CWD, 2000)
+    assert obs is not None  # what the model read of its reply, once
+    assert obs.content.endswith(
+        "Answered: Directory listing for /tmp/gemini-run/proj: [DIR] .gemini [DIR] notes "
+        "calc.py (32 bytes) check.sh (124 bytes) (1 ignored)"
+    )
 
 
 def test_adapter_imports_nothing_heavy() -> None:

@@ -789,6 +789,7 @@ def extract_turn_report(message: object) -> Observation | None:
 MAX_REPLY_CHARS = 600
 UNREPLIED_TOOLS = frozenset({"Task", "Agent", "TodoWrite"})
 MAX_REPLY_DEPTH = 4
+MIN_REPLY_VALUE_CHARS = 40
 
 
 def _generic(tool: str, tool_in: object, tool_response: object) -> Observation | None:
@@ -828,8 +829,10 @@ def _reply(response: object, asked: set[str]) -> str:
 
 def _values(value: object, name: str, asked: set[str], out: list[str], depth: int) -> None:
     """``name: value`` of each scalar in ``value`` (nested names joined by dots), into ``out``
-    until they fill MAX_REPLY_CHARS; empty texts and those it was asked with left out."""
-    if sum(len(p) + 2 for p in out) >= MAX_REPLY_CHARS or depth > MAX_REPLY_DEPTH:
+    until they fill MAX_REPLY_CHARS (a text takes the room left: an ``output`` of one text is
+    kept as long as a text reply); empty texts and those it was asked with left out."""
+    room = MAX_REPLY_CHARS - sum(len(p) + 2 for p in out)
+    if room <= 0 or depth > MAX_REPLY_DEPTH:
         return
     if isinstance(value, dict):
         for key, item in value.items():
@@ -843,7 +846,7 @@ def _values(value: object, name: str, asked: set[str], out: list[str], depth: in
     elif isinstance(value, bool):
         out.append(f"{name}: {'true' if value else 'false'}")
     elif isinstance(value, int | float) or (isinstance(value, str) and value not in asked | {""}):
-        shown = one_line(str(value), 200)
+        shown = one_line(str(value), max(room - len(name) - 2, MIN_REPLY_VALUE_CHARS))
         out.append(f"{name}: {shown}" if name else shown)
 
 

@@ -129,8 +129,10 @@ def _tool(base: dict[str, Any], payload: dict[str, Any]) -> tuple[str, dict[str,
         if server and tool:
             name = f"mcp__{server}__{tool}"
     mapper = _TOOLS.get(name)
-    if mapper is None:
-        claude_name, claude_in, claude_resp = name, tool_in, response
+    if mapper is None:  # its reply as the model read it, in an MCP reply's shape
+        said = _llm_text(response)
+        reply = {"content": [{"type": "text", "text": said}]} if said else response
+        claude_name, claude_in, claude_resp = name, tool_in, reply
     else:
         claude_name, claude_in, claude_resp = mapper(tool_in, response, cwd)
     error = _failure(name, response)
