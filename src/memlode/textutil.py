@@ -209,11 +209,11 @@ _DOUBLED = frozenset("bcdfghjkmnpqrtvwx")
 def stem(term: str) -> str:
     """A crude stem of a lower-cased word (``_stem``), British spellings of common words as
     American ones: "cancelled" meets "canceled", "colour" "color", "initialise" "initialize",
-    "centre" "center" (``_SPELLINGS``). Tool output is mostly American English and the people
+    "centre" "center" (``_spellings``). Tool output is mostly American English and the people
     asking often are not: "were they just cancelled?" asks about "The strategy configuration was
     canceled" (replay, bench/RESULTS.md, "Session 37")."""
     base = _stem(term)
-    return _SPELLINGS.get(base, base)
+    return (_SPELLINGS or _spellings()).get(base, base)
 
 
 def _stem(term: str) -> str:
@@ -244,7 +244,9 @@ def _stem(term: str) -> str:
 
 
 def _spellings() -> dict[str, str]:
-    """The stems of British forms of common words -> the stems of their American forms."""
+    """The stems of British forms of common words -> the stems of their American forms
+    (``_SPELLINGS``), built on the first ``stem``: it takes about a millisecond, which most
+    hook processes, that never stem a word, need not spend."""
     pairs: list[tuple[str, str]] = []
     for root in _ISE_ROOTS.split():  # initialise / initialize, analyse / analyze
         us = root[:-1] + "z"
@@ -267,10 +269,12 @@ def _spellings() -> dict[str, str]:
         a, b = _stem(uk), _stem(us)
         if a != b:
             out[a] = b
-    return out
+    _SPELLINGS.update(out)  # at once: another thread never meets half of it
+    return _SPELLINGS
 
 
-# The words whose British spellings _SPELLINGS reads as American (common in software and its
+_SPELLINGS: dict[str, str] = {}
+# The words whose British spellings _spellings reads as American (common in software and its
 # talk); a rule for every "-ise" or "-our" would meet "four" with "for".
 _ISE_ROOTS = (
     "initialis normalis serialis deserialis optimis customis organis recognis summaris"
@@ -295,7 +299,6 @@ _OTHER_SPELLINGS = (
     " acknowledgement/acknowledgment artefact/artifact artefacts/artifacts"
     " aluminium/aluminum sceptical/skeptical whilst/while centred/centered"
 )
-_SPELLINGS = _spellings()
 
 
 def query_terms(text: str, *, drop_stopwords: bool = True) -> list[str]:
