@@ -533,15 +533,17 @@ def test_a_near_duplicate_that_holds_the_first_and_goes_on_takes_its_place():
         source="transcript",
     )
     chosen = _distinct([(h, _Words(h.content)) for h in (upload, retold)], 5)
-    assert [h.id for h in chosen] == ["c"]
+    assert [h.id for h in chosen] == ["c", "t"]  # beside it (it says more), not in its place
 
 
 def test_a_near_duplicate_that_mostly_says_something_else_is_kept_beside_it():
     """The user's pasted status of a service and the assistant's own run of the same command
     share their opening lines, but most of the paste is not in the run (the process's exit
-    status): both are kept (the shape of a real cosmic-bing-wallpaper session). A transcript
-    turn that retells a hook's observation with more words is still left out: transcript
-    chunks overlap one another by construction."""
+    status): both are kept (the shape of a real cosmic-bing-wallpaper session). So is a
+    transcript turn that holds a hook's memory and much more (a turn's chunk ends with the next
+    prompt, which the hook stored, and holds before it what the assistant did). A transcript
+    chunk beside another chunk that it retells with more words is left out: chunks overlap one
+    another by construction."""
     from memlode.hooks._recall import Recalled, _distinct, _Words
 
     status = (
@@ -567,7 +569,10 @@ def test_a_near_duplicate_that_mostly_says_something_else_is_kept_beside_it():
     assert [h.id for h in chosen] == ["r", "p"]
     retold = Recalled("t", paste.content, "context", "", 0.9, source="transcript")
     chosen = _distinct([(h, _Words(h.content)) for h in (ran, retold)], 5)
-    assert [h.id for h in chosen] == ["r"]
+    assert [h.id for h in chosen] == ["r", "t"]
+    chunk = Recalled("c", ran.content, "context", "", 1.0, source="transcript")
+    chosen = _distinct([(h, _Words(h.content)) for h in (chunk, retold)], 5)
+    assert [h.id for h in chosen] == ["c"]
     # one no longer than the one kept is left out, though two of its five triples are new
     first = Recalled("f", "ls pkg mod github colorful shows versions", "context", "", 1.0)
     second = Recalled("s", "ls pkg mod github colorful lists three", "context", "", 0.9)
@@ -609,7 +614,8 @@ def test_two_runs_of_one_long_command_that_printed_different_things_are_both_kep
 def test_a_question_for_a_version_a_commit_or_a_port_is_shown_the_value(
     hook, project: Path, proj_engine: Engine
 ):
-    """ "Which … version", "which commit", "which port" are answered by a value of that shape,
+    """ "Which … version", "which commit", "which port", "how big" are answered by a value of
+    that shape,
     which none of the question's words match: the passage shown holds it, not only the one
     with the most of the question's words. (The port case passes on the code before too: its
     two passages tie there. It guards that a stack trace's "file.js:12:24" is no port.)"""
@@ -633,6 +639,11 @@ def test_a_question_for_a_version_a_commit_or_a_port_is_shown_the_value(
             f" crashed the frontend at (http://localhost:3000/) {filler}",
             "localhost:3000",
         ),
+        "How big did the AppImage build come out?": (
+            f"User: build the AppImage and tag a release. {filler} AppImage built successfully"
+            f" (9.5 MB). {filler} {trace} The AppImage build is in appimage/build {filler}",
+            "9.5 MB",
+        ),
     }
     for other in (
         "The version of each linter is pinned in package.json; docs are linted in CI.",
@@ -648,6 +659,17 @@ def test_a_question_for_a_version_a_commit_or_a_port_is_shown_the_value(
             missed.append(value)
         proj_engine.delete(stored.id)
     assert missed == []
+
+
+def test_the_shape_of_a_size():
+    from memlode.hooks.injection import _shaped_hits
+
+    text = (
+        "built successfully (9.5 MB). The log is 2.3MB, a block 512 KiB, 1,024 bytes;"
+        " not 3 files, MB alone, v1.2, 20px or 8 GBP"
+    )
+    found = [text[at:end] for at, key, end in _shaped_hits(text, ["#size"]) if key == "#size"]
+    assert found == ["(9.5 MB).", "2.3MB,", "512 KiB,", "1,024 bytes;"]
 
 
 def test_the_shapes_of_versions_commits_and_ports():

@@ -168,12 +168,16 @@ CONTAINED = 0.9
 # Nor is a memory left out as a near-duplicate when it is the longer and SAYS_MORE of its word
 # triples are not in the one kept: a user's pasted service status beside the assistant's
 # shorter run of the same command (the paste holds the exit status), two `git log` listings of
-# one branch before and after a rebase. Transcript rows are left out as before: a turn's chunks
-# overlap by construction and retell what the hooks recorded. Replay (bench/RESULTS.md,
+# one branch before and after a rebase. A transcript chunk beside another chunk is left out as
+# before: a turn's chunks overlap by construction. Replay (bench/RESULTS.md,
 # "Session 35"), offline on two runs' kept stores: +3 prompts, -1 each (a tenth item took the
 # room of the one that answered), controls unchanged; 0.3 and 0.4 the same, 0.5 and 0.65 +2 -1;
 # without the transcript exception a second chunk of one long turn took that room; without
-# "the longer", a short listing beside the turn that ran it took it on one run.
+# "the longer", a short listing beside the turn that ran it took it on one run. Beside a
+# hook's memory a chunk is kept as any memory is (session 40; until then every transcript row
+# was left out): a turn's chunk ends with the next prompt, which the hook stored too, and holds
+# before it what the assistant did ("AppImage built successfully (9.5 MB)"). Offline on run G's
+# stores: +1, none lost.
 SAYS_MORE = 0.4
 
 
@@ -419,7 +423,15 @@ def choose(
 # match: the shape (its key here, read by ``memlode.hooks.injection``'s passages) counts as the
 # asking word. Replay (bench/RESULTS.md, "Session 33"): three of the untuned sets' eight excerpt
 # misses.
-ASKED_SHAPES = {"version": "#version", "commit": "#commit", "sha": "#commit", "port": "#port"}
+ASKED_SHAPES = {
+    "version": "#version",
+    "commit": "#commit",
+    "sha": "#commit",
+    "port": "#port",
+    "big": "#size",  # "how big …", "what size …", "how large …": "9.5 MB"
+    "siz": "#size",
+    "larg": "#size",
+}
 
 
 def _terms_held(matched: set[str], weights: dict[str, float]) -> dict[str, float]:
@@ -460,7 +472,8 @@ def _distinct(scored: list[tuple[Recalled, _Words]], limit: int) -> list[Recalle
             if _holds_more(hit, have.whole, kept[same]) and not _file_read(hit):
                 kept[same] = (hit, have)
                 continue
-            if hit.source in CONVERSATION_SOURCES or not _says_more(have, kept[same][1]):
+            chunks = {hit.source, kept[same][0].source} <= CONVERSATION_SOURCES
+            if chunks or not _says_more(have, kept[same][1]):
                 continue
         read = _file_read(hit)
         if read:  # the same file read again says nothing new

@@ -428,8 +428,25 @@ def _two_passages(
 
 
 # The shapes of the values a question may ask for by their kind (``#version``, ``#commit``,
-# ``#port``: the keys ``memlode.hooks._recall.ASKED_SHAPES`` puts among a memory's terms).
+# ``#port``, ``#size``: the keys ``memlode.hooks._recall.ASKED_SHAPES`` puts among a memory's
+# terms).
 _EDGE = "`'\"()[]{}<>,;!?*"
+# A size in bytes: "9.5 MB", "2.3MB", "512 KiB", "1,024 bytes".
+_SIZE_UNITS = frozenset("b byte bytes kb mb gb tb kib mib gib tib".split())
+
+
+def _number(token: str) -> bool:
+    return token[:1].isdigit() and all(c.isdigit() or c in ".," for c in token)
+
+
+def _size(token: str) -> bool:
+    """Whether ``token`` is a number and its unit of bytes in one run ("9.5MB")."""
+    digits = len(token) - len(token.lstrip("0123456789.,"))
+    return (
+        0 < digits < len(token)
+        and _number(token[:digits])
+        and (token[digits:].lower() in _SIZE_UNITS)
+    )
 
 
 def _shaped(token: str, shape: str) -> bool:
@@ -439,6 +456,8 @@ def _shaped(token: str, shape: str) -> bool:
         value = token.rsplit("@", 1)[-1].lstrip("vV")
         parts = value.split(".")
         return len(parts) >= 2 and parts[0].isdigit() and parts[1][:1].isdigit()
+    if shape == "#size":
+        return _size(token.strip(_EDGE + ".:"))
     if shape == "#commit":
         hexes = token.lower()
         return (
@@ -457,15 +476,21 @@ def _shaped(token: str, shape: str) -> bool:
 
 def _shaped_hits(text: str, shapes: list[str]) -> list[tuple[int, str, int]]:
     """(offset, shape key, end) of each whitespace-separated token of ``text`` of one of the
-    ``shapes`` (``#version``, ``#commit``, ``#port``)."""
+    ``shapes`` (``#version``, ``#commit``, ``#port``, ``#size``; a size's number and unit may
+    be two tokens, "9.5 MB")."""
     hits: list[tuple[int, str, int]] = []
-    at = 0
+    at, before, last = 0, 0, ""
     for token in text.split(" "):
         if token:
             for shape in shapes:
                 if _shaped(token, shape):
                     hits.append((at, shape, at + len(token)))
                     break
+                bare = token.strip(_EDGE + ".:").lower()
+                if shape == "#size" and bare in _SIZE_UNITS and _number(last.strip(_EDGE)):
+                    hits.append((before, shape, at + len(token)))
+                    break
+            before, last = at, token
         at += len(token) + 1
     return hits
 
