@@ -422,6 +422,7 @@ POST_TOOL_MODULES = frozenset(
         *["memlode.hook_settings", "memlode.project", "memlode.textutil"],
         *["memlode.hooks", "memlode.hooks.dispatch", "memlode.hooks._log", "memlode.hooks.run"],
         *["memlode.hooks.handlers", "memlode.hooks.extract", "memlode.hooks.observation"],
+        "memlode.hooks.output",  # what a command printed, as stored (a command's, a Grep's)
         "memlode.hooks.diffsum",  # a Read (the symbols a file defines) or an edit only
         "memlode.hooks.manifest",  # a Read or a Write only (whether of a settings file)
         *["memlode.sources", "memlode.sources.outcomes"],  # a command only

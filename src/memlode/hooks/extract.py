@@ -24,14 +24,14 @@ PostToolUseFailure (a failed command, a rejected edit) into a short ``failure`` 
 
 A hook process runs one extractor, so each extractor imports its own helpers:
 ``memlode.hooks.diffsum`` (symbols, diff summaries) for a Read or an edit,
-``memlode.sources.outcomes`` (what a command's output says) for a command.
+``memlode.sources.outcomes`` (what a command's output says) for a command,
+``memlode.hooks.replies`` for any other tool (what it answered; a background command's output).
 """
 
 from __future__ import annotations
 
 import os
 
-from memlode.fastjson import dumps
 from memlode.hooks.observation import (
     OWN_TOOL_PREFIX,
     Observation,
@@ -44,6 +44,7 @@ from memlode.hooks.observation import (
     is_own_tool,
     one_line,
 )
+from memlode.hooks.output import PASSING_TAIL_CHARS, head_tail, repeated, stream
 from memlode.storage.capture import (
     ANSWER_LINE,
     COMMAND_REST,
@@ -86,12 +87,6 @@ MAX_ANSWER_CHARS = 400
 MAX_PATTERN_CHARS = 200
 MAX_LISTED_FILES = 8
 MAX_FETCH_CHARS = 600
-MAX_GENERIC_CHARS = 400
-# The end of a passing test run's log kept with its totals (where the summary is), and its
-# first line or two: what actually ran ("$ bun test src/" under `bun run test`, the runner and
-# its version), which a next-day "what does the test script run?" asks.
-PASSING_TAIL_CHARS = 240
-PASSING_HEAD_CHARS = 160
 
 
 def _file_list(names: object, paths: Paths) -> str:
@@ -191,7 +186,7 @@ def _search(
     if tool == "Grep" and mode == "content" and output_chars > 0:
         # the matched lines, as a grep run in the shell keeps its output: what was found
         # ("which package is createTreeCollection re-exported from?") is in them
-        found = _head_tail(_relative_lines(content, paths).strip(), output_chars)
+        found = head_tail(_relative_lines(content, paths).strip(), output_chars)
         if found:
             text += "\n" + found
     prefix = "glob" if tool == "Glob" else "pattern"
@@ -378,8 +373,8 @@ def _bash(
         # a test run that passed: its totals say it; its log is noise (request dumps, warnings)
         output_chars = min(output_chars, PASSING_TAIL_CHARS)
     streams = ""
-    for stream in ("stdout", "stderr"):
-        before, shown = _stream(stream, as_text(resp.get(stream), 1 << 62).strip(), output_chars)
+    for part in ("stdout", "stderr"):
+        before, shown = stream(part, as_text(resp.get(part), 1 << 62).strip(), output_chars)
         text += before
         streams += shown
     text += streams
@@ -394,77 +389,6 @@ def _bash(
         tags.insert(0, FAILURE_TAG)
     elif any(not s.startswith(STATE_REPORTS) for s in said):
         action = "outcome"  # a commit, push, tag, release, pull request or merge: state
-    if said:
-        tags.append("outcome")
-        meta["outcomes"] = said
-    return Observation(action, text, "context", tags, meta)
-
-
-def _stream(name: str, body: str, output_chars: int) -> tuple[str, str]:
-    """What a command's output ``body`` (its stream ``name``) adds before the output, and the
-    ``[name]`` block itself: its start and end, or of a passing test run (``output_chars`` is
-    PASSING_TAIL_CHARS) its first lines and the end with the totals."""
-    if not body or output_chars <= 0:
-        return "", ""
-    shown = _head_tail(body, output_chars)
-    if output_chars == PASSING_TAIL_CHARS and len(body) > output_chars:
-        head = _first_lines(body[: len(body) - output_chars], PASSING_HEAD_CHARS)
-        shown = head + "\n…\n" + body[-output_chars:].lstrip()
-    block = f"\n[{name}]\n" + shown
-    if len(body) <= output_chars:
-        return "", block
-    # what the left-out middle said: the versions a diff adds before the output (a long text's
-    # vector is of its start), what a log kept printing after it (a commit's test run must not
-    # push its "6 files changed" out of an excerpt)
-    return _versions(body), block + _repeated(body, shown)
-
-
-# A command run in the background (Bash with run_in_background) answers with its task's id; its
-# output comes later, when the assistant reads it with TaskOutput (BashOutput in older builds):
-# ``{retrieval_status, task: {task_id, description, status, exitCode, output}}`` [transcripts].
-# Read as a command's output is, under the task's description: a background test run's totals
-# or its failure are what a next-day "did the tests pass?" asks.
-BACKGROUND_OUTPUT_TOOLS = ("TaskOutput", "BashOutput")
-
-
-def _background_output(resp: dict[str, Any], output_chars: int) -> Observation | None:
-    task = as_dict(resp.get("task")) or resp
-    output = as_text(task.get("output"), 1 << 62).strip()
-    if not output:
-        output = "\n".join(as_text(resp.get(s), 1 << 62) for s in ("stdout", "stderr")).strip()
-    name = one_line(as_text(task.get("description")), 200) or one_line(
-        as_text(task.get("task_id") or task.get("shell_id") or resp.get("shellId")), 60
-    )
-    status = one_line(as_text(task.get("status") or resp.get("status")), 40)
-    code = task.get("exitCode", resp.get("exitCode"))
-    if not output and not status:
-        return None
-    from memlode.sources.outcomes import STATE_REPORTS, read_output
-
-    exit_failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
-    said, errors, failed = read_output("", output, exit_failed)
-    failed = failed or exit_failed
-    state = ", ".join(
-        part for part in (status, f"exit code {code}" if isinstance(code, int) else "") if part
-    )
-    text = ("Failed: " if failed else "") + "Background task" + (f" {name}" if name else "")
-    text += f" ({state})" if state else ""
-    if failed:
-        text += "".join(f"\n{line}" for line in errors)
-    if said:
-        text += "\nOutcome: " + "; ".join(said)
-    if not failed and said and said[-1].startswith("tests:"):
-        output_chars = min(output_chars, PASSING_TAIL_CHARS)
-    before, block = _stream("output", output, output_chars)
-    text += before + block
-    tags = ["command", "background"]
-    meta: dict[str, Any] = {"task": name}
-    action = "command"
-    if failed:
-        action = "failure"
-        tags.insert(0, FAILURE_TAG)
-    elif any(not s.startswith(STATE_REPORTS) for s in said):
-        action = "outcome"
     if said:
         tags.append("outcome")
         meta["outcomes"] = said
@@ -490,51 +414,6 @@ def _command_parts(command: str) -> tuple[str, str]:
     if not more:
         return line, ""
     return line + " …", clip(more, max(COMMAND_CHARS - len(line), 0))
-
-
-def _first_lines(text: str, limit: int, count: int = 2) -> str:
-    """The first ``count`` non-blank lines of ``text``, within ``limit`` characters in all."""
-    kept: list[str] = []
-    room = limit
-    for line in text.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        if len(line) > room:
-            if not kept:
-                kept.append(line[: max(0, room - 1)] + "…")
-            break
-        kept.append(line)
-        room -= len(line) + 1
-        if len(kept) == count:
-            break
-    return "\n".join(kept)
-
-
-def _repeated(output: str, shown: str) -> str:
-    """What a long command output kept printing in the part ``shown`` of it leaves out
-    (``sources.outcomes.repeated_lines``), one ``[printed N times]`` line each."""
-    from memlode.sources.outcomes import repeated_lines
-
-    return "".join(f"\n[printed {n} times] {line}" for line, n in repeated_lines(output, shown))
-
-
-def _versions(output: str) -> str:
-    """The packages and versions the added lines of a long diff name
-    (``sources.outcomes.added_versions``), as a ``[versions added]`` line, or ''."""
-    from memlode.sources.outcomes import added_versions
-
-    found = added_versions(output)
-    return f"\n[versions added] {found}" if found else ""
-
-
-def _head_tail(text: str, limit: int) -> str:
-    """The start and the end of long output: errors and totals tend to be at the end."""
-    if len(text) <= limit:
-        return text
-    head = limit * 2 // 5
-    tail = limit - head
-    return text[:head].rstrip() + "\n…\n" + text[-tail:].lstrip()
 
 
 def _web(tool: str, tool_in: dict[str, Any], resp: dict[str, Any]) -> Observation | None:
@@ -657,10 +536,10 @@ def extract_failure(
             # excerpt of the error starts
             text += "".join(f"\n{line}" for line in errors)
     if message:
-        shown = _head_tail(message, MAX_ERROR_CHARS)
+        shown = head_tail(message, MAX_ERROR_CHARS)
         text += "\n" + shown
         if tool_name == "Bash" and len(message) > MAX_ERROR_CHARS:
-            text += _repeated(message, shown)
+            text += repeated(message, shown)
     if said:
         text += "\nOutcome: " + "; ".join(said)
         meta["outcomes"] = said
@@ -684,7 +563,7 @@ def extract_subagent_report(agent_type: str, report: object) -> list[Observation
     if len(text) <= MAX_REPORT_CHARS:
         content = f"Subagent {kind} reported: {text}"
         return [Observation("subagent", content, "insight", tags, {"agent_type": kind})]
-    parts = _report_parts(_head_tail(text, REPORT_PART_CHARS * MAX_REPORT_PARTS))
+    parts = _report_parts(head_tail(text, REPORT_PART_CHARS * MAX_REPORT_PARTS))
     out = []
     for number, (heading, part) in enumerate(parts, 1):
         where = f"; {heading}" if heading and not part.startswith(heading) else ""
@@ -777,77 +656,8 @@ def extract_turn_report(message: object) -> Observation | None:
     text = as_text(message, 200_000).strip()
     if len(text.split()) < MIN_REPORT_WORDS:
         return None
-    content = f"Assistant reported at the end of a turn: {_head_tail(text, MAX_REPORT_CHARS)}"
+    content = f"Assistant reported at the end of a turn: {head_tail(text, MAX_REPORT_CHARS)}"
     return Observation("report", content, "context", ["report", "turn-end"], {})
-
-
-# What any other tool answered, after what it was asked: an MCP server's reply (a pull request's
-# number, an issue's URL: the text blocks of ``{"content": [{"type": "text", ...}]}``), a
-# skill's, a wakeup's (``{"stopped": true, "cancelledWakeups": 1}``: its values by name), at most
-# MAX_REPLY_CHARS. Not of a tool whose reply is reported elsewhere (a subagent's, at
-# SubagentStop) or says again what it was asked (TodoWrite's old and new lists).
-MAX_REPLY_CHARS = 600
-UNREPLIED_TOOLS = frozenset({"Task", "Agent", "TodoWrite"})
-MAX_REPLY_DEPTH = 4
-MIN_REPLY_VALUE_CHARS = 40
-
-
-def _generic(tool: str, tool_in: object, tool_response: object) -> Observation | None:
-    try:
-        shown = dumps(tool_in, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        shown = ""
-    text = f"Used {tool}"
-    if shown and shown not in ("{}", "null"):
-        text += ": " + clip(shown, MAX_GENERIC_CHARS)
-    if tool not in UNREPLIED_TOOLS:
-        asked = {v for v in as_dict(tool_in).values() if isinstance(v, str) and len(v) > 3}
-        reply = _reply(tool_response, asked)
-        if reply:
-            text += "\nAnswered: " + clip(reply, MAX_REPLY_CHARS)
-    return Observation("other", text, "context", [f"tool:{tool[:60]}"], {})
-
-
-def _reply(response: object, asked: set[str]) -> str:
-    """A tool's reply in words: its text blocks, a text, or its values by name (the texts it
-    was asked with left out: a prompt, a query), '' when it says nothing."""
-    blocks = response.get("content") if isinstance(response, dict) else response
-    if isinstance(blocks, list):
-        texts = [
-            as_text(block.get("text"), MAX_REPLY_CHARS * 2).strip()
-            for block in blocks
-            if isinstance(block, dict) and block.get("type") == "text"
-        ]
-        if any(texts):
-            return " ".join(" ".join(t.split()) for t in texts if t)
-    if isinstance(response, str):
-        return " ".join(response[: MAX_REPLY_CHARS * 2].split())
-    pairs: list[str] = []
-    _values(response, "", asked, pairs, 0)
-    return "; ".join(pairs)
-
-
-def _values(value: object, name: str, asked: set[str], out: list[str], depth: int) -> None:
-    """``name: value`` of each scalar in ``value`` (nested names joined by dots), into ``out``
-    until they fill MAX_REPLY_CHARS (a text takes the room left: an ``output`` of one text is
-    kept as long as a text reply); empty texts and those it was asked with left out."""
-    room = MAX_REPLY_CHARS - sum(len(p) + 2 for p in out)
-    if room <= 0 or depth > MAX_REPLY_DEPTH:
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _values(item, f"{name}.{key}" if name else str(key), asked, out, depth + 1)
-    elif isinstance(value, list):
-        if value and all(isinstance(v, str | int | float) for v in value):
-            out.append(f"{name}: " + ", ".join(one_line(str(v), 80) for v in value[:10]))
-        else:
-            for item in value[:10]:
-                _values(item, name, asked, out, depth + 1)
-    elif isinstance(value, bool):
-        out.append(f"{name}: {'true' if value else 'false'}")
-    elif isinstance(value, int | float) or (isinstance(value, str) and value not in asked | {""}):
-        shown = one_line(str(value), max(room - len(name) - 2, MIN_REPLY_VALUE_CHARS))
-        out.append(f"{name}: {shown}" if name else shown)
 
 
 def extract(
@@ -871,10 +681,10 @@ def extract(
         obs = _ask(tool_in, resp)
     elif tool_name == "ExitPlanMode":
         obs = _plan(tool_in)
-    elif tool_name in BACKGROUND_OUTPUT_TOOLS:
-        obs = _background_output(resp, bash_output_chars)
-    else:
-        obs = _generic(tool_name, tool_input, tool_response)
+    else:  # another tool: what it was asked and answered, a background command's output
+        from memlode.hooks.replies import other_tool
+
+        obs = other_tool(tool_name, tool_input, tool_response, bash_output_chars)
     if obs is not None:
         obs.tags.append(f"tool:{tool_name[:60]}")
         obs.metadata["tool"] = tool_name
