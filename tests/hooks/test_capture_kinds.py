@@ -598,6 +598,21 @@ def test_another_tools_reply_is_kept_after_what_it_was_asked(
     assert "Answered" not in rows["Used TodoWrite"] and "Answered" not in rows["Used Agent"]
 
 
+def test_a_reply_keeps_no_encoded_payload_and_takes_any_shape():
+    """An image block's base64 is no words; a list, nothing or a number are replies too."""
+    from memlode.hooks.replies import other_tool
+
+    image = {"content": [{"type": "image", "data": "iVBORw0KGgo" * 500, "mimeType": "image/png"}]}
+    shot = other_tool("mcp__browser__screenshot", {"url": "http://localhost:3000"}, image, 2000)
+    assert shot is not None
+    assert shot.content.endswith("Answered: content.type: image; content.mimeType: image/png")
+    replies = {"list": (["a.py", "b.py"], "a.py, b.py"), "none": (None, ""), "number": (3, "3")}
+    for reply, said in replies.values():
+        obs = other_tool("mcp__files__list", {}, reply, 2000)
+        assert obs is not None
+        assert obs.content == "Used mcp__files__list" + (f"\nAnswered: {said}" if said else "")
+
+
 def test_a_background_commands_output_is_read_as_a_commands(
     hook, project: Path, proj_engine: Engine
 ):

@@ -89,6 +89,7 @@ MAX_REPLY_CHARS = 600
 UNREPLIED_TOOLS = frozenset({"Task", "Agent", "TodoWrite"})
 MAX_REPLY_DEPTH = 4
 MIN_REPLY_VALUE_CHARS = 40
+MAX_BLOB_WORD = 200  # a longer text without a space is an encoded payload, not words
 
 
 def _generic(tool: str, tool_in: object, tool_response: object) -> Observation | None:
@@ -129,7 +130,8 @@ def _reply(response: object, asked: set[str]) -> str:
 def _values(value: object, name: str, asked: set[str], out: list[str], depth: int) -> None:
     """``name: value`` of each scalar in ``value`` (nested names joined by dots), into ``out``
     until they fill MAX_REPLY_CHARS (a text takes the room left: an ``output`` of one text is
-    kept as long as a text reply); empty texts and those it was asked with left out."""
+    kept as long as a text reply); empty texts, encoded payloads and those it was asked with
+    left out."""
     room = MAX_REPLY_CHARS - sum(len(p) + 2 for p in out)
     if room <= 0 or depth > MAX_REPLY_DEPTH:
         return
@@ -138,12 +140,20 @@ def _values(value: object, name: str, asked: set[str], out: list[str], depth: in
             _values(item, f"{name}.{key}" if name else str(key), asked, out, depth + 1)
     elif isinstance(value, list):
         if value and all(isinstance(v, str | int | float) for v in value):
-            out.append(f"{name}: " + ", ".join(one_line(str(v), 80) for v in value[:10]))
+            listed = ", ".join(one_line(str(v), 80) for v in value[:10])
+            out.append(f"{name}: {listed}" if name else listed)
         else:
             for item in value[:10]:
                 _values(item, name, asked, out, depth + 1)
     elif isinstance(value, bool):
         out.append(f"{name}: {'true' if value else 'false'}")
-    elif isinstance(value, int | float) or (isinstance(value, str) and value not in asked | {""}):
+    elif isinstance(value, int | float) or (
+        isinstance(value, str) and value not in asked | {""} and not _blob(value)
+    ):
         shown = one_line(str(value), max(room - len(name) - 2, MIN_REPLY_VALUE_CHARS))
         out.append(f"{name}: {shown}" if name else shown)
+
+
+def _blob(text: str) -> bool:
+    """An encoded payload (an image's base64, a token): long, and not one space in it."""
+    return len(text) > MAX_BLOB_WORD and not any(c.isspace() for c in text)
