@@ -573,8 +573,8 @@ def test_another_tools_reply_is_kept_after_what_it_was_asked(
 ):
     """An MCP server's reply (Codex's and Claude Code's shape: text blocks beside
     structuredContent), a tool's values by name (a wakeup cancelled, as a real transcript has
-    it); not what a subagent or TodoWrite answer, which say again what they were asked or are
-    reported at SubagentStop."""
+    it); not what a subagent, TodoWrite or a task update answer, which say again what they were
+    asked, keep the assistant's own books or are reported at SubagentStop."""
     pr = {
         "content": [{"type": "text", "text": "Created pull request #7716: Fix gradient stops"}],
         "structuredContent": {"number": 7716},
@@ -587,6 +587,7 @@ def test_another_tools_reply_is_kept_after_what_it_was_asked(
         ("ScheduleWakeup", {"stop": True}, wakeup),
         ("TodoWrite", {"todos": [{"content": "Write docs", "status": "pending"}]}, todos),
         ("Agent", {"prompt": "Research the palette code"}, agent),
+        ("TaskUpdate", {"taskId": "1", "status": "completed"}, {"success": True, "taskId": "1"}),
     ):
         assert hook("post-tool", _used(project, tool, asked, said)).returncode == 0
     rows = {m.content.split(":", 1)[0]: m.content for m in _hook_rows(proj_engine)}
@@ -595,7 +596,8 @@ def test_another_tools_reply_is_kept_after_what_it_was_asked(
         in (rows["Used mcp__github__create_pull_request"])
     )
     assert "stopped: true; cancelledWakeups: 1" in rows["Used ScheduleWakeup"]
-    assert "Answered" not in rows["Used TodoWrite"] and "Answered" not in rows["Used Agent"]
+    for own_books in ("Used TodoWrite", "Used Agent", "Used TaskUpdate"):
+        assert "Answered" not in rows[own_books]
 
 
 def test_a_reply_keeps_no_encoded_payload_and_takes_any_shape():

@@ -83,10 +83,14 @@ def _background_output(resp: dict[str, Any], output_chars: int) -> Observation |
 # number, an issue's URL: the text blocks of ``{"content": [{"type": "text", ...}]}``), a
 # skill's, a wakeup's (``{"stopped": true, "cancelledWakeups": 1}``: its values by name), at most
 # MAX_REPLY_CHARS. Not of a tool whose reply is reported elsewhere (a subagent's, at
-# SubagentStop) or says again what it was asked (TodoWrite's old and new lists).
+# SubagentStop), says again what it was asked (TodoWrite's old and new lists) or keeps the
+# assistant's own books (a task's id and status, a deferred tool found, plan mode entered: the
+# shared transcripts' TaskCreate, TaskUpdate, ToolSearch and EnterPlanMode replies).
 MAX_GENERIC_CHARS = 400  # what it was asked
 MAX_REPLY_CHARS = 600
-UNREPLIED_TOOLS = frozenset({"Task", "Agent", "TodoWrite"})
+UNREPLIED_TOOLS = frozenset(
+    {"Task", "Agent", "TodoWrite", "TaskCreate", "TaskUpdate", "ToolSearch", "EnterPlanMode"}
+)
 MAX_REPLY_DEPTH = 4
 MIN_REPLY_VALUE_CHARS = 40
 MAX_BLOB_WORD = 200  # a longer text without a space is an encoded payload, not words
