@@ -96,6 +96,16 @@ def test_test_totals_of_several_runners() -> None:
     assert reported_totals("test result: FAILED. 3 passed; 1 failed; 0 ignored") == (3, 1)
     assert reported_totals("Finished in 0.4 seconds\n5 tests, 1 failure\n") == (4, 1)
     assert reported_totals("ok  \tex.com/a\t0.1s\nFAIL\tex.com/b\t0.2s\n") == (1, 1)
+    # files or suites count only when no line counts the tests: jest, vitest
+    jest = (
+        "FAIL src/api/routes.test.ts\n  ● rejects an unknown job\n\n"
+        "Test Suites: 1 failed, 1 passed, 2 total\nTests:       1 failed, 4 passed, 5 total\n"
+    )
+    assert reported_totals(jest) == (4, 1)
+    assert reported_totals(
+        " Test Files  1 failed | 1 passed (2)\n      Tests  1 failed | 4 passed (5)\n"
+    ) == (4, 1)
+    assert reported_totals(" Test Files  2 passed (2)\n") == (2, None)
     # counts inside log lines are not totals
     assert reported_totals("[Limiter] Task 2 failed: boom\nretrying 3 passed items") is None
 

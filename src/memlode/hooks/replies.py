@@ -40,7 +40,7 @@ def _background_output(resp: dict[str, Any], output_chars: int) -> Observation |
     output = as_text(task.get("output"), 1 << 62).strip()
     if not output:
         output = "\n".join(as_text(resp.get(s), 1 << 62) for s in ("stdout", "stderr")).strip()
-    name = one_line(as_text(task.get("description")), 200) or one_line(
+    name = one_line(as_text(task.get("description") or task.get("command")), 200) or one_line(
         as_text(task.get("task_id") or task.get("shell_id") or resp.get("shellId")), 60
     )
     status = one_line(as_text(task.get("status") or resp.get("status")), 40)
@@ -50,7 +50,7 @@ def _background_output(resp: dict[str, Any], output_chars: int) -> Observation |
     from memlode.sources.outcomes import STATE_REPORTS, read_output
 
     exit_failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
-    said, errors, failed = read_output("", output, exit_failed)
+    said, errors, failed = read_output(as_text(task.get("command")), output, exit_failed)
     failed = failed or exit_failed
     state = ", ".join(
         part for part in (status, f"exit code {code}" if isinstance(code, int) else "") if part

@@ -301,30 +301,34 @@ def reported_totals(text: str) -> tuple[int | None, int | None] | None:
 
 
 def _totals_of(lines: list[str]) -> tuple[int | None, int | None] | None:
-    passed: int | None = None
-    failed: int | None = None
-    total = 0  # "5 tests, 1 failure": a total, less the failures when no passed count is given
+    """The tests' totals; the counts of files or packages (vitest's "Test Files", Go's
+    ``ok``/``FAIL`` lines, jest's ``PASS``/``FAIL`` file lines) only when no line counts the
+    tests themselves: "FAIL src/a.test.ts" beside "Tests: 1 failed, 4 passed" is one failure."""
+    tests: list[int | None] = [None, None, 0]  # passed, failed, total ("5 tests, 1 failure")
+    files: list[int | None] = [None, None, 0]
     for line in lines:
         low = line.lower()
         if low.startswith(("ok ", "ok\t")) and "/" in line:
-            passed = (passed or 0) + 1
+            files[0] = (files[0] or 0) + 1
             continue
         if low.startswith(("fail ", "fail\t")) and "/" in line:
-            failed = (failed or 0) + 1
+            files[1] = (files[1] or 0) + 1
             continue
         if len(low) > 120 or not (low[:1].isdigit() or low.startswith(_SUMMARY_STARTS)):
             continue
+        counts = files if low.startswith("test files") else tests
         words = low.replace(",", " ").replace(";", " ").replace("|", " ").split()
         for i, word in enumerate(words[:-1]):
             if not word.isdigit():
                 continue
             after = words[i + 1].rstrip(".:")
             if after in _PASSED:
-                passed = (passed or 0) + int(word)
+                counts[0] = (counts[0] or 0) + int(word)
             elif after in _FAILED:
-                failed = (failed or 0) + int(word)
+                counts[1] = (counts[1] or 0) + int(word)
             elif after in ("tests", "test", "examples"):
-                total += int(word)
+                counts[2] = (counts[2] or 0) + int(word)
+    passed, failed, total = tests if tests[0] is not None or tests[1] is not None else files
     if passed is None and failed is None:
         return None
     if passed is None and total:
