@@ -296,14 +296,15 @@ def reported_totals(text: str) -> tuple[int | None, int | None] | None:
     """(passed, failed) as the output's summary lines report them (None for a count it does
     not give), summed; None when it reports no test totals. A summary line starts with its
     count (``1274 pass``, ``2 failing``) or with ``=``, ``Tests``, ``test result``, ``Ran``;
-    Go's per-package ``ok``/``FAIL`` lines count as packages."""
+    Go's per-package ``ok``/``FAIL`` lines and vitest's ``Test Files`` count files or packages,
+    when no line counts the tests (``_totals_of``)."""
     return _totals_of(_lines(text))
 
 
 def _totals_of(lines: list[str]) -> tuple[int | None, int | None] | None:
     """The tests' totals; the counts of files or packages (vitest's "Test Files", Go's
-    ``ok``/``FAIL`` lines, jest's ``PASS``/``FAIL`` file lines) only when no line counts the
-    tests themselves: "FAIL src/a.test.ts" beside "Tests: 1 failed, 4 passed" is one failure."""
+    ``ok``/``FAIL`` lines, which jest's ``FAIL src/a.test.ts`` also reads as) only when no line
+    counts the tests themselves: that line beside "Tests: 1 failed, 4 passed" is one failure."""
     tests: list[int | None] = [None, None, 0]  # passed, failed, total ("5 tests, 1 failure")
     files: list[int | None] = [None, None, 0]
     for line in lines:
