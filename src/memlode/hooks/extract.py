@@ -44,7 +44,7 @@ from memlode.hooks.observation import (
     is_own_tool,
     one_line,
 )
-from memlode.hooks.output import PASSING_TAIL_CHARS, head_tail, repeated, stream
+from memlode.hooks.output import head_tail, repeated, run_observation
 from memlode.storage.capture import (
     ANSWER_LINE,
     COMMAND_REST,
@@ -356,43 +356,21 @@ def _bash(
     first, rest = _command_parts(command)
     printed = "\n".join(as_text(resp.get(s), 1 << 62) for s in ("stdout", "stderr")).strip()
     # an exit status of 0 can hide a failure (a test run piped into tail): its output says so
-    from memlode.sources.outcomes import STATE_REPORTS, read_output
+    from memlode.sources.outcomes import read_output
 
-    said, errors, failed = read_output(command, printed)
-    text = ("Failed: $ " if failed else "$ ") + first
+    reading = read_output(command, printed)
+    head = ("Failed: $ " if reading[2] else "$ ") + first
     description = one_line(as_text(tool_in.get("description")), 200)
     if description:
-        text += f"\n# {description}"
+        head += f"\n# {description}"
     if resp.get("interrupted") is True:
-        text += "\n(interrupted)"
-    if failed:  # what failed comes first (a reflection or an excerpt reads on from the head)
-        text += "".join(f"\n{line}" for line in errors)
-    if said:
-        text += "\nOutcome: " + "; ".join(said)
-    if not failed and said and said[-1].startswith("tests:"):
-        # a test run that passed: its totals say it; its log is noise (request dumps, warnings)
-        output_chars = min(output_chars, PASSING_TAIL_CHARS)
-    streams = ""
-    for part in ("stdout", "stderr"):
-        before, shown = stream(part, as_text(resp.get(part), 1 << 62).strip(), output_chars)
-        text += before
-        streams += shown
-    text += streams
-    if rest:
-        text += COMMAND_REST + rest
-    first = command.split()[0] if command.split() else ""
-    tags = ["command", f"cmd:{os.path.basename(first)[:40]}"]
+        head += "\n(interrupted)"
+    streams = [(part, as_text(resp.get(part), 1 << 62).strip()) for part in ("stdout", "stderr")]
+    word = command.split()[0] if command.split() else ""
+    tags = ["command", f"cmd:{os.path.basename(word)[:40]}"]
     meta: dict[str, Any] = {"command": clip(command, 300)}
-    action = "command"
-    if failed:
-        action = "failure"
-        tags.insert(0, FAILURE_TAG)
-    elif any(not s.startswith(STATE_REPORTS) for s in said):
-        action = "outcome"  # a commit, push, tag, release, pull request or merge: state
-    if said:
-        tags.append("outcome")
-        meta["outcomes"] = said
-    return Observation(action, text, "context", tags, meta)
+    after = COMMAND_REST + rest if rest else ""
+    return run_observation(head, reading, streams, output_chars, tags, meta, after)
 
 
 def _command_parts(command: str) -> tuple[str, str]:

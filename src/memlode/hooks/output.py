@@ -6,13 +6,73 @@ command's streams with it, ``memlode.hooks.replies`` a background command's outp
 
 from __future__ import annotations
 
-__all__ = ["PASSING_TAIL_CHARS", "first_lines", "head_tail", "repeated", "stream", "versions"]
+from memlode.hooks.observation import Observation
+from memlode.storage.capture import FAILURE_TAG
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+__all__ = [
+    "PASSING_TAIL_CHARS",
+    "first_lines",
+    "head_tail",
+    "repeated",
+    "run_observation",
+    "stream",
+    "versions",
+]
 
 # The end of a passing test run's log kept with its totals (where the summary is), and its
 # first line or two: what actually ran ("$ bun test src/" under `bun run test`, the runner and
 # its version), which a next-day "what does the test script run?" asks.
 PASSING_TAIL_CHARS = 240
 PASSING_HEAD_CHARS = 160
+
+
+def run_observation(
+    head: str,
+    reading: tuple[list[str], list[str], bool],
+    streams: Sequence[tuple[str, str]],
+    output_chars: int,
+    tags: list[str],
+    meta: dict[str, Any],
+    after: str = "",
+) -> Observation:
+    """A run's observation (a shell command's, a background task's): ``head`` (what ran, with
+    "Failed: " before it when it failed), then what its output says (``reading``: the outcomes,
+    error lines and failure ``sources.outcomes.read_output`` found): the errors first, the
+    outcomes, then each of the ``streams`` (name, text) by ``stream``, then ``after`` (the rest
+    of a long command). A failure is tagged ``failure``, a change of shared state (a commit, a
+    push) is an ``outcome``."""
+    from memlode.sources.outcomes import STATE_REPORTS
+
+    said, errors, failed = reading
+    text = head
+    if failed:  # what failed comes first (a reflection or an excerpt reads on from the head)
+        text += "".join(f"\n{line}" for line in errors)
+    if said:
+        text += "\nOutcome: " + "; ".join(said)
+    if not failed and said and said[-1].startswith("tests:"):
+        # a test run that passed: its totals say it; its log is noise (request dumps, warnings)
+        output_chars = min(output_chars, PASSING_TAIL_CHARS)
+    blocks = ""
+    for name, body in streams:
+        before, shown = stream(name, body, output_chars)
+        text += before
+        blocks += shown
+    text += blocks + after
+    action = "command"
+    if failed:
+        action = "failure"
+        tags.insert(0, FAILURE_TAG)
+    elif any(not s.startswith(STATE_REPORTS) for s in said):
+        action = "outcome"  # a commit, push, tag, release, pull request or merge: state
+    if said:
+        tags.append("outcome")
+        meta["outcomes"] = said
+    return Observation(action, text, "context", tags, meta)
 
 
 def stream(name: str, body: str, output_chars: int) -> tuple[str, str]:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from memlode.fastjson import dumps
 from memlode.hooks.observation import Observation, as_dict, as_text, clip, one_line
-from memlode.hooks.output import PASSING_TAIL_CHARS, stream
-from memlode.storage.capture import FAILURE_TAG
+from memlode.hooks.output import run_observation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,7 +46,7 @@ def _background_output(resp: dict[str, Any], output_chars: int) -> Observation |
     code = task.get("exitCode", resp.get("exitCode"))
     if not output and not status:
         return None
-    from memlode.sources.outcomes import STATE_REPORTS, read_output
+    from memlode.sources.outcomes import read_output
 
     exit_failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
     said, errors, failed = read_output(as_text(task.get("command")), output, exit_failed)
@@ -55,28 +54,13 @@ def _background_output(resp: dict[str, Any], output_chars: int) -> Observation |
     state = ", ".join(
         part for part in (status, f"exit code {code}" if isinstance(code, int) else "") if part
     )
-    text = ("Failed: " if failed else "") + "Background task" + (f" {name}" if name else "")
-    text += f" ({state})" if state else ""
-    if failed:
-        text += "".join(f"\n{line}" for line in errors)
-    if said:
-        text += "\nOutcome: " + "; ".join(said)
-    if not failed and said and said[-1].startswith("tests:"):
-        output_chars = min(output_chars, PASSING_TAIL_CHARS)
-    before, block = stream("output", output, output_chars)
-    text += before + block
-    tags = ["command", "background"]
+    head = ("Failed: " if failed else "") + "Background task" + (f" {name}" if name else "")
+    head += f" ({state})" if state else ""
+    reading = (said, errors, failed)
     meta: dict[str, Any] = {"task": name}
-    action = "command"
-    if failed:
-        action = "failure"
-        tags.insert(0, FAILURE_TAG)
-    elif any(not s.startswith(STATE_REPORTS) for s in said):
-        action = "outcome"
-    if said:
-        tags.append("outcome")
-        meta["outcomes"] = said
-    return Observation(action, text, "context", tags, meta)
+    return run_observation(
+        head, reading, [("output", output)], output_chars, ["command", "background"], meta
+    )
 
 
 # What any other tool answered, after what it was asked: an MCP server's reply (a pull request's
