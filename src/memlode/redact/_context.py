@@ -503,7 +503,14 @@ def _said_probe(text: str, lowered: str) -> bool:
 
 
 def _said_word(rest: str) -> bool:
-    words = rest.lstrip("*_").split(None, 2)
+    """Whether the word after a verb or ":" could be a password, as the pattern reads it: with
+    bold marks before it ("is **hunter2") or with those the pattern takes after a colon
+    (":** hunter2") left out."""
+    return _could_be_password(rest) or _could_be_password(rest.lstrip("*_"))
+
+
+def _could_be_password(rest: str) -> bool:
+    words = rest.split(None, 2)
     if words and words[0] in ("now", "still"):
         words = words[1:]
     word = words[0].strip("`'\"") if words else ""
