@@ -51,6 +51,7 @@ PLANTED = [
     ('{"api_key": "zyx987wvu654tsr"}', "zyx987wvu654tsr"),
     ("{'client_secret': 'cs-0987654321abcdef'}", "cs-0987654321abcdef"),
     ("password: correct-horse-battery", "correct-horse-battery"),
+    ("the wifi password is **Troubadour", "Troubadour"),  # bold marks before the value
     ('clientSecret = "s3cretValue99"', "s3cretValue99"),
     ("mysql --password=Sup3rS3cret! -u root", "Sup3rS3cret!"),
     (
