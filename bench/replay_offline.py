@@ -19,13 +19,14 @@ A miss the gate shut on (nothing handed over) is marked "(nothing)".
 
     .venv/bin/python bench/replay_offline.py DIR [--k 30] [--budget CHARS] [--limit 10] [--json]
 
-The defaults are the hook's defaults: ``[hooks] prompt_max_memories`` memories of three times
-as many hits, in the room of ``question_budget_tokens`` for a question and
-``prompt_budget_tokens`` for another prompt (``--budget`` gives every prompt the same room).
+The defaults are the hook's defaults: ``[hooks] question_max_memories`` memories in the room
+of ``question_budget_tokens`` for a question, ``prompt_max_memories`` in
+``prompt_budget_tokens`` for another prompt (``--limit`` and ``--budget`` give every prompt the
+same), of the engine's first ``--k`` hits (three times the larger count).
 
 Variants of the gate are tried by editing ``memlode.hooks`` and running it again: the
-engine's hits are cached in DIR/offline-hits.json (delete it after a change to capture or
-ranking). The live replay is the figure that counts; this one moves with it (within a
+engine's hits are cached in DIR/offline-hits-K.json, K the ``--k`` (delete it after a change
+to capture or ranking). The live replay is the figure that counts; this one moves with it (within a
 prompt or two on the same store) and takes seconds instead of minutes.
 """
 
@@ -86,7 +87,7 @@ def _namespace(work: Path, name: str) -> str:
 
 
 def _hits(work: Path, db: Path, items: list[Any], k: int) -> dict[str, Any]:
-    cache = work / "offline-hits.json"
+    cache = work / f"offline-hits-{k}.json"
     if cache.exists():
         cached: dict[str, Any] = json.loads(cache.read_text())
         return cached
@@ -122,11 +123,13 @@ def main() -> int:
         PROMPT_BUDGET_TOKENS,
         PROMPT_MEMORIES,
         QUESTION_BUDGET_TOKENS,
+        QUESTION_MEMORIES,
     )
 
-    parser.add_argument("--k", type=int, default=PROMPT_MEMORIES * 3, help="hits per prompt")
+    most = max(PROMPT_MEMORIES, QUESTION_MEMORIES)
+    parser.add_argument("--k", type=int, default=most * 3, help="hits per prompt")
     parser.add_argument("--budget", type=int, help="injection budget, chars (default: the hook's)")
-    parser.add_argument("--limit", type=int, default=PROMPT_MEMORIES, help="memories per prompt")
+    parser.add_argument("--limit", type=int, help="memories per prompt (default: the hook's)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not (args.work / "memlode-home" / "memlode.db").exists():
@@ -141,9 +144,10 @@ def main() -> int:
     from memlode.hooks.injection import prompt_context
 
     rooms = {
-        q: tokens * CHARS_PER_TOKEN
-        for q, tokens in ((True, QUESTION_BUDGET_TOKENS), (False, PROMPT_BUDGET_TOKENS))
+        True: QUESTION_BUDGET_TOKENS * CHARS_PER_TOKEN,
+        False: PROMPT_BUDGET_TOKENS * CHARS_PER_TOKEN,
     }
+    memories = {True: QUESTION_MEMORIES, False: PROMPT_MEMORIES}
 
     conn = sqlite3.connect(db)
     bins = {"answered": 0, "excerpt": 0, "ranking": 0, "absent": 0, "unstored": 0}
@@ -152,8 +156,10 @@ def main() -> int:
     missed = []
     for name, kind, prompt, x in items:
         project = _namespace(args.work, name)
-        found = recalled(conn, hits[f"{name}\n{prompt}"], prompt, args.limit, "", project=project)
-        budget = args.budget or rooms[asks(prompt)]
+        question = asks(prompt)
+        limit = args.limit or memories[question]
+        found = recalled(conn, hits[f"{name}\n{prompt}"], prompt, limit, "", project=project)
+        budget = args.budget or rooms[question]
         text = prompt_context(found, budget)
         if kind == "control":
             counts = silent.setdefault(x, [0, 0])

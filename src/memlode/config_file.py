@@ -62,6 +62,7 @@ HOOK_KEYS = frozenset(
         "prompt_budget_tokens",
         "prompt_max_memories",
         "question_budget_tokens",
+        "question_max_memories",
         "bash_output_chars",
         "resident_timeout_ms",
         "resident_start_wait_ms",

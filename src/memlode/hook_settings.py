@@ -15,8 +15,9 @@ ingest_transcripts = true      # MEMLODE_HOOKS_TRANSCRIPTS=0: do not ingest the 
 tools = ["Read", "Edit", ...]  # capture only these tools (default: every tool with an extractor)
 session_budget_tokens = 1500   # MEMLODE_HOOKS_SESSION_BUDGET
 prompt_budget_tokens = 800     # MEMLODE_HOOKS_PROMPT_BUDGET
-question_budget_tokens = 1200  # MEMLODE_HOOKS_QUESTION_BUDGET: for a prompt that asks
+question_budget_tokens = 2000  # MEMLODE_HOOKS_QUESTION_BUDGET: for a prompt that asks
 prompt_max_memories = 10
+question_max_memories = 16     # MEMLODE_HOOKS_QUESTION_MEMORIES: for a prompt that asks
 bash_output_chars = 1200
 resident_timeout_ms = 150
 resident_start_wait_ms = 3000  # a prompt right after the resident was started waits for it
@@ -49,6 +50,7 @@ __all__ = [
     "PROMPT_BUDGET_TOKENS",
     "PROMPT_MEMORIES",
     "QUESTION_BUDGET_TOKENS",
+    "QUESTION_MEMORIES",
     "RESIDENT_START_WAIT_MS",
     "SPOOL_MAX_MB",
     "TIMINGS_FILE",
@@ -80,12 +82,16 @@ PROMPT_BUDGET_TOKENS = 800
 PROMPT_MEMORIES = 10
 # A question ("why did CI fail on the PR?", "which commit was next on before?") asks for what
 # memory holds, and gets more room than an instruction or a remark (whose memories the user
-# did not ask for): the answer is most often in a chosen memory, outside the passage an
-# 800-token block has room to show. Replays, offline on the kept stores with the same hits
-# (bench/RESULTS.md, "Session 22"): the four untuned question sets 96 -> 106 of 120 answered at
-# 1,200 tokens, the tuned set 46 -> 47 of 52; more room gains at most one more prompt a set.
+# did not ask for), and more memories in it. 1,200 tokens from session 22 (the four untuned
+# question sets then, 96 -> 106 of 120 answered against 800); 10 memories, as any prompt, until
+# session 41. What answers a question ranks 11th-26th among the engine's hits in 19 of the 52
+# prompts the untuned replays missed; each memory needs about 500 characters for its passage to
+# show the answer (a 12th memory in 1,200 tokens lost 12 prompts by cutting the others'
+# passages). Replays offline on session 40's kept stores, the same hits (bench/RESULTS.md,
+# "Session 41"): 1,200 tokens and 10 memories 236/288, 1,800 and 14 244, 2,000 and 16 248.
 # About one prompt in five is a question (87 real prompts of the untuned sessions: 17).
-QUESTION_BUDGET_TOKENS = 1200
+QUESTION_BUDGET_TOKENS = 2000
+QUESTION_MEMORIES = 16
 
 
 def _flag(value: object, default: bool) -> bool:
@@ -124,6 +130,7 @@ class HookSettings:
         "prompt_budget_tokens",
         "prompt_max_memories",
         "question_budget_tokens",
+        "question_max_memories",
         "resident_autostart",
         "resident_start_wait_ms",
         "resident_timeout_ms",
@@ -177,6 +184,12 @@ class HookSettings:
             8000,
         )
         self.prompt_max_memories = _int(table.get("prompt_max_memories"), PROMPT_MEMORIES, 0, 20)
+        self.question_max_memories = _int(
+            env.get("MEMLODE_HOOKS_QUESTION_MEMORIES", table.get("question_max_memories")),
+            QUESTION_MEMORIES,
+            0,
+            30,
+        )
         self.bash_output_chars = _int(table.get("bash_output_chars"), 1200, 0, 20000)
         self.resident_timeout_ms = _int(table.get("resident_timeout_ms"), 150, 0, 2000)
         self.resident_start_wait_ms = _int(
@@ -232,3 +245,11 @@ class HookSettings:
         if tokens is None:  # settings handed over by an older hook, without the key
             tokens = self.prompt_budget_tokens
         return self.budget_chars(tokens)
+
+    def prompt_memories(self, question: bool) -> int:
+        """How many memories a prompt is given at most: ``question_max_memories`` for a
+        question, else ``prompt_max_memories`` (0 for either: nothing for that kind)."""
+        count = self.question_max_memories if question else self.prompt_max_memories
+        if count is None:  # settings handed over by an older hook, without the key
+            count = self.prompt_max_memories
+        return int(count)

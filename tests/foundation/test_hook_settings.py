@@ -7,7 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from memlode.config import Settings
-from memlode.hook_settings import CHARS_PER_TOKEN, QUESTION_BUDGET_TOKENS, HookSettings
+from memlode.hook_settings import (
+    CHARS_PER_TOKEN,
+    QUESTION_BUDGET_TOKENS,
+    QUESTION_MEMORIES,
+    HookSettings,
+)
 
 
 def test_settings_agree(tmp_path: Path) -> None:
@@ -33,6 +38,7 @@ def test_hook_settings_table_and_bad_config(tmp_path: Path) -> None:
     home.mkdir()
     (home / "config.toml").write_text(
         "[hooks]\ncapture = false\nprompt_budget_tokens = 99\ntools = ['Edit']\n"
+        "prompt_max_memories = 3\n"
     )
     settings = HookSettings({"MEMLODE_HOME": str(home)})
     assert (settings.capture, settings.inject, settings.prompt_budget_tokens) == (False, True, 99)
@@ -52,8 +58,18 @@ def test_hook_settings_table_and_bad_config(tmp_path: Path) -> None:
     for asked, read in (("0", 0), ("2500", 2500), ("20000", 4000), ("soon", 3000)):
         (home / "config.toml").write_text(f"[hooks]\nresident_start_wait_ms = '{asked}'\n")
         assert HookSettings({"MEMLODE_HOME": str(home)}).resident_start_wait_ms == read, asked
-    handed = HookSettings.from_dict({**settings.to_dict(), "question_budget_tokens": None})
+    # a question's count of memories and another prompt's
+    assert (settings.prompt_memories(False), settings.prompt_memories(True)) == (
+        3,
+        QUESTION_MEMORIES,
+    )
+    for bad, read in (("many", QUESTION_MEMORIES), ("-1", 0), ("500", 30), ("4", 4)):
+        env = {"MEMLODE_HOME": str(home), "MEMLODE_HOOKS_QUESTION_MEMORIES": bad}
+        assert HookSettings(env).prompt_memories(True) == read, bad
+    older = {**settings.to_dict(), "question_budget_tokens": None, "question_max_memories": None}
+    handed = HookSettings.from_dict(older)
     assert handed.prompt_budget_chars(True) == 99 * CHARS_PER_TOKEN  # from an older hook
+    assert handed.prompt_memories(True) == 3
     (home / "config.toml").write_text("not [valid toml")
     broken = HookSettings({"MEMLODE_HOME": str(home)})
     assert broken.config_error and broken.capture and broken.enabled

@@ -11,7 +11,13 @@ import pytest
 from tests.hooks.conftest import hook_modules
 
 from memlode.engine import Engine
-from memlode.hook_settings import CHARS_PER_TOKEN, PROMPT_BUDGET_TOKENS, QUESTION_BUDGET_TOKENS
+from memlode.hook_settings import (
+    CHARS_PER_TOKEN,
+    PROMPT_BUDGET_TOKENS,
+    PROMPT_MEMORIES,
+    QUESTION_BUDGET_TOKENS,
+    QUESTION_MEMORIES,
+)
 
 EVENTS = ["session-start", "prompt", "post-tool", "stop", "pre-compact", "session-end"]
 
@@ -148,6 +154,33 @@ def test_a_question_is_given_the_question_budget(hook, payloads, proj_engine: En
     env = {"MEMLODE_HOOKS_QUESTION_BUDGET": "200", "MEMLODE_HOOKS_PROMPT_BUDGET": "2000"}
     narrow = hook("prompt", asked, env=env).context()["hookSpecificOutput"]["additionalContext"]
     assert "Login endpoint 401" in narrow and len(narrow) <= 200 * CHARS_PER_TOKEN
+
+
+def test_a_question_is_given_more_memories_than_another_prompt(
+    hook, payloads, proj_engine: Engine, memlode_home: Path
+):
+    """A question gets up to ``question_max_memories``, more than another prompt's
+    ``prompt_max_memories``; its variable and its config key set it."""
+    for n in range(QUESTION_MEMORIES + 4):  # short and distinct: the room holds them all
+        steps = " ".join(f"step {n}.{i} checks token {n * 100 + i};" for i in range(4))
+        proj_engine.store(f"Login endpoint 401 trace {n}: {steps} it gives the error.", "insight")
+
+    def shown(prompt: str, env: dict[str, str] | None = None) -> int:
+        asked = {**payloads["prompt"], "prompt": prompt}
+        result = hook("prompt", asked, env=env)
+        assert result.returncode == 0, result.stderr
+        if not result.stdout:
+            return 0
+        text = result.context()["hookSpecificOutput"]["additionalContext"]
+        return sum(line.startswith("- [") for line in text.splitlines())
+
+    question = "why does the login endpoint give a 401 error?"
+    assert shown(question) == QUESTION_MEMORIES > PROMPT_MEMORIES
+    assert shown(question, {"MEMLODE_HOOKS_QUESTION_MEMORIES": "3"}) == 3
+    (memlode_home / "config.toml").write_text("[hooks]\nquestion_max_memories = 0\n")
+    assert shown(question) == 0  # nothing for a question, as prompt_max_memories = 0 for the rest
+    (memlode_home / "config.toml").write_text("[hooks]\nprompt_max_memories = 2\n")
+    assert shown(question) == QUESTION_MEMORIES  # another prompt's count is its own
 
 
 def test_prompt_injection_can_be_turned_off(hook, payloads, proj_engine: Engine):

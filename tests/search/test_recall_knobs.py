@@ -137,7 +137,8 @@ def test_config_show_prints_each_knob_and_an_unknown_key_is_one_warning(workdir:
     assert done.returncode == 0, done.stderr
     assert "recall.half_life_days: 7.0" in done.stdout.splitlines()
     assert "recall.min_score: 0.1" in done.stdout.splitlines()
-    assert "hooks.question_budget_tokens: 1200" in done.stdout.splitlines()
+    assert "hooks.question_budget_tokens: 2000" in done.stdout.splitlines()
+    assert "hooks.question_max_memories: 16" in done.stdout.splitlines()
     [warning] = done.stderr.strip().splitlines()
     assert "'recall.half_life'" in warning and "config.toml" in warning
 
@@ -148,7 +149,7 @@ def test_config_show_gives_the_hooks_settings_as_a_hook_reads_them(workdir: Path
     assert done.returncode == 0, done.stderr
     hooks = done.json()["hooks"]  # type: ignore[index,call-overload]
     assert hooks["prompt_budget_tokens"] == 500 and hooks["inject"] is False
-    assert hooks["tools"] == ["Bash", "Edit"] and hooks["question_budget_tokens"] == 1200
+    assert hooks["tools"] == ["Bash", "Edit"] and hooks["question_budget_tokens"] == 2000
     assert "db_path" not in hooks and "config_error" not in hooks
 
 

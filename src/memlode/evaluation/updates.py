@@ -298,7 +298,8 @@ def _injection(engine: Engine, prompt: str) -> str:
     from memlode.hooks.injection import prompt_context
 
     hooks = HookSettings()  # the user's [hooks] settings, as the hook reads them
-    limit = hooks.prompt_max_memories
+    question = _recall.asks(prompt)
+    limit = hooks.prompt_memories(question)
     hits = engine.search(prompt, limit * 3)
     cosines = _cosines(engine, prompt, [h.memory.id for h in hits])
     payload = []
@@ -315,7 +316,7 @@ def _injection(engine: Engine, prompt: str) -> str:
     # app)"); a real namespace is the name alone, which is all the gate leaves out.
     name = engine.namespace.split(" (", 1)[0]
     found = _resident.recalled(engine.conn, payload, prompt, limit, project=name)
-    return prompt_context(found, hooks.prompt_budget_chars(_recall.asks(prompt)))
+    return prompt_context(found, hooks.prompt_budget_chars(question))
 
 
 def _cosines(engine: Engine, query: str, ids: list[str]) -> dict[str, float]:

@@ -38,13 +38,19 @@ def user_prompt(run: HookRun) -> str | None:
     output: str | None = None
     found_ids: list[str] = []
     recall_path = ""  # who ranked: "resident" (the engine) or "lean" (the hook's BM25)
-    if run.settings.inject and prompt.strip() and run.settings.prompt_max_memories > 0:
-        from memlode.hooks import _recall, _resident
+    question = False
+    limit = 0
+    if run.settings.inject and prompt.strip():
+        from memlode.hooks import _recall
+
+        question = _recall.asks(prompt)  # a question gets more memories and more room
+        limit = run.settings.prompt_memories(question)
+    if limit > 0:
+        from memlode.hooks import _resident
         from memlode.hooks.injection import hook_output, prompt_context
 
         # The engine's ranking from the store's resident; the lean BM25 when it cannot answer
         # in time (and then it is started again if it is gone).
-        limit = run.settings.prompt_max_memories
         if run.ranker is not None:  # the resident runs this handler: its own ranking
             hits = run.ranker(prompt, run.namespace, run.session_id, limit * 3)
         else:
@@ -79,7 +85,7 @@ def user_prompt(run: HookRun) -> str | None:
                 _resident.ensure_running(
                     run.settings.home, run.settings.db_path, backoff=_resident.PROMPT_START_BACKOFF
                 )
-        budget = run.settings.prompt_budget_chars(_recall.asks(prompt))
+        budget = run.settings.prompt_budget_chars(question)
         text = prompt_context(found, budget)
         if text:
             output = hook_output("UserPromptSubmit", text)
