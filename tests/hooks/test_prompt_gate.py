@@ -102,6 +102,21 @@ def test_an_excerpt_runs_on_to_the_end_of_the_word_it_would_cut():
         assert shown.rstrip("…").split()[-1] in whole, (limit, shown)
 
 
+def test_one_memory_whose_passage_overruns_its_share_is_still_shown():
+    """A passage runs on to the end of its last word, past its share; a single memory's line
+    then overruns the room, is clipped into it, and is shown, not dropped with the block."""
+    from memlode.hooks._recall import Recalled
+    from memlode.hooks.injection import prompt_context
+
+    filler = " ".join(f"step {i} of the run went through without a report." for i in range(90))
+    content = f"User: build the AppImage. {filler} AppImage built (9.5 MB). {filler} {filler}"
+    memory = Recalled("m1", content, "context", "2026-12-01T10:00:00Z", 1.0, source="hook")
+    memory.terms = {"appimag": 1.0, "built": 1.0}
+    for budget in range(7990, 8010):
+        shown = prompt_context([memory], budget)
+        assert "9.5 MB" in shown and len(shown) <= budget, budget
+
+
 def test_an_excerpt_shows_the_two_places_that_hold_the_prompts_words():
     """ "How did you pull the failing part of the CI log?" over a turn that names the CI check
     early and runs `gh run view --log-failed` late: one window cannot hold both, so the best

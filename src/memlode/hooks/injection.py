@@ -265,7 +265,9 @@ def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:
         if not block.add(line):
             break
         added += 1
-    return block.text() if added else ""
+    # a line past the room is clipped into what is left of it (``_Block.add``), and shown even
+    # when it is the first: a passage runs on to the end of a word (WORD_TAIL) past its share
+    return block.text() if added or len(block.lines) > 1 else ""
 
 
 # What a replaced memory shows of itself after its successor: enough to recognise it.
