@@ -154,6 +154,7 @@ def main() -> int:
     stored = [row[0] for row in conn.execute("SELECT content FROM memories")]
     silent: dict[str, list[int]] = {}
     missed = []
+    shown: list[int] = []  # characters handed over for each relevant prompt
     for name, kind, prompt, x in items:
         project = _namespace(args.work, name)
         question = asks(prompt)
@@ -166,6 +167,7 @@ def main() -> int:
             counts[0] += not text
             counts[1] += 1
             continue
+        shown.append(len(text))
         if _has(text, x):
             where = "answered"
         elif _has(" ".join(f.content for f in found), x):
@@ -179,14 +181,21 @@ def main() -> int:
         bins[where] += 1
         if where != "answered":
             missed.append({"prompt": prompt, "bin": where, "injected": bool(text)})
-    report = {"relevant": bins, "controls_silent": silent, "missed": missed}
+    mean_chars = round(sum(shown) / len(shown), 1) if shown else 0.0
+    report = {
+        "relevant": bins,
+        "mean_chars_relevant": mean_chars,
+        "controls_silent": silent,
+        "missed": missed,
+    }
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         total = sum(bins.values())
         print(
             f"answered {bins['answered']}/{total}; not answered: excerpt {bins['excerpt']},"
-            f" ranking {bins['ranking']}, absent {bins['absent']}, unstored {bins['unstored']}"
+            f" ranking {bins['ranking']}, absent {bins['absent']}, unstored {bins['unstored']};"
+            f" {mean_chars:.0f} characters handed over a relevant prompt on average"
         )
         for split, (quiet, n) in silent.items():
             print(f"controls silent ({split}) {quiet}/{n}")
