@@ -19,6 +19,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from memlode.hooks._recall import Recalled
+
 __all__ = ["MAX_PROMPT_CHARS", "user_prompt"]
 
 PROMPT_IMPORTANCE = 0.3
@@ -46,45 +48,9 @@ def user_prompt(run: HookRun) -> str | None:
         question = _recall.asks(prompt)  # a question gets more memories and more room
         limit = run.settings.prompt_memories(question)
     if limit > 0:
-        from memlode.hooks import _resident
         from memlode.hooks.injection import hook_output, prompt_context
 
-        # The engine's ranking from the store's resident; the lean BM25 when it cannot answer
-        # in time (and then it is started again if it is gone).
-        if run.ranker is not None:  # the resident runs this handler: its own ranking
-            hits = run.ranker(prompt, run.namespace, run.session_id, limit * 3)
-        else:
-            hits = _resident.recall(
-                run.settings.home,
-                run.settings.db_path,
-                prompt,
-                run.namespace,
-                run.session_id,
-                limit * 3,
-                run.settings.resident_timeout_ms,
-            )
-            if hits is None and not run.on_server:
-                hits = _wait_for_a_starting_resident(run, prompt, limit * 3)
-        if hits is not None:
-            recall_path = "resident"
-            found = _resident.recalled(
-                run.conn,
-                hits,
-                prompt,
-                limit,
-                run.session_id,
-                frequencies=run.frequencies,
-                project=run.namespace,
-            )
-        elif run.on_server:
-            found = []  # the lean BM25 reads SQLite's FTS5 index, which a server has not
-        else:
-            recall_path = "lean"
-            found = _recall.recall(run.conn, prompt, run.namespace, run.session_id, limit=limit)
-            if run.settings.resident_autostart:
-                _resident.ensure_running(
-                    run.settings.home, run.settings.db_path, backoff=_resident.PROMPT_START_BACKOFF
-                )
+        found, recall_path = _recalled(run, prompt, limit)
         budget = run.settings.prompt_budget_chars(question)
         text = prompt_context(found, budget)
         if text:
@@ -119,6 +85,48 @@ def user_prompt(run: HookRun) -> str | None:
             if found_ids:
                 capture.touch(conn, found_ids)
     return output
+
+
+def _recalled(run: HookRun, prompt: str, limit: int) -> tuple[list[Recalled], str]:
+    """At most ``limit`` memories for ``prompt`` through the gate, and who ranked them: the
+    engine's ranking from the store's resident ("resident"), the lean BM25 when it cannot
+    answer in time ("lean"; the resident is then started again if it is gone), nothing on a
+    server store without its resident ("")."""
+    from memlode.hooks import _recall, _resident
+
+    if run.ranker is not None:  # the resident runs this handler: its own ranking
+        hits = run.ranker(prompt, run.namespace, run.session_id, limit * 3)
+    else:
+        hits = _resident.recall(
+            run.settings.home,
+            run.settings.db_path,
+            prompt,
+            run.namespace,
+            run.session_id,
+            limit * 3,
+            run.settings.resident_timeout_ms,
+        )
+        if hits is None and not run.on_server:
+            hits = _wait_for_a_starting_resident(run, prompt, limit * 3)
+    if hits is not None:
+        found = _resident.recalled(
+            run.conn,
+            hits,
+            prompt,
+            limit,
+            run.session_id,
+            frequencies=run.frequencies,
+            project=run.namespace,
+        )
+        return found, "resident"
+    if run.on_server:
+        return [], ""  # the lean BM25 reads SQLite's FTS5 index, which a server has not
+    found = _recall.recall(run.conn, prompt, run.namespace, run.session_id, limit=limit)
+    if run.settings.resident_autostart:
+        _resident.ensure_running(
+            run.settings.home, run.settings.db_path, backoff=_resident.PROMPT_START_BACKOFF
+        )
+    return found, "lean"
 
 
 def _wait_for_a_starting_resident(run: HookRun, prompt: str, k: int) -> list[Any] | None:
