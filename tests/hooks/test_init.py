@@ -263,8 +263,10 @@ def test_doctor_reports_the_installation(project: Path) -> None:
     assert "pending_embeddings" in report["database"]
     assert report["sqlite"]["fts5"] is True and report["sqlite"]["version"]
     assert report["embedder"]["provider"] == "hash"
+    assert report["hook_settings"]["question_max_memories"] == 16
     text = memlode("doctor", cwd=project)
     assert "all good" in text.stdout
+    assert "memories 10/16 (prompt/question)" in text.stdout
     # ~/.claude.json holds two scopes: each line says which one it is
     claude_json = [line for line in text.stdout.splitlines() if ".claude.json" in line]
     assert [line.split("(", 1)[1].split(")")[0] for line in claude_json] == [

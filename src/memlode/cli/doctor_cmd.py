@@ -259,6 +259,8 @@ def doctor(ctx: click.Context, as_json: bool, settings_file: tuple[str, ...], re
             "session_budget_tokens": hook_settings.session_budget_tokens,
             "prompt_budget_tokens": hook_settings.prompt_budget_tokens,
             "question_budget_tokens": hook_settings.question_budget_tokens,
+            "prompt_max_memories": hook_settings.prompt_max_memories,
+            "question_max_memories": hook_settings.question_max_memories,
         },
         "hooks_log": _log_report(settings.home),
         "hook_spool": hook_spool,
@@ -492,7 +494,8 @@ def _print_doctor(result: dict[str, Any]) -> None:
         f"config  capture {'on' if hs['capture'] else 'off'},"
         f" inject {'on' if hs['inject'] else 'off'},"
         f" budgets {hs['session_budget_tokens']}/{hs['prompt_budget_tokens']}"
-        f"/{hs['question_budget_tokens']} tokens (session/prompt/question)"
+        f"/{hs['question_budget_tokens']} tokens (session/prompt/question),"
+        f" memories {hs['prompt_max_memories']}/{hs['question_max_memories']} (prompt/question)"
         + ("" if hs["enabled"] else " (hooks disabled)")
     )
     if result["problems"]:
