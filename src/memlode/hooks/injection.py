@@ -251,7 +251,6 @@ def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:
         [len(" ".join(item.content.split())) for item in found],
         budget_chars - len(title) - 1,
     )
-    added = 0
     for item, limit in zip(found, lengths, strict=True):
         if FAILURE_TAG in item.tags:
             then = ""
@@ -264,10 +263,9 @@ def prompt_context(found: Sequence[Recalled], budget_chars: int) -> str:
         line = f"- [{item.memory_type}, {_day(item.created_at)}] {text}" + _history(item.history)
         if not block.add(line):
             break
-        added += 1
-    # a line past the room is clipped into what is left of it (``_Block.add``), and shown even
-    # when it is the first: a passage runs on to the end of a word (WORD_TAIL) past its share
-    return block.text() if added or len(block.lines) > 1 else ""
+    # a memory's line past the room is clipped into what is left of it (``_Block.add``) and
+    # shown, even the first: a passage runs on to the end of a word (WORD_TAIL) past its share
+    return block.text() if len(block.lines) > 1 else ""
 
 
 # What a replaced memory shows of itself after its successor: enough to recognise it.
