@@ -58,7 +58,9 @@ def _pattern(name: str) -> re.Pattern[str]:
         import re
 
         _PATTERNS["word"] = re.compile(r"\w+", re.UNICODE)
-        _PATTERNS["camel"] = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+        _PATTERNS["camel"] = re.compile(
+            r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+"
+        )
     return _PATTERNS[name]
 
 
@@ -104,11 +106,13 @@ def _may_split(text: str) -> bool:
 
 def _camel_parts(chunk: str) -> list[str]:
     """The camel-case pieces of ``chunk``, lower-cased, without ``re``: what ``findall`` of the
-    ``camel`` pattern finds, on any text. Its alternatives, tried in order at each position: a
-    run of ASCII capitals that leaves its last one to a following lower-case run
-    (``[A-Z]+(?=[A-Z][a-z])``), a capital and its lower-case run, a lower-case run, a run of
-    capitals, a run of decimal digits (``\\d``: any script's); a character none of them
-    starts (``ß``, ``é``) is skipped."""
+    ``camel`` pattern finds, on any text. Its alternatives, tried in order at each position: an
+    acronym's plural, two or more ASCII capitals and an "s" that no lower-case letter follows
+    (``[A-Z]{2,}s(?![a-z])``: "VMs", "APIs", "URLs" are one word, not "v" and "ms", "ap" and
+    "is", "ur" and "ls", parts that match unrelated text); a run of ASCII capitals that leaves
+    its last one to a following lower-case run (``[A-Z]+(?=[A-Z][a-z])``), a capital and its
+    lower-case run, a lower-case run, a run of capitals, a run of decimal digits (``\\d``: any
+    script's); a character none of them starts (``ß``, ``é``) is skipped."""
     parts: list[str] = []
     i, n = 0, len(chunk)
     while i < n:
@@ -117,7 +121,10 @@ def _camel_parts(chunk: str) -> list[str]:
         if "A" <= ch <= "Z":
             while j < n and "A" <= chunk[j] <= "Z":
                 j += 1
-            if j < n and "a" <= chunk[j] <= "z":
+            plural = j - i >= 2 and chunk[j : j + 1] == "s"
+            if plural and not (j + 1 < n and "a" <= chunk[j + 1] <= "z"):
+                j += 1  # "VMs": an acronym's plural
+            elif j < n and "a" <= chunk[j] <= "z":
                 if j - i >= 2:
                     j -= 1  # "HTTPServer": "HTTP", then "Server"
                 else:
