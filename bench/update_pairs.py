@@ -33,6 +33,8 @@ import numpy as np
 from memlode.config import Settings
 from memlode.embed import make_embedder
 from memlode.engine import supersede_rules as rules
+from memlode.errors import InvalidInput
+from memlode.evaluation.updates import UpdateCase, load_update_cases
 from memlode.search import statements
 
 BENCH = Path(__file__).resolve().parent
@@ -60,18 +62,12 @@ FEATURES = (
 )
 
 
-def _statements(path: Path) -> dict[str, list[tuple[str, str, str, str, str, list[str]]]]:
-    """project -> [(role, id, earlier, later, type, distractors)] of one update file."""
-    data = json.loads(path.read_text("utf-8"))
-    out: dict[str, list[tuple[str, str, str, str, str, list[str]]]] = {}
-    for role, key, old, new in (
-        ("update", "cases", "old", "new"),
-        ("control", "controls", "earlier", "later"),
-    ):
-        for case in data.get(key, []):
-            kind = case.get("memory_type") or "decision"
-            item = (role, case["id"], case[old], case[new], kind, case.get("distractors") or [])
-            out.setdefault(case["project"], []).append(item)
+def _statements(path: Path) -> dict[str, list[UpdateCase]]:
+    """project -> the cases and controls of one update file (silent questions have no pair)."""
+    out: dict[str, list[UpdateCase]] = {}
+    for case in load_update_cases(path):
+        if not case.silent:
+            out.setdefault(case.project, []).append(case)
     return out
 
 
@@ -103,13 +99,14 @@ def pairs(files: list[Path]) -> list[dict[str, Any]]:
     for path in files:
         for project, cases in _statements(path).items():
             first: list[tuple[str, str, str, bool]] = []  # text, type, case id, is its earlier
-            for _role, case_id, old, _new, kind, distractors in cases:
-                first.append((old, kind, case_id, True))
-                first += [(d, "decision", case_id, False) for d in distractors]
-            texts = list(dict.fromkeys([t for t, *_ in first] + [c[3] for c in cases]))
+            for case in cases:
+                first.append((case.old, case.memory_type, case.id, True))
+                first += [(d, "decision", case.id, False) for d in case.distractors]
+            texts = list(dict.fromkeys([t for t, *_ in first] + [c.new for c in cases]))
             vectors = dict(zip(texts, np.asarray(embedder.embed(texts)), strict=True))
             later: list[tuple[str, str, str, bool]] = []
-            for role, case_id, _old, new, kind, _d in cases:
+            for case in cases:
+                role, case_id, new, kind = case.role, case.id, case.new, case.memory_type
                 earlier = first + later
                 sims = [float(vectors[new] @ vectors[e[0]]) for e in earlier]
                 of_type = sorted(
@@ -210,7 +207,11 @@ def main() -> int:
     if len(args.files) < 2:
         print("error: give at least two update files (one is left out in turn)", file=sys.stderr)
         return 2
-    report = judge(pairs(args.files))
+    try:
+        report = judge(pairs(args.files))
+    except InvalidInput as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
