@@ -70,6 +70,14 @@ SETTLE_TIMEOUT = 40  # seconds to wait for async hooks and the detached transcri
 # The heading memlode's recall for a prompt opens with (memlode.hooks.injection).
 RECALL_BLOCK = "## memlode: possibly relevant memories"
 
+# A build whose log runs past the 30,000 characters Claude Code hands a hook (it keeps the
+# whole output in a file), its verdict on the last line.
+BUILD_VERDICT = "Build complete! (12.34s)"
+BUILD = (
+    'i=0; while [ "$i" -lt 1500 ]; do echo "[$i/1500] Compiling module $i of the calc build"; '
+    f'i=$((i + 1)); done\necho "{BUILD_VERDICT}"\n'
+)
+
 QUESTION = "Which database should the calc results be cached in?"
 ANSWER = "SQLite"
 RECALL_TOOL = "mcp__memlode__recall_memory"
@@ -146,6 +154,7 @@ def scripted(project: Path) -> Callable[[Request], Reply]:
             call("Edit", file_path=calc, old_string="return a - b", new_string="return a + b"),
             call("Bash", command="sh check.sh first", description="Run the checks"),
             call("Bash", command="sh check.sh", description="Run the checks again"),
+            call("Bash", command="sh build.sh", description="Build the project"),
             call("AskUserQuestion", questions=[question]),
             Reply(FINDING),
         ),
@@ -202,6 +211,7 @@ def make_project(root: Path) -> Path:
     project.mkdir()
     (project / "calc.py").write_text(CALC)
     (project / "check.sh").write_text(CHECK)
+    (project / "build.sh").write_text(BUILD)
     git = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t"]
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "calc"]):
         subprocess.run([*git, *args], cwd=project, check=True, timeout=30, capture_output=True)
@@ -617,6 +627,17 @@ def test_read_edit_and_passing_command_captured(scenario: Scenario) -> None:
     assert edits, contents
     assert any("sh check.sh" in r["content"] and "all checks passed" in r["content"]
                for r in captured), contents  # fmt: skip
+
+
+def test_a_long_build_log_captured_to_its_verdict(scenario: Scenario) -> None:
+    """The build's log is longer than what Claude Code hands the hook; its end, with the
+    verdict, is read back from the file Claude Code kept it in."""
+    (build,) = [
+        r for r in scenario.session_rows(scenario.session1_id)
+        if r["metadata"].get("hook") == "PostToolUse" and "sh build.sh" in r["content"]
+    ]  # fmt: skip
+    assert f"Outcome: build: {BUILD_VERDICT}" in build["content"]
+    assert build["content"].rstrip().endswith(BUILD_VERDICT)
 
 
 def test_failing_command_captured_with_its_error(scenario: Scenario) -> None:

@@ -220,3 +220,34 @@ def test_the_turns_last_message_is_kept_as_a_report(hook, project: Path, proj_en
     assert hook("stop", again).returncode == 0
     [row] = [m for m in _rows(proj_engine) if "report" in m.tags]
     assert row.content == f"Assistant reported at the end of a turn: {message}"
+
+
+def test_a_long_output_kept_in_a_file_is_read_to_its_end(
+    hook, project: Path, proj_engine: Engine, tmp_path: Path
+):
+    """Claude Code hands the hook the first 30,000 characters of a longer output and the path
+    of the file holding all of it (``persistedOutputPath``, as 2.1.197 sends it): the build's
+    verdict at the end is read back from the file."""
+    lines = [f"[{i}/1800] Compiling StratoAgent Module{i}.swift" for i in range(1800)]
+    whole = "\n".join([*lines, "Build complete! (43.50s)"]) + "\n"
+    saved = tmp_path / "tool-results" / "b44588bnc.txt"
+    saved.parent.mkdir()
+    saved.write_text(whole)
+    payload = _bash(project, "swift build --package-path agent 2>&1", whole[:30_000])
+    payload["tool_response"].update(
+        persistedOutputPath=str(saved), persistedOutputSize=len(whole.encode())
+    )
+    assert hook("post-tool", payload).returncode == 0
+    [row] = _rows(proj_engine)
+    assert row.content.split("\n")[1] == "Outcome: build: Build complete! (43.50s)"
+    assert row.content.rstrip().endswith("Build complete! (43.50s)")
+    assert "[0/1800] Compiling" in row.content  # its start, as the hook got it
+    # a path that is gone (a transcript replayed on another machine) or is not a file: the
+    # output as the hook got it
+    for gone in (tmp_path / "gone.txt", tmp_path):
+        payload["tool_response"]["persistedOutputPath"] = str(gone)
+        payload["tool_input"]["command"] = f"swift build # {gone.name}"
+        assert hook("post-tool", payload).returncode == 0
+    cut = [r for r in _rows(proj_engine) if "# " in r.content.split("\n")[0]]
+    assert len(cut) == 2
+    assert all("Build complete" not in r.content for r in cut)

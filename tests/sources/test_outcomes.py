@@ -151,3 +151,38 @@ def test_git_status_names_the_files_of_each_section() -> None:
         "staged: src/color/gradient.go, src/color/shade.go",
         "untracked: .husky/",
     ]
+
+
+def test_a_successful_builds_verdict_and_time() -> None:
+    """The line a build tool ends a successful build with is its outcome, with the time a line
+    after it gives: what "did it build, and how long did it take?" asks of a long log."""
+    swift = (
+        "[838/840] Linking StratoAgent\n[839/840] Applying StratoAgent\nBuild complete! (43.50s)\n"
+    )
+    assert outcomes("swift build --package-path agent 2>&1", swift) == [
+        "build: Build complete! (43.50s)"
+    ]
+    cargo = (
+        "   Compiling wallpaper v0.1.0 (/home/u/wallpaper)\n"
+        "    Finished `release` profile [optimized] target(s) in 1m 02s\n"
+    )
+    assert outcomes("cargo build --release", cargo) == [
+        "build: Finished `release` profile [optimized] target(s) in 1m 02s"
+    ]
+    maven = (
+        "[INFO] ------------------------------------------------------------------------\n"
+        "[INFO] BUILD SUCCESS\n"
+        "[INFO] ------------------------------------------------------------------------\n"
+        "[INFO] Total time:  12.345 s\n"
+    )
+    assert outcomes("mvn -q package", maven) == ["build: BUILD SUCCESS (Total time:  12.345 s)"]
+    gradle = "> Task :app:assembleDebug\n\nBUILD SUCCESSFUL in 41s\n37 actionable tasks: 37 up\n"
+    assert outcomes("./gradlew assembleDebug", gradle) == ["build: BUILD SUCCESSFUL in 41s"]
+    # a failed build, a test run (its totals say it), a grep through a log: no build verdict
+    assert outcomes("swift build", swift, failed=True) == []
+    cargo_test = cargo + "running 3 tests\ntest result: ok. 3 passed; 0 failed; 0 ignored\n"
+    assert outcomes("cargo test", cargo_test) == ["tests: 3 passed, 0 failed"]
+    assert outcomes("grep -n BUILD build.log", "12:BUILD SUCCESSFUL in 41s\n") == []
+    # the verdict is among the last lines; one far above them is an earlier build's
+    earlier = "Build complete! (3.43s)\n" + "".join(f"line {i}\n" for i in range(40))
+    assert outcomes("sh build-all.sh", earlier) == []

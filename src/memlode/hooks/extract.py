@@ -354,7 +354,9 @@ def _bash(
     if not command:
         return None
     first, rest = _command_parts(command)
-    printed = "\n".join(as_text(resp.get(s), 1 << 62) for s in ("stdout", "stderr")).strip()
+    outputs = {part: as_text(resp.get(part), 1 << 62) for part in ("stdout", "stderr")}
+    outputs["stdout"] = _with_persisted_end(outputs["stdout"], resp.get("persistedOutputPath"))
+    printed = "\n".join(outputs.values()).strip()
     # an exit status of 0 can hide a failure (a test run piped into tail): its output says so
     from memlode.sources.outcomes import read_output
 
@@ -365,12 +367,43 @@ def _bash(
         head += f"\n# {description}"
     if resp.get("interrupted") is True:
         head += "\n(interrupted)"
-    streams = [(part, as_text(resp.get(part), 1 << 62).strip()) for part in ("stdout", "stderr")]
+    streams = [(part, text.strip()) for part, text in outputs.items()]
     word = command.split()[0] if command.split() else ""
     tags = ["command", f"cmd:{os.path.basename(word)[:40]}"]
     meta: dict[str, Any] = {"command": clip(command, 300)}
     after = COMMAND_REST + rest if rest else ""
     return run_observation(head, reading, streams, output_chars, tags, meta, after)
+
+
+# Claude Code keeps a command's output longer than 30,000 characters in a file and hands the
+# hook its first 30,000 only (``tool_response.persistedOutputPath``; seen with 2.1.81 in a
+# transcript and 2.1.197 here): a build's verdict, a test run's totals, the last error sit at
+# the end it leaves out. That end is read back from the file: its last PERSISTED_END_BYTES,
+# or the whole file when it is at most PERSISTED_WHOLE_BYTES.
+PERSISTED_END_BYTES = 20_000
+PERSISTED_WHOLE_BYTES = 64_000
+
+
+def _with_persisted_end(stdout: str, path: object) -> str:
+    """``stdout`` as the hook got it, with the end of the whole output it was cut from (the file
+    at ``path``) after it; ``stdout`` alone when there is no such readable regular file."""
+    if not isinstance(path, str) or not path:
+        return stdout
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return stdout  # a FIFO or a device would block the hook, a folder has no end
+        with open(path, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if size <= PERSISTED_WHOLE_BYTES:
+                return file.read(PERSISTED_WHOLE_BYTES).decode("utf-8", "replace")
+            file.seek(size - PERSISTED_END_BYTES)
+            end = file.read(PERSISTED_END_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return stdout
+    end = end.split("\n", 1)[1] if "\n" in end else end  # from the first whole line
+    return stdout.rstrip("\n") + f"\n… [{size:,} bytes in all]\n" + end
 
 
 def _command_parts(command: str) -> tuple[str, str]:

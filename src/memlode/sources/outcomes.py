@@ -37,9 +37,9 @@ __all__ = [
 
 # The outcome lines that report a state rather than change one (a commit, a push, a tag, a
 # release, a pull request, a merge): the tests' totals, the branch against its upstream, a
-# clean tree, the first commit of a ``git log`` listing, what a commit's hooks ran. They start
-# with these.
-STATE_REPORTS = ("tests:", "branch", "nothing", "log ", "commit hooks")
+# clean tree, the first commit of a ``git log`` listing, what a commit's hooks ran, a build that
+# succeeded. They start with these.
+STATE_REPORTS = ("tests:", "branch", "nothing", "log ", "commit hooks", "build:")
 
 # At most this many decisive lines, each at most LINE_CHARS (a log keeps its point, not its bulk).
 MAX_ERROR_LINES = 6
@@ -717,6 +717,46 @@ def _status_files(output: str) -> list[str]:
     return out
 
 
+# The line a build tool ends a successful build with, and its time: what a next-day "did it
+# build?" or "how long did the build take?" asks, at the end of a log that can run to thousands
+# of lines. (start, what the line also holds): SwiftPM, Cargo, Gradle, Maven, xcodebuild,
+# dotnet, Vite, Bazel, Next.js, webpack, CMake.
+_BUILT = (
+    ("Build complete!", ""),
+    ("Build of ", "complete!"),
+    ("Finished ", "target(s) in"),
+    ("BUILD SUCCESSFUL", ""),
+    ("[INFO] BUILD SUCCESS", ""),
+    ("** BUILD SUCCEEDED **", ""),
+    ("Build succeeded", ""),
+    ("✓ built in", ""),
+    ("INFO: Build completed successfully", ""),
+    ("✓ Compiled successfully", ""),
+    ("Compiled successfully", ""),
+    ("webpack ", "compiled successfully"),
+    ("[100%] Built target", ""),
+)
+# A line after the verdict that gives its time (Maven's "Total time:", dotnet's "Time Elapsed").
+_BUILD_TIMES = ("[INFO] Total time:", "Time Elapsed")
+BUILD_VERDICT_LINES = 30  # the verdict is among the last lines of a build's output
+
+
+def _build_verdict(lines: list[str]) -> str:
+    """``build: <the verdict line>`` of a successful build's output (with the time a later line
+    gives), '' when none of its last lines is one."""
+    start = max(0, len(lines) - BUILD_VERDICT_LINES)
+    for i in range(len(lines) - 1, start - 1, -1):
+        line = lines[i]
+        if not any(line.startswith(s) and holds in line for s, holds in _BUILT):
+            continue
+        timed = next((t for t in lines[i + 1 : i + 5] if t.startswith(_BUILD_TIMES)), "")
+        said = line.removeprefix("[INFO] ")[:LINE_CHARS]
+        if timed:
+            said += f" ({timed.removeprefix('[INFO] ')})"
+        return "build: " + said
+    return ""
+
+
 def outcomes(command: str, output: str, failed: bool = False) -> list[str]:
     """What the command changed or reported, one short line each (may be empty)."""
     return read_output(command, output, failed)[0]
@@ -783,6 +823,10 @@ def _outcomes_of(
         head = _log_head(" ".join(command.split()), lines)
         if head:
             out.append(head)
+    if not failed and totals is None and not low.startswith(_LISTERS):
+        built = _build_verdict(lines)
+        if built:
+            out.append(built)
     if totals is not None:
         named = zip(totals, ("passed", "failed"), strict=True)
         counts = [f"{n} {word}" for n, word in named if n is not None]
