@@ -251,3 +251,27 @@ def test_a_long_output_kept_in_a_file_is_read_to_its_end(
     cut = [r for r in _rows(proj_engine) if "# " in r.content.split("\n")[0]]
     assert len(cut) == 2
     assert all("Build complete" not in r.content for r in cut)
+
+
+def test_a_long_command_keeps_how_long_it_took(hook, project: Path, proj_engine: Engine):
+    """Claude Code gives a tool call's wall time (``duration_ms``, 2.1.197): a command that ran
+    ten seconds or more keeps it after its command line, passing or failing; a quick one, or a
+    time that is no number, adds nothing."""
+    runs = [
+        (_bash(project, "swift build --package-path agent", "Build complete!\n"), 43_500),
+        (_bash(project, "npm test", "2 failing\n", failed=True), 125_400),
+        (_bash(project, "ls", "a\nb\n"), 3_000),
+        (_bash(project, "make lint", "ok\n"), "43500"),
+        (_bash(project, "make docs", "ok\n"), True),
+    ]
+    for payload, duration in runs:
+        event = "post-tool-failure" if "error" in payload else "post-tool"
+        assert hook(event, {**payload, "duration_ms": duration}).returncode == 0
+    firsts = {r.content.split("\n")[0] for r in _rows(proj_engine)}
+    assert firsts == {
+        "$ swift build --package-path agent (took 43.5 s)",
+        "Failed: $ npm test (took 2 min 5 s)",
+        "$ ls",
+        "$ make lint",
+        "$ make docs",
+    }

@@ -112,7 +112,7 @@ def post_tool(run: HookRun) -> str | None:
         run.settings.bash_output_chars,
     )
     if obs is not None:
-        _store_observations(run, obs)
+        _store_observations(run, _timed(obs, tool, run.payload.get("duration_ms")))
     return None
 
 
@@ -127,8 +127,30 @@ def post_tool_failure(run: HookRun) -> str | None:
 
     obs = extract_failure(tool, run.payload.get("tool_input"), run.payload.get("error"), run.cwd)
     if obs is not None:
-        _store_observations(run, obs)
+        _store_observations(run, _timed(obs, tool, run.payload.get("duration_ms")))
     return None
+
+
+# Claude Code (2.1.197) gives a tool call's wall time (``duration_ms``) with PostToolUse and
+# PostToolUseFailure. A command that ran this long (a build, a test suite, an install) keeps
+# it after its command line: "how long does the build take?" is asked of it, and most tools
+# print no time of their own.
+LONG_COMMAND_MS = 10_000
+
+
+def _timed(obs: Observation, tool: str, duration_ms: object) -> Observation:
+    """``obs`` of a command that ran LONG_COMMAND_MS or more with its time after the command's
+    first line ("(took 43.5 s)"), and in its metadata; others as they are."""
+    if tool != "Bash" or isinstance(duration_ms, bool):
+        return obs
+    if not isinstance(duration_ms, int | float) or not LONG_COMMAND_MS <= duration_ms < 1e9:
+        return obs
+    seconds = duration_ms / 1000
+    took = f"{seconds:.1f} s" if seconds < 60 else f"{int(seconds // 60)} min {int(seconds % 60)} s"
+    first, newline, rest = obs.content.partition("\n")
+    obs.content = f"{first} (took {took}){newline}{rest}"
+    obs.metadata["duration_ms"] = int(duration_ms)
+    return obs
 
 
 def _store_observations(run: HookRun, *observations: Observation) -> None:
