@@ -239,7 +239,7 @@ def test_a_long_output_kept_in_a_file_is_read_to_its_end(
     )
     assert hook("post-tool", payload).returncode == 0
     [row] = _rows(proj_engine)
-    assert row.content.split("\n")[1] == "Outcome: build: Build complete! (43.50s)"
+    assert row.content.split("\n")[1] == "Outcome: build: succeeded in 43.50s"
     assert row.content.rstrip().endswith("Build complete! (43.50s)")
     assert "[0/1800] Compiling" in row.content  # its start, as the hook got it
     # a path that is gone (a transcript replayed on another machine) or is not a file: the

@@ -160,24 +160,25 @@ def test_a_successful_builds_verdict_and_time() -> None:
         "[838/840] Linking StratoAgent\n[839/840] Applying StratoAgent\nBuild complete! (43.50s)\n"
     )
     assert outcomes("swift build --package-path agent 2>&1", swift) == [
-        "build: Build complete! (43.50s)"
+        "build: succeeded in 43.50s"
     ]
     cargo = (
         "   Compiling wallpaper v0.1.0 (/home/u/wallpaper)\n"
         "    Finished `release` profile [optimized] target(s) in 1m 02s\n"
     )
-    assert outcomes("cargo build --release", cargo) == [
-        "build: Finished `release` profile [optimized] target(s) in 1m 02s"
-    ]
+    assert outcomes("cargo build --release", cargo) == ["build: succeeded in 1m 02s"]
     maven = (
         "[INFO] ------------------------------------------------------------------------\n"
         "[INFO] BUILD SUCCESS\n"
         "[INFO] ------------------------------------------------------------------------\n"
         "[INFO] Total time:  12.345 s\n"
     )
-    assert outcomes("mvn -q package", maven) == ["build: BUILD SUCCESS (Total time:  12.345 s)"]
+    assert outcomes("mvn -q package", maven) == ["build: succeeded in 12.345 s"]
     gradle = "> Task :app:assembleDebug\n\nBUILD SUCCESSFUL in 41s\n37 actionable tasks: 37 up\n"
-    assert outcomes("./gradlew assembleDebug", gradle) == ["build: BUILD SUCCESSFUL in 41s"]
+    assert outcomes("./gradlew assembleDebug", gradle) == ["build: succeeded in 41s"]
+    dotnet = "Build succeeded.\n    0 Warning(s)\n    0 Error(s)\n\nTime Elapsed 00:00:05.12\n"
+    assert outcomes("dotnet build", dotnet) == ["build: succeeded in 00:00:05.12"]
+    assert outcomes("cmake --build build", "[100%] Built target calc\n") == ["build: succeeded"]
     # a failed build, a test run (its totals say it), a grep through a log: no build verdict
     assert outcomes("swift build", swift, failed=True) == []
     cargo_test = cargo + "running 3 tests\ntest result: ok. 3 passed; 0 failed; 0 ignored\n"
