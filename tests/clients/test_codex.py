@@ -82,6 +82,8 @@ CHECK = (
     'if "--frobnicate" in sys.argv:\n'
     f'    sys.exit("{ERROR} (expected none)")\n'
     "assert calc.LIMIT == 4096, calc.LIMIT\n"
+    "for i in range(1500):  # a long log: Codex cuts its middle out for the model\n"
+    "    print(f'[{i}/1500] compiling module {i} of the zebra build')\n"
     'print("calc ok: limit", calc.LIMIT)\n'
 )
 
@@ -481,6 +483,10 @@ def test_shell_commands_are_captured_with_their_output(codex_run: Scenario) -> N
     assert "LIMIT = 40" in read[0]["content"]
     passed = [m for m in codex_run.memories() if m["content"].startswith(f"$ {PASSING}\n")]
     assert len(passed) == 1 and "calc ok: limit 4096" in passed[0]["content"]
+    # the long log is read from the rollout, whole: not with the note Codex puts before the
+    # cut version it hands the hook
+    assert "[0/1500] compiling module 0" in passed[0]["content"]
+    assert "truncated output" not in passed[0]["content"]
 
 
 def test_apply_patch_is_captured_as_an_edit_of_the_file(codex_run: Scenario) -> None:

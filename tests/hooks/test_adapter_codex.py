@@ -192,3 +192,38 @@ def test_the_adapter_imports_nothing_more() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert json.loads(done.stdout.replace("'", '"')) == ["memlode.hooks.adapters.codex"]
+
+
+def test_a_long_output_is_read_whole_from_the_rollout(tmp_path: Path) -> None:
+    """Codex hands the hook a long output with its middle cut out and a note of its own before
+    it (0.171: "Warning: truncated output …", "Total output lines: …"); the rollout's
+    ``aggregated_output`` has it whole. Without the rollout, the cut output without the note."""
+    lines = [f"[{i}/1500] compiling module {i} of the zebra build" for i in range(1500)]
+    whole = "\n".join([*lines, "calc ok: limit 4096"]) + "\n"
+    cut = (
+        "Warning: truncated output (original token count: 19325)\nTotal output lines: 1501\n\n"
+        + "\n".join(lines[:40])
+        + "\n…8 tokens truncated…\n"
+        + "\n".join(lines[-40:])
+        + "\ncalc ok: limit 4096\n"
+    )
+    recorded = payload("session1-10-post-tool-bash.json")
+    call = recorded["tool_use_id"]
+    rollout = tmp_path / "rollout.jsonl"
+    item = {
+        "type": "CommandExecution",
+        "id": call,
+        "command": ["/bin/bash", "-lc", "python3 check_calc.py"],
+        "status": "completed",
+        "aggregated_output": whole,
+        "exit_code": 0,
+    }
+    line = {"type": "event_msg", "payload": {"type": "item_completed", "item": item}}
+    rollout.write_text(json.dumps(line, separators=(",", ":")) + "\n")
+    with_rollout = {**recorded, "tool_response": cut, "transcript_path": str(rollout)}
+    _event, data = adapt("post-tool", with_rollout) or ("", {})
+    assert data["tool_response"]["stdout"] == whole
+    without = {**with_rollout, "transcript_path": str(tmp_path / "missing.jsonl")}
+    _event, data = adapt("post-tool", without) or ("", {})
+    assert data["tool_response"]["stdout"].startswith("[0/1500] compiling module 0")
+    assert data["tool_response"]["stdout"].endswith("calc ok: limit 4096\n")

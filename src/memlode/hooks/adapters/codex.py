@@ -75,7 +75,10 @@ def _shell(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     if item is not None:
         code = item.get("exit_code")
         exit_code = code if isinstance(code, int) else exit_code
-        output = output or _text(item.get("aggregated_output"))
+        whole = _text(item.get("aggregated_output"))
+        if not output or (whole and output.startswith(TRUNCATED_NOTE)):
+            output = whole  # the whole output, where the hook got its middle cut out
+    output = _without_truncation_note(output)
     shaped = {**payload, "tool_name": "Bash", "tool_input": {"command": _text(command)}}
     if exit_code is not None and exit_code != 0:
         shaped.pop("tool_response", None)
@@ -90,6 +93,22 @@ def _shell(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         "exit_code": exit_code,
     }
     return "post-tool", shaped
+
+
+# A long output reaches the hook with its middle cut out for the model and a note before it
+# ("Warning: truncated output (original token count: 19325)", "Total output lines: 1501", seen
+# with 0.171 here); the rollout's ``aggregated_output`` holds all of it. The note is Codex's,
+# not the command's: left out when only the cut output is there.
+TRUNCATED_NOTE = "Warning: truncated output"
+
+
+def _without_truncation_note(output: str) -> str:
+    if not output.startswith(TRUNCATED_NOTE):
+        return output
+    lines = output.split("\n")[1:]
+    if lines and lines[0].startswith("Total output lines:"):
+        lines = lines[1:]
+    return "\n".join(lines).lstrip("\n")
 
 
 # ---- apply_patch ---------------------------------------------------------------------------
