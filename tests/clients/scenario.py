@@ -5,6 +5,9 @@ The same words in every client, so that what one stores and recalls compares wit
 from __future__ import annotations
 
 __all__ = [
+    "BUILD",
+    "BUILD_OUTCOME",
+    "BUILD_VERDICT",
     "CALC",
     "CHECK",
     "ERROR_MARK",
@@ -39,3 +42,13 @@ CHECK = (
     "fi\n"
     'echo "all checks passed"\n'
 )
+
+# A build whose log runs past what a client hands a hook (Claude Code: 30,000 characters; it
+# keeps the whole output in a file, as OpenCode does), its verdict on the last line, and the
+# outcome memlode reads from it.
+BUILD_VERDICT = "Build complete! (12.34s)"
+BUILD = (
+    'i=0; while [ "$i" -lt 1500 ]; do echo "[$i/1500] Compiling module $i of the calc build"; '
+    f'i=$((i + 1)); done\necho "{BUILD_VERDICT}"\n'
+)
+BUILD_OUTCOME = "Outcome: build: succeeded in 12.34s"

@@ -42,6 +42,9 @@ from typing import Any
 import pytest
 from tests.clients import anthropic_api as api
 from tests.clients.scenario import (
+    BUILD,
+    BUILD_OUTCOME,
+    BUILD_VERDICT,
     CALC,
     CHECK,
     ERROR_MARK,
@@ -69,14 +72,6 @@ SETTLE_TIMEOUT = 40  # seconds to wait for async hooks and the detached transcri
 
 # The heading memlode's recall for a prompt opens with (memlode.hooks.injection).
 RECALL_BLOCK = "## memlode: possibly relevant memories"
-
-# A build whose log runs past the 30,000 characters Claude Code hands a hook (it keeps the
-# whole output in a file), its verdict on the last line.
-BUILD_VERDICT = "Build complete! (12.34s)"
-BUILD = (
-    'i=0; while [ "$i" -lt 1500 ]; do echo "[$i/1500] Compiling module $i of the calc build"; '
-    f'i=$((i + 1)); done\necho "{BUILD_VERDICT}"\n'
-)
 
 QUESTION = "Which database should the calc results be cached in?"
 ANSWER = "SQLite"
@@ -636,7 +631,7 @@ def test_a_long_build_log_captured_to_its_verdict(scenario: Scenario) -> None:
         r for r in scenario.session_rows(scenario.session1_id)
         if r["metadata"].get("hook") == "PostToolUse" and "sh build.sh" in r["content"]
     ]  # fmt: skip
-    assert "Outcome: build: succeeded in 12.34s" in build["content"]
+    assert BUILD_OUTCOME in build["content"]
     assert build["content"].rstrip().endswith(BUILD_VERDICT)
 
 

@@ -50,6 +50,9 @@ from typing import Any
 import pytest
 from tests.clients import chat_api as api
 from tests.clients.scenario import (
+    BUILD,
+    BUILD_OUTCOME,
+    BUILD_VERDICT,
     CALC,
     CHECK,
     ERROR_MARK,
@@ -112,12 +115,14 @@ def plans(project: Path) -> dict[str, list[Reply]]:
     edit = {"filePath": calc, "oldString": "return a - b", "newString": "return a + b"}
     failing = {"command": "sh check.sh first", "description": "Run the checks"}
     passing = {"command": "sh check.sh", "description": "Run the checks again"}
+    build = {"command": "sh build.sh", "description": "Build the project"}
     return {
         PROMPT: [
             Reply(tool_calls=(ToolCall("read", {"filePath": calc}),)),
             Reply(tool_calls=(ToolCall("edit", edit),)),
             Reply(tool_calls=(ToolCall("bash", failing),)),
             Reply(tool_calls=(ToolCall("bash", passing),)),
+            Reply(tool_calls=(ToolCall("bash", build),)),
             Reply(FINDING),
         ],
         FOLLOW_UP: [
@@ -212,6 +217,7 @@ def make_project(root: Path) -> Path:
     project.mkdir()
     (project / "calc.py").write_text(CALC)
     (project / "check.sh").write_text(CHECK)
+    (project / "build.sh").write_text(BUILD)
     git = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t"]
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "calc"]):
         subprocess.run([*git, *args], cwd=project, check=True, timeout=30, capture_output=True)
@@ -457,10 +463,22 @@ def test_read_edit_and_passing_command_captured(scenario: Scenario) -> None:
     assert "calc.py" in read["content"]
     (edit,) = [r for r in captured if r["metadata"].get("tool") == "Edit"]
     assert "calc.py" in edit["content"] and "return a + b" in edit["content"]
-    passing = [r for r in captured if r["metadata"].get("tool") == "Bash"]
-    assert len(passing) == 1, [r["content"] for r in passing]
-    assert "sh check.sh" in passing[0]["content"]
-    assert "all checks passed" in passing[0]["content"]
+    commands = [r for r in captured if r["metadata"].get("tool") == "Bash"]
+    assert len(commands) == 2, [r["content"] for r in commands]  # the check, the build
+    passing = [r for r in commands if "sh check.sh" in r["content"]]
+    assert len(passing) == 1 and "all checks passed" in passing[0]["content"]
+
+
+def test_a_long_build_log_captured_from_its_start_to_its_verdict(scenario: Scenario) -> None:
+    """OpenCode hands the plugin the build log's end only and keeps the whole in a file: the
+    stored command starts where the log started and ends with its verdict."""
+    (build,) = [
+        r for r in scenario.session_rows(PROMPT)
+        if r["metadata"].get("hook") == "PostToolUse" and "sh build.sh" in r["content"]
+    ]  # fmt: skip
+    assert BUILD_OUTCOME in build["content"]
+    assert "[0/1500] Compiling module 0" in build["content"]
+    assert build["content"].rstrip().endswith(BUILD_VERDICT)
 
 
 def test_failing_command_captured_with_its_error(scenario: Scenario) -> None:

@@ -160,3 +160,37 @@ def test_compaction_and_deletion() -> None:
         "deleted",
         "SessionEnd",
     )
+
+
+def test_a_long_output_is_read_from_the_file_opencode_saved(tmp_path: Path) -> None:
+    """OpenCode hands a long output over cut to its end and names the file with all of it
+    (1.18: "...output truncated...", "Full output saved to: <path>"): the stored command
+    starts where the output started (from the file) and ends with its verdict (from the cut
+    output: the file may still be being written)."""
+    lines = [f"[{i}/3000] Compiling module {i} of the calc build" for i in range(3000)]
+    whole = "\n".join([*lines, "Build complete! (12.34s)"]) + "\n"
+    saved = tmp_path / "tool_output_1.txt"
+    saved.write_text(whole[:40_000])  # still being written
+    data = payload("tool.execute.after.bash-exit-0")
+    data["args"] = {"command": "sh build.sh", "description": "Build"}
+    data["output"] = f"...output truncated...\nFull output saved to: {saved}\n" + whole[-2000:]
+    data["metadata"] = {"output": "...\n\n" + whole[-30_000:], "exit": 0, "truncated": True}
+    _event, shaped = adapt("post-tool", data) or ("", {})
+    stdout = shaped["tool_response"]["stdout"]
+    assert stdout.startswith("[0/3000] Compiling module 0 of the calc build\n")
+    assert stdout.endswith(
+        "[2999/3000] Compiling module 2999 of the calc build\n" + "Build complete! (12.34s)\n"
+    )
+    assert stdout.count("Compiling module 1500 of") <= 1 and "\n…\n" in stdout
+    obs = extract("Bash", shaped["tool_input"], shaped["tool_response"], data["cwd"], 2000)
+    assert obs is not None
+    assert obs.content.startswith("$ sh build.sh\n# Build\nOutcome: build: succeeded in 12.34s\n")
+    # a shorter output: the file's start and the cut end overlap, each line is kept once
+    short = "\n".join(lines[:1100]) + "\n"  # 52 KB: its first and last 30 KB overlap
+    saved.write_text(short)
+    data["metadata"]["output"] = "...\n\n" + short[-30_000:]
+    _event, shaped = adapt("post-tool", data) or ("", {})
+    assert shaped["tool_response"]["stdout"] == short
+    saved.unlink()  # gone: the cut output, as it came
+    _event, shaped = adapt("post-tool", data) or ("", {})
+    assert shaped["tool_response"]["stdout"] == data["metadata"]["output"]

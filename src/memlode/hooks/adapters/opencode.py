@@ -186,13 +186,58 @@ def _bash(args: dict[str, Any], output: str, meta: dict[str, Any], cwd: str) -> 
     if _text(args.get("description")):
         claude_in["description"] = _text(args.get("description"))
     # OpenCode runs the command with stderr merged into stdout: one stream.
-    claude_resp = {
+    claude_resp: dict[str, Any] = {
         "stdout": _text(meta.get("output")) or output,
         "stderr": "",
         "interrupted": False,
         "isImage": False,
     }
+    saved = _saved_output(output) if meta.get("truncated") is True else ""
+    head = _file_head(saved) if saved else ""
+    if head:
+        claude_resp["stdout"] = _joined(head, claude_resp["stdout"])
     return "Bash", claude_in, claude_resp
+
+
+# A long output reaches the plugin cut to its end ("...", then the last ~30 KB), with the whole
+# of it in a file the model is told of: "...output truncated...", "Full output saved to:
+# <path>" (1.18). The file may still be being written when the plugin runs (seen here: it
+# ended 256 lines short), so its start is read from it and its end taken from the cut output.
+SAVED_LINE = "Full output saved to: "
+SAVED_HEAD_BYTES = 30_000
+
+
+def _joined(head: str, cut: str) -> str:
+    """The saved output's ``head`` and the ``cut`` output's end, without the part both hold."""
+    end = cut.removeprefix("...").lstrip("\n")
+    end = end.split("\n", 1)[1] if "\n" in end else end  # from its first whole line
+    head = head[: head.rfind("\n") + 1] if "\n" in head else head  # to its last whole line
+    first = end.split("\n", 1)[0]
+    at = head.find(first + "\n") if first else -1
+    if at >= 0 and (at == 0 or head[at - 1] == "\n"):
+        return head[:at] + end  # they overlap: the end starts within the head
+    return head.rstrip("\n") + "\n…\n" + end
+
+
+def _saved_output(output: str) -> str:
+    for line in output.splitlines()[:5]:
+        if line.startswith(SAVED_LINE):
+            return line[len(SAVED_LINE) :].strip()
+    return ""
+
+
+def _file_head(path: str) -> str:
+    """The first SAVED_HEAD_BYTES of the regular file at ``path``, '' when it cannot be read."""
+    import os
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return ""
+        with open(path, "rb") as file:
+            return file.read(SAVED_HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _grep(args: dict[str, Any], output: str, meta: dict[str, Any], cwd: str) -> Mapped:
