@@ -242,14 +242,19 @@ def test_a_long_output_kept_in_a_file_is_read_to_its_end(
     assert row.content.split("\n")[1] == "Outcome: build: succeeded in 43.50s"
     assert row.content.rstrip().endswith("Build complete! (43.50s)")
     assert "[0/1800] Compiling" in row.content  # its start, as the hook got it
-    # a path that is gone (a transcript replayed on another machine) or is not a file: the
-    # output as the hook got it
-    for gone in (tmp_path / "gone.txt", tmp_path):
+    # a path that is gone (a transcript replayed on another machine), is not a file, or a file
+    # shorter than the size Claude Code gives (not written to its end): the output as it came
+    partial = tmp_path / "partial.txt"
+    partial.write_text(whole[:40_000])
+    for gone in (tmp_path / "gone.txt", tmp_path, partial):
         payload["tool_response"]["persistedOutputPath"] = str(gone)
         payload["tool_input"]["command"] = f"swift build # {gone.name}"
         assert hook("post-tool", payload).returncode == 0
     cut = [r for r in _rows(proj_engine) if "# " in r.content.split("\n")[0]]
-    assert len(cut) == 2
+    assert len(cut) == 3
+    (short,) = [r for r in cut if "partial.txt" in r.content]
+    last_written = whole[:40_000].rsplit("\n", 2)[-2]  # the partial file's last whole line
+    assert last_written not in short.content
     assert all("Build complete" not in r.content for r in cut)
 
 

@@ -355,7 +355,9 @@ def _bash(
         return None
     first, rest = _command_parts(command)
     outputs = {part: as_text(resp.get(part), 1 << 62) for part in ("stdout", "stderr")}
-    outputs["stdout"] = _with_persisted_end(outputs["stdout"], resp.get("persistedOutputPath"))
+    outputs["stdout"] = _with_persisted_end(
+        outputs["stdout"], resp.get("persistedOutputPath"), resp.get("persistedOutputSize")
+    )
     printed = "\n".join(outputs.values()).strip()
     # an exit status of 0 can hide a failure (a test run piped into tail): its output says so
     from memlode.sources.outcomes import read_output
@@ -384,9 +386,10 @@ PERSISTED_END_BYTES = 20_000
 PERSISTED_WHOLE_BYTES = 64_000
 
 
-def _with_persisted_end(stdout: str, path: object) -> str:
+def _with_persisted_end(stdout: str, path: object, expected: object = None) -> str:
     """``stdout`` as the hook got it, with the end of the whole output it was cut from (the file
-    at ``path``) after it; ``stdout`` alone when there is no such readable regular file."""
+    at ``path``) after it; ``stdout`` alone when there is no such readable regular file, or
+    when it is shorter than the ``expected`` size (not written to its end yet)."""
     if not isinstance(path, str) or not path:
         return stdout
     import stat
@@ -396,6 +399,8 @@ def _with_persisted_end(stdout: str, path: object) -> str:
             return stdout  # a FIFO or a device would block the hook, a folder has no end
         with open(path, "rb") as file:
             size = os.fstat(file.fileno()).st_size
+            if isinstance(expected, int) and not isinstance(expected, bool) and size < expected:
+                return stdout
             if size <= PERSISTED_WHOLE_BYTES:
                 return file.read(PERSISTED_WHOLE_BYTES).decode("utf-8", "replace")
             file.seek(size - PERSISTED_END_BYTES)
