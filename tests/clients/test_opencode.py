@@ -469,16 +469,26 @@ def test_read_edit_and_passing_command_captured(scenario: Scenario) -> None:
     assert len(passing) == 1 and "all checks passed" in passing[0]["content"]
 
 
-def test_a_long_build_log_captured_from_its_start_to_its_verdict(scenario: Scenario) -> None:
-    """OpenCode hands the plugin the build log's end only and keeps the whole in a file: the
-    stored command starts where the log started and ends with its verdict."""
+def test_a_long_build_log_captured_from_its_start_to_its_end(scenario: Scenario) -> None:
+    """OpenCode hands the plugin the build log's last ~50 KB and keeps the whole in a file: the
+    stored command starts where the log started (read from the file) and ends where the output
+    OpenCode sent the model ends. (OpenCode 1.18 itself sometimes loses the last lines of a
+    long output, for the model and in its file alike: in 3 of 8 runs here it ended hundreds of
+    lines before the verdict. What it kept is what memlode can keep.)"""
     (build,) = [
         r for r in scenario.session_rows(PROMPT)
         if r["metadata"].get("hook") == "PostToolUse" and "sh build.sh" in r["content"]
     ]  # fmt: skip
-    assert BUILD_OUTCOME in build["content"]
+    sent = [
+        o for r in scenario.requests_for(PROMPT) for o in api.tool_outputs(r) if "Compiling" in o
+    ]
+    assert sent, "the build's output never reached the model"
+    assert "[0/1500] Compiling module 0" not in sent[-1]  # the model got the end only
     assert "[0/1500] Compiling module 0" in build["content"]
-    assert build["content"].rstrip().endswith(BUILD_VERDICT)
+    last = sent[-1].rstrip().rsplit("\n", 1)[-1]
+    assert build["content"].rstrip().endswith(last)
+    if BUILD_VERDICT in sent[-1]:
+        assert BUILD_OUTCOME in build["content"]
 
 
 def test_failing_command_captured_with_its_error(scenario: Scenario) -> None:

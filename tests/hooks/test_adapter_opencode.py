@@ -163,34 +163,37 @@ def test_compaction_and_deletion() -> None:
 
 
 def test_a_long_output_is_read_from_the_file_opencode_saved(tmp_path: Path) -> None:
-    """OpenCode hands a long output over cut to its end and names the file with all of it
-    (1.18: "...output truncated...", "Full output saved to: <path>"): the stored command
-    starts where the output started (from the file) and ends with its verdict (from the cut
-    output: the file may still be being written)."""
+    """OpenCode hands a long output over cut: the model's text names the file with all of it
+    and holds the output's end; ``metadata.output`` and the file can lag behind the end (1.18,
+    recorded shape). The stored command starts where the output started (from the file) and
+    ends with its verdict (from the model's text)."""
     lines = [f"[{i}/3000] Compiling module {i} of the calc build" for i in range(3000)]
     whole = "\n".join([*lines, "Build complete! (12.34s)"]) + "\n"
-    saved = tmp_path / "tool_output_1.txt"
+    saved = tmp_path / "tool_2433093f7001lbnELaWMQJ6MXt"
     saved.write_text(whole[:40_000])  # still being written
+    tail = whole[-51_000:].split("\n", 1)[1]  # the last ~50 KB, from a whole line
     data = payload("tool.execute.after.bash-exit-0")
     data["args"] = {"command": "sh build.sh", "description": "Build"}
-    data["output"] = f"...output truncated...\nFull output saved to: {saved}\n" + whole[-2000:]
-    data["metadata"] = {"output": "...\n\n" + whole[-30_000:], "exit": 0, "truncated": True}
+    data["output"] = f"...output truncated...\n\nFull output saved to: {saved}\n\n{tail}"
+    lagging = "...\n\n" + whole[:100_000][-30_000:]  # the metadata, behind the end
+    data["metadata"] = {"output": lagging, "exit": 0, "truncated": True, "outputPath": str(saved)}
     _event, shaped = adapt("post-tool", data) or ("", {})
     stdout = shaped["tool_response"]["stdout"]
     assert stdout.startswith("[0/3000] Compiling module 0 of the calc build\n")
     assert stdout.endswith(
         "[2999/3000] Compiling module 2999 of the calc build\n" + "Build complete! (12.34s)\n"
     )
-    assert stdout.count("Compiling module 1500 of") <= 1 and "\n…\n" in stdout
+    assert "\n…\n" in stdout and stdout.count("Compiling module 2500 of") == 1
     obs = extract("Bash", shaped["tool_input"], shaped["tool_response"], data["cwd"], 2000)
     assert obs is not None
     assert obs.content.startswith("$ sh build.sh\n# Build\nOutcome: build: succeeded in 12.34s\n")
-    # a shorter output: the file's start and the cut end overlap, each line is kept once
-    short = "\n".join(lines[:1100]) + "\n"  # 52 KB: its first and last 30 KB overlap
+    # a shorter output: the file's start and the model's end overlap, each line is kept once
+    short = "\n".join(lines[:1400]) + "\n"  # 66 KB: its first 30 KB and last 50 KB overlap
     saved.write_text(short)
-    data["metadata"]["output"] = "...\n\n" + short[-30_000:]
+    tail = short[-51_000:].split("\n", 1)[1]
+    data["output"] = f"...output truncated...\n\nFull output saved to: {saved}\n\n{tail}"
     _event, shaped = adapt("post-tool", data) or ("", {})
     assert shaped["tool_response"]["stdout"] == short
-    saved.unlink()  # gone: the cut output, as it came
+    saved.unlink()  # gone: the end the model got
     _event, shaped = adapt("post-tool", data) or ("", {})
-    assert shaped["tool_response"]["stdout"] == data["metadata"]["output"]
+    assert shaped["tool_response"]["stdout"] == tail

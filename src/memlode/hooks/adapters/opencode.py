@@ -192,31 +192,22 @@ def _bash(args: dict[str, Any], output: str, meta: dict[str, Any], cwd: str) -> 
         "interrupted": False,
         "isImage": False,
     }
-    saved = _saved_output(output) if meta.get("truncated") is True else ""
-    head = _file_head(saved) if saved else ""
-    if head:
-        claude_resp["stdout"] = _joined(head, claude_resp["stdout"])
+    if meta.get("truncated") is True:
+        saved = _text(meta.get("outputPath")) or _saved_output(output)
+        end = _after_saved_line(output)
+        head = _file_head(saved) if saved and end else ""
+        if end:
+            claude_resp["stdout"] = _joined(head, end) if head else end
     return "Bash", claude_in, claude_resp
 
 
-# A long output reaches the plugin cut to its end ("...", then the last ~30 KB), with the whole
-# of it in a file the model is told of: "...output truncated...", "Full output saved to:
-# <path>" (1.18). The file may still be being written when the plugin runs (seen here: it
-# ended 256 lines short), so its start is read from it and its end taken from the cut output.
+# A long output reaches the plugin cut: the model's text is "...output truncated...", "Full
+# output saved to: <path>" (also ``metadata.outputPath``), then the output's last ~50 KB, read
+# once the command ended; ``metadata.output`` (its last 30 KB) can lag behind the end, and so
+# can the saved file, still being written (seen here: both ended hundreds of lines short). So
+# the start is read from the file and the end taken from the model's text (OpenCode 1.18).
 SAVED_LINE = "Full output saved to: "
 SAVED_HEAD_BYTES = 30_000
-
-
-def _joined(head: str, cut: str) -> str:
-    """The saved output's ``head`` and the ``cut`` output's end, without the part both hold."""
-    end = cut.removeprefix("...").lstrip("\n")
-    end = end.split("\n", 1)[1] if "\n" in end else end  # from its first whole line
-    head = head[: head.rfind("\n") + 1] if "\n" in head else head  # to its last whole line
-    first = end.split("\n", 1)[0]
-    at = head.find(first + "\n") if first else -1
-    if at >= 0 and (at == 0 or head[at - 1] == "\n"):
-        return head[:at] + end  # they overlap: the end starts within the head
-    return head.rstrip("\n") + "\n…\n" + end
 
 
 def _saved_output(output: str) -> str:
@@ -224,6 +215,23 @@ def _saved_output(output: str) -> str:
         if line.startswith(SAVED_LINE):
             return line[len(SAVED_LINE) :].strip()
     return ""
+
+
+def _after_saved_line(output: str) -> str:
+    """The model's text after its "Full output saved to:" line: the output's end."""
+    lines = output.split("\n")
+    at = next((i for i, line in enumerate(lines[:5]) if line.startswith(SAVED_LINE)), -1)
+    return "\n".join(lines[at + 1 :]).lstrip("\n") if at >= 0 else ""
+
+
+def _joined(head: str, end: str) -> str:
+    """The saved output's ``head`` and its ``end``, without the part both hold."""
+    head = head[: head.rfind("\n") + 1] if "\n" in head else head  # to its last whole line
+    first = end.split("\n", 1)[0]
+    at = head.find(first + "\n") if first else -1
+    if at >= 0 and (at == 0 or head[at - 1] == "\n"):
+        return head[:at] + end  # they overlap: the end starts within the head
+    return head.rstrip("\n") + "\n…\n" + end
 
 
 def _file_head(path: str) -> str:
