@@ -194,6 +194,16 @@ def test_a_long_output_is_read_from_the_file_opencode_saved(tmp_path: Path) -> N
     data["output"] = f"...output truncated...\n\nFull output saved to: {saved}\n\n{tail}"
     _event, shaped = adapt("post-tool", data) or ("", {})
     assert shaped["tool_response"]["stdout"] == short
+    # a line the end starts with that the head also holds earlier is no overlap by itself
+    repeated = "ok\n" + "".join(f"step {i}\n" for i in range(6000)) + "ok\nfinal\n"
+    saved.write_text(repeated)
+    head_part = repeated[:30_000]
+    cut_at = repeated.index("ok\n", 10)  # the second "ok": in the end only
+    data["output"] = f"...output truncated...\n\nFull output saved to: {saved}\n\n"
+    data["output"] += repeated[cut_at:]
+    _event, shaped = adapt("post-tool", data) or ("", {})
+    kept = shaped["tool_response"]["stdout"]
+    assert kept.startswith(head_part[: head_part.rfind("\n") + 1].rstrip("\n") + "\n…\nok\n")
     saved.unlink()  # gone: the end the model got
     _event, shaped = adapt("post-tool", data) or ("", {})
-    assert shaped["tool_response"]["stdout"] == tail
+    assert shaped["tool_response"]["stdout"] == repeated[cut_at:]

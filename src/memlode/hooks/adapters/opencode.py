@@ -202,10 +202,11 @@ def _bash(args: dict[str, Any], output: str, meta: dict[str, Any], cwd: str) -> 
 
 
 # A long output reaches the plugin cut: the model's text is "...output truncated...", "Full
-# output saved to: <path>" (also ``metadata.outputPath``), then the output's last ~50 KB, read
-# once the command ended; ``metadata.output`` (its last 30 KB) can lag behind the end, and so
-# can the saved file, still being written (seen here: both ended hundreds of lines short). So
-# the start is read from the file and the end taken from the model's text (OpenCode 1.18).
+# output saved to: <path>" (also ``metadata.outputPath``), then the output's last ~50 KB
+# (``metadata.output``: its last 30 KB). Its start is read from the file, its end taken from
+# the model's text (OpenCode 1.18). OpenCode itself sometimes loses the last lines of a long
+# output, in the text, the metadata and the file alike (3 of 8 runs here): what it kept is
+# what there is.
 SAVED_LINE = "Full output saved to: "
 SAVED_HEAD_BYTES = 30_000
 
@@ -225,12 +226,15 @@ def _after_saved_line(output: str) -> str:
 
 
 def _joined(head: str, end: str) -> str:
-    """The saved output's ``head`` and its ``end``, without the part both hold."""
+    """The saved output's ``head`` and its ``end``, without the part both hold: where the rest
+    of the head from a line on is the start of the end, they overlap."""
     head = head[: head.rfind("\n") + 1] if "\n" in head else head  # to its last whole line
-    first = end.split("\n", 1)[0]
-    at = head.find(first + "\n") if first else -1
-    if at >= 0 and (at == 0 or head[at - 1] == "\n"):
-        return head[:at] + end  # they overlap: the end starts within the head
+    first = end.split("\n", 1)[0] + "\n"
+    at = head.find(first) if first.strip() else -1
+    while at >= 0:
+        if (at == 0 or head[at - 1] == "\n") and end.startswith(head[at:]):
+            return head[:at] + end
+        at = head.find(first, at + 1)
     return head.rstrip("\n") + "\n…\n" + end
 
 
