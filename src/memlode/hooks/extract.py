@@ -41,6 +41,7 @@ from memlode.hooks.observation import (
     as_text,
     clip,
     display_path,
+    file_part,
     is_own_tool,
     one_line,
 )
@@ -390,23 +391,16 @@ def _with_persisted_end(stdout: str, path: object, expected: object = None) -> s
     """``stdout`` as the hook got it, with the end of the whole output it was cut from (the file
     at ``path``) after it; ``stdout`` alone when there is no such readable regular file, or
     when it is shorter than the ``expected`` size (not written to its end yet)."""
-    if not isinstance(path, str) or not path:
+    part = file_part(path, PERSISTED_WHOLE_BYTES, end=True)
+    if part is None:
         return stdout
-    import stat
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return stdout  # a FIFO or a device would block the hook, a folder has no end
-        with open(path, "rb") as file:
-            size = os.fstat(file.fileno()).st_size
-            if isinstance(expected, int) and not isinstance(expected, bool) and size < expected:
-                return stdout
-            if size <= PERSISTED_WHOLE_BYTES:
-                return file.read(PERSISTED_WHOLE_BYTES).decode("utf-8", "replace")
-            file.seek(size - PERSISTED_END_BYTES)
-            end = file.read(PERSISTED_END_BYTES).decode("utf-8", "replace")
-    except OSError:
+    data, size = part
+    wanted = as_int(expected)
+    if wanted is not None and size < wanted:
         return stdout
+    if size <= PERSISTED_WHOLE_BYTES:
+        return data.decode("utf-8", "replace")
+    end = data[-PERSISTED_END_BYTES:].decode("utf-8", "replace")
     end = end.split("\n", 1)[1] if "\n" in end else end  # from the first whole line
     return stdout.rstrip("\n") + f"\n… [{size:,} bytes in all]\n" + end
 

@@ -1,7 +1,7 @@
 """What one hook event teaches, before it is stored: an ``Observation`` (text, memory type,
 importance by kind, tags, metadata), and the small readers the extractors share: defensive
-reads of payload values (Anthropic publishes no schema for ``tool_response``) and paths shown
-relative to the session's working directory.
+reads of payload values (Anthropic publishes no schema for ``tool_response``), paths shown
+relative to the session's working directory, a bounded part of a file a client keeps.
 """
 
 from __future__ import annotations
@@ -90,6 +90,26 @@ def as_text(value: object, limit: int = 100_000) -> str:
 
 def as_int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def file_part(path: object, limit: int, *, end: bool = False) -> tuple[bytes, int] | None:
+    """The first ``limit`` bytes of the regular file at ``path`` (its last with ``end``) and the
+    file's size; None when there is no such readable file (a FIFO or a device would block the
+    hook, a folder has no bytes). A client's kept output or session log, read by a hook."""
+    if not isinstance(path, str) or not path:
+        return None
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if end and size > limit:
+                file.seek(size - limit)
+            return file.read(limit), size
+    except OSError:
+        return None
 
 
 def clip(text: str, limit: int) -> str:

@@ -223,14 +223,12 @@ def _rollout_item(payload: dict[str, Any], kind: str) -> dict[str, Any] | None:
     call = payload.get("tool_use_id")
     if not isinstance(path, str) or not path or not isinstance(call, str) or not call:
         return None
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, 2)
-            size = handle.tell()
-            handle.seek(max(size - ROLLOUT_TAIL_BYTES, 0))
-            tail = handle.read()
-    except OSError:
+    from memlode.hooks.observation import file_part
+
+    part = file_part(path, ROLLOUT_TAIL_BYTES, end=True)
+    if part is None:
         return None
+    tail = part[0]
     needle = f'"id":"{call}"'.encode()
     if needle not in tail:
         return None

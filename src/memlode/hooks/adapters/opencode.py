@@ -193,10 +193,12 @@ def _bash(args: dict[str, Any], output: str, meta: dict[str, Any], cwd: str) -> 
         "isImage": False,
     }
     if meta.get("truncated") is True:
-        saved = _text(meta.get("outputPath")) or _saved_output(output)
-        end = _after_saved_line(output)
-        head = _file_head(saved) if saved and end else ""
+        named, end = _saved(output)
         if end:
+            from memlode.hooks.observation import file_part
+
+            part = file_part(_text(meta.get("outputPath")) or named, SAVED_HEAD_BYTES)
+            head = part[0].decode("utf-8", "replace") if part else ""
             claude_resp["stdout"] = _joined(head, end) if head else end
     return "Bash", claude_in, claude_resp
 
@@ -211,18 +213,14 @@ SAVED_LINE = "Full output saved to: "
 SAVED_HEAD_BYTES = 30_000
 
 
-def _saved_output(output: str) -> str:
-    for line in output.splitlines()[:5]:
-        if line.startswith(SAVED_LINE):
-            return line[len(SAVED_LINE) :].strip()
-    return ""
-
-
-def _after_saved_line(output: str) -> str:
-    """The model's text after its "Full output saved to:" line: the output's end."""
+def _saved(output: str) -> tuple[str, str]:
+    """The path after the model's "Full output saved to:" line, and the text after that line
+    (the output's end); two empty texts when it has no such line."""
     lines = output.split("\n")
     at = next((i for i, line in enumerate(lines[:5]) if line.startswith(SAVED_LINE)), -1)
-    return "\n".join(lines[at + 1 :]).lstrip("\n") if at >= 0 else ""
+    if at < 0:
+        return "", ""
+    return lines[at][len(SAVED_LINE) :].strip(), "\n".join(lines[at + 1 :]).lstrip("\n")
 
 
 def _joined(head: str, end: str) -> str:
@@ -236,20 +234,6 @@ def _joined(head: str, end: str) -> str:
             return head[:at] + end
         at = head.find(first, at + 1)
     return head.rstrip("\n") + "\n…\n" + end
-
-
-def _file_head(path: str) -> str:
-    """The first SAVED_HEAD_BYTES of the regular file at ``path``, '' when it cannot be read."""
-    import os
-    import stat
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return ""
-        with open(path, "rb") as file:
-            return file.read(SAVED_HEAD_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def _grep(args: dict[str, Any], output: str, meta: dict[str, Any], cwd: str) -> Mapped:
